@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The `engram` command. `engram daemon ...` runs the daemon; every other command is the CLI,
+// a client of the daemon. This file only dispatches, so client/ and daemon/ stay independent.
+import { register } from 'tsx/esm/api';
+
+register();
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'daemon') {
+  const { main } = await import('../daemon/main.ts');
+  await main(rest);
+} else {
+  const { main } = await import('../client/cli/main.ts');
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,86 @@
+// Start-up: rebuild the in-memory indexes from LevelDB. Keyword terms come from the persisted
+// postings (no re-tokenising), vectors from the saved USearch files caught up from the vectors
+// table (no re-embedding). Facts are read in key order, i.e. per namespace in id order.
+import { join } from 'node:path';
+import type { Tables } from '../store/database.ts';
+import { splitVectorEntryKey, namespaceRange } from '../store/keys.ts';
+import type { FactRecord } from '../store/record.ts';
+import { decodeFact } from '../store/record.ts';
+import type { Catalog } from './catalog.ts';
+import { docOf, fromStoredPostings, isIndexed, termsOf } from './derive.ts';
+import type { NamespaceIndex } from './namespace.ts';
+import { VectorIndex } from './vectors.ts';
+
+export interface VectorSpace {
+  embedder: string;
+  dimensions: number;
+  /** Folder of the saved indexes. */
+  dir: string;
+  /** false = ignore saved index files and rebuild from the vectors table (doctor --rebuild). */
+  useSaved: boolean;
+}
+
+export interface LoadResult {
+  facts: number;
+  indexed: number;
+  /** Facts whose postings had to be recomputed (a doctor finding, repaired in memory). */
+  missingPostings: number;
+  nextVectorKey: number;
+}
+
+const CHUNK = 1000;
+
+export async function loadCatalog(tables: Tables, catalog: Catalog, space: VectorSpace | null): Promise<LoadResult> {
+  const result: LoadResult = { facts: 0, indexed: 0, missingPostings: 0, nextVectorKey: 1 };
+  let chunk: FactRecord[] = [];
+  for await (const raw of tables.facts.values()) {
+    const fact = decodeFact(raw);
+    result.facts++;
+    result.nextVectorKey = Math.max(result.nextVectorKey, fact.vectorKey + 1);
+    if (!isIndexed(fact)) continue;
+    chunk.push(fact);
+    if (chunk.length === CHUNK) {
+      await indexChunk(tables, catalog, chunk, result);
+      chunk = [];
+    }
+  }
+  await indexChunk(tables, catalog, chunk, result);
+  if (space) for (const ns of catalog.all()) await loadVectors(tables, ns, space);
+  return result;
+}
+
+async function indexChunk(tables: Tables, catalog: Catalog, facts: FactRecord[], result: LoadResult): Promise<void> {
+  if (facts.length === 0) return;
+  const stored = await tables.postings.getMany(facts.map((f) => `${f.agentId}\u0000${f.id}`));
+  facts.forEach((fact, i) => {
+    const postings = stored[i];
+    if (!postings) result.missingPostings++;
+    catalog.ensure(fact.agentId).add(docOf(fact), postings ? fromStoredPostings(postings) : termsOf(fact));
+    result.indexed++;
+  });
+}
+
+export const vectorIndexBase = (dir: string, agentId: string): string =>
+  join(dir, Buffer.from(agentId, 'utf8').toString('base64url') || '_');
+
+/** Loads the saved index if it matches, drops its stale keys, then adds what it lacks from LevelDB. */
+async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpace): Promise<void> {
+  const saved = space.useSaved && VectorIndex.load(vectorIndexBase(space.dir, ns.agentId), space.embedder, space.dimensions);
+  const index = (saved && saved.index) || new VectorIndex(space.dimensions);
+  const inIndex = new Set(index.allKeys());
+  for (const key of inIndex) if (ns.docOfVectorKey(key) === undefined) index.remove(key);
+  for await (const [key, bytes] of tables.vectors.iterator(namespaceRange(ns.agentId))) {
+    const { vectorKey } = splitVectorEntryKey(key);
+    if (inIndex.has(vectorKey) || ns.docOfVectorKey(vectorKey) === undefined) continue;
+    index.add(vectorKey, toFloat32(bytes));
+  }
+  index.flushPending();
+  ns.vectors = index.size > 0 ? index : null;
+}
+
+/** LevelDB hands back views into shared buffers; copy into an aligned Float32Array. */
+export function toFloat32(bytes: Uint8Array): Float32Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,97 @@
+// Everything recall needs about one namespace, in memory: a small row per live fact (the doc)
+// plus the three signal indexes. Retired and deleted facts are removed here, so every doc in a
+// namespace index is a live fact. Rebuilt from LevelDB at start-up; never the source of truth.
+import { KeywordIndex } from './keyword.ts';
+import { RecencyOrder } from './recency.ts';
+import { VectorIndex } from './vectors.ts';
+
+export interface Doc {
+  factId: string;
+  createdAt: number;
+  /** The time recency ranks by. */
+  recencyTime: number;
+  /** Identity of the text, for dedup without reading facts. */
+  textKey: string;
+  confidence: string;
+  kind: string;
+  vectorKey: number;
+}
+
+export class NamespaceIndex {
+  readonly keyword = new KeywordIndex();
+  readonly recency = new RecencyOrder();
+  vectors: VectorIndex | null = null;
+  private readonly docs: (Doc | undefined)[] = [];
+  private readonly docByFactId = new Map<string, number>();
+  private readonly docByVectorKey = new Map<number, number>();
+
+  constructor(readonly agentId: string) {}
+
+  get size(): number {
+    return this.docByFactId.size;
+  }
+
+  doc(doc: number): Doc {
+    return this.docs[doc]!;
+  }
+
+  docOf(factId: string): number | undefined {
+    return this.docByFactId.get(factId);
+  }
+
+  docOfVectorKey(key: number): number | undefined {
+    return this.docByVectorKey.get(key);
+  }
+
+  /** Appends a new fact. Facts arrive in id order (ids are monotonic), so doc order is id order,
+   *  which is the tie-break order (created_at, then id) every signal needs. */
+  add(info: Doc, terms: { tf: Map<string, number>; length: number }): number {
+    const doc = this.docs.length;
+    this.docs.push(info);
+    this.docByFactId.set(info.factId, doc);
+    if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
+    this.keyword.add(doc, terms.tf, terms.length);
+    this.recency.add(doc, info.recencyTime);
+    return doc;
+  }
+
+  /** Re-indexes a changed live fact under its existing doc number, keeping doc order = id order. */
+  replace(info: Doc, terms: { tf: Map<string, number>; length: number }): void {
+    const doc = this.docByFactId.get(info.factId);
+    if (doc === undefined) {
+      this.add(info, terms);
+      return;
+    }
+    this.unindex(doc);
+    this.docs[doc] = info;
+    this.docByFactId.set(info.factId, doc);
+    if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
+    this.keyword.add(doc, terms.tf, terms.length);
+    this.recency.add(doc, info.recencyTime);
+  }
+
+  remove(factId: string): Doc | undefined {
+    const doc = this.docByFactId.get(factId);
+    if (doc === undefined) return undefined;
+    const info = this.unindex(doc);
+    this.docByFactId.delete(factId);
+    return info;
+  }
+
+  private unindex(doc: number): Doc {
+    const info = this.docs[doc]!;
+    this.docs[doc] = undefined;
+    this.keyword.remove(doc);
+    this.recency.remove(doc, info.recencyTime);
+    if (info.vectorKey) {
+      this.docByVectorKey.delete(info.vectorKey);
+      this.vectors?.remove(info.vectorKey);
+    }
+    return info;
+  }
+
+  /** Live docs in doc order, which is id order. */
+  *docsInOrder(): Generator<number> {
+    for (let doc = 0; doc < this.docs.length; doc++) if (this.docs[doc]) yield doc;
+  }
+}

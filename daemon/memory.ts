@@ -1,0 +1,390 @@
+// The core every front door calls (gRPC today; REST and MCP later): it validates input, writes
+// facts durably, keeps the in-memory indexes in step and runs recall. Nothing here knows about
+// a wire format.
+import { mkdirSync } from 'node:fs';
+import type { Embedder } from './embed/provider.ts';
+import { Catalog } from './index/catalog.ts';
+import { docOf, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
+import { loadCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
+import type { NamespaceIndex } from './index/namespace.ts';
+import { terms as queryTerms } from './index/tokenizer.ts';
+import { VectorIndex } from './index/vectors.ts';
+import { AccessTracker } from './lifecycle/access.ts';
+import { recallAll, recallNamespaceFacts, type RecallOutcome, type ExplainOutcome, explainNamespace } from './recall/recall.ts';
+import type { Tables } from './store/database.ts';
+import { FactStore } from './store/fact-store.ts';
+import { vectorEntryKey } from './store/keys.ts';
+import type { FactRecord } from './store/record.ts';
+import { EngramError, ErrorKind, notFound } from '../shared/errors.ts';
+import * as check from '../shared/validate.ts';
+import type { Limits } from '../shared/validate.ts';
+import { dataPaths } from '../shared/discovery.ts';
+import { planReplacement, type FactPatch } from './lifecycle/update.ts';
+import { computeStats, type Stats } from './store/stats.ts';
+
+export interface MemoryOptions {
+  dataDir: string;
+  embedder: Embedder;
+  limits: Limits;
+  log: (message: string) => void;
+}
+
+export interface WriteInput {
+  requestId?: unknown;
+  agentId: unknown;
+  text: unknown;
+  occurredAt?: unknown;
+  tags?: unknown;
+  entities?: unknown;
+  source?: unknown;
+  context?: unknown;
+  meta?: unknown;
+}
+
+export interface PutResult {
+  fact: FactRecord;
+  /** The request id had been committed before: this is the original fact, nothing was written. */
+  replayed: boolean;
+}
+
+const ACCESS_FLUSH_MS = 1000;
+const VECTOR_SAVE_MS = 60_000;
+const EMBEDDER_META_KEY = 'embedder';
+
+export class Memory {
+  readonly catalog = new Catalog();
+  readonly access = new AccessTracker();
+  private readonly inflightRequests = new Map<string, Promise<PutResult>>();
+  private nextVectorKey = 1;
+  private vectorsDirty = false;
+  private timers: NodeJS.Timeout[] = [];
+  /** Why the vector signal is off for this store, or null when it is on. */
+  vectorsOff: string | null = null;
+
+  private constructor(
+    readonly options: MemoryOptions,
+    readonly tables: Tables,
+    readonly store: FactStore,
+  ) {}
+
+  /** `tables` must be open (the caller opens them first: that is where a second daemon is refused). */
+  static async open(options: MemoryOptions, tables: Tables): Promise<Memory> {
+    mkdirSync(dataPaths(options.dataDir).vectors, { recursive: true });
+    const memory = new Memory(options, tables, await FactStore.open(tables));
+    await memory.load();
+    memory.startBackgroundWork();
+    return memory;
+  }
+
+  get embedder(): Embedder {
+    return this.options.embedder;
+  }
+
+  private get limits(): Limits {
+    return this.options.limits;
+  }
+
+  private async load(): Promise<void> {
+    const started = Date.now();
+    this.vectorsOff = await this.checkEmbedderOfRecord();
+    const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true));
+    this.nextVectorKey = loaded.nextVectorKey;
+    this.options.log(
+      `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
+        (loaded.missingPostings ? `; ${loaded.missingPostings} facts lacked postings (run engram doctor --rebuild)` : ''),
+    );
+    if (this.vectorsOff) this.options.log(`vector signal off: ${this.vectorsOff}`);
+  }
+
+  /** Where and how this store's vectors are indexed; null when the vector signal is off. */
+  vectorSpace(useSaved: boolean): VectorSpace | null {
+    if (this.vectorsOff) return null;
+    const dir = dataPaths(this.options.dataDir).vectors;
+    return { embedder: this.embedder.id, dimensions: this.embedder.dimensions, dir, useSaved };
+  }
+
+  markVectorsDirty(): void {
+    this.vectorsDirty = true;
+  }
+
+  /** The store records the model its vectors come from and never mixes two models' vectors. */
+  private async checkEmbedderOfRecord(): Promise<string | null> {
+    if (this.embedder.dimensions === 0) return 'embedder none';
+    const recorded = (await this.tables.meta.get(EMBEDDER_META_KEY)) as { id: string; dimensions: number } | undefined;
+    if (!recorded) {
+      await this.tables.meta.put(EMBEDDER_META_KEY, { id: this.embedder.id, dimensions: this.embedder.dimensions });
+      return null;
+    }
+    if (recorded.id === this.embedder.id && recorded.dimensions === this.embedder.dimensions) return null;
+    return `the store's vectors come from ${recorded.id} (${recorded.dimensions}-d) but the daemon runs ${this.embedder.id}; run engram reindex`;
+  }
+
+  private startBackgroundWork(): void {
+    this.timers.push(setInterval(() => void this.flushAccess(), ACCESS_FLUSH_MS).unref());
+    this.timers.push(setInterval(() => this.saveVectorsIfDirty(), VECTOR_SAVE_MS).unref());
+  }
+
+  private async flushAccess(): Promise<void> {
+    try {
+      await this.access.flush(this.store);
+    } catch (error) {
+      this.options.log(`access bookkeeping write failed (will not retry these counts): ${(error as Error).message}`);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Writes
+
+  async put(input: WriteInput): Promise<PutResult> {
+    const agentId = check.agentId(input.agentId);
+    const fields = this.checkWriteFields(input);
+    const requestId = check.requestId(input.requestId ?? '');
+    if (!requestId) return this.insert(agentId, fields, '');
+    // A repeated request id returns the original write; concurrent repeats join the first.
+    const key = `${agentId}\u0000${requestId}`;
+    const inflight = this.inflightRequests.get(key);
+    if (inflight) return { ...(await inflight), replayed: true };
+    const work = this.putOnce(agentId, fields, requestId).finally(() => this.inflightRequests.delete(key));
+    this.inflightRequests.set(key, work);
+    return work;
+  }
+
+  private async putOnce(agentId: string, fields: CheckedFields, requestId: string): Promise<PutResult> {
+    const earlierId = await this.store.requestedFactId(agentId, requestId);
+    if (earlierId === undefined) return this.insert(agentId, fields, requestId);
+    const earlier = await this.store.get(agentId, earlierId);
+    if (!earlier) {
+      throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${requestId} was committed as fact ${earlierId}, which has since been deleted`, 'request_id');
+    }
+    return { fact: this.access.overlay(earlier), replayed: true };
+  }
+
+  private checkWriteFields(input: WriteInput): CheckedFields {
+    const fields: CheckedFields = {
+      text: check.factText(input.text, this.limits),
+      tags: input.tags === undefined ? [] : check.tags(input.tags),
+      entities: input.entities === undefined ? [] : check.tags(input.entities, 'entities'),
+      source: input.source === undefined ? '' : check.source(input.source),
+      context: input.context === undefined || input.context === '' ? '' : check.factText(input.context, this.limits, 'context'),
+      meta: input.meta === undefined ? '' : check.metaJson(input.meta, this.limits),
+    };
+    if (input.occurredAt !== undefined) fields.occurredAt = check.timestampMs(input.occurredAt, 'occurred_at_ms');
+    return fields;
+  }
+
+  private async insert(agentId: string, fields: CheckedFields, requestId: string): Promise<PutResult> {
+    const vector = await this.embedForWrite(fields.text);
+    const { id, time } = this.store.ids.next(Date.now());
+    const fact: FactRecord = {
+      id,
+      agentId,
+      createdAt: time,
+      updatedAt: time,
+      accessCount: 0,
+      lastAccessedAt: 0,
+      confidence: '',
+      pinned: false,
+      pinnedAt: 0,
+      supersededBy: '',
+      kind: 'fact',
+      strength: 1,
+      // Set whenever the embedder ran, even if the text had no known word (no vector, nothing pending).
+      embedder: this.vectorsOff ? '' : this.embedder.id,
+      vectorKey: vector ? this.nextVectorKey++ : 0,
+      ...fields,
+    };
+    const terms = termsOf(fact);
+    await this.store.insert(fact, { postings: toStoredPostings(terms), vector: vector ?? undefined }, requestId);
+    this.indexFact(fact, terms, vector);
+    return { fact, replayed: false };
+  }
+
+  private async embedForWrite(text: string): Promise<Float32Array | null> {
+    if (this.vectorsOff) return null;
+    const [vector] = await this.embedder.embed([text]);
+    return vector ?? null;
+  }
+
+  private indexFact(fact: FactRecord, terms: ReturnType<typeof termsOf>, vector: Float32Array | null): void {
+    const ns = this.catalog.ensure(fact.agentId);
+    ns.replace(docOf(fact), terms);
+    if (vector && fact.vectorKey) {
+      ns.vectors ??= new VectorIndex(this.embedder.dimensions);
+      ns.vectors.add(fact.vectorKey, vector);
+      this.vectorsDirty = true;
+    }
+  }
+
+  async get(agentIdInput: unknown, factIdInput: unknown): Promise<FactRecord> {
+    const agentId = check.agentId(agentIdInput);
+    const factId = check.factId(factIdInput);
+    const fact = await this.store.get(agentId, factId);
+    if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    return this.access.overlay(fact);
+  }
+
+  async delete(agentIdInput: unknown, factIdInput: unknown, requestIdInput: unknown = ''): Promise<FactRecord> {
+    const agentId = check.agentId(agentIdInput);
+    const factId = check.factId(factIdInput);
+    check.requestId(requestIdInput);
+    return this.store.withLock(agentId, factId, async () => {
+      const fact = await this.store.get(agentId, factId);
+      if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+      await this.store.remove(fact);
+      this.catalog.get(agentId)?.remove(factId);
+      this.vectorsDirty = true;
+      return fact;
+    });
+  }
+
+  /** Legacy UpdateFact: the caller sends back a whole fact it read and changed. */
+  async updateFact(agentIdInput: unknown, patch: FactPatch, requestIdInput: unknown = ''): Promise<FactRecord> {
+    const agentId = check.agentId(agentIdInput);
+    const factId = check.factId(patch.id, 'fact.id');
+    check.requestId(requestIdInput);
+    return this.store.withLock(agentId, factId, async () => {
+      const before = await this.store.get(agentId, factId);
+      if (!before) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+      const after = planReplacement(before, patch, this.limits, Date.now());
+      await this.replace(before, after);
+      return this.access.overlay(after);
+    });
+  }
+
+  private async replace(before: FactRecord, after: FactRecord): Promise<void> {
+    const ns = this.catalog.ensure(after.agentId);
+    if (!isIndexed(after)) {
+      await this.store.replace(before, after, undefined);
+      ns.remove(after.id);
+      this.vectorsDirty = true;
+      return;
+    }
+    const terms = termsOf(after);
+    const vector = await this.vectorFor(before, after);
+    await this.store.replace(before, after, { postings: toStoredPostings(terms), vector: vector ?? undefined });
+    this.indexFact(after, terms, vector);
+  }
+
+  /** A changed text gets a new vector under a new key; an unchanged one keeps its stored vector. */
+  private async vectorFor(before: FactRecord, after: FactRecord): Promise<Float32Array | null> {
+    if (after.text === before.text && before.vectorKey) {
+      const bytes = await this.tables.vectors.get(vectorEntryKey(before.agentId, before.vectorKey));
+      return bytes ? toFloat32(bytes) : null;
+    }
+    const vector = await this.embedForWrite(after.text);
+    after.vectorKey = vector ? this.nextVectorKey++ : 0;
+    after.embedder = this.vectorsOff ? '' : this.embedder.id;
+    return vector;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reads
+
+  async recall(agentIdInput: unknown, queryInput: unknown, topKInput: unknown): Promise<RecallOutcome> {
+    const agentId = check.agentId(agentIdInput);
+    const query = check.query(queryInput, this.limits);
+    const topK = check.topK(topKInput, this.limits);
+    const outcome = await recallNamespaceFacts(this, agentId, await this.prepareQuery(query), topK);
+    this.access.record(outcome.facts, Date.now());
+    return outcome;
+  }
+
+  async recallExplain(agentIdInput: unknown, queryInput: unknown, topKInput: unknown): Promise<ExplainOutcome> {
+    const agentId = check.agentId(agentIdInput);
+    const query = check.query(queryInput, this.limits);
+    const topK = check.topK(topKInput, this.limits);
+    const outcome = await explainNamespace(this, agentId, await this.prepareQuery(query), topK);
+    this.access.record(outcome.receipts.map((r) => r.fact), Date.now());
+    return outcome;
+  }
+
+  async recallAll(agentIdInput: unknown, queryInput: unknown, topKInput: unknown): Promise<RecallOutcome> {
+    const agentId = check.agentId(agentIdInput);
+    const query = check.query(queryInput, this.limits);
+    const topK = check.topK(topKInput, this.limits);
+    const outcome = await recallAll(this, agentId, await this.prepareQuery(query), topK);
+    this.access.record(outcome.facts, Date.now());
+    return outcome;
+  }
+
+  /** One tokenisation and one embedding per query, reused by every namespace it searches. */
+  private async prepareQuery(query: string): Promise<PreparedQuery> {
+    const terms = queryTerms(query);
+    const vector = this.vectorsOff || query.trim() === '' ? null : ((await this.embedder.embed([query]))[0] ?? null);
+    return { text: query, terms, vector };
+  }
+
+  namespace(agentId: string): NamespaceIndex | undefined {
+    return this.catalog.get(agentId);
+  }
+
+  async list(agentIdInput: unknown, pageSizeInput: unknown, pageTokenInput: unknown): Promise<{ facts: FactRecord[]; nextPageToken: string }> {
+    const agentId = check.agentId(agentIdInput);
+    const pageSize = check.pageSize(pageSizeInput);
+    const token = pageTokenInput === undefined || pageTokenInput === '' ? '' : check.factId(pageTokenInput, 'page_token');
+    const rows = await this.store.list(agentId, token, pageSize + 1);
+    const facts = rows.slice(0, pageSize).map((f) => this.access.overlay(f));
+    return { facts, nextPageToken: rows.length > pageSize ? facts[facts.length - 1]!.id : '' };
+  }
+
+  async listAgents(): Promise<string[]> {
+    const agents: string[] = [];
+    for (const ns of this.catalog.all()) agents.push(ns.agentId);
+    // Namespaces whose facts are all retired still exist: read them from the facts table.
+    for await (const key of this.tables.facts.keys()) {
+      const agentId = key.slice(0, key.lastIndexOf('\u0000'));
+      if (agents[agents.length - 1] !== agentId) agents.push(agentId);
+    }
+    return [...new Set(agents)].sort();
+  }
+
+  async stats(agentIdInput: unknown): Promise<Stats> {
+    const agentId = agentIdInput === undefined ? undefined : check.agentId(agentIdInput);
+    return computeStats(this, agentId);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Shutdown
+
+  saveVectorsIfDirty(): void {
+    if (!this.vectorsDirty || this.vectorsOff) return;
+    this.vectorsDirty = false;
+    const dir = dataPaths(this.options.dataDir).vectors;
+    for (const ns of this.catalog.all()) {
+      if (!ns.vectors) continue;
+      const keys = ns.vectors.allKeys();
+      ns.vectors.save(vectorIndexBase(dir, ns.agentId), {
+        agentId: ns.agentId,
+        embedder: this.embedder.id,
+        dimensions: this.embedder.dimensions,
+        coveredKey: keys.reduce((max, key) => Math.max(max, key), 0),
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    await this.flushAccess();
+    await this.store.drain();
+    this.saveVectorsIfDirty();
+    await this.tables.db.close();
+    await this.embedder.close?.();
+  }
+}
+
+interface CheckedFields {
+  text: string;
+  occurredAt?: number;
+  tags: string[];
+  entities: string[];
+  source: string;
+  context: string;
+  meta: string;
+}
+
+export interface PreparedQuery {
+  text: string;
+  terms: string[];
+  vector: Float32Array | null;
+}
+

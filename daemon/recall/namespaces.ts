@@ -1,0 +1,41 @@
+// RecallAll: an agent's ranking and the shared namespace's ranking combined by namespace RRF
+// (each list position p scores 1 / (k + p)). Equal scores are broken by agent-list position,
+// then shared-list position, then text, so the merged order is total.
+import type { RankedFact } from './rank.ts';
+import { RRF_K } from './fusion.ts';
+
+interface Entry {
+  fact: RankedFact;
+  text: string;
+  score: number;
+  agentPos: number;
+  sharedPos: number;
+}
+
+export function mergeNamespaces(
+  agent: RankedFact[],
+  shared: RankedFact[],
+  textOf: (fact: RankedFact) => string,
+  topK: number,
+): RankedFact[] {
+  const entries: Entry[] = [
+    ...agent.map((fact, i) => ({ fact, text: textOf(fact), score: 1 / (RRF_K + i + 1), agentPos: i, sharedPos: Infinity })),
+    ...shared.map((fact, i) => ({ fact, text: textOf(fact), score: 1 / (RRF_K + i + 1), agentPos: Infinity, sharedPos: i })),
+  ];
+  entries.sort(
+    (a, b) =>
+      b.score - a.score ||
+      a.agentPos - b.agentPos ||
+      a.sharedPos - b.sharedPos ||
+      (a.text < b.text ? -1 : a.text > b.text ? 1 : 0),
+  );
+  const seen = new Set<string>();
+  const out: RankedFact[] = [];
+  for (const entry of entries) {
+    if (out.length === topK) break;
+    if (seen.has(entry.text)) continue;
+    seen.add(entry.text);
+    out.push(entry.fact);
+  }
+  return out;
+}

@@ -1,0 +1,37 @@
+// Explain receipts: one per returned fact, carrying everything needed to recompute its score
+// (ranks, k, weights) plus where the fact came from.
+import type { FactRecord } from '../store/record.ts';
+import { RRF_K, type Ranks, type SignalWeights } from './fusion.ts';
+import type { RankedFact } from './rank.ts';
+
+export interface Receipt {
+  text: string;
+  /** The final score that decided selection and order. */
+  weight: number;
+  ageDays: number;
+  ranks: Ranks & { fusedScore: number; k: number; weights: SignalWeights };
+  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
+  kgLinks: string[];
+  fact: FactRecord;
+}
+
+const DAY_MS = 86_400_000;
+
+export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: SignalWeights, now: number): Receipt {
+  return {
+    text: fact.text,
+    weight: ranked.final,
+    ageDays: Math.max(0, (now - fact.createdAt) / DAY_MS),
+    ranks: { ...ranked.ranks, fusedScore: ranked.fused, k: RRF_K, weights },
+    provenance: {
+      factId: fact.id,
+      writtenAt: fact.createdAt,
+      supersededBy: fact.supersededBy,
+      confidence: fact.confidence,
+      pinned: fact.pinned,
+      agentId: fact.agentId,
+    },
+    kgLinks: [],
+    fact,
+  };
+}

@@ -1,0 +1,108 @@
+// Records and results ↔ protocol messages. Pure mapping, no behaviour.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { FactKind, type FactSchema, type Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
+import type { RecallReceiptSchema, RetrievalMetadataSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
+import type { FactFields } from '../../shared/gen/engram/v1/memory_pb.ts';
+import type { FactPatch } from '../lifecycle/update.ts';
+import type { RetrievalMetadata } from '../recall/recall.ts';
+import type { Receipt } from '../recall/receipts.ts';
+import type { FactKindName, FactRecord } from '../store/record.ts';
+import type { WriteInput } from '../memory.ts';
+
+const KIND_TO_PROTO: Record<FactKindName, FactKind> = {
+  fact: FactKind.FACT,
+  alias: FactKind.ALIAS,
+  summary: FactKind.SUMMARY,
+};
+
+export function factMessage(fact: FactRecord): MessageInitShape<typeof FactSchema> {
+  return {
+    id: fact.id,
+    agentId: fact.agentId,
+    text: fact.text,
+    createdAtMs: BigInt(fact.createdAt),
+    occurredAtMs: fact.occurredAt === undefined ? undefined : BigInt(fact.occurredAt),
+    updatedAtMs: BigInt(fact.updatedAt),
+    accessCount: fact.accessCount,
+    lastAccessedAtMs: BigInt(fact.lastAccessedAt),
+    confidence: fact.confidence,
+    pinned: fact.pinned,
+    pinnedAtMs: BigInt(fact.pinnedAt),
+    supersededBy: fact.supersededBy,
+    kind: KIND_TO_PROTO[fact.kind],
+    tags: fact.tags,
+    entities: fact.entities,
+    source: fact.source,
+    context: fact.context,
+    metaJson: fact.meta,
+    strength: fact.strength,
+    embedder: fact.embedder,
+  };
+}
+
+/** Optional write fields: absent message = all defaults. */
+export function writeFields(fields: FactFields | undefined): Omit<WriteInput, 'agentId' | 'text' | 'requestId'> {
+  if (!fields) return {};
+  return {
+    occurredAt: optionalNumber(fields.occurredAtMs),
+    tags: fields.tags,
+    entities: fields.entities,
+    source: fields.source,
+    context: fields.context,
+    meta: fields.metaJson,
+  };
+}
+
+export function factPatch(fact: Fact): FactPatch {
+  return {
+    id: fact.id,
+    text: fact.text,
+    occurredAt: optionalNumber(fact.occurredAtMs),
+    confidence: fact.confidence,
+    pinned: fact.pinned,
+    supersededBy: fact.supersededBy,
+    tags: fact.tags,
+    entities: fact.entities,
+    source: fact.source,
+    context: fact.context,
+    meta: fact.metaJson,
+    strength: fact.strength === 0 ? undefined : fact.strength,
+  };
+}
+
+export function retrievalMessage(meta: RetrievalMetadata): MessageInitShape<typeof RetrievalMetadataSchema> {
+  return {
+    weights: meta.weights,
+    signals: meta.signals,
+    eligibleCount: meta.eligibleCount,
+    keywordCandidates: meta.keywordCandidates,
+    vectorCandidates: meta.vectorCandidates,
+    embedder: meta.embedder,
+    rrfK: meta.rrfK,
+    notes: meta.notes,
+  };
+}
+
+export function receiptMessage(receipt: Receipt): MessageInitShape<typeof RecallReceiptSchema> {
+  return {
+    text: receipt.text,
+    weight: receipt.weight,
+    ageDays: receipt.ageDays,
+    ranks: {
+      vectorRank: receipt.ranks.vector,
+      keywordRank: receipt.ranks.keyword,
+      recencyRank: receipt.ranks.recency,
+      fusedScore: receipt.ranks.fusedScore,
+      k: receipt.ranks.k,
+      weights: receipt.ranks.weights,
+    },
+    provenance: { ...receipt.provenance, writtenAtMs: BigInt(receipt.provenance.writtenAt) },
+    kgLinks: receipt.kgLinks,
+    fact: factMessage(receipt.fact),
+  };
+}
+
+/** int64 on the wire, number in the core: times in ms stay far inside the safe-integer range. */
+function optionalNumber(value: bigint | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}

@@ -1,0 +1,31 @@
+// HandshakeService: who this daemon is, what it can do, and its limits.
+import type { ImplOf } from '../../shared/grpc/bridge.ts';
+import { HandshakeService } from '../../shared/gen/engram/v1/handshake_pb.ts';
+import type { ReleaseProfile } from '../../shared/capabilities.ts';
+import { PROTOCOL_NAME, ENGRAM_VERSION } from '../../shared/version.ts';
+import type { Limits } from '../../shared/validate.ts';
+
+export interface HandshakeInfo {
+  instanceId: string;
+  profile: ReleaseProfile;
+  defaultConfidenceWeight?: number;
+  limits: Limits;
+  embedder: () => string;
+}
+
+export function handshakeService(info: HandshakeInfo): ImplOf<typeof HandshakeService> {
+  return {
+    async hello() {
+      return {
+        protocol: PROTOCOL_NAME,
+        daemonVersion: ENGRAM_VERSION,
+        instanceId: info.instanceId,
+        capabilities: [...info.profile.capabilities].sort(),
+        defaultConfidenceWeight: info.profile.advertisesDefaultWeight ? info.defaultConfidenceWeight : undefined,
+        limits: info.limits,
+        profile: info.profile.name,
+        embedder: info.embedder(),
+      };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// MemoryService over gRPC: a thin adapter. Decode → core (which validates) → encode.
+import type { ImplOf } from '../../shared/grpc/bridge.ts';
+import { MemoryService } from '../../shared/gen/engram/v1/memory_pb.ts';
+import { SHARED_AGENT_ID } from '../../shared/validate.ts';
+import type { Memory } from '../memory.ts';
+import type { RecallOutcome } from '../recall/recall.ts';
+import { factMessage, factPatch, receiptMessage, retrievalMessage, writeFields } from './convert.ts';
+import { invalidArgument } from '../../shared/errors.ts';
+
+const recallResponse = (outcome: RecallOutcome) => ({
+  facts: outcome.facts.map(factMessage),
+  retrieval: retrievalMessage(outcome.retrieval),
+});
+
+export function memoryService(memory: Memory): ImplOf<typeof MemoryService> {
+  return {
+    async put(req) {
+      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields) });
+      return { fact: factMessage(fact), replayed };
+    },
+    async putShared(req) {
+      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: SHARED_AGENT_ID, text: req.text, ...writeFields(req.fields) });
+      return { fact: factMessage(fact), replayed };
+    },
+    async get(req) {
+      return { fact: factMessage(await memory.get(req.agentId, req.factId)) };
+    },
+    async recall(req) {
+      return recallResponse(await memory.recall(req.agentId, req.query, req.topK));
+    },
+    async recallShared(req) {
+      return recallResponse(await memory.recall(SHARED_AGENT_ID, req.query, req.topK));
+    },
+    async recallAll(req) {
+      return recallResponse(await memory.recallAll(req.agentId, req.query, req.topK));
+    },
+    async recallExplain(req) {
+      const outcome = await memory.recallExplain(req.agentId, req.query, req.topK);
+      return { receipts: outcome.receipts.map(receiptMessage), retrieval: retrievalMessage(outcome.retrieval) };
+    },
+    async delete(req) {
+      return { fact: factMessage(await memory.delete(req.agentId, req.factId, req.requestId)) };
+    },
+    async list(req) {
+      const page = await memory.list(req.agentId, req.pageSize, req.pageToken);
+      return { facts: page.facts.map(factMessage), nextPageToken: page.nextPageToken };
+    },
+    async listAgents() {
+      return { agentIds: await memory.listAgents() };
+    },
+    async stats(req) {
+      const s = await memory.stats(req.agentId);
+      const n = BigInt;
+      return {
+        factCount: n(s.factCount),
+        liveCount: n(s.liveCount),
+        retiredCount: n(s.retiredCount),
+        pinnedCount: n(s.pinnedCount),
+        textBytes: n(s.textBytes),
+        oldestCreatedAtMs: n(s.oldestCreatedAt),
+        newestCreatedAtMs: n(s.newestCreatedAt),
+        agentCount: s.agentCount,
+        vectorCount: n(s.vectorCount),
+        pendingEmbeddings: n(s.pendingEmbeddings),
+        storeBytes: n(s.storeBytes),
+        embedder: s.embedder,
+      };
+    },
+    async updateFact(req) {
+      if (!req.fact) throw invalidArgument('fact', 'is required');
+      if (req.fact.agentId !== '' && req.fact.agentId !== req.agentId) {
+        throw invalidArgument('fact.agent_id', 'must equal agent_id (a fact cannot move between namespaces)');
+      }
+      return { fact: factMessage(await memory.updateFact(req.agentId, factPatch(req.fact), req.requestId)) };
+    },
+  };
+}

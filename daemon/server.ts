@@ -1,0 +1,130 @@
+// The composition root: opens the store, loads the embedder and indexes, and serves the
+// protocol on a unix socket (mode 0600) and optionally on loopback TCP behind a bearer token.
+import * as grpc from '@grpc/grpc-js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { releaseProfile, Capability, type ReleaseProfile } from '../shared/capabilities.ts';
+import { dataPaths, type Discovery } from '../shared/discovery.ts';
+import { addService, type CallGuard } from '../shared/grpc/bridge.ts';
+import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
+import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
+import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
+import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
+import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
+import { ENGRAM_VERSION } from '../shared/version.ts';
+import { createEmbedder, type EmbedderName } from './embed/index.ts';
+import { Memory } from './memory.ts';
+import { adminService } from './rpc/admin-service.ts';
+import { bearerTokenGuard } from './rpc/auth.ts';
+import { handshakeService } from './rpc/handshake-service.ts';
+import { healthService } from './rpc/health-service.ts';
+import { memoryService } from './rpc/memory-service.ts';
+import { openTables } from './store/database.ts';
+
+export interface DaemonOptions {
+  dataDir: string;
+  /** Loopback TCP listener, e.g. "127.0.0.1:7777"; absent = unix socket only. */
+  listen?: string;
+  embedder: EmbedderName;
+  profile?: string;
+  defaultConfidenceWeight?: number;
+  limits?: Limits;
+  log?: (message: string) => void;
+}
+
+export interface RunningDaemon {
+  memory: Memory;
+  discovery: Discovery;
+  /** Drains in-flight calls, persists the vector index, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const log = options.log ?? ((m: string) => process.stderr.write(`engram: ${m}\n`));
+  const profile = releaseProfile(options.profile ?? 'current');
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const paths = dataPaths(options.dataDir);
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+
+  // The store first: its lock is what refuses a second daemon, before any slow start-up work.
+  const tables = await openTables(paths.store);
+  const embedder = await createEmbedder(options.embedder);
+  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, log }, tables);
+  const token = loadOrCreateToken(paths.token);
+  const instanceId = randomUUID();
+  let serving = true;
+
+  const register = (server: grpc.Server, guard?: CallGuard) => {
+    const serve = { guard, onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
+    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => (memory.vectorsOff ? 'none' : embedder.id) }), serve);
+    addService(server, MemoryService, memoryService(memory), serve);
+    addService(server, AdminService, profile.capabilities.includes(Capability.Doctor) ? adminService(memory) : {}, serve);
+    addService(server, Health, healthService(() => serving), serve);
+  };
+
+  // Only this process holds the store lock, so a socket file left here is stale.
+  rmSync(paths.socket, { force: true });
+  const unixServer = new grpc.Server();
+  register(unixServer);
+  await bind(unixServer, `unix:${paths.socket}`);
+  chmodSync(paths.socket, 0o600);
+
+  let tcpServer: grpc.Server | undefined;
+  let tcpAddress: string | undefined;
+  if (options.listen) {
+    tcpServer = new grpc.Server();
+    register(tcpServer, bearerTokenGuard(token));
+    const port = await bind(tcpServer, options.listen);
+    tcpAddress = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
+  }
+
+  const discovery: Discovery = {
+    address: `unix:${paths.socket}`,
+    ...(tcpAddress ? { tcpAddress } : {}),
+    token,
+    pid: process.pid,
+    instanceId,
+    version: ENGRAM_VERSION,
+    startedAt: new Date().toISOString(),
+  };
+  writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));
+  log(`serving ${options.dataDir} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${embedder.id})`);
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      serving = false;
+      await Promise.all([shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
+      await memory.close();
+      rmSync(paths.discovery, { force: true });
+      rmSync(paths.socket, { force: true });
+    })());
+  return { memory, discovery, close };
+}
+
+function bind(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+  );
+}
+
+/** Stops accepting calls and waits for in-flight ones to finish. */
+function shutdown(server: grpc.Server): Promise<void> {
+  return new Promise((resolve) => server.tryShutdown(() => resolve()));
+}
+
+function loadOrCreateToken(path: string): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  writePrivateFile(path, `${token}\n`);
+  return token;
+}
+
+/** Written to a temp file then renamed, so a reader never sees half a file; mode 0600. */
+function writePrivateFile(path: string, content: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, content, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+export type { ReleaseProfile };

@@ -1,0 +1,61 @@
+// The LevelDB store: one classic-level database, one sublevel per table. Opened only by the
+// daemon; LevelDB's own lock refuses a second daemon on the same directory.
+import { ClassicLevel } from 'classic-level';
+import type { AbstractSublevel } from 'abstract-level';
+import type { FactRecord } from './record.ts';
+
+type Json = Record<string, unknown>;
+type Root = ClassicLevel<string, string>;
+/** A table: one sublevel of the root database, string keys, values of type V. */
+export type Table<V> = AbstractSublevel<Root, string | Buffer | Uint8Array, string, V>;
+
+export interface StoredPostings {
+  length: number;
+  terms: [string, number][];
+}
+
+export interface Tables {
+  db: Root;
+  /** agentId NUL factId → FactRecord */
+  facts: Table<FactRecord>;
+  /** agentId NUL factId → the fact's keyword terms: the persisted keyword index, per fact */
+  postings: Table<StoredPostings>;
+  /** agentId NUL time(hex) NUL factId → '': the namespace in recency order */
+  recency: Table<string>;
+  /** agentId NUL vectorKey(hex) → raw float32 bytes, so indexes rebuild without re-embedding */
+  vectors: Table<Uint8Array>;
+  /** agentId NUL requestId → factId: replay protection for writes */
+  requests: Table<string>;
+  /** name → JSON: id floor, embedder of record, tokenizer version */
+  meta: Table<Json>;
+}
+
+export class StoreLockedError extends Error {
+  constructor(path: string) {
+    super(
+      `the store at ${path} is locked: another Engram daemon is already serving this data directory. ` +
+        'Stop it first (engram status shows its pid), or pass a different --data-dir.',
+    );
+    this.name = 'StoreLockedError';
+  }
+}
+
+export async function openTables(path: string): Promise<Tables> {
+  const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+  try {
+    await db.open();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? '')) throw new StoreLockedError(path);
+    throw error;
+  }
+  return {
+    db,
+    facts: db.sublevel<string, FactRecord>('facts', { valueEncoding: 'json' }),
+    postings: db.sublevel<string, StoredPostings>('postings', { valueEncoding: 'json' }),
+    recency: db.sublevel<string, string>('recency', { valueEncoding: 'utf8' }),
+    vectors: db.sublevel<string, Uint8Array>('vectors', { valueEncoding: 'view' }),
+    requests: db.sublevel<string, string>('requests', { valueEncoding: 'utf8' }),
+    meta: db.sublevel<string, Json>('meta', { valueEncoding: 'json' }),
+  };
+}

@@ -1,0 +1,60 @@
+// The stored fact record and its codec. Records are JSON in LevelDB; a record written by an
+// older version that lacks a newer field loads with that field's zero value and behaves as before.
+
+export type FactKindName = 'fact' | 'alias' | 'summary';
+
+export interface FactRecord {
+  id: string;
+  agentId: string;
+  text: string;
+  createdAt: number;
+  occurredAt?: number;
+  updatedAt: number;
+  accessCount: number;
+  lastAccessedAt: number;
+  confidence: string;
+  pinned: boolean;
+  pinnedAt: number;
+  supersededBy: string;
+  kind: FactKindName;
+  tags: string[];
+  entities: string[];
+  source: string;
+  context: string;
+  meta: string;
+  strength: number;
+  embedder: string;
+  /** Key of this fact's vector in its namespace's vector index (0 = no vector). */
+  vectorKey: number;
+}
+
+/** superseded_by value of a fact the agent retired without a replacement (forget). */
+export const SUPERSEDED_BY_AGENT = 'agent';
+
+export const isLive = (fact: FactRecord): boolean => fact.supersededBy === '';
+
+export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: string; text: string }): FactRecord {
+  return {
+    id: raw.id,
+    agentId: raw.agentId,
+    text: raw.text,
+    createdAt: raw.createdAt ?? 0,
+    ...(raw.occurredAt !== undefined ? { occurredAt: raw.occurredAt } : {}),
+    updatedAt: raw.updatedAt ?? raw.createdAt ?? 0,
+    accessCount: raw.accessCount ?? 0,
+    lastAccessedAt: raw.lastAccessedAt ?? 0,
+    confidence: raw.confidence ?? '',
+    pinned: raw.pinned ?? false,
+    pinnedAt: raw.pinnedAt ?? 0,
+    supersededBy: raw.supersededBy ?? '',
+    kind: raw.kind ?? 'fact',
+    tags: raw.tags ?? [],
+    entities: raw.entities ?? [],
+    source: raw.source ?? '',
+    context: raw.context ?? '',
+    meta: raw.meta ?? '',
+    strength: raw.strength ?? 1,
+    embedder: raw.embedder ?? '',
+    vectorKey: raw.vectorKey ?? 0,
+  };
+}

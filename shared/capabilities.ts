@@ -1,0 +1,52 @@
+// Capability names and the release profiles that advertise them.
+// A capability is additive: a daemon either has it (and every method it names works) or
+// answers UNIMPLEMENTED for those methods. `engram daemon --compat <profile>` serves an older
+// profile exactly, so every client can be tested against every older daemon.
+
+export const Capability = {
+  /** PutWithOptions, Revise (seed 000 confidence semantics). */
+  ConfidenceWrite: 'confidence-write-v1',
+  ConfidenceRecall: 'confidence-recall-v1',
+  ConfidenceLifecycle: 'confidence-lifecycle-v1',
+  ConfidenceSharedWrite: 'confidence-shared-write-v1',
+  /** A repeated write request_id returns the original result instead of writing twice. */
+  IdempotentWrite: 'idempotent-write-v1',
+  /** AdminService.Doctor: index checks and rebuilds with progress. */
+  Doctor: 'doctor-v1',
+} as const;
+export type Capability = (typeof Capability)[keyof typeof Capability];
+
+export interface ReleaseProfile {
+  readonly name: string;
+  readonly capabilities: readonly Capability[];
+  /** Whether the profile may advertise a default confidence weight at handshake. */
+  readonly advertisesDefaultWeight: boolean;
+}
+
+const legacy: ReleaseProfile = {
+  name: 'legacy',
+  capabilities: [],
+  advertisesDefaultWeight: false,
+};
+
+const current: ReleaseProfile = {
+  name: 'current',
+  capabilities: [Capability.IdempotentWrite, Capability.Doctor],
+  advertisesDefaultWeight: true,
+};
+
+export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, current };
+export const DEFAULT_PROFILE = current.name;
+
+export function releaseProfile(name: string): ReleaseProfile {
+  const profile = RELEASE_PROFILES[name];
+  if (!profile) {
+    throw new Error(`unknown release profile "${name}"; known: ${Object.keys(RELEASE_PROFILES).join(', ')}`);
+  }
+  return profile;
+}
+
+/** Methods (by "Service/Method") that exist only when a capability is served. */
+export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
+  'AdminService/Doctor': Capability.Doctor,
+};

@@ -1,0 +1,279 @@
+// The one bridge between protobuf-es and grpc-js, used by both sides.
+// protobuf-es service descriptors drive everything: method paths, streaming kinds and the
+// (de)serialisers come from the descriptor, so a new RPC needs no hand-written glue.
+import * as grpc from '@grpc/grpc-js';
+import type { ServerSurfaceCall } from '@grpc/grpc-js/build/src/server-call.js';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import { EngramError, ErrorKind, FIELD_METADATA_KEY, kindFromCode } from '../errors.ts';
+
+type MethodShape = GenServiceMethods[string];
+
+export function methodPath(service: DescService, method: DescMethod): string {
+  return `/${service.typeName}/${method.name}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server side
+
+/** What a handler learns about its call besides the request. */
+export interface CallContext {
+  readonly method: string;
+  readonly metadata: grpc.Metadata;
+  /** Aborted when the client cancels or the deadline passes. */
+  readonly signal: AbortSignal;
+}
+
+type UnaryHandler<M extends MethodShape> = (
+  request: MessageShape<M['input']>,
+  ctx: CallContext,
+) => Promise<MessageInitShape<M['output']>>;
+
+type StreamHandler<M extends MethodShape> = (
+  request: MessageShape<M['input']>,
+  ctx: CallContext,
+) => AsyncIterable<MessageInitShape<M['output']>>;
+
+/** The implementation of a service: one async function per method, named by its localName. */
+export type ServiceImpl<S extends GenServiceMethods> = {
+  [K in keyof S]: S[K]['methodKind'] extends 'unary'
+    ? UnaryHandler<S[K]>
+    : S[K]['methodKind'] extends 'server_streaming'
+      ? StreamHandler<S[K]>
+      : never;
+};
+
+/** The implementation type of a generated service constant, e.g. ImplOf<typeof MemoryService>. */
+export type ImplOf<T> = T extends GenService<infer S> ? ServiceImpl<S> : never;
+
+/** Runs before every handler; throw an EngramError to refuse the call (e.g. missing token). */
+export type CallGuard = (ctx: CallContext) => void;
+
+/** Called with every error that is not an EngramError (a bug): the daemon logs it. */
+export type InternalErrorSink = (method: string, error: unknown) => void;
+
+export interface ServeOptions {
+  guard?: CallGuard;
+  onInternalError?: InternalErrorSink;
+}
+
+export function addService<S extends GenServiceMethods>(
+  server: grpc.Server,
+  service: GenService<S>,
+  impl: Partial<ServiceImpl<S>>,
+  options: ServeOptions = {},
+): void {
+  const definition: Record<string, grpc.MethodDefinition<Buffer, unknown>> = {};
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    definition[method.localName] = methodDefinition(service, method);
+    const handler = (impl as Record<string, unknown>)[method.localName];
+    handlers[method.localName] = handler
+      ? serverHandler(service, method, handler, options)
+      : unimplementedHandler(service, method);
+  }
+  server.addService(definition, handlers);
+}
+
+/** Requests stay raw bytes until the handler decodes them, so a malformed request (e.g. invalid
+ *  UTF-8 in a string) becomes INVALID_ARGUMENT instead of grpc-js's generic INTERNAL. */
+function methodDefinition(service: DescService, method: DescMethod): grpc.MethodDefinition<Buffer, unknown> {
+  return {
+    path: methodPath(service, method),
+    originalName: method.localName,
+    requestStream: false,
+    responseStream: method.methodKind === 'server_streaming',
+    requestSerialize: (bytes: Buffer) => bytes,
+    requestDeserialize: (bytes: Buffer) => bytes,
+    responseSerialize: (message: unknown) =>
+      Buffer.from(toBinary(method.output, create(method.output, message as MessageInitShape<DescMessage>))),
+    responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
+  };
+}
+
+function decodeRequest(method: DescMethod, bytes: Buffer): MessageShape<DescMessage> {
+  try {
+    return fromBinary(method.input, bytes);
+  } catch (error) {
+    throw new EngramError(ErrorKind.InvalidArgument, `malformed ${method.input.typeName}: ${(error as Error).message}`);
+  }
+}
+
+function callContext(service: DescService, method: DescMethod, call: ServerSurfaceCall): CallContext {
+  const controller = new AbortController();
+  call.on('cancelled', () => controller.abort());
+  return { method: `${service.name}/${method.name}`, metadata: call.metadata, signal: controller.signal };
+}
+
+function serverHandler(
+  service: DescService,
+  method: DescMethod,
+  handler: unknown,
+  options: ServeOptions,
+): grpc.UntypedHandleCall {
+  const prepare = (call: ServerSurfaceCall & { request: Buffer }) => {
+    const ctx = callContext(service, method, call);
+    options.guard?.(ctx);
+    return { ctx, request: decodeRequest(method, call.request) };
+  };
+  if (method.methodKind === 'server_streaming') {
+    const stream = handler as StreamHandler<MethodShape>;
+    return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
+      try {
+        const { ctx, request } = prepare(call);
+        for await (const message of stream(request, ctx)) {
+          if (ctx.signal.aborted) return;
+          call.write(message);
+        }
+        call.end();
+      } catch (error) {
+        call.emit('error', toServiceError(error, method, options));
+      }
+    };
+  }
+  const unary = handler as UnaryHandler<MethodShape>;
+  return (call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    Promise.resolve()
+      .then(() => {
+        const { ctx, request } = prepare(call);
+        return unary(request, ctx);
+      })
+      .then(
+        (response) => callback(null, response),
+        (error) => callback(toServiceError(error, method, options)),
+      );
+  };
+}
+
+function unimplementedHandler(service: DescService, method: DescMethod): grpc.UntypedHandleCall {
+  const error = (): Partial<grpc.StatusObject> => ({
+    code: grpc.status.UNIMPLEMENTED,
+    details: `${service.typeName}.${method.name} is not served by this daemon`,
+  });
+  if (method.methodKind === 'server_streaming') {
+    return (call: grpc.ServerWritableStream<Buffer, unknown>) => call.emit('error', error());
+  }
+  return (_call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => callback(error());
+}
+
+function toServiceError(error: unknown, method: DescMethod, options: ServeOptions): Partial<grpc.StatusObject> {
+  if (error instanceof EngramError) {
+    const metadata = new grpc.Metadata();
+    if (error.field) metadata.set(FIELD_METADATA_KEY, error.field);
+    return { code: error.code, details: error.message, metadata };
+  }
+  options.onInternalError?.(method.name, error);
+  // Never leak a stack trace or internal message to a caller.
+  return { code: grpc.status.INTERNAL, details: 'internal error (see the daemon log)' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client side
+
+export interface CallOptions {
+  /** Milliseconds from now. */
+  timeoutMs?: number;
+  metadata?: grpc.Metadata;
+  signal?: AbortSignal;
+}
+
+type UnaryMethod<M extends MethodShape> = (
+  request: MessageInitShape<M['input']>,
+  options?: CallOptions,
+) => Promise<MessageShape<M['output']>>;
+
+type StreamMethod<M extends MethodShape> = (
+  request: MessageInitShape<M['input']>,
+  options?: CallOptions,
+) => AsyncIterable<MessageShape<M['output']>>;
+
+/** A typed client: one promise-returning (or async-iterable) function per method. */
+export type ServiceClient<S extends GenServiceMethods> = {
+  [K in keyof S]: S[K]['methodKind'] extends 'unary'
+    ? UnaryMethod<S[K]>
+    : S[K]['methodKind'] extends 'server_streaming'
+      ? StreamMethod<S[K]>
+      : never;
+};
+
+/** The client type of a generated service constant, e.g. ClientOf<typeof MemoryService>. */
+export type ClientOf<T> = T extends GenService<infer S> ? ServiceClient<S> : never;
+
+/** A failed call as seen by a client: the status code, and the field for INVALID_ARGUMENT. */
+export class RpcError extends EngramError {
+  readonly grpcCode: number;
+  constructor(status: grpc.StatusObject | grpc.ServiceError) {
+    const fieldValues = status.metadata?.get(FIELD_METADATA_KEY) ?? [];
+    const field = fieldValues.length > 0 ? String(fieldValues[0]) : undefined;
+    super(kindFromCode(status.code), status.details || grpc.status[status.code] || 'error', field);
+    this.name = 'RpcError';
+    this.grpcCode = status.code;
+  }
+}
+
+export function createServiceClient<S extends GenServiceMethods>(
+  service: GenService<S>,
+  client: grpc.Client,
+  defaults: () => CallOptions = () => ({}),
+): ServiceClient<S> {
+  const methods: Record<string, unknown> = {};
+  for (const method of service.methods) {
+    methods[method.localName] =
+      method.methodKind === 'server_streaming'
+        ? streamMethod(service, method, client, defaults)
+        : unaryMethod(service, method, client, defaults);
+  }
+  return methods as ServiceClient<S>;
+}
+
+function grpcCallOptions(options: CallOptions): grpc.CallOptions {
+  return options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs };
+}
+
+function mergeOptions(defaults: CallOptions, options: CallOptions | undefined): CallOptions {
+  const metadata = defaults.metadata?.clone() ?? new grpc.Metadata();
+  if (options?.metadata) metadata.merge(options.metadata);
+  return { ...defaults, ...options, metadata };
+}
+
+function serializer(method: DescMethod) {
+  return (message: MessageInitShape<DescMessage>) => Buffer.from(toBinary(method.input, create(method.input, message)));
+}
+
+function unaryMethod(service: DescService, method: DescMethod, client: grpc.Client, defaults: () => CallOptions) {
+  return (request: MessageInitShape<DescMessage>, options?: CallOptions) =>
+    new Promise((resolve, reject) => {
+      const merged = mergeOptions(defaults(), options);
+      const call = client.makeUnaryRequest(
+        methodPath(service, method),
+        serializer(method),
+        (bytes: Buffer) => fromBinary(method.output, bytes),
+        request,
+        merged.metadata!,
+        grpcCallOptions(merged),
+        (error, response) => (error ? reject(new RpcError(error)) : resolve(response)),
+      );
+      merged.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+    });
+}
+
+function streamMethod(service: DescService, method: DescMethod, client: grpc.Client, defaults: () => CallOptions) {
+  return async function* (request: MessageInitShape<DescMessage>, options?: CallOptions) {
+    const merged = mergeOptions(defaults(), options);
+    const call = client.makeServerStreamRequest(
+      methodPath(service, method),
+      serializer(method),
+      (bytes: Buffer) => fromBinary(method.output, bytes),
+      request,
+      merged.metadata!,
+      grpcCallOptions(merged),
+    );
+    merged.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+    try {
+      for await (const message of call) yield message;
+    } catch (error) {
+      throw new RpcError(error as grpc.ServiceError);
+    }
+  };
+}

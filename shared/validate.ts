@@ -1,0 +1,145 @@
+// Input rules (ARCHITECTURE §7). The daemon enforces every rule before any effect; the client
+// runs the same checks early so a bad call fails without a round trip. Each error names the field.
+import { invalidArgument } from './errors.ts';
+
+export const SHARED_AGENT_ID = '__shared__';
+
+export interface Limits {
+  maxTextBytes: number;
+  maxTopK: number;
+  maxBatch: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxTextBytes: 32 * 1024, maxTopK: 1000, maxBatch: 64 };
+export const DEFAULT_TOP_K = 8;
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+const MAX_AGENT_ID_BYTES = 256;
+const MAX_REQUEST_ID_BYTES = 128;
+const MAX_TAGS = 64;
+const MAX_TAG_BYTES = 256;
+const MAX_SOURCE_BYTES = 1024;
+const FACT_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw invalidArgument(field, `must be a string, got ${describe(value)}`);
+  if (!value.isWellFormed()) throw invalidArgument(field, 'must be valid UTF-8 (lone surrogate found)');
+  return value;
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** Agent ids are never trimmed or normalised: " a " and "a" are distinct namespaces. */
+export function agentId(value: unknown, field = 'agent_id'): string {
+  const id = requireString(value, field);
+  if (id.length === 0) throw invalidArgument(field, 'must not be empty');
+  if (id.trim().length === 0) throw invalidArgument(field, 'must not be only whitespace');
+  if (id.includes('\u0000')) throw invalidArgument(field, 'must not contain NUL');
+  if (utf8Bytes(id) > MAX_AGENT_ID_BYTES) throw invalidArgument(field, `must be at most ${MAX_AGENT_ID_BYTES} UTF-8 bytes`);
+  return id;
+}
+
+export function factText(value: unknown, limits: Limits, field = 'text'): string {
+  const text = requireString(value, field);
+  if (text.length === 0) throw invalidArgument(field, 'must not be empty');
+  if (text.trim().length === 0) throw invalidArgument(field, 'must not be only whitespace');
+  if (utf8Bytes(text) > limits.maxTextBytes) {
+    throw invalidArgument(field, `is ${utf8Bytes(text)} bytes; the limit is ${limits.maxTextBytes}`);
+  }
+  return text;
+}
+
+/** A query may be empty (recency-only recall) but must be well-formed and within the text limit. */
+export function query(value: unknown, limits: Limits, field = 'query'): string {
+  const q = requireString(value, field);
+  if (utf8Bytes(q) > limits.maxTextBytes) throw invalidArgument(field, `must be at most ${limits.maxTextBytes} bytes`);
+  return q;
+}
+
+/** Absent means the default (8); a present value must be an integer in 1..maxTopK. */
+export function topK(value: unknown, limits: Limits, field = 'top_k'): number {
+  if (value === undefined) return DEFAULT_TOP_K;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidArgument(field, `must be an integer, got ${describe(value)}`);
+  if (value < 1 || value > limits.maxTopK) throw invalidArgument(field, `must be between 1 and ${limits.maxTopK}, got ${value}`);
+  return value;
+}
+
+export function factId(value: unknown, field = 'fact_id'): string {
+  const id = requireString(value, field);
+  if (id.length === 0) throw invalidArgument(field, 'must not be empty');
+  if (!FACT_ID_PATTERN.test(id)) throw invalidArgument(field, `"${truncate(id)}" is not a fact id (26 characters, Crockford base32)`);
+  return id;
+}
+
+/** Empty is allowed (an old client that sends none gets no replay protection). */
+export function requestId(value: unknown, field = 'request_id'): string {
+  const id = requireString(value, field);
+  if (utf8Bytes(id) > MAX_REQUEST_ID_BYTES) throw invalidArgument(field, `must be at most ${MAX_REQUEST_ID_BYTES} bytes`);
+  if (id.includes('\u0000')) throw invalidArgument(field, 'must not contain NUL');
+  return id;
+}
+
+export function pageSize(value: unknown, field = 'page_size'): number {
+  if (value === undefined || value === 0) return DEFAULT_PAGE_SIZE;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
+    throw invalidArgument(field, `must be an integer between 1 and ${MAX_PAGE_SIZE}`);
+  }
+  return value;
+}
+
+export function tags(value: unknown, field = 'tags'): string[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of strings, got ${describe(value)}`);
+  if (value.length > MAX_TAGS) throw invalidArgument(field, `at most ${MAX_TAGS} entries`);
+  return value.map((tag, i) => {
+    const t = requireString(tag, `${field}[${i}]`);
+    if (t.trim().length === 0) throw invalidArgument(`${field}[${i}]`, 'must not be empty');
+    if (utf8Bytes(t) > MAX_TAG_BYTES) throw invalidArgument(`${field}[${i}]`, `must be at most ${MAX_TAG_BYTES} bytes`);
+    return t;
+  });
+}
+
+export function source(value: unknown, field = 'source'): string {
+  const s = requireString(value, field);
+  if (utf8Bytes(s) > MAX_SOURCE_BYTES) throw invalidArgument(field, `must be at most ${MAX_SOURCE_BYTES} bytes`);
+  return s;
+}
+
+/** "" is the empty object; anything else must parse to a JSON object. */
+export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): string {
+  const text = requireString(value, field);
+  if (text === '') return '';
+  if (utf8Bytes(text) > limits.maxTextBytes) throw invalidArgument(field, `must be at most ${limits.maxTextBytes} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidArgument(field, 'must be a JSON object (it does not parse)');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalidArgument(field, `must be a JSON object, got ${describe(parsed)}`);
+  }
+  return text;
+}
+
+/** Event times: a whole number of milliseconds within years 1..9999. */
+export function timestampMs(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidArgument(field, 'must be an integer number of milliseconds');
+  if (value < -62135596800000 || value > 253402300799999) throw invalidArgument(field, 'must be between year 1 and year 9999');
+  return value;
+}
+
+export function strength(value: unknown, field = 'strength'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2) {
+    throw invalidArgument(field, 'must be a finite number in [0, 2]');
+  }
+  return value;
+}
+
+function truncate(s: string): string {
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+}

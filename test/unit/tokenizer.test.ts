@@ -1,0 +1,95 @@
+import { describe, test, expect } from 'vitest';
+import { TOKENIZER_ID, isStopword, stem, termFrequencies, terms, words } from '../../daemon/index/tokenizer.ts';
+
+describe('words', () => {
+  test('accented and non-Latin words are single words', () => {
+    expect(words('Café naïve Москва 東京')).toEqual(['café', 'naïve', 'москва', '東京']);
+  });
+
+  test('lowercases and NFKC-normalises, so compatibility forms match', () => {
+    // "ﬁ" ligature, full-width letters, decomposed é (e + U+0301)
+    expect(words('ﬁle ＡＢＣ Cafe\u0301')).toEqual(['file', 'abc', 'café']);
+  });
+
+  test('punctuation, hyphens and apostrophes separate words', () => {
+    expect(words('gpt-4o, v1.2; don\u2019t stop: Engram\'s!')).toEqual(['gpt', '4o', 'v1', '2', 'don', 't', 'stop', 'engram', 's']);
+  });
+
+  test('keeps stopwords and does not stem (the embedder needs raw words)', () => {
+    expect(words('The runners are running')).toEqual(['the', 'runners', 'are', 'running']);
+  });
+
+  test('empty or separator-only text has no words', () => {
+    expect(words('')).toEqual([]);
+    expect(words(' -- ... !! ')).toEqual([]);
+  });
+});
+
+describe('stem', () => {
+  test('inflections of a word share a stem', () => {
+    expect(stem('running')).toBe(stem('runs'));
+    expect(stem('running')).toBe('run');
+  });
+
+  test('words with digits and non-Latin words are unchanged', () => {
+    expect(stem('2024')).toBe('2024');
+    expect(stem('h264')).toBe('h264');
+    expect(stem('x3ys')).toBe('x3ys'); // Porter2 would mangle the 3
+    expect(stem('москвы')).toBe('москвы');
+    expect(stem('東京')).toBe('東京');
+  });
+
+  test('accented Latin words are safe to stem', () => {
+    expect(stem('café')).toBe('café');
+    expect(stem('cafés')).toBe('café');
+  });
+
+  test('is stable across repeated calls (memoised)', () => {
+    expect(stem('generously')).toBe('generous');
+    expect(stem('generously')).toBe('generous');
+  });
+});
+
+describe('isStopword', () => {
+  test('common function words are stopwords, content words are not', () => {
+    for (const w of ['a', 'the', 'and', 'of', 'i', 'you', 'what', 'when', 'where', 'who', 'how']) {
+      expect(isStopword(w)).toBe(true);
+    }
+    for (const w of ['coffee', 'berlin', 'won', '2024']) expect(isStopword(w)).toBe(false);
+  });
+});
+
+describe('terms', () => {
+  test('drops stopwords, stems, keeps digits and order and duplicates', () => {
+    expect(terms('The user was running 5 km and runs 10 km daily')).toEqual(['user', 'run', '5', 'km', 'run', '10', 'km', 'daili']);
+  });
+
+  test('a query matches a document phrased differently', () => {
+    const doc = new Set(terms('Alice prefers running in the mornings'));
+    for (const term of terms('When does Alice run? Morning?')) expect(doc.has(term)).toBe(true);
+  });
+
+  test('contractions and possessives reduce to the content word', () => {
+    expect(terms("Engram's users don't forget")).toEqual(['engram', 'user', 'forget']);
+  });
+
+  test('non-Latin text is indexed, not dropped', () => {
+    expect(terms('Я живу в Москве')).toEqual(['я', 'живу', 'в', 'москве']);
+  });
+});
+
+describe('termFrequencies', () => {
+  test('counts terms; length is the number of terms', () => {
+    const { tf, length } = termFrequencies('Run, run, run! The runner runs.');
+    expect(tf).toEqual(new Map([['run', 4], ['runner', 1]]));
+    expect(length).toBe(5);
+  });
+
+  test('stopword-only text has length 0', () => {
+    expect(termFrequencies('it is what it is')).toEqual({ tf: new Map(), length: 0 });
+  });
+});
+
+test('tokenizer id names the pipeline', () => {
+  expect(TOKENIZER_ID).toBe('unicode-porter2-v1');
+});
