@@ -254,6 +254,7 @@ export class Memory {
   private async replace(before: FactRecord, after: FactRecord): Promise<void> {
     const ns = this.catalog.ensure(after.agentId);
     if (!isIndexed(after)) {
+      after.vectorKey = 0; // its vector row goes with its index rows: vectorKey ≠ 0 ⇔ a stored vector
       await this.store.replace(before, after, undefined);
       ns.remove(after.id);
       this.vectorsDirty = true;

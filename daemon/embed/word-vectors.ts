@@ -9,8 +9,8 @@
  *   PC           = top eigenvector of Σ sif(w)² v(w) v(w)ᵀ over the 50k most frequent words, each counted once
  *
  * Stopwords are skipped because the vocabulary's ranks come from news/web text, where conversational
- * words such as "i", "you", "my" are rarer than in what agents remember, so Zipf under-weights them
- * too little. The principal component counts each frequent word once rather than by p(w): it then
+ * words such as "i", "you", "my" are rarer than in what agents remember, so their SIF weight would be
+ * too high. The principal component counts each frequent word once rather than by p(w): it then
  * captures the direction all word vectors share instead of the direction of the top few words.
  * On LoCoMo dev (pure vector search, recall@10) these two choices moved 0.387 → 0.424.
  *

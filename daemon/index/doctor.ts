@@ -33,8 +33,8 @@ async function expectedRows(memory: Memory, onFact: (done: number) => void) {
   for await (const raw of memory.tables.facts.values()) {
     const fact = decodeFact(raw);
     if (++done % PROGRESS_EVERY === 0) onFact(done);
-    if (fact.vectorKey) vectors.add(vectorEntryKey(fact.agentId, fact.vectorKey));
     if (!isIndexed(fact)) continue;
+    if (fact.vectorKey) vectors.add(vectorEntryKey(fact.agentId, fact.vectorKey));
     facts.push(fact);
     postings.set(factKey(fact.agentId, fact.id), toStoredPostings(termsOf(fact)));
     recency.add(recencyEntryKey(fact.agentId, recencyTime(fact), fact.id));

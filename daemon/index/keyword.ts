@@ -29,7 +29,8 @@ export interface SearchOptions {
   limit?: number;
 }
 
-const MAX_DOC = 0x7fffffff;
+const MAX_DOC = 0x7ffffffe;
+const NO_DOC = 0x7fffffff; // sentinel above every doc; keeps the merge loop in int32
 
 export class KeywordIndex {
   // Term dictionary. Ids of terms whose last live doc was removed are recycled.
@@ -133,7 +134,7 @@ export class KeywordIndex {
     const scores = this.candScores;
     let m = 0;
     for (;;) {
-      let doc = Infinity;
+      let doc = NO_DOC;
       let dl = 0;
       for (let i = 0; i < lists.length; i++) {
         const list = lists[i];
@@ -145,7 +146,7 @@ export class KeywordIndex {
           dl = list.lens[p];
         }
       }
-      if (doc === Infinity) return m;
+      if (doc === NO_DOC) return m;
 
       const norm = k1 * (1 - b + (b * dl) / avgdl);
       let score = 0;

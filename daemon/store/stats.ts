@@ -40,7 +40,7 @@ export async function computeStats(memory: Memory, agentId: string | undefined):
     stats.textBytes += Buffer.byteLength(fact.text, 'utf8');
     if (!stats.oldestCreatedAt || fact.createdAt < stats.oldestCreatedAt) stats.oldestCreatedAt = fact.createdAt;
     stats.newestCreatedAt = Math.max(stats.newestCreatedAt, fact.createdAt);
-    if (fact.vectorKey) stats.vectorCount++;
+    if (fact.vectorKey && !fact.supersededBy) stats.vectorCount++;
     else if (!fact.supersededBy && !memory.vectorsOff && fact.embedder === '' && fact.kind === 'fact') stats.pendingEmbeddings++;
   }
   stats.agentCount = agents.size;

@@ -1,0 +1,50 @@
+// Human-readable output of the CLI. Plain text, one fact per line, with the id first so it can
+// be copied into `engram forget`.
+import type { Fact, Receipt, RetrievalMetadata, Stats } from '../types.ts';
+
+type Print = (line: string) => void;
+
+const day = (ms: number) => (ms ? new Date(ms).toISOString().slice(0, 10) : '-');
+
+export function printFacts(facts: Fact[], print: Print, empty: string): void {
+  if (facts.length === 0) {
+    print(empty);
+    return;
+  }
+  for (const fact of facts) {
+    const flags = [fact.supersededBy ? `retired→${fact.supersededBy}` : '', fact.pinned ? 'pinned' : '', fact.confidence]
+      .filter(Boolean)
+      .join(', ');
+    const ns = fact.agentId === '__shared__' ? ' [shared]' : '';
+    print(`${fact.id}  ${day(fact.occurredAt ?? fact.createdAt)}${ns}  ${fact.text}${flags ? `  (${flags})` : ''}`);
+  }
+}
+
+export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print): void {
+  const w = retrieval.weights;
+  print(`signals: ${retrieval.signals.join(' + ') || 'none'}  weights v=${w.vector} kw=${w.keyword} rec=${w.recency}  k=${retrieval.rrfK}`);
+  for (const note of retrieval.notes) print(`note: ${note}`);
+  if (receipts.length === 0) print('No memories found.');
+  receipts.forEach((r, i) => {
+    const ranks = r.ranks;
+    print(`${i + 1}. ${r.text}`);
+    print(
+      `   score ${r.weight.toFixed(6)} = ` +
+        [
+          ranks.vectorRank ? `${w.vector}/(${ranks.k}+${ranks.vectorRank}) vector` : '',
+          ranks.keywordRank ? `${w.keyword}/(${ranks.k}+${ranks.keywordRank}) keyword` : '',
+          ranks.recencyRank ? `${w.recency}/(${ranks.k}+${ranks.recencyRank}) recency` : '',
+        ]
+          .filter(Boolean)
+          .join(' + '),
+    );
+    print(`   ${r.provenance.factId}, written ${day(r.provenance.writtenAt)}, ${r.ageDays.toFixed(1)} days old`);
+  });
+}
+
+export function printStats(s: Stats, print: Print): void {
+  print(`facts     ${s.factCount} (${s.liveCount} live, ${s.retiredCount} retired, ${s.pinnedCount} pinned) in ${s.agentCount} namespace(s)`);
+  print(`vectors   ${s.vectorCount}${s.pendingEmbeddings ? `, ${s.pendingEmbeddings} waiting for an embedding` : ''}`);
+  print(`store     ${(s.storeBytes / 1024).toFixed(0)} KiB on disk, ${s.textBytes} bytes of text`);
+  if (s.factCount) print(`span      ${day(s.oldestCreatedAt)} … ${day(s.newestCreatedAt)}`);
+}

@@ -1,0 +1,148 @@
+// One channel to one daemon, and what the last handshake said about it. The handshake is
+// redone whenever the channel has left READY since it was made (a reconnect), so a restarted or
+// swapped daemon is always renegotiated before the next call.
+import * as grpc from '@grpc/grpc-js';
+import { createServiceClient, RpcError, type ClientOf, type CallOptions } from '../shared/grpc/bridge.ts';
+import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
+import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
+import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
+import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
+import { EngramError, ErrorKind } from '../shared/errors.ts';
+import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
+import { ENGRAM_VERSION } from '../shared/version.ts';
+
+export interface DaemonInfo {
+  protocol: string;
+  daemonVersion: string;
+  instanceId: string;
+  capabilities: string[];
+  /** Absent when the daemon does not advertise one. */
+  defaultConfidenceWeight?: number;
+  limits: Limits;
+  profile: string;
+  embedder: string;
+}
+
+/** What a daemon that predates the handshake (UNIMPLEMENTED) is assumed to be. */
+const OLDEST_BASELINE: DaemonInfo = {
+  protocol: 'engram.v1',
+  daemonVersion: 'unknown',
+  instanceId: '',
+  capabilities: [],
+  limits: DEFAULT_LIMITS,
+  profile: 'legacy',
+  embedder: 'unknown',
+};
+
+export interface ConnectionOptions {
+  address: string;
+  token?: string;
+  clientName: string;
+  /** Deadline of a call, and of waiting for the daemon to become reachable. */
+  timeoutMs: number;
+}
+
+export class Connection {
+  readonly grpcClient: grpc.Client;
+  readonly memory: ClientOf<typeof MemoryService>;
+  readonly admin: ClientOf<typeof AdminService>;
+  readonly health: ClientOf<typeof Health>;
+  private readonly handshake: ClientOf<typeof HandshakeService>;
+  private info: DaemonInfo | null = null;
+  private handshaking: Promise<DaemonInfo> | null = null;
+  /** Called after every handshake that found a different daemon instance than before. */
+  onNewInstance?: (info: DaemonInfo, previous: DaemonInfo | null) => void;
+
+  constructor(readonly options: ConnectionOptions) {
+    this.grpcClient = new grpc.Client(options.address, grpc.credentials.createInsecure(), {
+      // Never let grpc-js replay a call: a write's outcome must stay the caller's to judge.
+      'grpc.enable_retries': 0,
+      // Reconnect quickly to a restarted local daemon.
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1000,
+    });
+    const defaults = (): CallOptions => ({ metadata: this.metadata(), timeoutMs: options.timeoutMs });
+    this.memory = createServiceClient(MemoryService, this.grpcClient, defaults);
+    this.admin = createServiceClient(AdminService, this.grpcClient, defaults);
+    this.health = createServiceClient(Health, this.grpcClient, defaults);
+    this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
+  }
+
+  private metadata(): grpc.Metadata {
+    const metadata = new grpc.Metadata();
+    if (this.options.token) metadata.set('authorization', `Bearer ${this.options.token}`);
+    return metadata;
+  }
+
+  /** The daemon as of the last handshake (null before the first). */
+  get daemon(): DaemonInfo | null {
+    return this.info;
+  }
+
+  /** Waits until the channel is READY and the handshake is current; throws if the daemon is unreachable.
+   *  Nothing has been sent when this throws, so a caller may safely try again. */
+  async ready(): Promise<DaemonInfo> {
+    const channel = this.grpcClient.getChannel();
+    if (this.info && channel.getConnectivityState(false) === grpc.connectivityState.READY) return this.info;
+    await this.waitForReady();
+    this.handshaking ??= this.hello().finally(() => (this.handshaking = null));
+    return this.handshaking;
+  }
+
+  /** Forget the handshake: the next call renegotiates (used after a transport error). */
+  invalidate(): void {
+    this.info = null;
+  }
+
+  private waitForReady(): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.grpcClient.waitForReady(Date.now() + this.options.timeoutMs, (error) =>
+        error
+          ? reject(new EngramError(ErrorKind.Unavailable, `cannot reach the Engram daemon at ${this.options.address}: ${error.message}. Is it running? (engram status)`))
+          : resolve(),
+      ),
+    );
+  }
+
+  private async hello(): Promise<DaemonInfo> {
+    let info: DaemonInfo;
+    try {
+      const res = await this.handshake.hello({ clientName: this.options.clientName, clientVersion: ENGRAM_VERSION });
+      info = {
+        protocol: res.protocol,
+        daemonVersion: res.daemonVersion,
+        instanceId: res.instanceId,
+        capabilities: [...res.capabilities],
+        defaultConfidenceWeight: res.defaultConfidenceWeight,
+        limits: res.limits ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch } : DEFAULT_LIMITS,
+        profile: res.profile,
+        embedder: res.embedder,
+      };
+    } catch (error) {
+      if (!(error instanceof RpcError && error.kind === ErrorKind.Unimplemented)) throw error;
+      info = OLDEST_BASELINE;
+    }
+    const previous = this.info;
+    this.info = info;
+    this.watchForReconnect();
+    if (previous?.instanceId !== info.instanceId) this.onNewInstance?.(info, previous);
+    return info;
+  }
+
+  /** Any departure from READY invalidates the handshake. */
+  private watchForReconnect(): void {
+    const channel = this.grpcClient.getChannel();
+    const state = channel.getConnectivityState(false);
+    if (state !== grpc.connectivityState.READY) {
+      this.info = null;
+      return;
+    }
+    channel.watchConnectivityState(state, Infinity, () => {
+      this.info = null;
+    });
+  }
+
+  close(): void {
+    this.grpcClient.close();
+  }
+}

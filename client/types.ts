@@ -1,0 +1,190 @@
+// The library's public shapes: plain objects with number times (ms since the epoch), converted
+// from the protocol messages so callers never handle bigint or protobuf internals.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
+import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
+import type { RecallReceipt, RetrievalMetadata as RetrievalMessage } from '../shared/gen/engram/v1/recall_pb.ts';
+import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
+
+export interface Fact {
+  id: string;
+  agentId: string;
+  text: string;
+  createdAt: number;
+  occurredAt?: number;
+  updatedAt: number;
+  accessCount: number;
+  lastAccessedAt: number;
+  confidence: string;
+  pinned: boolean;
+  pinnedAt: number;
+  supersededBy: string;
+  kind: 'fact' | 'alias' | 'summary';
+  tags: string[];
+  entities: string[];
+  source: string;
+  context: string;
+  /** A JSON object as text ("" = {}). */
+  metaJson: string;
+  strength: number;
+  embedder: string;
+}
+
+export interface SignalWeights {
+  vector: number;
+  keyword: number;
+  recency: number;
+}
+
+export interface RetrievalMetadata {
+  weights: SignalWeights;
+  signals: string[];
+  eligibleCount: number;
+  keywordCandidates: number;
+  vectorCandidates: number;
+  embedder: string;
+  rrfK: number;
+  notes: string[];
+}
+
+export interface Receipt {
+  text: string;
+  /** The final score that decided selection and order. */
+  weight: number;
+  ageDays: number;
+  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; fusedScore: number; k: number; weights: SignalWeights };
+  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
+  kgLinks: string[];
+  fact: Fact;
+}
+
+export interface Stats {
+  factCount: number;
+  liveCount: number;
+  retiredCount: number;
+  pinnedCount: number;
+  textBytes: number;
+  oldestCreatedAt: number;
+  newestCreatedAt: number;
+  agentCount: number;
+  vectorCount: number;
+  pendingEmbeddings: number;
+  storeBytes: number;
+  embedder: string;
+}
+
+const KIND_NAMES: Record<number, Fact['kind']> = { [FactKind.ALIAS]: 'alias', [FactKind.SUMMARY]: 'summary' };
+
+export function toFact(m: FactMessage | undefined): Fact {
+  if (!m) throw new Error('daemon response lacks its fact');
+  return {
+    id: m.id,
+    agentId: m.agentId,
+    text: m.text,
+    createdAt: Number(m.createdAtMs),
+    ...(m.occurredAtMs !== undefined ? { occurredAt: Number(m.occurredAtMs) } : {}),
+    updatedAt: Number(m.updatedAtMs),
+    accessCount: m.accessCount,
+    lastAccessedAt: Number(m.lastAccessedAtMs),
+    confidence: m.confidence,
+    pinned: m.pinned,
+    pinnedAt: Number(m.pinnedAtMs),
+    supersededBy: m.supersededBy,
+    kind: KIND_NAMES[m.kind] ?? 'fact',
+    tags: [...m.tags],
+    entities: [...m.entities],
+    source: m.source,
+    context: m.context,
+    metaJson: m.metaJson,
+    strength: m.strength,
+    embedder: m.embedder,
+  };
+}
+
+const ZERO_WEIGHTS: SignalWeights = { vector: 0, keyword: 0, recency: 0 };
+
+export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata {
+  return {
+    weights: m?.weights ? { vector: m.weights.vector, keyword: m.weights.keyword, recency: m.weights.recency } : ZERO_WEIGHTS,
+    signals: [...(m?.signals ?? [])],
+    eligibleCount: m?.eligibleCount ?? 0,
+    keywordCandidates: m?.keywordCandidates ?? 0,
+    vectorCandidates: m?.vectorCandidates ?? 0,
+    embedder: m?.embedder ?? '',
+    rrfK: m?.rrfK ?? 0,
+    notes: [...(m?.notes ?? [])],
+  };
+}
+
+export function toReceipt(m: RecallReceipt): Receipt {
+  const r = m.ranks;
+  const p = m.provenance;
+  return {
+    text: m.text,
+    weight: m.weight,
+    ageDays: m.ageDays,
+    ranks: {
+      vectorRank: r?.vectorRank ?? 0,
+      keywordRank: r?.keywordRank ?? 0,
+      recencyRank: r?.recencyRank ?? 0,
+      fusedScore: r?.fusedScore ?? 0,
+      k: r?.k ?? 0,
+      weights: r?.weights ? { vector: r.weights.vector, keyword: r.weights.keyword, recency: r.weights.recency } : ZERO_WEIGHTS,
+    },
+    provenance: {
+      factId: p?.factId ?? '',
+      writtenAt: Number(p?.writtenAtMs ?? 0n),
+      supersededBy: p?.supersededBy ?? '',
+      confidence: p?.confidence ?? '',
+      pinned: p?.pinned ?? false,
+      agentId: p?.agentId ?? '',
+    },
+    kgLinks: [...m.kgLinks],
+    fact: toFact(m.fact),
+  };
+}
+
+export function toStats(m: StatsResponse): Stats {
+  return {
+    factCount: Number(m.factCount),
+    liveCount: Number(m.liveCount),
+    retiredCount: Number(m.retiredCount),
+    pinnedCount: Number(m.pinnedCount),
+    textBytes: Number(m.textBytes),
+    oldestCreatedAt: Number(m.oldestCreatedAtMs),
+    newestCreatedAt: Number(m.newestCreatedAtMs),
+    agentCount: m.agentCount,
+    vectorCount: Number(m.vectorCount),
+    pendingEmbeddings: Number(m.pendingEmbeddings),
+    storeBytes: Number(m.storeBytes),
+    embedder: m.embedder,
+  };
+}
+
+const KIND_NUMBERS: Record<Fact['kind'], FactKind> = { fact: FactKind.FACT, alias: FactKind.ALIAS, summary: FactKind.SUMMARY };
+
+/** The whole fact as UpdateFact sends it back. */
+export function toFactMessage(f: Fact): MessageInitShape<typeof FactSchema> {
+  return {
+    id: f.id,
+    agentId: f.agentId,
+    text: f.text,
+    createdAtMs: BigInt(f.createdAt),
+    occurredAtMs: f.occurredAt === undefined ? undefined : BigInt(f.occurredAt),
+    updatedAtMs: BigInt(f.updatedAt),
+    accessCount: f.accessCount,
+    lastAccessedAtMs: BigInt(f.lastAccessedAt),
+    confidence: f.confidence,
+    pinned: f.pinned,
+    pinnedAtMs: BigInt(f.pinnedAt),
+    supersededBy: f.supersededBy,
+    kind: KIND_NUMBERS[f.kind],
+    tags: f.tags,
+    entities: f.entities,
+    source: f.source,
+    context: f.context,
+    metaJson: f.metaJson,
+    strength: f.strength,
+    embedder: f.embedder,
+  };
+}
