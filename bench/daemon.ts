@@ -1,0 +1,104 @@
+// Real daemon processes for the benchmark, and cleanup of everything the benchmark started
+// (daemons, writer children, temp dirs), also on error and on SIGINT/SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENGRAM_BIN = fileURLToPath(new URL('../bin/engram.js', import.meta.url));
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+/** Registers a child process so cleanup() kills it if it is still running. */
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+export function tempDir(label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `engram-bench-${label}-`));
+  tempDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/** Synchronous, so it also works from a signal handler. */
+export function cleanup(): void {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+export function installSignalCleanup(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\nbench: ${signal}, killing children and removing temp dirs\n`);
+      cleanup();
+      process.exit(130);
+    });
+  }
+}
+
+export interface BenchDaemon {
+  pid: number;
+  dataDir: string;
+  /** VmRSS of the daemon process, in MiB. */
+  rssMiB(): number;
+  /** SIGTERM (drain, persist, close), SIGKILL after 15 s. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  embedder: 'local' | 'none';
+  /** Directory for V8 CPU profiles of the daemon (written when it exits). */
+  cpuProfDir?: string;
+}
+
+export async function startDaemon(dataDir: string, options: StartOptions): Promise<BenchDaemon> {
+  const env = { ...process.env };
+  if (options.cpuProfDir) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${options.cpuProfDir}`.trim();
+  const child = track(
+    spawn(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', options.embedder], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
+  let log = '';
+  child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const discovery = join(dataDir, 'daemon.json');
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(discovery)) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`daemon exited during start-up:\n${log}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`daemon did not start within 120 s:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+
+  return {
+    pid: child.pid!,
+    dataDir,
+    rssMiB() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+      return kb / 1024;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

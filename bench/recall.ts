@@ -1,0 +1,102 @@
+// Section 1: recall latency through a real daemon at growing namespace sizes. One daemon per
+// embedder; facts are loaded up to each size in turn (32 puts in flight over 4 clients), then
+// queries run one at a time after a warm-up.
+import { performance } from 'node:perf_hooks';
+import { connect, type EngramClient } from '../client/client.ts';
+import { generateFacts, generateQueries } from './corpus.ts';
+import { removeTempDir, startDaemon, tempDir } from './daemon.ts';
+import { summarize, type Summary } from './stats.ts';
+
+const AGENT = 'bench-agent';
+const CONNECTIONS = 4;
+const IN_FLIGHT = 32;
+
+export interface RecallOptions {
+  embedder: 'local' | 'none';
+  sizes: number[];
+  queries: number;
+  warmup: number;
+  cpuProfDir?: string;
+}
+
+export interface SizeResult {
+  size: number;
+  latency: Summary;
+  /** Mean keyword / vector candidates the daemon reported per query. */
+  keywordCandidates: number;
+  vectorCandidates: number;
+}
+
+export interface RecallReport {
+  embedder: string;
+  results: SizeResult[];
+  /** Acknowledged puts per second while loading (32 in flight). */
+  loadRate: number;
+  rssMiB: number;
+}
+
+export async function runRecall(options: RecallOptions): Promise<RecallReport> {
+  const sizes = [...options.sizes].sort((a, b) => a - b);
+  const facts = generateFacts(sizes[sizes.length - 1]!);
+  const dir = tempDir(`recall-${options.embedder}`);
+  const daemon = await startDaemon(dir, { embedder: options.embedder, cpuProfDir: options.cpuProfDir });
+  const clients: EngramClient[] = [];
+  try {
+    for (let i = 0; i < CONNECTIONS; i++) clients.push(await connect({ dataDir: dir, clientName: `bench-load-${i}` }));
+    const results: SizeResult[] = [];
+    let loaded = 0;
+    let loadMs = 0;
+    for (const size of sizes) {
+      const started = performance.now();
+      await load(clients, facts, loaded, size, options.embedder);
+      loadMs += performance.now() - started;
+      loaded = size;
+      results.push(await measure(clients[0]!, facts.slice(0, size), options));
+    }
+    return { embedder: options.embedder, results, loadRate: loaded / (loadMs / 1000), rssMiB: daemon.rssMiB() };
+  } finally {
+    for (const client of clients) client.close();
+    await daemon.stop();
+    removeTempDir(dir);
+  }
+}
+
+async function load(clients: EngramClient[], facts: string[], from: number, to: number, label: string): Promise<void> {
+  let next = from;
+  let done = from;
+  let shown = -1;
+  const progress = () => {
+    const pct = Math.floor((done / to) * 100);
+    if (pct === shown) return;
+    shown = pct;
+    const line = `loading ${to} facts (${label}): ${pct}%`;
+    if (process.stderr.isTTY) process.stderr.write(`\r${line}${done === to ? '\n' : ''}`);
+    else if (pct % 10 === 0) process.stderr.write(`${line}\n`);
+  };
+  const worker = async (w: number) => {
+    const client = clients[w % clients.length]!;
+    while (next < to) {
+      const i = next++;
+      await client.put(AGENT, facts[i]!);
+      done++;
+      progress();
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, (_, w) => worker(w)));
+}
+
+async function measure(client: EngramClient, stored: string[], options: RecallOptions): Promise<SizeResult> {
+  for (const q of generateQueries(stored, options.warmup, 1000 + stored.length)) await client.recall(AGENT, q);
+  const latencies: number[] = [];
+  let keyword = 0;
+  let vector = 0;
+  for (const q of generateQueries(stored, options.queries, stored.length)) {
+    const started = performance.now();
+    const { retrieval } = await client.recall(AGENT, q);
+    latencies.push(performance.now() - started);
+    keyword += retrieval.keywordCandidates;
+    vector += retrieval.vectorCandidates;
+  }
+  const n = latencies.length;
+  return { size: stored.length, latency: summarize(latencies), keywordCandidates: keyword / n, vectorCandidates: vector / n };
+}
