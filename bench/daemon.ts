@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ENGRAM_BIN = fileURLToPath(new URL('../bin/engram.js', import.meta.url));
+const CLOCK_TICKS = 100; // USER_HZ on Linux
 const children = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
 
@@ -51,6 +52,8 @@ export interface BenchDaemon {
   dataDir: string;
   /** VmRSS of the daemon process, in MiB. */
   rssMiB(): number;
+  /** CPU time (user + system) the daemon has used so far, in seconds. */
+  cpuSeconds(): number;
   /** SIGTERM (drain, persist, close), SIGKILL after 15 s. */
   stop(): Promise<void>;
 }
@@ -92,6 +95,12 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
       return kb / 1024;
+    },
+    cpuSeconds() {
+      // Fields 14 and 15 of /proc/<pid>/stat, counted after the ")" that ends the command name.
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

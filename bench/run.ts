@@ -1,0 +1,108 @@
+// `npm run bench [-- --quick] [-- --sizes 1000,10000,30000]`: recall latency and durable write
+// throughput, measured through real daemon processes over their unix socket. Prints a report;
+// it never asserts. See ARCHITECTURE.md §8 for the targets.
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { cleanup, installSignalCleanup } from './daemon.ts';
+import { runRecall, type RecallReport } from './recall.ts';
+import { ms, table } from './stats.ts';
+import { runWrites, SCENARIOS, type WriteResult } from './writes.ts';
+
+const TARGET = { recallSize: 30_000, p50: 1, p99: 5, writesPerSecond: 5_000 };
+type Embedder = 'local' | 'none';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    queries: { type: 'string' },
+    seconds: { type: 'string' },
+    embedders: { type: 'string', default: 'local,none' },
+    'skip-recall': { type: 'boolean', default: false },
+    'skip-writes': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(`usage: npm run bench -- [--quick] [--sizes 1000,10000,30000] [--queries 300] [--seconds 5]
+                     [--embedders local,none] [--skip-recall] [--skip-writes] [--cpu-prof DIR]
+  --quick      sizes 1000,5000, 200 queries, 2 s write runs (a smoke test)
+  --cpu-prof   write V8 CPU profiles of the recall daemons to DIR\n`);
+  process.exit(0);
+}
+
+const quick = values.quick;
+const sizes = (values.sizes ?? (quick ? '1000,5000' : '1000,10000,30000')).split(',').map(Number);
+const queries = Number(values.queries ?? (quick ? 200 : 300));
+const seconds = Number(values.seconds ?? (quick ? 2 : 5));
+const embedders = values.embedders.split(',') as Embedder[];
+if (sizes.some((n) => !Number.isInteger(n) || n <= 0) || !(queries > 0) || !(seconds > 0) || embedders.some((e) => e !== 'local' && e !== 'none')) {
+  process.stderr.write('bench: bad arguments (see --help)\n');
+  process.exit(2);
+}
+
+const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+
+function recallTable(reports: RecallReport[]): string {
+  const rows = [['embedder', 'facts', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'kw cand', 'vec cand', 'target (30k: p50 <= 1, p99 <= 5)']];
+  for (const report of reports) {
+    for (const r of report.results) {
+      const l = r.latency;
+      const target = r.size === TARGET.recallSize ? `p50 ${mark(l.p50 <= TARGET.p50)}, p99 ${mark(l.p99 <= TARGET.p99)}` : '';
+      rows.push([report.embedder, String(r.size), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.max), r.keywordCandidates.toFixed(0), r.vectorCandidates.toFixed(0), target]);
+    }
+  }
+  const extra = reports.map((r) => {
+    const n = r.results[r.results.length - 1]!.size;
+    return `  ${r.embedder}: loading ${Math.round(r.loadRate)} puts/s (32 in flight); daemon RSS after ${n} facts ${r.rssMiB.toFixed(0)} MiB`;
+  });
+  return `${table(rows)}\n${extra.join('\n')}`;
+}
+
+function writesTable(results: WriteResult[]): string {
+  const rows = [['scenario', 'embedder', 'writes/s', 'p50 ms', 'p99 ms', 'daemon CPU', 'errors', 'target (16 clients: >= 5000/s)']];
+  for (const r of results) {
+    const sixteen = r.scenario !== SCENARIOS[0]!.name;
+    const l = r.latencies.length ? summarizeLatency(r.latencies) : { p50: NaN, p99: NaN };
+    rows.push([r.scenario, r.embedder, Math.round(r.perSecond).toString(), ms(l.p50), ms(l.p99), `${r.daemonCores.toFixed(2)} cores`, String(r.errors), sixteen ? mark(r.perSecond >= TARGET.writesPerSecond) : '']);
+  }
+  return table(rows);
+}
+
+import { summarize as summarizeLatency } from './stats.ts';
+
+async function main(): Promise<void> {
+  installSignalCleanup();
+  const started = Date.now();
+  const out: string[] = [
+    `Engram benchmark — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`,
+    `through a real daemon over its unix socket${quick ? ' (--quick)' : ''}`,
+  ];
+  try {
+    if (!values['skip-recall']) {
+      const reports: RecallReport[] = [];
+      for (const embedder of embedders) {
+        process.stderr.write(`recall: embedder ${embedder}, sizes ${sizes.join(', ')}\n`);
+        reports.push(await runRecall({ embedder, sizes, queries, warmup: 50, cpuProfDir: values['cpu-prof'] }));
+      }
+      out.push('', `1. Recall latency — one namespace, default top_k, ${queries} queries of 2–6 words, one in flight, after 50 warm-up queries`, recallTable(reports));
+    }
+    if (!values['skip-writes']) {
+      const results: WriteResult[] = [];
+      for (const embedder of embedders) {
+        for (const scenario of SCENARIOS) {
+          process.stderr.write(`writes: ${scenario.name}, embedder ${embedder}, ${seconds} s\n`);
+          results.push(await runWrites(scenario, embedder, 1000, seconds * 1000));
+        }
+      }
+      out.push('', `2. Durable write throughput — acknowledged puts, fresh data dir per run, ${seconds} s after 1 s warm-up`, writesTable(results));
+    }
+    out.push('', `total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    cleanup();
+  }
+}
+
+await main();
