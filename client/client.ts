@@ -22,8 +22,10 @@ export interface ConnectOptions {
   /** Bearer token (required on TCP); read from the discovery file when not given. */
   token?: string;
   clientName?: string;
-  /** Per-call deadline in ms (default 30 s). */
+  /** Per-call deadline in ms once a call is sent (default 30 s). */
   timeoutMs?: number;
+  /** How long to wait for an unreachable daemon before failing (default 10 s); nothing is sent meanwhile. */
+  connectTimeoutMs?: number;
 }
 
 export interface WriteOptions {
@@ -63,6 +65,7 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
     token,
     clientName: options.clientName ?? 'engram-client',
     timeoutMs: options.timeoutMs ?? 30_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
   });
   const client = new EngramClient(connection);
   try {

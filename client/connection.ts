@@ -38,8 +38,10 @@ export interface ConnectionOptions {
   address: string;
   token?: string;
   clientName: string;
-  /** Deadline of a call, and of waiting for the daemon to become reachable. */
+  /** Deadline of each call once sent. */
   timeoutMs: number;
+  /** How long to wait for the daemon to become reachable before a call (nothing is sent meanwhile). */
+  connectTimeoutMs: number;
 }
 
 export class Connection {
@@ -96,7 +98,7 @@ export class Connection {
 
   private waitForReady(): Promise<void> {
     return new Promise((resolve, reject) =>
-      this.grpcClient.waitForReady(Date.now() + this.options.timeoutMs, (error) =>
+      this.grpcClient.waitForReady(Date.now() + this.options.connectTimeoutMs, (error) =>
         error
           ? reject(new EngramError(ErrorKind.Unavailable, `cannot reach the Engram daemon at ${this.options.address}: ${error.message}. Is it running? (engram status)`))
           : resolve(),
@@ -107,7 +109,10 @@ export class Connection {
   private async hello(): Promise<DaemonInfo> {
     let info: DaemonInfo;
     try {
-      const res = await this.handshake.hello({ clientName: this.options.clientName, clientVersion: ENGRAM_VERSION });
+      const res = await this.handshake.hello(
+        { clientName: this.options.clientName, clientVersion: ENGRAM_VERSION },
+        { timeoutMs: this.options.connectTimeoutMs },
+      );
       info = {
         protocol: res.protocol,
         daemonVersion: res.daemonVersion,

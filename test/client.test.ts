@@ -1,0 +1,107 @@
+// The client library's connection discipline: negotiation, renegotiation after a reconnect,
+// and writes whose outcome is unknown are never replayed.
+import { afterEach, describe, expect, test } from 'vitest';
+import { UncertainWriteError } from '../client/index.ts';
+import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+
+const daemons: DaemonProcess[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const d of daemons.splice(0)) await d.kill9();
+  for (const dir of dirs.splice(0)) removeDir(dir);
+});
+
+async function start(dataDir: string, args: string[] = []): Promise<DaemonProcess> {
+  const d = await startDaemon({ dataDir, args });
+  daemons.push(d);
+  return d;
+}
+
+function newDir(): string {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  return dir;
+}
+
+describe('negotiation', () => {
+  test('a daemon restarted under a live client is renegotiated before the next call', async () => {
+    const dataDir = newDir();
+    const legacy = await start(dataDir, ['--compat', 'legacy']);
+    const client = await legacy.client();
+    expect(client.daemon.capabilities).toEqual([]);
+    expect(client.daemon.profile).toBe('legacy');
+    const firstInstance = client.daemon.instanceId;
+    await client.put('swap', 'written to the legacy daemon');
+
+    await legacy.stop();
+    const current = await start(dataDir);
+    // The next call reconnects and re-handshakes: it sees the new instance and its capabilities.
+    const { facts } = await client.recall('swap', 'legacy daemon');
+    expect(facts.map((f) => f.text)).toEqual(['written to the legacy daemon']);
+    expect(client.daemon.instanceId).toBe(current.discovery.instanceId);
+    expect(client.daemon.instanceId).not.toBe(firstInstance);
+    expect(client.daemon.capabilities).toContain('doctor-v1');
+    client.close();
+  });
+
+  test('a call needing a capability the daemon lacks fails before sending, telling the user to update the daemon', async () => {
+    const legacy = await start(newDir(), ['--compat', 'legacy']);
+    const client = await legacy.client();
+    const run = async () => {
+      for await (const _ of client.doctor()) void _;
+    };
+    await expect(run()).rejects.toThrow(/update Engram and restart the daemon/i);
+    expect(legacy.log()).not.toContain('Doctor');
+    client.close();
+  });
+});
+
+describe('uncertain writes', () => {
+  test('a write whose deadline passes after sending raises UncertainWriteError and is never replayed', async () => {
+    const daemon = await start(newDir());
+    const client = await daemon.client({ timeoutMs: 1 });
+    const error = await client.put('uncertain', 'deadline write').catch((e) => e);
+    expect(error).toBeInstanceOf(UncertainWriteError);
+    expect((error as UncertainWriteError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+    client.close();
+
+    // The daemon may have committed it or not, but never twice.
+    const checker = await daemon.client();
+    await new Promise((r) => setTimeout(r, 300));
+    const copies = (await checker.list('uncertain')).facts.filter((f) => f.text === 'deadline write');
+    expect(copies.length).toBeLessThanOrEqual(1);
+
+    // Resending with the same request id settles it: exactly one copy, whatever happened before.
+    const resent = await checker.put('uncertain', 'deadline write', { requestId: (error as UncertainWriteError).requestId });
+    expect(resent.replayed).toBe(copies.length === 1);
+    const after = (await checker.list('uncertain')).facts.filter((f) => f.text === 'deadline write');
+    expect(after).toHaveLength(1);
+    checker.close();
+  });
+
+  test('a daemon killed while writes are in flight yields UncertainWriteError, and each is stored zero or one times', async () => {
+    const dataDir = newDir();
+    const daemon = await start(dataDir);
+    const client = await daemon.client({ timeoutMs: 5000 });
+    const writes = Array.from({ length: 300 }, (_, i) => client.put('killed', `in flight ${i}`).then(() => 'ok' as const, (e) => e));
+    await new Promise((r) => setTimeout(r, 30));
+    await daemon.kill9();
+    const outcomes = await Promise.all(writes);
+    const uncertain = outcomes.filter((o) => o instanceof UncertainWriteError) as UncertainWriteError[];
+    // Every failure after the request may have been sent is uncertain: never a plain error, never silently retried.
+    for (const o of outcomes) if (o !== 'ok') expect(o).toBeInstanceOf(UncertainWriteError);
+    expect(uncertain.length).toBeGreaterThan(0);
+    client.close();
+
+    const again = await start(dataDir);
+    const checker = await again.client();
+    const counts = new Map<string, number>();
+    for await (const f of checker.listAll('killed')) counts.set(f.text, (counts.get(f.text) ?? 0) + 1);
+    checker.close();
+    for (const count of counts.values()) expect(count).toBe(1);
+    outcomes.forEach((o, i) => {
+      if (o === 'ok') expect(counts.get(`in flight ${i}`)).toBe(1);
+    });
+  });
+});
