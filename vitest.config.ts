@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // Tests start real daemon processes; give them room, and run files in parallel forks.
+// ENGRAM_TEST_REPORT=<file> also writes vitest's JSON report there (.ci/run reads the counts).
+const report = process.env.ENGRAM_TEST_REPORT;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -8,5 +11,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     globalSetup: ['test/fixtures/global-setup.ts'],
+    reporters: report ? ['default', ['json', { outputFile: report }]] : ['default'],
   },
 });
