@@ -13,7 +13,7 @@ import { AccessTracker } from './lifecycle/access.ts';
 import { recallAll, recallNamespaceFacts, type RecallOutcome, type ExplainOutcome, explainNamespace } from './recall/recall.ts';
 import type { Tables } from './store/database.ts';
 import { FactStore } from './store/fact-store.ts';
-import { vectorEntryKey } from './store/keys.ts';
+import { namespaceRange, vectorEntryKey } from './store/keys.ts';
 import type { FactRecord } from './store/record.ts';
 import { EngramError, ErrorKind, notFound } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
@@ -328,15 +328,21 @@ export class Memory {
     return { facts, nextPageToken: rows.length > pageSize ? facts[facts.length - 1]!.id : '' };
   }
 
+  /** Every namespace with at least one fact (live or retired), sorted. One seek per namespace:
+   *  after reading a namespace's first key, the iterator jumps past the whole namespace. */
   async listAgents(): Promise<string[]> {
     const agents: string[] = [];
-    for (const ns of this.catalog.all()) agents.push(ns.agentId);
-    // Namespaces whose facts are all retired still exist: read them from the facts table.
-    for await (const key of this.tables.facts.keys()) {
-      const agentId = key.slice(0, key.lastIndexOf('\u0000'));
-      if (agents[agents.length - 1] !== agentId) agents.push(agentId);
+    const iterator = this.tables.facts.keys();
+    try {
+      for (let key = await iterator.next(); key !== undefined; key = await iterator.next()) {
+        const agentId = key.slice(0, key.lastIndexOf('\u0000'));
+        agents.push(agentId);
+        iterator.seek(namespaceRange(agentId).lt);
+      }
+    } finally {
+      await iterator.close();
     }
-    return [...new Set(agents)].sort();
+    return agents;
   }
 
   async stats(agentIdInput: unknown): Promise<Stats> {
