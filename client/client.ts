@@ -7,11 +7,13 @@ import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
 import { ErrorKind } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
+import { SHARED_AGENT_ID } from '../shared/validate.ts';
+import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { CapabilityError, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import {
-  toFact, toFactMessage, toReceipt, toRetrieval, toStats,
-  type Fact, type Receipt, type RetrievalMetadata, type Stats,
+  toFact, toFactMessage, toFeedback, toReceipt, toRetrieval, toStats,
+  type Fact, type Receipt, type RetrievalMetadata, type SignalWeights, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export interface ConnectOptions {
@@ -39,13 +41,42 @@ export interface WriteOptions {
   metaJson?: string;
 }
 
+export interface RecallFilters {
+  /** Only facts whose event time (occurred_at, else created_at) is within the last N days. */
+  windowDays?: number;
+  tagsAny?: string[];
+  tagsAll?: string[];
+  createdAfter?: number;
+  createdBefore?: number;
+  occurredAfter?: number;
+  occurredBefore?: number;
+}
+
+/** Options beyond topK need a daemon with recall-options-v1; without them the legacy RPCs are used. */
 export interface RecallOptions {
   topK?: number;
+  /** Unset weights use the daemon's configured defaults; 0 turns a signal off. */
+  weights?: Partial<SignalWeights>;
+  /** 0 = no floor; in (0, 1] drops results below that fraction of the top score. */
+  minRelevance?: number;
+  filters?: RecallFilters;
 }
 
 export interface RecallResult {
   facts: Fact[];
   retrieval: RetrievalMetadata;
+  /** Present when the query's vocabulary barely overlaps the store's (options path only). */
+  feedback?: WeakMatchFeedback;
+}
+
+export interface ExplainResult extends RecallResult {
+  receipts: Receipt[];
+}
+
+export interface BatchRecallResult {
+  results: { query: string; facts: Fact[]; error?: string }[];
+  merged: Fact[];
+  retrieval?: RetrievalMetadata;
 }
 
 export interface DoctorEvent {
@@ -155,25 +186,81 @@ export class EngramClient {
 
   async recall(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
     check.agentId(agentId);
-    const res = await this.read(() => this.connection.memory.recall({ agentId, query, topK: options.topK }));
-    return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
+    if (isLegacyRecall(options)) {
+      const res = await this.read(() => this.connection.memory.recall({ agentId, query, topK: options.topK }));
+      return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
+    }
+    return this.recallWithOptions(agentId, query, RecallScope.AGENT, false, options);
   }
 
   async recallShared(query: string, options: RecallOptions = {}): Promise<RecallResult> {
-    const res = await this.read(() => this.connection.memory.recallShared({ query, topK: options.topK }));
-    return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
+    if (isLegacyRecall(options)) {
+      const res = await this.read(() => this.connection.memory.recallShared({ query, topK: options.topK }));
+      return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
+    }
+    return this.recallWithOptions(SHARED_AGENT_ID, query, RecallScope.SHARED, false, options);
   }
 
+  /** The agent's namespace and the shared one, fused by namespace RRF. */
   async recallAll(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
     check.agentId(agentId);
-    const res = await this.read(() => this.connection.memory.recallAll({ agentId, query, topK: options.topK }));
-    return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
+    if (isLegacyRecall(options)) {
+      const res = await this.read(() => this.connection.memory.recallAll({ agentId, query, topK: options.topK }));
+      return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
+    }
+    return this.recallWithOptions(agentId, query, RecallScope.ALL, false, options);
   }
 
-  async recallExplain(agentId: string, query: string, options: RecallOptions = {}): Promise<{ receipts: Receipt[]; retrieval: RetrievalMetadata }> {
+  async recallExplain(agentId: string, query: string, options: RecallOptions = {}): Promise<ExplainResult> {
     check.agentId(agentId);
-    const res = await this.read(() => this.connection.memory.recallExplain({ agentId, query, topK: options.topK }));
-    return { receipts: res.receipts.map(toReceipt), retrieval: toRetrieval(res.retrieval) };
+    if (isLegacyRecall(options)) {
+      const res = await this.read(() => this.connection.memory.recallExplain({ agentId, query, topK: options.topK }));
+      const receipts = res.receipts.map(toReceipt);
+      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval) };
+    }
+    return this.recallWithOptions(agentId, query, RecallScope.AGENT, true, options);
+  }
+
+  /** Several queries in one call under one policy; a failing query reports in its own slot. */
+  async batchRecall(agentId: string, queries: string[], options: RecallOptions & { scope?: 'agent' | 'shared' | 'all' } = {}): Promise<BatchRecallResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.BatchRecall, 'batch recall');
+    check.agentId(agentId);
+    check.queries(queries, daemon.limits);
+    const res = await this.read(() =>
+      this.connection.memory.batchRecall({ agentId, queries, scope: SCOPES[options.scope ?? 'agent'], options: recallOptionsMessage(options) }),
+    );
+    return {
+      results: res.results.map((r) => ({ query: r.query, facts: r.facts.map(toFact), ...(r.error ? { error: r.error } : {}) })),
+      merged: res.merged.map(toFact),
+      retrieval: res.retrieval && toRetrieval(res.retrieval),
+    };
+  }
+
+  private async recallWithOptions(agentId: string, query: string, scope: RecallScope, explain: boolean, options: RecallOptions): Promise<ExplainResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
+    const res = await this.read(() =>
+      this.connection.memory.recallWithOptions({ agentId, query, scope, explain, options: recallOptionsMessage(options) }),
+    );
+    return {
+      facts: res.facts.map(toFact),
+      receipts: res.receipts.map(toReceipt),
+      retrieval: toRetrieval(res.retrieval),
+      ...(res.feedback ? { feedback: toFeedback(res.feedback) } : {}),
+    };
+  }
+
+  /** Stores "term = equivalents": later queries containing the term also match its equivalents. */
+  async alias(agentId: string, term: string, equivalents: string[], options: { requestId?: string } = {}): Promise<{ fact: Fact; replayed: boolean }> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Alias, 'alias');
+    check.agentId(agentId);
+    check.factText(term, daemon.limits, 'term');
+    check.tags(equivalents, 'equivalents');
+    const requestId = options.requestId ?? randomUUID();
+    const res = await this.write('Alias', requestId, () => this.connection.memory.alias({ requestId, agentId, term, equivalents }));
+    return { fact: toFact(res.fact), replayed: res.replayed };
   }
 
   async list(agentId: string, options: { pageSize?: number; pageToken?: string } = {}): Promise<{ facts: Fact[]; nextPageToken: string }> {
@@ -208,7 +295,7 @@ export class EngramClient {
   /** Checks (or rebuilds) every derived index; yields progress, then one report. */
   async *doctor(options: { rebuild?: boolean } = {}): AsyncGenerator<DoctorEvent> {
     const daemon = await this.connection.ready();
-    if (!daemon.capabilities.includes(Capability.Doctor)) throw new CapabilityError(Capability.Doctor, 'engram doctor');
+    requireCapability(daemon, Capability.Doctor, 'engram doctor');
     // A rebuild can take minutes on a large store: no deadline.
     for await (const res of this.connection.admin.doctor({ rebuild: options.rebuild ?? false }, { timeoutMs: undefined })) {
       if (res.event.case === 'progress') {
@@ -254,6 +341,36 @@ export class EngramClient {
       return send();
     }
   }
+}
+
+const SCOPES = { agent: RecallScope.AGENT, shared: RecallScope.SHARED, all: RecallScope.ALL } as const;
+
+/** A call that only sets topK is effectively legacy and goes to the old RPCs on any daemon. */
+const isLegacyRecall = (o: RecallOptions): boolean =>
+  o.weights === undefined && o.minRelevance === undefined && o.filters === undefined;
+
+/** Fails before anything is sent when the daemon lacks what a call needs. */
+function requireCapability(daemon: DaemonInfo, capability: string, what: string): void {
+  if (!daemon.capabilities.includes(capability)) throw new CapabilityError(capability, what);
+}
+
+function recallOptionsMessage(o: RecallOptions) {
+  const f = o.filters;
+  const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
+  return {
+    topK: o.topK,
+    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency } : undefined,
+    minRelevance: o.minRelevance,
+    filters: f && {
+      windowDays: f.windowDays,
+      tagsAny: f.tagsAny ?? [],
+      tagsAll: f.tagsAll ?? [],
+      createdAfterMs: ms(f.createdAfter),
+      createdBeforeMs: ms(f.createdBefore),
+      occurredAfterMs: ms(f.occurredAfter),
+      occurredBeforeMs: ms(f.occurredBefore),
+    },
+  };
 }
 
 function fields(options: WriteOptions) {

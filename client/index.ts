@@ -1,8 +1,8 @@
 // The Engram client library's public entry point.
 export { connect, EngramClient } from './client.ts';
-export type { ConnectOptions, WriteOptions, RecallOptions, RecallResult, DoctorEvent } from './client.ts';
+export type { ConnectOptions, WriteOptions, RecallOptions, RecallFilters, RecallResult, ExplainResult, BatchRecallResult, DoctorEvent } from './client.ts';
 export type { DaemonInfo } from './connection.ts';
-export type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats } from './types.ts';
+export type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from './types.ts';
 export { UncertainWriteError, CapabilityError } from './errors.ts';
 export { EngramError, ErrorKind } from '../shared/errors.ts';
 export { RpcError } from '../shared/grpc/bridge.ts';

@@ -3,7 +3,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
-import type { RecallReceipt, RetrievalMetadata as RetrievalMessage } from '../shared/gen/engram/v1/recall_pb.ts';
+import type { RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
 import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 
 export interface Fact {
@@ -45,6 +45,22 @@ export interface RetrievalMetadata {
   embedder: string;
   rrfK: number;
   notes: string[];
+  minRelevance: number;
+  filtered: boolean;
+  expandedTerms: string[];
+  vectorSearched: number;
+}
+
+export interface WeakMatchFeedback {
+  queryTerms: number;
+  knownTerms: number;
+  unknownTerms: string[];
+  nearbyTerms: string[];
+  advice: string;
+}
+
+export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
+  return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
 }
 
 export interface Receipt {
@@ -113,6 +129,10 @@ export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata 
     embedder: m?.embedder ?? '',
     rrfK: m?.rrfK ?? 0,
     notes: [...(m?.notes ?? [])],
+    minRelevance: m?.minRelevance ?? 0,
+    filtered: m?.filtered ?? false,
+    expandedTerms: [...(m?.expandedTerms ?? [])],
+    vectorSearched: m?.vectorSearched ?? 0,
   };
 }
 

@@ -5,19 +5,22 @@ import { mkdirSync } from 'node:fs';
 import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
 import { docOf, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
-import { loadCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
+import { loadAlias, loadCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
 import { AccessTracker } from './lifecycle/access.ts';
-import { recallAll, recallNamespaceFacts, type RecallOutcome, type ExplainOutcome, explainNamespace } from './recall/recall.ts';
+import { search, type PreparedQuery, type RetrievalMetadata, type SearchOutcome, type SearchRequest } from './recall/recall.ts';
+import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type Scope } from './recall/plan.ts';
+import { mergeBatch } from './recall/batch.ts';
 import type { Tables } from './store/database.ts';
 import { FactStore } from './store/fact-store.ts';
 import { namespaceRange, vectorEntryKey } from './store/keys.ts';
-import type { FactRecord } from './store/record.ts';
-import { EngramError, ErrorKind, notFound } from '../shared/errors.ts';
+import type { FactKindName, FactRecord } from './store/record.ts';
+import { aliasText, type AliasMeta } from './index/aliases.ts';
+import { EngramError, ErrorKind, invalidArgument, notFound } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
-import type { Limits } from '../shared/validate.ts';
+import { SHARED_AGENT_ID, type Limits } from '../shared/validate.ts';
 import { dataPaths } from '../shared/discovery.ts';
 import { planReplacement, type FactPatch } from './lifecycle/update.ts';
 import { computeStats, type Stats } from './store/stats.ts';
@@ -26,6 +29,7 @@ export interface MemoryOptions {
   dataDir: string;
   embedder: Embedder;
   limits: Limits;
+  recallDefaults: RecallDefaults;
   log: (message: string) => void;
 }
 
@@ -139,19 +143,36 @@ export class Memory {
     const agentId = check.agentId(input.agentId);
     const fields = this.checkWriteFields(input);
     const requestId = check.requestId(input.requestId ?? '');
-    if (!requestId) return this.insert(agentId, fields, '');
-    // A repeated request id returns the original write; concurrent repeats join the first.
+    return this.once(agentId, requestId, () => this.insert(agentId, fields, requestId));
+  }
+
+  /** Stores "term = equivalents" as an alias record of the namespace. */
+  async alias(input: { requestId?: unknown; agentId: unknown; term: unknown; equivalents: unknown }): Promise<PutResult> {
+    const agentId = check.agentId(input.agentId);
+    const term = check.factText(input.term, this.limits, 'term');
+    if (queryTerms(term).length === 0) throw invalidArgument('term', 'has no searchable word (only stopwords or punctuation)');
+    const equivalents = check.tags(input.equivalents, 'equivalents');
+    if (equivalents.length === 0) throw invalidArgument('equivalents', 'must name at least one equivalent');
+    const requestId = check.requestId(input.requestId ?? '');
+    const meta: AliasMeta = { alias_term: term, alias_equivalents: equivalents };
+    const fields: CheckedFields = { text: aliasText(term, equivalents), tags: [], entities: [], source: '', context: '', meta: JSON.stringify(meta) };
+    return this.once(agentId, requestId, () => this.insert(agentId, fields, requestId, 'alias'));
+  }
+
+  /** A repeated request id returns the original write; concurrent repeats join the first. */
+  private async once(agentId: string, requestId: string, write: () => Promise<PutResult>): Promise<PutResult> {
+    if (!requestId) return write();
     const key = `${agentId}\u0000${requestId}`;
     const inflight = this.inflightRequests.get(key);
     if (inflight) return { ...(await inflight), replayed: true };
-    const work = this.putOnce(agentId, fields, requestId).finally(() => this.inflightRequests.delete(key));
+    const work = this.replayOrWrite(agentId, requestId, write).finally(() => this.inflightRequests.delete(key));
     this.inflightRequests.set(key, work);
     return work;
   }
 
-  private async putOnce(agentId: string, fields: CheckedFields, requestId: string): Promise<PutResult> {
+  private async replayOrWrite(agentId: string, requestId: string, write: () => Promise<PutResult>): Promise<PutResult> {
     const earlierId = await this.store.requestedFactId(agentId, requestId);
-    if (earlierId === undefined) return this.insert(agentId, fields, requestId);
+    if (earlierId === undefined) return write();
     const earlier = await this.store.get(agentId, earlierId);
     if (!earlier) {
       throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${requestId} was committed as fact ${earlierId}, which has since been deleted`, 'request_id');
@@ -172,8 +193,9 @@ export class Memory {
     return fields;
   }
 
-  private async insert(agentId: string, fields: CheckedFields, requestId: string): Promise<PutResult> {
-    const vector = await this.embedForWrite(fields.text);
+  private async insert(agentId: string, fields: CheckedFields, requestId: string, kind: FactKindName = 'fact'): Promise<PutResult> {
+    const recallable = kind === 'fact';
+    const vector = recallable ? await this.embedForWrite(fields.text) : null;
     const { id, time } = this.store.ids.next(Date.now());
     const fact: FactRecord = {
       id,
@@ -186,13 +208,18 @@ export class Memory {
       pinned: false,
       pinnedAt: 0,
       supersededBy: '',
-      kind: 'fact',
+      kind,
       strength: 1,
       // Set whenever the embedder ran, even if the text had no known word (no vector, nothing pending).
-      embedder: this.vectorsOff ? '' : this.embedder.id,
+      embedder: recallable && !this.vectorsOff ? this.embedder.id : '',
       vectorKey: vector ? this.nextVectorKey++ : 0,
       ...fields,
     };
+    if (!recallable) {
+      await this.store.insert(fact, undefined, requestId);
+      if (kind === 'alias') loadAlias(this.catalog, fact);
+      return { fact, replayed: false };
+    }
     const terms = termsOf(fact);
     await this.store.insert(fact, { postings: toStoredPostings(terms), vector: vector ?? undefined }, requestId);
     this.indexFact(fact, terms, vector);
@@ -281,29 +308,44 @@ export class Memory {
   // ------------------------------------------------------------------------------------------
   // Reads
 
-  async recall(agentIdInput: unknown, queryInput: unknown, topKInput: unknown): Promise<RecallOutcome> {
-    const agentId = check.agentId(agentIdInput);
+  /** The legacy recall RPCs: default options, one scope, optionally explained. */
+  async recall(agentIdInput: unknown, queryInput: unknown, topKInput: unknown, scope: Scope = 'agent', explain = false): Promise<SearchOutcome> {
+    const agentId = scope === 'shared' ? SHARED_AGENT_ID : check.agentId(agentIdInput);
     const query = check.query(queryInput, this.limits);
-    const topK = check.topK(topKInput, this.limits);
-    const outcome = await recallNamespaceFacts(this, agentId, await this.prepareQuery(query), topK);
-    this.access.record(outcome.facts, Date.now());
-    return outcome;
+    const plan = defaultPlan(check.topK(topKInput, this.limits), this.options.recallDefaults);
+    return this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope, plan, explain });
   }
 
-  async recallExplain(agentIdInput: unknown, queryInput: unknown, topKInput: unknown): Promise<ExplainOutcome> {
-    const agentId = check.agentId(agentIdInput);
-    const query = check.query(queryInput, this.limits);
-    const topK = check.topK(topKInput, this.limits);
-    const outcome = await explainNamespace(this, agentId, await this.prepareQuery(query), topK);
-    this.access.record(outcome.receipts.map((r) => r.fact), Date.now());
-    return outcome;
+  /** RecallWithOptions: per-call weights, relevance floor and filters. */
+  async recallWithOptions(input: { agentId: unknown; query: unknown; scope: Scope; explain: boolean; options?: RecallOptionsInput }): Promise<SearchOutcome> {
+    const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+    const query = check.query(input.query, this.limits);
+    const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
+    return this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope: input.scope, plan, explain: input.explain });
   }
 
-  async recallAll(agentIdInput: unknown, queryInput: unknown, topKInput: unknown): Promise<RecallOutcome> {
-    const agentId = check.agentId(agentIdInput);
-    const query = check.query(queryInput, this.limits);
-    const topK = check.topK(topKInput, this.limits);
-    const outcome = await recallAll(this, agentId, await this.prepareQuery(query), topK);
+  /** Several queries under one policy, concurrently; a bad query fails only its own slot. */
+  async batchRecall(input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
+    const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+    const queries = check.queries(input.queries, this.limits);
+    const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
+    const results = await Promise.all(
+      queries.map(async (q, i) => {
+        try {
+          const query = check.query(q, this.limits, `queries[${i}]`);
+          const outcome = await this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope: input.scope, plan, explain: false });
+          return { query, facts: outcome.facts, retrieval: outcome.retrieval };
+        } catch (error) {
+          if (!(error instanceof EngramError)) throw error;
+          return { query: typeof q === 'string' ? q : '', facts: [], error: error.message };
+        }
+      }),
+    );
+    return { results, merged: mergeBatch(results.map((r) => r.facts)), retrieval: results.find((r) => r.retrieval)?.retrieval };
+  }
+
+  private async searchAndCount(req: SearchRequest): Promise<SearchOutcome> {
+    const outcome = await search(this, req);
     this.access.record(outcome.facts, Date.now());
     return outcome;
   }
@@ -389,9 +431,9 @@ interface CheckedFields {
   meta: string;
 }
 
-export interface PreparedQuery {
-  text: string;
-  terms: string[];
-  vector: Float32Array | null;
+export interface BatchOutcome {
+  results: { query: string; facts: FactRecord[]; error?: string }[];
+  merged: FactRecord[];
+  retrieval?: RetrievalMetadata;
 }
 

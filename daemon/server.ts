@@ -3,7 +3,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { releaseProfile, Capability, type ReleaseProfile } from '../shared/capabilities.ts';
+import { profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
 import { dataPaths, type Discovery } from '../shared/discovery.ts';
 import { addService, type CallGuard } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
@@ -14,6 +14,8 @@ import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
 import { createEmbedder, type EmbedderName } from './embed/index.ts';
 import { Memory } from './memory.ts';
+import { DEFAULT_WEIGHTS } from './recall/fusion.ts';
+import type { RecallDefaults } from './recall/plan.ts';
 import { adminService } from './rpc/admin-service.ts';
 import { bearerTokenGuard } from './rpc/auth.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
@@ -29,6 +31,8 @@ export interface DaemonOptions {
   profile?: string;
   defaultConfidenceWeight?: number;
   limits?: Limits;
+  /** Configured recall defaults (per-call options override them). */
+  recallDefaults?: RecallDefaults;
   log?: (message: string) => void;
 }
 
@@ -49,16 +53,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const tables = await openTables(paths.store);
   const embedder = await createEmbedder(options.embedder);
-  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, log }, tables);
+  const recallDefaults = options.recallDefaults ?? { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0 };
+  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, log }, tables);
   const token = loadOrCreateToken(paths.token);
   const instanceId = randomUUID();
   let serving = true;
 
   const register = (server: grpc.Server, guard?: CallGuard) => {
-    const serve = { guard, onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
+    const serve = { guard, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
     addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => (memory.vectorsOff ? 'none' : embedder.id) }), serve);
     addService(server, MemoryService, memoryService(memory), serve);
-    addService(server, AdminService, profile.capabilities.includes(Capability.Doctor) ? adminService(memory) : {}, serve);
+    addService(server, AdminService, adminService(memory), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 

@@ -13,6 +13,10 @@ export const Capability = {
   IdempotentWrite: 'idempotent-write-v1',
   /** AdminService.Doctor: index checks and rebuilds with progress. */
   Doctor: 'doctor-v1',
+  /** RecallWithOptions: per-call signal weights, min_relevance, filters, scope, explain. */
+  RecallOptions: 'recall-options-v1',
+  BatchRecall: 'batch-recall-v1',
+  Alias: 'alias-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -31,7 +35,7 @@ const legacy: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [Capability.IdempotentWrite, Capability.Doctor],
+  capabilities: [Capability.IdempotentWrite, Capability.Doctor, Capability.RecallOptions, Capability.BatchRecall, Capability.Alias],
   advertisesDefaultWeight: true,
 };
 
@@ -48,5 +52,14 @@ export function releaseProfile(name: string): ReleaseProfile {
 
 /** Methods (by "Service/Method") that exist only when a capability is served. */
 export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
-  'AdminService/Doctor': Capability.Doctor,
+  'engram.v1.AdminService/Doctor': Capability.Doctor,
+  'engram.v1.MemoryService/RecallWithOptions': Capability.RecallOptions,
+  'engram.v1.MemoryService/BatchRecall': Capability.BatchRecall,
+  'engram.v1.MemoryService/Alias': Capability.Alias,
 };
+
+/** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */
+export function profileServes(profile: ReleaseProfile, method: string): boolean {
+  const needed = METHOD_CAPABILITY[method];
+  return needed === undefined || profile.capabilities.includes(needed);
+}

@@ -143,3 +143,41 @@ export function strength(value: unknown, field = 'strength'): number {
 function truncate(s: string): string {
   return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }
+
+const MAX_SIGNAL_WEIGHT = 100;
+
+/** A signal weight: finite, >= 0 (0 turns the signal off). */
+export function signalWeight(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_SIGNAL_WEIGHT) {
+    throw invalidArgument(field, `must be a finite number in [0, ${MAX_SIGNAL_WEIGHT}], got ${String(value)}`);
+  }
+  return value;
+}
+
+/** 0 = no floor; otherwise a fraction of the top score in (0, 1]. */
+export function minRelevance(value: unknown, field = 'min_relevance'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw invalidArgument(field, `must be a finite number in [0, 1], got ${String(value)}`);
+  }
+  return value;
+}
+
+export function windowDays(value: unknown, field = 'window_days'): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 36_500) {
+    throw invalidArgument(field, 'must be a whole number of days between 1 and 36500');
+  }
+  return value;
+}
+
+/** Options variants treat a top_k <= 0 as the default (8), as the seed's *WithOptions calls do. */
+export function optionsTopK(value: unknown, limits: Limits, field = 'top_k'): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value <= 0) return DEFAULT_TOP_K;
+  return topK(value, limits, field);
+}
+
+export function queries(value: unknown, limits: Limits, field = 'queries'): unknown[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of strings, got ${describe(value)}`);
+  if (value.length === 0) throw invalidArgument(field, 'must name at least one query');
+  if (value.length > limits.maxBatch) throw invalidArgument(field, `at most ${limits.maxBatch} queries per batch, got ${value.length}`);
+  return value;
+}

@@ -29,6 +29,7 @@ export function docOf(fact: FactRecord): Doc {
     textKey: textKeyOf(fact.text),
     confidence: fact.confidence,
     kind: fact.kind,
+    tags: fact.tags,
     vectorKey: fact.vectorKey,
   };
 }

@@ -10,6 +10,7 @@ import type { Catalog } from './catalog.ts';
 import { docOf, fromStoredPostings, isIndexed, termsOf } from './derive.ts';
 import type { NamespaceIndex } from './namespace.ts';
 import { VectorIndex } from './vectors.ts';
+import { parseAliasMeta } from './aliases.ts';
 
 export interface VectorSpace {
   embedder: string;
@@ -37,6 +38,7 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
     const fact = decodeFact(raw);
     result.facts++;
     result.nextVectorKey = Math.max(result.nextVectorKey, fact.vectorKey + 1);
+    if (isLiveAlias(fact)) loadAlias(catalog, fact);
     if (!isIndexed(fact)) continue;
     chunk.push(fact);
     if (chunk.length === CHUNK) {
@@ -83,4 +85,11 @@ export function toFloat32(bytes: Uint8Array): Float32Array {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer);
+}
+
+const isLiveAlias = (fact: FactRecord): boolean => fact.kind === 'alias' && fact.supersededBy === '';
+
+export function loadAlias(catalog: Catalog, fact: FactRecord): void {
+  const alias = parseAliasMeta(fact.meta);
+  if (alias) catalog.ensure(fact.agentId).aliases.add(fact.id, alias.alias_term, alias.alias_equivalents);
 }

@@ -4,6 +4,7 @@
 import { KeywordIndex } from './keyword.ts';
 import { RecencyOrder } from './recency.ts';
 import { VectorIndex } from './vectors.ts';
+import { AliasTable } from './aliases.ts';
 
 export interface Doc {
   factId: string;
@@ -14,6 +15,7 @@ export interface Doc {
   textKey: string;
   confidence: string;
   kind: string;
+  tags: string[];
   vectorKey: number;
 }
 
@@ -21,6 +23,8 @@ export class NamespaceIndex {
   readonly keyword = new KeywordIndex();
   readonly recency = new RecencyOrder();
   vectors: VectorIndex | null = null;
+  /** Query expansions of this namespace (alias records live here, not in the signal indexes). */
+  readonly aliases = new AliasTable();
   private readonly docs: (Doc | undefined)[] = [];
   private readonly docByFactId = new Map<string, number>();
   private readonly docByVectorKey = new Map<number, number>();
@@ -70,7 +74,9 @@ export class NamespaceIndex {
     this.recency.add(doc, info.recencyTime);
   }
 
+  /** Removes a fact from every in-memory structure (signal indexes, aliases). */
   remove(factId: string): Doc | undefined {
+    this.aliases.remove(factId);
     const doc = this.docByFactId.get(factId);
     if (doc === undefined) return undefined;
     const info = this.unindex(doc);

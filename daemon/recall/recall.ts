@@ -1,12 +1,22 @@
-// Recall entry points over the core: rank, then read the chosen facts from the store. Plain
-// recall and explain share one ranking, so explain returns exactly the facts and order of recall.
-import type { Memory, PreparedQuery } from '../memory.ts';
+// Recall over the core: choose the namespaces of the scope, expand the query by aliases, rank
+// each namespace, read the chosen facts. Plain recall and explain share one ranking, so explain
+// returns exactly the facts and order of recall.
+import type { Memory } from '../memory.ts';
+import type { NamespaceIndex } from '../index/namespace.ts';
 import type { FactRecord } from '../store/record.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
-import { DEFAULT_WEIGHTS, RRF_K, type SignalWeights } from './fusion.ts';
+import { weakMatchFeedback, type WeakMatchFeedback } from './feedback.ts';
+import { RRF_K, type SignalWeights } from './fusion.ts';
 import { mergeNamespaces } from './namespaces.ts';
+import type { RecallPlan, Scope } from './plan.ts';
 import { rankNamespace, type NamespaceRanking, type RankedFact } from './rank.ts';
 import { toReceipt, type Receipt } from './receipts.ts';
+
+export interface PreparedQuery {
+  text: string;
+  terms: string[];
+  vector: Float32Array | null;
+}
 
 export interface RetrievalMetadata {
   weights: SignalWeights;
@@ -14,79 +24,84 @@ export interface RetrievalMetadata {
   eligibleCount: number;
   keywordCandidates: number;
   vectorCandidates: number;
+  vectorSearched: number;
   embedder: string;
   rrfK: number;
   notes: string[];
+  minRelevance: number;
+  filtered: boolean;
+  expandedTerms: string[];
 }
 
-export interface RecallOutcome {
+export interface SearchRequest {
+  agentId: string;
+  query: PreparedQuery;
+  scope: Scope;
+  plan: RecallPlan;
+  explain: boolean;
+}
+
+export interface SearchOutcome {
   facts: FactRecord[];
+  /** Present when explain was requested: one per fact, same order. */
+  receipts?: Receipt[];
   retrieval: RetrievalMetadata;
+  feedback?: WeakMatchFeedback;
 }
 
-export interface ExplainOutcome {
-  receipts: Receipt[];
-  retrieval: RetrievalMetadata;
+export function scopeNamespaces(agentId: string, scope: Scope): string[] {
+  if (scope === 'shared' || agentId === SHARED_AGENT_ID) return [SHARED_AGENT_ID];
+  return scope === 'all' ? [agentId, SHARED_AGENT_ID] : [agentId];
 }
 
-interface Ranked {
-  ranked: RankedFact[];
-  facts: FactRecord[];
-  retrieval: RetrievalMetadata;
-}
-
-async function rankAndRead(memory: Memory, agentIds: string[], query: PreparedQuery, topK: number): Promise<Ranked & { perNamespace: RankedFact[][] }> {
-  const weights = { ...DEFAULT_WEIGHTS };
-  const rankings: NamespaceRanking[] = agentIds.map((agentId) => {
-    const ns = memory.namespace(agentId);
-    return ns ? rankNamespace(ns, { terms: query.terms, vector: query.vector, topK, weights }) : emptyRanking();
+export async function search(memory: Memory, req: SearchRequest): Promise<SearchOutcome> {
+  const agentIds = scopeNamespaces(req.agentId, req.scope);
+  const namespaces = agentIds.map((id) => memory.namespace(id)).filter((ns): ns is NamespaceIndex => ns !== undefined);
+  const expanded = [...new Set(namespaces.flatMap((ns) => ns.aliases.expand(req.query.terms)))].sort();
+  const terms = [...req.query.terms, ...expanded];
+  const rankings = agentIds.map((id) => {
+    const ns = memory.namespace(id);
+    return ns ? rankNamespace(ns, { terms, vector: req.query.vector }, req.plan) : emptyRanking();
   });
-  const perNamespace = rankings.map((r) => r.results);
-  const ranked = perNamespace.length === 1 ? perNamespace[0]! : perNamespace.flat();
-  const facts = await readFacts(memory, ranked);
-  return { ranked, facts, perNamespace, retrieval: metadata(memory, query, weights, rankings) };
+
+  const ranked = rankings.flatMap((r) => r.results);
+  const byKey = await readFacts(memory, ranked);
+  const alive = (list: RankedFact[]) => list.filter((r) => byKey.has(key(r)));
+  const chosen =
+    rankings.length === 2
+      ? mergeNamespaces(alive(rankings[0]!.results), alive(rankings[1]!.results), (r) => byKey.get(key(r))!.text, req.plan.topK)
+      : alive(ranked);
+  const facts = chosen.map((r) => byKey.get(key(r))!);
+  const retrieval = metadata(memory, req, rankings, expanded);
+  const outcome: SearchOutcome = { facts, retrieval };
+  if (req.explain) {
+    const now = Date.now();
+    outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now));
+  }
+  const feedback = weakMatchFeedback(namespaces, req.query.terms);
+  if (feedback) outcome.feedback = feedback;
+  return outcome;
 }
+
+const key = (r: { agentId: string; factId: string }) => `${r.agentId}\u0000${r.factId}`;
 
 /** Reads ranked facts; a fact deleted between ranking and reading is dropped, not returned stale. */
-async function readFacts(memory: Memory, ranked: RankedFact[]): Promise<FactRecord[]> {
+async function readFacts(memory: Memory, ranked: RankedFact[]): Promise<Map<string, FactRecord>> {
   const rows = await memory.store.getMany(ranked.map((r) => ({ agentId: r.agentId, factId: r.factId })));
-  return rows.map((row) => (row ? memory.access.overlay(row) : undefined)).filter((f): f is FactRecord => f !== undefined);
-}
-
-export async function recallNamespaceFacts(memory: Memory, agentId: string, query: PreparedQuery, topK: number): Promise<RecallOutcome> {
-  const { facts, retrieval } = await rankAndRead(memory, [agentId], query, topK);
-  return { facts, retrieval };
-}
-
-export async function explainNamespace(memory: Memory, agentId: string, query: PreparedQuery, topK: number): Promise<ExplainOutcome> {
-  const { ranked, facts, retrieval } = await rankAndRead(memory, [agentId], query, topK);
-  const byId = new Map(facts.map((f) => [f.id, f]));
-  const now = Date.now();
-  const receipts = ranked
-    .filter((r) => byId.has(r.factId))
-    .map((r) => toReceipt(r, byId.get(r.factId)!, retrieval.weights, now));
-  return { receipts, retrieval };
-}
-
-/** The agent's namespace and the shared one, fused by namespace RRF. */
-export async function recallAll(memory: Memory, agentId: string, query: PreparedQuery, topK: number): Promise<RecallOutcome> {
-  if (agentId === SHARED_AGENT_ID) return recallNamespaceFacts(memory, agentId, query, topK);
-  const { facts, perNamespace, retrieval } = await rankAndRead(memory, [agentId, SHARED_AGENT_ID], query, topK);
-  const text = new Map(facts.map((f) => [`${f.agentId}\u0000${f.id}`, f]));
-  const key = (r: RankedFact) => `${r.agentId}\u0000${r.factId}`;
-  const alive = (list: RankedFact[]) => list.filter((r) => text.has(key(r)));
-  const merged = mergeNamespaces(alive(perNamespace[0]!), alive(perNamespace[1]!), (r) => text.get(key(r))!.text, topK);
-  return { facts: merged.map((r) => text.get(key(r))!), retrieval };
+  const byKey = new Map<string, FactRecord>();
+  for (const row of rows) if (row) byKey.set(key({ agentId: row.agentId, factId: row.id }), memory.access.overlay(row));
+  return byKey;
 }
 
 function emptyRanking(): NamespaceRanking {
-  return { results: [], keywordCandidates: 0, vectorCandidates: 0, eligible: 0 };
+  return { results: [], keywordCandidates: 0, vectorCandidates: 0, vectorSearched: 0, eligible: 0 };
 }
 
-function metadata(memory: Memory, query: PreparedQuery, weights: SignalWeights, rankings: NamespaceRanking[]): RetrievalMetadata {
+function metadata(memory: Memory, req: SearchRequest, rankings: NamespaceRanking[], expanded: string[]): RetrievalMetadata {
+  const { weights } = req.plan;
   const notes: string[] = [];
   const signals: string[] = [];
-  if (weights.vector > 0 && query.vector) signals.push('vector');
+  if (weights.vector > 0 && req.query.vector) signals.push('vector');
   else if (weights.vector > 0) notes.push(memory.vectorsOff ? `vector: off (${memory.vectorsOff})` : 'vector: the query has no known word');
   if (weights.keyword > 0) signals.push('keyword');
   if (weights.recency > 0) signals.push('recency');
@@ -97,8 +112,12 @@ function metadata(memory: Memory, query: PreparedQuery, weights: SignalWeights, 
     eligibleCount: sum((r) => r.eligible),
     keywordCandidates: sum((r) => r.keywordCandidates),
     vectorCandidates: sum((r) => r.vectorCandidates),
+    vectorSearched: sum((r) => r.vectorSearched),
     embedder: memory.vectorsOff ? 'none' : memory.embedder.id,
     rrfK: RRF_K,
     notes,
+    minRelevance: req.plan.minRelevance,
+    filtered: req.plan.filter !== null,
+    expandedTerms: expanded,
   };
 }

@@ -1,7 +1,9 @@
 // Records and results ↔ protocol messages. Pure mapping, no behaviour.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { FactKind, type FactSchema, type Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
-import type { RecallReceiptSchema, RetrievalMetadataSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
+import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
+import type { RecallOptionsInput, Scope } from '../recall/plan.ts';
+import type { WeakMatchFeedback } from '../recall/feedback.ts';
 import type { FactFields } from '../../shared/gen/engram/v1/memory_pb.ts';
 import type { FactPatch } from '../lifecycle/update.ts';
 import type { RetrievalMetadata } from '../recall/recall.ts';
@@ -80,6 +82,10 @@ export function retrievalMessage(meta: RetrievalMetadata): MessageInitShape<type
     embedder: meta.embedder,
     rrfK: meta.rrfK,
     notes: meta.notes,
+    minRelevance: meta.minRelevance,
+    filtered: meta.filtered,
+    expandedTerms: meta.expandedTerms,
+    vectorSearched: meta.vectorSearched,
   };
 }
 
@@ -105,4 +111,32 @@ export function receiptMessage(receipt: Receipt): MessageInitShape<typeof Recall
 /** int64 on the wire, number in the core: times in ms stay far inside the safe-integer range. */
 function optionalNumber(value: bigint | undefined): number | undefined {
   return value === undefined ? undefined : Number(value);
+}
+
+const SCOPES: Record<number, Scope> = { [RecallScope.SHARED]: 'shared', [RecallScope.ALL]: 'all' };
+
+export const scopeOf = (scope: RecallScope): Scope => SCOPES[scope] ?? 'agent';
+
+/** Wire options → core input; absent optional fields stay undefined (= the configured default). */
+export function recallOptionsInput(o: RecallOptions | undefined): RecallOptionsInput | undefined {
+  if (!o) return undefined;
+  const f = o.filters;
+  return {
+    topK: o.topK,
+    weights: o.signalWeights ? { vector: o.signalWeights.vector, keyword: o.signalWeights.keyword, recency: o.signalWeights.recency } : undefined,
+    minRelevance: o.minRelevance,
+    filters: f && {
+      windowDays: f.windowDays,
+      tagsAny: f.tagsAny,
+      tagsAll: f.tagsAll,
+      createdAfter: optionalNumber(f.createdAfterMs),
+      createdBefore: optionalNumber(f.createdBeforeMs),
+      occurredAfter: optionalNumber(f.occurredAfterMs),
+      occurredBefore: optionalNumber(f.occurredBeforeMs),
+    },
+  };
+}
+
+export function feedbackMessage(f: WeakMatchFeedback): MessageInitShape<typeof WeakMatchFeedbackSchema> {
+  return { queryTerms: f.queryTerms, knownTerms: f.knownTerms, unknownTerms: f.unknownTerms, nearbyTerms: f.nearbyTerms, advice: f.advice };
 }

@@ -3,11 +3,11 @@ import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { MemoryService } from '../../shared/gen/engram/v1/memory_pb.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { Memory } from '../memory.ts';
-import type { RecallOutcome } from '../recall/recall.ts';
-import { factMessage, factPatch, receiptMessage, retrievalMessage, writeFields } from './convert.ts';
+import type { SearchOutcome } from '../recall/recall.ts';
+import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 
-const recallResponse = (outcome: RecallOutcome) => ({
+const recallResponse = (outcome: SearchOutcome) => ({
   facts: outcome.facts.map(factMessage),
   retrieval: retrievalMessage(outcome.retrieval),
 });
@@ -29,14 +29,40 @@ export function memoryService(memory: Memory): ImplOf<typeof MemoryService> {
       return recallResponse(await memory.recall(req.agentId, req.query, req.topK));
     },
     async recallShared(req) {
-      return recallResponse(await memory.recall(SHARED_AGENT_ID, req.query, req.topK));
+      return recallResponse(await memory.recall(SHARED_AGENT_ID, req.query, req.topK, 'shared'));
     },
     async recallAll(req) {
-      return recallResponse(await memory.recallAll(req.agentId, req.query, req.topK));
+      return recallResponse(await memory.recall(req.agentId, req.query, req.topK, 'all'));
     },
     async recallExplain(req) {
-      const outcome = await memory.recallExplain(req.agentId, req.query, req.topK);
-      return { receipts: outcome.receipts.map(receiptMessage), retrieval: retrievalMessage(outcome.retrieval) };
+      const outcome = await memory.recall(req.agentId, req.query, req.topK, 'agent', true);
+      return { receipts: outcome.receipts!.map(receiptMessage), retrieval: retrievalMessage(outcome.retrieval) };
+    },
+    async recallWithOptions(req) {
+      const outcome = await memory.recallWithOptions({
+        agentId: req.agentId,
+        query: req.query,
+        scope: scopeOf(req.scope),
+        explain: req.explain,
+        options: recallOptionsInput(req.options),
+      });
+      return {
+        ...recallResponse(outcome),
+        receipts: (outcome.receipts ?? []).map(receiptMessage),
+        feedback: outcome.feedback && feedbackMessage(outcome.feedback),
+      };
+    },
+    async batchRecall(req) {
+      const outcome = await memory.batchRecall({ agentId: req.agentId, queries: req.queries, scope: scopeOf(req.scope), options: recallOptionsInput(req.options) });
+      return {
+        results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(factMessage), error: r.error ?? '' })),
+        merged: outcome.merged.map(factMessage),
+        retrieval: outcome.retrieval && retrievalMessage(outcome.retrieval),
+      };
+    },
+    async alias(req) {
+      const { fact, replayed } = await memory.alias({ requestId: req.requestId, agentId: req.agentId, term: req.term, equivalents: req.equivalents });
+      return { fact: factMessage(fact), replayed };
     },
     async delete(req) {
       return { fact: factMessage(await memory.delete(req.agentId, req.factId, req.requestId)) };

@@ -58,8 +58,9 @@ export class FactStore {
     return this.tables.requests.get(requestKey(agentId, requestId));
   }
 
-  insert(fact: FactRecord, derived: DerivedRows, requestId: string): Promise<void> {
-    const ops = [...this.factOps(fact, derived)];
+  /** `derived` undefined: a record no index holds (an alias). */
+  insert(fact: FactRecord, derived: DerivedRows | undefined, requestId: string): Promise<void> {
+    const ops = derived ? this.factOps(fact, derived) : [this.put(this.tables.facts, factKey(fact.agentId, fact.id), fact)];
     if (requestId) ops.push(this.put(this.tables.requests, requestKey(fact.agentId, requestId), fact.id));
     return this.committer.commit(ops);
   }

@@ -55,6 +55,9 @@ export type InternalErrorSink = (method: string, error: unknown) => void;
 
 export interface ServeOptions {
   guard?: CallGuard;
+  /** Whether a method ("package.Service/Method") is served; others answer UNIMPLEMENTED, as an
+   *  older daemon that never had them would. Default: every implemented method. */
+  serves?: (method: string) => boolean;
   onInternalError?: InternalErrorSink;
 }
 
@@ -69,7 +72,8 @@ export function addService<S extends GenServiceMethods>(
   for (const method of service.methods) {
     definition[method.localName] = methodDefinition(service, method);
     const handler = (impl as Record<string, unknown>)[method.localName];
-    handlers[method.localName] = handler
+    const served = handler !== undefined && (options.serves?.(`${service.typeName}/${method.name}`) ?? true);
+    handlers[method.localName] = served
       ? serverHandler(service, method, handler, options)
       : unimplementedHandler(service, method);
   }

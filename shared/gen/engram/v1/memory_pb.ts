@@ -10,7 +10,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Fact } from "./fact_pb.ts";
 import { file_engram_v1_fact } from "./fact_pb.ts";
-import type { RecallReceipt, RetrievalMetadata } from "./recall_pb.ts";
+import type { RecallOptions, RecallReceipt, RecallScope, RetrievalMetadata, WeakMatchFeedback } from "./recall_pb.ts";
 import { file_engram_v1_recall } from "./recall_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/memory.proto.
  */
 export const file_engram_v1_memory: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEikAEKCkZhY3RGaWVsZHMSGwoOb2NjdXJyZWRfYXRfbXMYASABKANIAIgBARIMCgR0YWdzGAIgAygJEhAKCGVudGl0aWVzGAMgAygJEg4KBnNvdXJjZRgEIAEoCRIPCgdjb250ZXh0GAUgASgJEhEKCW1ldGFfanNvbhgGIAEoCUIRCg9fb2NjdXJyZWRfYXRfbXMiZwoKUHV0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiPgoLUHV0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIIlsKEFB1dFNoYXJlZFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiUKBmZpZWxkcxgDIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIkQKEVB1dFNoYXJlZFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2siYQoOUmVjYWxsUmVzcG9uc2USHgoFZmFjdHMYASADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiQgoTUmVjYWxsU2hhcmVkUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgV0b3BfaxgCIAEoBUgAiAEBQggKBl90b3BfayJnChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rImQKEVJlY2FsbEFsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIlUKFFJlY2FsbEV4cGxhaW5SZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rInQKFVJlY2FsbEV4cGxhaW5SZXNwb25zZRIqCghyZWNlaXB0cxgBIAMoCzIYLmVuZ3JhbS52MS5SZWNhbGxSZWNlaXB0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJGCg1EZWxldGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDwoHZmFjdF9pZBgDIAEoCSIvCg5EZWxldGVSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QiRgoLTGlzdFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiRwoMTGlzdFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhMKEUxpc3RBZ2VudHNSZXF1ZXN0IicKEkxpc3RBZ2VudHNSZXNwb25zZRIRCglhZ2VudF9pZHMYASADKAkiMgoMU3RhdHNSZXF1ZXN0EhUKCGFnZW50X2lkGAEgASgJSACIAQFCCwoJX2FnZW50X2lkIqICCg1TdGF0c1Jlc3BvbnNlEhIKCmZhY3RfY291bnQYASABKAQSEgoKbGl2ZV9jb3VudBgCIAEoBBIVCg1yZXRpcmVkX2NvdW50GAMgASgEEhQKDHBpbm5lZF9jb3VudBgEIAEoBBISCgp0ZXh0X2J5dGVzGAUgASgEEhwKFG9sZGVzdF9jcmVhdGVkX2F0X21zGAYgASgDEhwKFG5ld2VzdF9jcmVhdGVkX2F0X21zGAcgASgDEhMKC2FnZW50X2NvdW50GAggASgNEhQKDHZlY3Rvcl9jb3VudBgJIAEoBBIaChJwZW5kaW5nX2VtYmVkZGluZ3MYCiABKAQSEwoLc3RvcmVfYnl0ZXMYCyABKAQSEAoIZW1iZWRkZXIYDCABKAkiWAoRVXBkYXRlRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIdCgRmYWN0GAMgASgLMg8uZW5ncmFtLnYxLkZhY3QiMwoSVXBkYXRlRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdDK5BgoNTWVtb3J5U2VydmljZRI0CgNQdXQSFS5lbmdyYW0udjEuUHV0UmVxdWVzdBoWLmVuZ3JhbS52MS5QdXRSZXNwb25zZRJGCglQdXRTaGFyZWQSGy5lbmdyYW0udjEuUHV0U2hhcmVkUmVxdWVzdBocLmVuZ3JhbS52MS5QdXRTaGFyZWRSZXNwb25zZRI0CgNHZXQSFS5lbmdyYW0udjEuR2V0UmVxdWVzdBoWLmVuZ3JhbS52MS5HZXRSZXNwb25zZRI9CgZSZWNhbGwSGC5lbmdyYW0udjEuUmVjYWxsUmVxdWVzdBoZLmVuZ3JhbS52MS5SZWNhbGxSZXNwb25zZRJPCgxSZWNhbGxTaGFyZWQSHi5lbmdyYW0udjEuUmVjYWxsU2hhcmVkUmVxdWVzdBofLmVuZ3JhbS52MS5SZWNhbGxTaGFyZWRSZXNwb25zZRJGCglSZWNhbGxBbGwSGy5lbmdyYW0udjEuUmVjYWxsQWxsUmVxdWVzdBocLmVuZ3JhbS52MS5SZWNhbGxBbGxSZXNwb25zZRJSCg1SZWNhbGxFeHBsYWluEh8uZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXF1ZXN0GiAuZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXNwb25zZRI9CgZEZWxldGUSGC5lbmdyYW0udjEuRGVsZXRlUmVxdWVzdBoZLmVuZ3JhbS52MS5EZWxldGVSZXNwb25zZRI3CgRMaXN0EhYuZW5ncmFtLnYxLkxpc3RSZXF1ZXN0GhcuZW5ncmFtLnYxLkxpc3RSZXNwb25zZRJJCgpMaXN0QWdlbnRzEhwuZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh0uZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXNwb25zZRI6CgVTdGF0cxIXLmVuZ3JhbS52MS5TdGF0c1JlcXVlc3QaGC5lbmdyYW0udjEuU3RhdHNSZXNwb25zZRJJCgpVcGRhdGVGYWN0EhwuZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXF1ZXN0Gh0uZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXNwb25zZWIGcHJvdG8z", [file_engram_v1_fact, file_engram_v1_recall]);
+  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEikAEKCkZhY3RGaWVsZHMSGwoOb2NjdXJyZWRfYXRfbXMYASABKANIAIgBARIMCgR0YWdzGAIgAygJEhAKCGVudGl0aWVzGAMgAygJEg4KBnNvdXJjZRgEIAEoCRIPCgdjb250ZXh0GAUgASgJEhEKCW1ldGFfanNvbhgGIAEoCUIRCg9fb2NjdXJyZWRfYXRfbXMiZwoKUHV0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiPgoLUHV0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIIlsKEFB1dFNoYXJlZFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiUKBmZpZWxkcxgDIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIkQKEVB1dFNoYXJlZFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2siYQoOUmVjYWxsUmVzcG9uc2USHgoFZmFjdHMYASADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiQgoTUmVjYWxsU2hhcmVkUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgV0b3BfaxgCIAEoBUgAiAEBQggKBl90b3BfayJnChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rImQKEVJlY2FsbEFsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIlUKFFJlY2FsbEV4cGxhaW5SZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rInQKFVJlY2FsbEV4cGxhaW5SZXNwb25zZRIqCghyZWNlaXB0cxgBIAMoCzIYLmVuZ3JhbS52MS5SZWNhbGxSZWNlaXB0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJGCg1EZWxldGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDwoHZmFjdF9pZBgDIAEoCSIvCg5EZWxldGVSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QiRgoLTGlzdFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiRwoMTGlzdFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhMKEUxpc3RBZ2VudHNSZXF1ZXN0IicKEkxpc3RBZ2VudHNSZXNwb25zZRIRCglhZ2VudF9pZHMYASADKAkiMgoMU3RhdHNSZXF1ZXN0EhUKCGFnZW50X2lkGAEgASgJSACIAQFCCwoJX2FnZW50X2lkIqICCg1TdGF0c1Jlc3BvbnNlEhIKCmZhY3RfY291bnQYASABKAQSEgoKbGl2ZV9jb3VudBgCIAEoBBIVCg1yZXRpcmVkX2NvdW50GAMgASgEEhQKDHBpbm5lZF9jb3VudBgEIAEoBBISCgp0ZXh0X2J5dGVzGAUgASgEEhwKFG9sZGVzdF9jcmVhdGVkX2F0X21zGAYgASgDEhwKFG5ld2VzdF9jcmVhdGVkX2F0X21zGAcgASgDEhMKC2FnZW50X2NvdW50GAggASgNEhQKDHZlY3Rvcl9jb3VudBgJIAEoBBIaChJwZW5kaW5nX2VtYmVkZGluZ3MYCiABKAQSEwoLc3RvcmVfYnl0ZXMYCyABKAQSEAoIZW1iZWRkZXIYDCABKAkiWAoRVXBkYXRlRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIdCgRmYWN0GAMgASgLMg8uZW5ncmFtLnYxLkZhY3QiMwoSVXBkYXRlRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKeAQoYUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEg8KB2V4cGxhaW4YBCABKAgSKQoHb3B0aW9ucxgFIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIsgBChlSZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSKgoIcmVjZWlwdHMYAiADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGESLgoIZmVlZGJhY2sYBCABKAsyHC5lbmdyYW0udjEuV2Vha01hdGNoRmVlZGJhY2siiQEKEkJhdGNoUmVjYWxsUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIPCgdxdWVyaWVzGAIgAygJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEikKB29wdGlvbnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsT3B0aW9ucyJQChBCYXRjaFF1ZXJ5UmVzdWx0Eg0KBXF1ZXJ5GAEgASgJEh4KBWZhY3RzGAIgAygLMg8uZW5ncmFtLnYxLkZhY3QSDQoFZXJyb3IYAyABKAkilQEKE0JhdGNoUmVjYWxsUmVzcG9uc2USLAoHcmVzdWx0cxgBIAMoCzIbLmVuZ3JhbS52MS5CYXRjaFF1ZXJ5UmVzdWx0Eh8KBm1lcmdlZBgCIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgDIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJXCgxBbGlhc1JlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXJtGAMgASgJEhMKC2VxdWl2YWxlbnRzGAQgAygJIkAKDUFsaWFzUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIMqMICg1NZW1vcnlTZXJ2aWNlEjQKA1B1dBIVLmVuZ3JhbS52MS5QdXRSZXF1ZXN0GhYuZW5ncmFtLnYxLlB1dFJlc3BvbnNlEkYKCVB1dFNoYXJlZBIbLmVuZ3JhbS52MS5QdXRTaGFyZWRSZXF1ZXN0GhwuZW5ncmFtLnYxLlB1dFNoYXJlZFJlc3BvbnNlEjQKA0dldBIVLmVuZ3JhbS52MS5HZXRSZXF1ZXN0GhYuZW5ncmFtLnYxLkdldFJlc3BvbnNlEj0KBlJlY2FsbBIYLmVuZ3JhbS52MS5SZWNhbGxSZXF1ZXN0GhkuZW5ncmFtLnYxLlJlY2FsbFJlc3BvbnNlEk8KDFJlY2FsbFNoYXJlZBIeLmVuZ3JhbS52MS5SZWNhbGxTaGFyZWRSZXF1ZXN0Gh8uZW5ncmFtLnYxLlJlY2FsbFNoYXJlZFJlc3BvbnNlEkYKCVJlY2FsbEFsbBIbLmVuZ3JhbS52MS5SZWNhbGxBbGxSZXF1ZXN0GhwuZW5ncmFtLnYxLlJlY2FsbEFsbFJlc3BvbnNlElIKDVJlY2FsbEV4cGxhaW4SHy5lbmdyYW0udjEuUmVjYWxsRXhwbGFpblJlcXVlc3QaIC5lbmdyYW0udjEuUmVjYWxsRXhwbGFpblJlc3BvbnNlEj0KBkRlbGV0ZRIYLmVuZ3JhbS52MS5EZWxldGVSZXF1ZXN0GhkuZW5ncmFtLnYxLkRlbGV0ZVJlc3BvbnNlEjcKBExpc3QSFi5lbmdyYW0udjEuTGlzdFJlcXVlc3QaFy5lbmdyYW0udjEuTGlzdFJlc3BvbnNlEkkKCkxpc3RBZ2VudHMSHC5lbmdyYW0udjEuTGlzdEFnZW50c1JlcXVlc3QaHS5lbmdyYW0udjEuTGlzdEFnZW50c1Jlc3BvbnNlEjoKBVN0YXRzEhcuZW5ncmFtLnYxLlN0YXRzUmVxdWVzdBoYLmVuZ3JhbS52MS5TdGF0c1Jlc3BvbnNlEkkKClVwZGF0ZUZhY3QSHC5lbmdyYW0udjEuVXBkYXRlRmFjdFJlcXVlc3QaHS5lbmdyYW0udjEuVXBkYXRlRmFjdFJlc3BvbnNlEl4KEVJlY2FsbFdpdGhPcHRpb25zEiMuZW5ncmFtLnYxLlJlY2FsbFdpdGhPcHRpb25zUmVxdWVzdBokLmVuZ3JhbS52MS5SZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEkwKC0JhdGNoUmVjYWxsEh0uZW5ncmFtLnYxLkJhdGNoUmVjYWxsUmVxdWVzdBoeLmVuZ3JhbS52MS5CYXRjaFJlY2FsbFJlc3BvbnNlEjoKBUFsaWFzEhcuZW5ncmFtLnYxLkFsaWFzUmVxdWVzdBoYLmVuZ3JhbS52MS5BbGlhc1Jlc3BvbnNlYgZwcm90bzM", [file_engram_v1_fact, file_engram_v1_recall]);
 
 /**
  * Optional record fields a writer may set; everything else is assigned by the daemon.
@@ -668,6 +668,231 @@ export const UpdateFactResponseSchema: GenMessage<UpdateFactResponse> = /*@__PUR
   messageDesc(file_engram_v1_memory, 24);
 
 /**
+ * @generated from message engram.v1.RecallWithOptionsRequest
+ */
+export type RecallWithOptionsRequest = Message<"engram.v1.RecallWithOptionsRequest"> & {
+  /**
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * @generated from field: engram.v1.RecallScope scope = 3;
+   */
+  scope: RecallScope;
+
+  /**
+   * Return receipts as well: the same facts and order, read out.
+   *
+   * @generated from field: bool explain = 4;
+   */
+  explain: boolean;
+
+  /**
+   * @generated from field: engram.v1.RecallOptions options = 5;
+   */
+  options?: RecallOptions | undefined;
+};
+
+/**
+ * Describes the message engram.v1.RecallWithOptionsRequest.
+ * Use `create(RecallWithOptionsRequestSchema)` to create a new message.
+ */
+export const RecallWithOptionsRequestSchema: GenMessage<RecallWithOptionsRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 25);
+
+/**
+ * @generated from message engram.v1.RecallWithOptionsResponse
+ */
+export type RecallWithOptionsResponse = Message<"engram.v1.RecallWithOptionsResponse"> & {
+  /**
+   * @generated from field: repeated engram.v1.Fact facts = 1;
+   */
+  facts: Fact[];
+
+  /**
+   * One per fact, in the same order, when explain was requested.
+   *
+   * @generated from field: repeated engram.v1.RecallReceipt receipts = 2;
+   */
+  receipts: RecallReceipt[];
+
+  /**
+   * @generated from field: engram.v1.RetrievalMetadata retrieval = 3;
+   */
+  retrieval?: RetrievalMetadata | undefined;
+
+  /**
+   * Present only when the query barely matches the store's vocabulary.
+   *
+   * @generated from field: engram.v1.WeakMatchFeedback feedback = 4;
+   */
+  feedback?: WeakMatchFeedback | undefined;
+};
+
+/**
+ * Describes the message engram.v1.RecallWithOptionsResponse.
+ * Use `create(RecallWithOptionsResponseSchema)` to create a new message.
+ */
+export const RecallWithOptionsResponseSchema: GenMessage<RecallWithOptionsResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 26);
+
+/**
+ * @generated from message engram.v1.BatchRecallRequest
+ */
+export type BatchRecallRequest = Message<"engram.v1.BatchRecallRequest"> & {
+  /**
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: repeated string queries = 2;
+   */
+  queries: string[];
+
+  /**
+   * @generated from field: engram.v1.RecallScope scope = 3;
+   */
+  scope: RecallScope;
+
+  /**
+   * One policy for every query and the merged view.
+   *
+   * @generated from field: engram.v1.RecallOptions options = 4;
+   */
+  options?: RecallOptions | undefined;
+};
+
+/**
+ * Describes the message engram.v1.BatchRecallRequest.
+ * Use `create(BatchRecallRequestSchema)` to create a new message.
+ */
+export const BatchRecallRequestSchema: GenMessage<BatchRecallRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 27);
+
+/**
+ * @generated from message engram.v1.BatchQueryResult
+ */
+export type BatchQueryResult = Message<"engram.v1.BatchQueryResult"> & {
+  /**
+   * @generated from field: string query = 1;
+   */
+  query: string;
+
+  /**
+   * @generated from field: repeated engram.v1.Fact facts = 2;
+   */
+  facts: Fact[];
+
+  /**
+   * Set when this query failed; the other queries still return.
+   *
+   * @generated from field: string error = 3;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message engram.v1.BatchQueryResult.
+ * Use `create(BatchQueryResultSchema)` to create a new message.
+ */
+export const BatchQueryResultSchema: GenMessage<BatchQueryResult> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 28);
+
+/**
+ * @generated from message engram.v1.BatchRecallResponse
+ */
+export type BatchRecallResponse = Message<"engram.v1.BatchRecallResponse"> & {
+  /**
+   * In input order.
+   *
+   * @generated from field: repeated engram.v1.BatchQueryResult results = 1;
+   */
+  results: BatchQueryResult[];
+
+  /**
+   * Distinct facts of all queries: best input rank, then number of queries hit, then first appearance.
+   *
+   * @generated from field: repeated engram.v1.Fact merged = 2;
+   */
+  merged: Fact[];
+
+  /**
+   * @generated from field: engram.v1.RetrievalMetadata retrieval = 3;
+   */
+  retrieval?: RetrievalMetadata | undefined;
+};
+
+/**
+ * Describes the message engram.v1.BatchRecallResponse.
+ * Use `create(BatchRecallResponseSchema)` to create a new message.
+ */
+export const BatchRecallResponseSchema: GenMessage<BatchRecallResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 29);
+
+/**
+ * @generated from message engram.v1.AliasRequest
+ */
+export type AliasRequest = Message<"engram.v1.AliasRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string agent_id = 2;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string term = 3;
+   */
+  term: string;
+
+  /**
+   * @generated from field: repeated string equivalents = 4;
+   */
+  equivalents: string[];
+};
+
+/**
+ * Describes the message engram.v1.AliasRequest.
+ * Use `create(AliasRequestSchema)` to create a new message.
+ */
+export const AliasRequestSchema: GenMessage<AliasRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 30);
+
+/**
+ * @generated from message engram.v1.AliasResponse
+ */
+export type AliasResponse = Message<"engram.v1.AliasResponse"> & {
+  /**
+   * The stored alias record (kind FACT_KIND_ALIAS): never embedded, counted or returned by recall.
+   *
+   * @generated from field: engram.v1.Fact fact = 1;
+   */
+  fact?: Fact | undefined;
+
+  /**
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message engram.v1.AliasResponse.
+ * Use `create(AliasResponseSchema)` to create a new message.
+ */
+export const AliasResponseSchema: GenMessage<AliasResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 31);
+
+/**
  * @generated from service engram.v1.MemoryService
  */
 export const MemoryService: GenService<{
@@ -768,6 +993,36 @@ export const MemoryService: GenService<{
     methodKind: "unary";
     input: typeof UpdateFactRequestSchema;
     output: typeof UpdateFactResponseSchema;
+  },
+  /**
+   * Recall with per-call options, any scope, optionally explained (capability recall-options-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.RecallWithOptions
+   */
+  recallWithOptions: {
+    methodKind: "unary";
+    input: typeof RecallWithOptionsRequestSchema;
+    output: typeof RecallWithOptionsResponseSchema;
+  },
+  /**
+   * Several queries in one call, run concurrently (capability batch-recall-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.BatchRecall
+   */
+  batchRecall: {
+    methodKind: "unary";
+    input: typeof BatchRecallRequestSchema;
+    output: typeof BatchRecallResponseSchema;
+  },
+  /**
+   * Stores "term = equivalents" for query expansion in a namespace (capability alias-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.Alias
+   */
+  alias: {
+    methodKind: "unary";
+    input: typeof AliasRequestSchema;
+    output: typeof AliasResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_memory, 0);

@@ -5,8 +5,8 @@
 // @generated from file engram/v1/recall.proto (package engram.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Fact } from "./fact_pb.ts";
 import { file_engram_v1_fact } from "./fact_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/recall.proto.
  */
 export const file_engram_v1_recall: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiQQoNU2lnbmFsV2VpZ2h0cxIOCgZ2ZWN0b3IYASABKAESDwoHa2V5d29yZBgCIAEoARIPCgdyZWNlbmN5GAMgASgBIs4BChFSZXRyaWV2YWxNZXRhZGF0YRIpCgd3ZWlnaHRzGAEgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSDwoHc2lnbmFscxgCIAMoCRIWCg5lbGlnaWJsZV9jb3VudBgDIAEoDRIaChJrZXl3b3JkX2NhbmRpZGF0ZXMYBCABKA0SGQoRdmVjdG9yX2NhbmRpZGF0ZXMYBSABKA0SEAoIZW1iZWRkZXIYBiABKAkSDQoFcnJmX2sYByABKA0SDQoFbm90ZXMYCCADKAkimQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMihwEKEFJlY2FsbFByb3ZlbmFuY2USDwoHZmFjdF9pZBgBIAEoCRIVCg13cml0dGVuX2F0X21zGAIgASgDEhUKDXN1cGVyc2VkZWRfYnkYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoCRIOCgZwaW5uZWQYBSABKAgSEAoIYWdlbnRfaWQYBiABKAkiyAEKDVJlY2FsbFJlY2VpcHQSDAoEdGV4dBgBIAEoCRIOCgZ3ZWlnaHQYAiABKAESEAoIYWdlX2RheXMYAyABKAESJQoFcmFua3MYBCABKAsyFi5lbmdyYW0udjEuUmVjYWxsUmFua3MSLwoKcHJvdmVuYW5jZRgFIAEoCzIbLmVuZ3JhbS52MS5SZWNhbGxQcm92ZW5hbmNlEhAKCGtnX2xpbmtzGAYgAygJEh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdGIGcHJvdG8z", [file_engram_v1_fact]);
+  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiQQoNU2lnbmFsV2VpZ2h0cxIOCgZ2ZWN0b3IYASABKAESDwoHa2V5d29yZBgCIAEoARIPCgdyZWNlbmN5GAMgASgBIqgCChFSZXRyaWV2YWxNZXRhZGF0YRIpCgd3ZWlnaHRzGAEgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSDwoHc2lnbmFscxgCIAMoCRIWCg5lbGlnaWJsZV9jb3VudBgDIAEoDRIaChJrZXl3b3JkX2NhbmRpZGF0ZXMYBCABKA0SGQoRdmVjdG9yX2NhbmRpZGF0ZXMYBSABKA0SEAoIZW1iZWRkZXIYBiABKAkSDQoFcnJmX2sYByABKA0SDQoFbm90ZXMYCCADKAkSFQoNbWluX3JlbGV2YW5jZRgJIAEoARIQCghmaWx0ZXJlZBgKIAEoCBIWCg5leHBhbmRlZF90ZXJtcxgLIAMoCRIXCg92ZWN0b3Jfc2VhcmNoZWQYDCABKA0imQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMihwEKEFJlY2FsbFByb3ZlbmFuY2USDwoHZmFjdF9pZBgBIAEoCRIVCg13cml0dGVuX2F0X21zGAIgASgDEhUKDXN1cGVyc2VkZWRfYnkYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoCRIOCgZwaW5uZWQYBSABKAgSEAoIYWdlbnRfaWQYBiABKAkiyAEKDVJlY2FsbFJlY2VpcHQSDAoEdGV4dBgBIAEoCRIOCgZ3ZWlnaHQYAiABKAESEAoIYWdlX2RheXMYAyABKAESJQoFcmFua3MYBCABKAsyFi5lbmdyYW0udjEuUmVjYWxsUmFua3MSLwoKcHJvdmVuYW5jZRgFIAEoCzIbLmVuZ3JhbS52MS5SZWNhbGxQcm92ZW5hbmNlEhAKCGtnX2xpbmtzGAYgAygJEh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdCJ5ChNTaWduYWxXZWlnaHRzT3B0aW9uEhMKBnZlY3RvchgBIAEoAUgAiAEBEhQKB2tleXdvcmQYAiABKAFIAYgBARIUCgdyZWNlbmN5GAMgASgBSAKIAQFCCQoHX3ZlY3RvckIKCghfa2V5d29yZEIKCghfcmVjZW5jeSK1AgoNUmVjYWxsRmlsdGVycxIYCgt3aW5kb3dfZGF5cxgBIAEoDUgAiAEBEhAKCHRhZ3NfYW55GAIgAygJEhAKCHRhZ3NfYWxsGAMgAygJEh0KEGNyZWF0ZWRfYWZ0ZXJfbXMYBCABKANIAYgBARIeChFjcmVhdGVkX2JlZm9yZV9tcxgFIAEoA0gCiAEBEh4KEW9jY3VycmVkX2FmdGVyX21zGAYgASgDSAOIAQESHwoSb2NjdXJyZWRfYmVmb3JlX21zGAcgASgDSASIAQFCDgoMX3dpbmRvd19kYXlzQhMKEV9jcmVhdGVkX2FmdGVyX21zQhQKEl9jcmVhdGVkX2JlZm9yZV9tc0IUChJfb2NjdXJyZWRfYWZ0ZXJfbXNCFQoTX29jY3VycmVkX2JlZm9yZV9tcyK+AQoNUmVjYWxsT3B0aW9ucxISCgV0b3BfaxgBIAEoBUgAiAEBEjYKDnNpZ25hbF93ZWlnaHRzGAIgASgLMh4uZW5ncmFtLnYxLlNpZ25hbFdlaWdodHNPcHRpb24SGgoNbWluX3JlbGV2YW5jZRgDIAEoAUgBiAEBEikKB2ZpbHRlcnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsRmlsdGVyc0IICgZfdG9wX2tCEAoOX21pbl9yZWxldmFuY2UiegoRV2Vha01hdGNoRmVlZGJhY2sSEwoLcXVlcnlfdGVybXMYASABKA0SEwoLa25vd25fdGVybXMYAiABKA0SFQoNdW5rbm93bl90ZXJtcxgDIAMoCRIUCgxuZWFyYnlfdGVybXMYBCADKAkSDgoGYWR2aWNlGAUgASgJKnIKC1JlY2FsbFNjb3BlEhwKGFJFQ0FMTF9TQ09QRV9VTlNQRUNJRklFRBAAEhYKElJFQ0FMTF9TQ09QRV9BR0VOVBABEhcKE1JFQ0FMTF9TQ09QRV9TSEFSRUQQAhIUChBSRUNBTExfU0NPUEVfQUxMEANiBnByb3RvMw", [file_engram_v1_fact]);
 
 /**
  * @generated from message engram.v1.SignalWeights
@@ -93,6 +93,34 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
    * @generated from field: repeated string notes = 8;
    */
   notes: string[];
+
+  /**
+   * The relevance floor applied (0 = none).
+   *
+   * @generated from field: double min_relevance = 9;
+   */
+  minRelevance: number;
+
+  /**
+   * Whether filters restricted the eligible set.
+   *
+   * @generated from field: bool filtered = 10;
+   */
+  filtered: boolean;
+
+  /**
+   * Query terms added by aliases.
+   *
+   * @generated from field: repeated string expanded_terms = 11;
+   */
+  expandedTerms: string[];
+
+  /**
+   * How many vector neighbours were searched, after widening for filters.
+   *
+   * @generated from field: uint32 vector_searched = 12;
+   */
+  vectorSearched: number;
 };
 
 /**
@@ -240,4 +268,206 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
  */
 export const RecallReceiptSchema: GenMessage<RecallReceipt> = /*@__PURE__*/
   messageDesc(file_engram_v1_recall, 4);
+
+/**
+ * Per-call signal weights: an unset field means the daemon's configured default, an explicit 0
+ * turns that signal off.
+ *
+ * @generated from message engram.v1.SignalWeightsOption
+ */
+export type SignalWeightsOption = Message<"engram.v1.SignalWeightsOption"> & {
+  /**
+   * @generated from field: optional double vector = 1;
+   */
+  vector?: number | undefined;
+
+  /**
+   * @generated from field: optional double keyword = 2;
+   */
+  keyword?: number | undefined;
+
+  /**
+   * @generated from field: optional double recency = 3;
+   */
+  recency?: number | undefined;
+};
+
+/**
+ * Describes the message engram.v1.SignalWeightsOption.
+ * Use `create(SignalWeightsOptionSchema)` to create a new message.
+ */
+export const SignalWeightsOptionSchema: GenMessage<SignalWeightsOption> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 5);
+
+/**
+ * Filters restrict the eligible set before anything is ranked. Times are ms since the epoch;
+ * "after" bounds are inclusive, "before" bounds exclusive. Event time = occurred_at when the
+ * fact has one, else created_at.
+ *
+ * @generated from message engram.v1.RecallFilters
+ */
+export type RecallFilters = Message<"engram.v1.RecallFilters"> & {
+  /**
+   * Only facts whose event time is within the last N days.
+   *
+   * @generated from field: optional uint32 window_days = 1;
+   */
+  windowDays?: number | undefined;
+
+  /**
+   * The fact has at least one of these tags.
+   *
+   * @generated from field: repeated string tags_any = 2;
+   */
+  tagsAny: string[];
+
+  /**
+   * The fact has every one of these tags.
+   *
+   * @generated from field: repeated string tags_all = 3;
+   */
+  tagsAll: string[];
+
+  /**
+   * @generated from field: optional int64 created_after_ms = 4;
+   */
+  createdAfterMs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 created_before_ms = 5;
+   */
+  createdBeforeMs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 occurred_after_ms = 6;
+   */
+  occurredAfterMs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 occurred_before_ms = 7;
+   */
+  occurredBeforeMs?: bigint | undefined;
+};
+
+/**
+ * Describes the message engram.v1.RecallFilters.
+ * Use `create(RecallFiltersSchema)` to create a new message.
+ */
+export const RecallFiltersSchema: GenMessage<RecallFilters> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 6);
+
+/**
+ * @generated from message engram.v1.RecallOptions
+ */
+export type RecallOptions = Message<"engram.v1.RecallOptions"> & {
+  /**
+   * 1..max_top_k; absent or <= 0 means 8.
+   *
+   * @generated from field: optional int32 top_k = 1;
+   */
+  topK?: number | undefined;
+
+  /**
+   * @generated from field: engram.v1.SignalWeightsOption signal_weights = 2;
+   */
+  signalWeights?: SignalWeightsOption | undefined;
+
+  /**
+   * 0 (or absent): no floor, exactly top_k results when enough distinct facts exist.
+   * In (0, 1]: drop results whose final score is below min_relevance x the top score.
+   *
+   * @generated from field: optional double min_relevance = 3;
+   */
+  minRelevance?: number | undefined;
+
+  /**
+   * @generated from field: engram.v1.RecallFilters filters = 4;
+   */
+  filters?: RecallFilters | undefined;
+};
+
+/**
+ * Describes the message engram.v1.RecallOptions.
+ * Use `create(RecallOptionsSchema)` to create a new message.
+ */
+export const RecallOptionsSchema: GenMessage<RecallOptions> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 7);
+
+/**
+ * Returned when the query's vocabulary barely overlaps the store's. Never changes the facts.
+ *
+ * @generated from message engram.v1.WeakMatchFeedback
+ */
+export type WeakMatchFeedback = Message<"engram.v1.WeakMatchFeedback"> & {
+  /**
+   * @generated from field: uint32 query_terms = 1;
+   */
+  queryTerms: number;
+
+  /**
+   * @generated from field: uint32 known_terms = 2;
+   */
+  knownTerms: number;
+
+  /**
+   * @generated from field: repeated string unknown_terms = 3;
+   */
+  unknownTerms: string[];
+
+  /**
+   * Up to 10 vocabulary terms close to the unknown ones.
+   *
+   * @generated from field: repeated string nearby_terms = 4;
+   */
+  nearbyTerms: string[];
+
+  /**
+   * @generated from field: string advice = 5;
+   */
+  advice: string;
+};
+
+/**
+ * Describes the message engram.v1.WeakMatchFeedback.
+ * Use `create(WeakMatchFeedbackSchema)` to create a new message.
+ */
+export const WeakMatchFeedbackSchema: GenMessage<WeakMatchFeedback> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 8);
+
+/**
+ * Which namespaces a recall searches.
+ *
+ * @generated from enum engram.v1.RecallScope
+ */
+export enum RecallScope {
+  /**
+   * @generated from enum value: RECALL_SCOPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The agent's own namespace (the default).
+   *
+   * @generated from enum value: RECALL_SCOPE_AGENT = 1;
+   */
+  AGENT = 1,
+
+  /**
+   * @generated from enum value: RECALL_SCOPE_SHARED = 2;
+   */
+  SHARED = 2,
+
+  /**
+   * The agent's namespace and the shared one, fused by namespace RRF.
+   *
+   * @generated from enum value: RECALL_SCOPE_ALL = 3;
+   */
+  ALL = 3,
+}
+
+/**
+ * Describes the enum engram.v1.RecallScope.
+ */
+export const RecallScopeSchema: GenEnum<RecallScope> = /*@__PURE__*/
+  enumDesc(file_engram_v1_recall, 0);
 

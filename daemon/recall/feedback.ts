@@ -1,0 +1,75 @@
+// Weak-match feedback: when few of a query's terms exist in the searched namespaces, tell the
+// caller which terms are unknown, which stored terms look close, and suggest an alias. It is
+// advice only: it never changes the returned facts or their order.
+import type { NamespaceIndex } from '../index/namespace.ts';
+
+export interface WeakMatchFeedback {
+  queryTerms: number;
+  knownTerms: number;
+  unknownTerms: string[];
+  nearbyTerms: string[];
+  advice: string;
+}
+
+/** Below this share of known query terms, a match counts as weak. */
+const WEAK_SHARE = 0.5;
+const MAX_NEARBY = 10;
+const MIN_SIMILARITY = 0.4;
+
+export function weakMatchFeedback(namespaces: NamespaceIndex[], queryTerms: readonly string[]): WeakMatchFeedback | undefined {
+  const unique = [...new Set(queryTerms)].sort();
+  if (unique.length === 0 || namespaces.length === 0) return undefined;
+  const known = (t: string) => namespaces.some((ns) => ns.keyword.documentFrequency(t) > 0);
+  const unknown = unique.filter((t) => !known(t));
+  if (unique.length - unknown.length >= unique.length * WEAK_SHARE) return undefined;
+  const nearby = nearbyTerms(namespaces, unknown);
+  return {
+    queryTerms: unique.length,
+    knownTerms: unique.length - unknown.length,
+    unknownTerms: unknown,
+    nearbyTerms: nearby,
+    advice:
+      `Only ${unique.length - unknown.length} of ${unique.length} query terms occur in memory. ` +
+      (nearby.length
+        ? `If "${unknown[0]}" means one of ${nearby.slice(0, 3).map((t) => `"${t}"`).join(', ')}, add an alias (engram alias <agent> "${unknown[0]}" "<equivalent>") so future queries match.`
+        : 'Try other words, or add an alias that maps your term to the words stored facts use.'),
+  };
+}
+
+/** Vocabulary terms most similar (character bigrams, Dice) to any unknown term; ties alphabetical. */
+function nearbyTerms(namespaces: NamespaceIndex[], unknown: string[]): string[] {
+  const targets = unknown.map(bigrams);
+  const best = new Map<string, number>();
+  for (const ns of namespaces) {
+    for (const term of ns.keyword.vocabulary()) {
+      const grams = bigrams(term);
+      const score = Math.max(...targets.map((t) => dice(t, grams)));
+      if (score >= MIN_SIMILARITY && score > (best.get(term) ?? 0)) best.set(term, score);
+    }
+  }
+  return [...best]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_NEARBY)
+    .map(([term]) => term);
+}
+
+function bigrams(word: string): Map<string, number> {
+  const grams = new Map<string, number>();
+  const padded = ` ${word} `;
+  for (let i = 0; i < padded.length - 1; i++) {
+    const g = padded.slice(i, i + 2);
+    grams.set(g, (grams.get(g) ?? 0) + 1);
+  }
+  return grams;
+}
+
+function dice(a: Map<string, number>, b: Map<string, number>): number {
+  let shared = 0;
+  let total = 0;
+  for (const [g, n] of a) {
+    shared += Math.min(n, b.get(g) ?? 0);
+    total += n;
+  }
+  for (const n of b.values()) total += n;
+  return total === 0 ? 0 : (2 * shared) / total;
+}
