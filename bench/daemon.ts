@@ -11,6 +11,12 @@ const CLOCK_TICKS = 100; // USER_HZ on Linux
 const children = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
 
+/** CPU time (seconds) every process on the machine has used since boot: busy fields of /proc/stat. */
+export function machineCpuSeconds(): number {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / CLOCK_TICKS;
+}
+
 /** Registers a child process so cleanup() kills it if it is still running. */
 export function track(child: ChildProcess): ChildProcess {
   children.add(child);
@@ -65,11 +71,10 @@ export interface StartOptions {
 }
 
 export async function startDaemon(dataDir: string, options: StartOptions): Promise<BenchDaemon> {
-  const env = { ...process.env };
-  if (options.cpuProfDir) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${options.cpuProfDir}`.trim();
+  // Node 20 refuses --cpu-prof in NODE_OPTIONS, so it goes on the command line.
+  const profile = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   const child = track(
-    spawn(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', options.embedder], {
-      env,
+    spawn(process.execPath, [...profile, ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', options.embedder], {
       stdio: ['ignore', 'ignore', 'pipe'],
     }),
   );

@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
-import { removeTempDir, startDaemon, tempDir } from './daemon.ts';
+import { machineCpuSeconds, removeTempDir, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
 import { summarize, type Summary } from './stats.ts';
 
 const AGENT = 'bench-agent';
@@ -25,6 +25,9 @@ export interface SizeResult {
   /** Mean keyword / vector candidates the daemon reported per query. */
   keywordCandidates: number;
   vectorCandidates: number;
+  /** Daemon CPU per query (ms), and all processes' CPU use while querying (cores). */
+  daemonCpuMs: number;
+  machineCores: number;
 }
 
 export interface RecallReport {
@@ -51,7 +54,7 @@ export async function runRecall(options: RecallOptions): Promise<RecallReport> {
       await load(clients, facts, loaded, size, options.embedder);
       loadMs += performance.now() - started;
       loaded = size;
-      results.push(await measure(clients[0]!, facts.slice(0, size), options));
+      results.push(await measure(clients[0]!, daemon, facts.slice(0, size), options));
     }
     return { embedder: options.embedder, results, loadRate: loaded / (loadMs / 1000), rssMiB: daemon.rssMiB() };
   } finally {
@@ -85,9 +88,10 @@ async function load(clients: EngramClient[], facts: string[], from: number, to: 
   await Promise.all(Array.from({ length: IN_FLIGHT }, (_, w) => worker(w)));
 }
 
-async function measure(client: EngramClient, stored: string[], options: RecallOptions): Promise<SizeResult> {
+async function measure(client: EngramClient, daemon: BenchDaemon, stored: string[], options: RecallOptions): Promise<SizeResult> {
   for (const q of generateQueries(stored, options.warmup, 1000 + stored.length)) await client.recall(AGENT, q);
   const latencies: number[] = [];
+  const [daemonCpu, machineCpu, wall] = [daemon.cpuSeconds(), machineCpuSeconds(), performance.now()];
   let keyword = 0;
   let vector = 0;
   for (const q of generateQueries(stored, options.queries, stored.length)) {
@@ -98,5 +102,12 @@ async function measure(client: EngramClient, stored: string[], options: RecallOp
     vector += retrieval.vectorCandidates;
   }
   const n = latencies.length;
-  return { size: stored.length, latency: summarize(latencies), keywordCandidates: keyword / n, vectorCandidates: vector / n };
+  return {
+    size: stored.length,
+    latency: summarize(latencies),
+    keywordCandidates: keyword / n,
+    vectorCandidates: vector / n,
+    daemonCpuMs: ((daemon.cpuSeconds() - daemonCpu) * 1000) / n,
+    machineCores: (machineCpuSeconds() - machineCpu) / ((performance.now() - wall) / 1000),
+  };
 }

@@ -1,11 +1,11 @@
 // `npm run bench [-- --quick] [-- --sizes 1000,10000,30000]`: recall latency and durable write
 // throughput, measured through real daemon processes over their unix socket. Prints a report;
 // it never asserts. See ARCHITECTURE.md §8 for the targets.
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { cleanup, installSignalCleanup } from './daemon.ts';
 import { runRecall, type RecallReport } from './recall.ts';
-import { ms, table } from './stats.ts';
+import { ms, summarize as summarizeLatency, table } from './stats.ts';
 import { runWrites, SCENARIOS, type WriteResult } from './writes.ts';
 
 const TARGET = { recallSize: 30_000, p50: 1, p99: 5, writesPerSecond: 5_000 };
@@ -28,7 +28,7 @@ if (values.help) {
   process.stdout.write(`usage: npm run bench -- [--quick] [--sizes 1000,10000,30000] [--queries 300] [--seconds 5]
                      [--embedders local,none] [--skip-recall] [--skip-writes] [--cpu-prof DIR]
   --quick      sizes 1000,5000, 200 queries, 2 s write runs (a smoke test)
-  --cpu-prof   write V8 CPU profiles of the recall daemons to DIR\n`);
+  --cpu-prof   write V8 CPU profiles of every daemon to DIR (one file per daemon)\n`);
   process.exit(0);
 }
 
@@ -45,12 +45,12 @@ if (sizes.some((n) => !Number.isInteger(n) || n <= 0) || !(queries > 0) || !(sec
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
 
 function recallTable(reports: RecallReport[]): string {
-  const rows = [['embedder', 'facts', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'kw cand', 'vec cand', 'target (30k: p50 <= 1, p99 <= 5)']];
+  const rows = [['embedder', 'facts', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'kw cand', 'vec cand', 'daemon CPU/query', 'machine CPU', 'target (30k: p50 <= 1, p99 <= 5)']];
   for (const report of reports) {
     for (const r of report.results) {
       const l = r.latency;
       const target = r.size === TARGET.recallSize ? `p50 ${mark(l.p50 <= TARGET.p50)}, p99 ${mark(l.p99 <= TARGET.p99)}` : '';
-      rows.push([report.embedder, String(r.size), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.max), r.keywordCandidates.toFixed(0), r.vectorCandidates.toFixed(0), target]);
+      rows.push([report.embedder, String(r.size), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.max), r.keywordCandidates.toFixed(0), r.vectorCandidates.toFixed(0), `${ms(r.daemonCpuMs)} ms`, `${r.machineCores.toFixed(2)} cores`, target]);
     }
   }
   const extra = reports.map((r) => {
@@ -61,24 +61,24 @@ function recallTable(reports: RecallReport[]): string {
 }
 
 function writesTable(results: WriteResult[]): string {
-  const rows = [['scenario', 'embedder', 'writes/s', 'p50 ms', 'p99 ms', 'daemon CPU', 'errors', 'target (16 clients: >= 5000/s)']];
+  const rows = [['scenario', 'embedder', 'writes/s', 'p50 ms', 'p99 ms', 'daemon CPU', 'client CPU', 'machine CPU', 'errors', 'target (16 clients: >= 5000/s)']];
   for (const r of results) {
     const sixteen = r.scenario !== SCENARIOS[0]!.name;
     const l = r.latencies.length ? summarizeLatency(r.latencies) : { p50: NaN, p99: NaN };
-    rows.push([r.scenario, r.embedder, Math.round(r.perSecond).toString(), ms(l.p50), ms(l.p99), `${r.daemonCores.toFixed(2)} cores`, String(r.errors), sixteen ? mark(r.perSecond >= TARGET.writesPerSecond) : '']);
+    rows.push([r.scenario, r.embedder, Math.round(r.perSecond).toString(), ms(l.p50), ms(l.p99), `${r.daemonCores.toFixed(2)} cores`, `${r.clientCores.toFixed(2)} cores`, `${r.machineCores.toFixed(2)} cores`, String(r.errors), sixteen ? mark(r.perSecond >= TARGET.writesPerSecond) : '']);
   }
   return table(rows);
 }
 
-import { summarize as summarizeLatency } from './stats.ts';
-
 async function main(): Promise<void> {
   installSignalCleanup();
   const started = Date.now();
-  const out: string[] = [
-    `Engram benchmark — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`,
-    `through a real daemon over its unix socket${quick ? ' (--quick)' : ''}`,
-  ];
+  // Each section is printed as soon as it is done, so a failure later keeps what was measured.
+  const print = (...lines: string[]) => process.stdout.write(`${lines.join('\n')}\n`);
+  print(
+    `Engram benchmark — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `measured through a real daemon over its unix socket${quick ? ' (--quick)' : ''}; "machine CPU" counts every process, other work included`,
+  );
   try {
     if (!values['skip-recall']) {
       const reports: RecallReport[] = [];
@@ -86,23 +86,27 @@ async function main(): Promise<void> {
         process.stderr.write(`recall: embedder ${embedder}, sizes ${sizes.join(', ')}\n`);
         reports.push(await runRecall({ embedder, sizes, queries, warmup: 50, cpuProfDir: values['cpu-prof'] }));
       }
-      out.push('', `1. Recall latency — one namespace, default top_k, ${queries} queries of 2–6 words, one in flight, after 50 warm-up queries`, recallTable(reports));
+      print('', `1. Recall latency — one namespace, default top_k, ${queries} queries of 2–6 words, one in flight, after 50 warm-up queries`, recallTable(reports));
     }
     if (!values['skip-writes']) {
       const results: WriteResult[] = [];
       for (const embedder of embedders) {
         for (const scenario of SCENARIOS) {
           process.stderr.write(`writes: ${scenario.name}, embedder ${embedder}, ${seconds} s\n`);
-          results.push(await runWrites(scenario, embedder, 1000, seconds * 1000));
+          results.push(await runWrites(scenario, embedder, 1000, seconds * 1000, values['cpu-prof']));
         }
       }
-      out.push('', `2. Durable write throughput — acknowledged puts, fresh data dir per run, ${seconds} s after 1 s warm-up`, writesTable(results));
+      print('', `2. Durable write throughput — acknowledged puts, fresh data dir per run, ${seconds} s after 1 s warm-up`, writesTable(results));
     }
-    out.push('', `total ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    process.stdout.write(`${out.join('\n')}\n`);
+    print('', `total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     cleanup();
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${(error as Error)?.stack ?? error}\n`);
+  process.exitCode = 1;
+}

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
-import { removeTempDir, startDaemon, tempDir, track } from './daemon.ts';
+import { machineCpuSeconds, removeTempDir, startDaemon, tempDir, track } from './daemon.ts';
 
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
 const AGENT = 'bench-writer';
@@ -24,11 +24,17 @@ export interface WriteCounts {
   errors: number;
   /** Latency (ms) of each counted put that also started inside the window. */
   latencies: number[];
+  /** CPU seconds the writing process used inside the window. */
+  clientCpu: number;
 }
 
 /** `inFlight` concurrent put loops on one client, timed by `window`. */
 export async function timedWrites(client: EngramClient, inFlight: number, texts: string[], window: Window): Promise<WriteCounts> {
-  const out: WriteCounts = { count: 0, errors: 0, latencies: [] };
+  const out: WriteCounts = { count: 0, errors: 0, latencies: [], clientCpu: 0 };
+  const cpu = sampleCpuAt(() => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  }, window).then((seconds) => (out.clientCpu = seconds));
   await new Promise((r) => setTimeout(r, Math.max(0, window.startAt - Date.now())));
   let next = 0;
   const loop = async () => {
@@ -48,7 +54,7 @@ export async function timedWrites(client: EngramClient, inFlight: number, texts:
       if (startedAt >= window.measureFrom) out.latencies.push(performance.now() - started);
     }
   };
-  await Promise.all(Array.from({ length: inFlight }, loop));
+  await Promise.all([cpu, ...Array.from({ length: inFlight }, loop)]);
   return out;
 }
 
@@ -68,25 +74,40 @@ export interface WriteResult extends WriteCounts {
   scenario: string;
   embedder: string;
   perSecond: number;
-  /** Daemon CPU use during the window, in cores. */
+  /** Daemon / writing processes' CPU use during the window, in cores. */
   daemonCores: number;
+  clientCores: number;
+  /** Every process on the machine (other work included), in cores. */
+  machineCores: number;
 }
 
-export async function runWrites(scenario: Scenario, embedder: 'local' | 'none', warmupMs: number, durationMs: number): Promise<WriteResult> {
+export async function runWrites(
+  scenario: Scenario,
+  embedder: 'local' | 'none',
+  warmupMs: number,
+  durationMs: number,
+  cpuProfDir?: string,
+): Promise<WriteResult> {
   const dir = tempDir('writes');
-  const daemon = await startDaemon(dir, { embedder });
+  const daemon = await startDaemon(dir, { embedder, cpuProfDir });
   let writers: Writers | undefined;
   try {
     writers = scenario.processes === 0 ? await inProcess(dir, scenario.inFlight) : await inChildren(dir, scenario.processes, scenario.inFlight);
     const startAt = Date.now() + 200;
     const window: Window = { startAt, measureFrom: startAt + warmupMs, endAt: startAt + warmupMs + durationMs };
-    const [counts, cpu] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window)]);
+    const [counts, cpu, machine] = await Promise.all([
+      writers.run(window),
+      sampleCpuAt(daemon.cpuSeconds, window),
+      sampleCpuAt(machineCpuSeconds, window),
+    ]);
     return {
       ...counts,
       scenario: scenario.name,
       embedder,
       perSecond: counts.count / (durationMs / 1000),
       daemonCores: cpu / (durationMs / 1000),
+      clientCores: counts.clientCpu / (durationMs / 1000),
+      machineCores: machine / (durationMs / 1000),
     };
   } finally {
     writers?.close();
@@ -135,6 +156,7 @@ async function inChildren(dataDir: string, processes: number, inFlight: number):
         count: results.reduce((sum, r) => sum + r.count, 0),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         latencies: results.flatMap((r) => r.latencies),
+        clientCpu: results.reduce((sum, r) => sum + r.clientCpu, 0),
       };
     },
     close: () => children.forEach((child) => child.kill()),

@@ -8,12 +8,20 @@ import { startDaemon } from './server.ts';
 import { EMBEDDER_NAMES, type EmbedderName } from './embed/index.ts';
 
 const USAGE = `usage: engram daemon [--data-dir DIR] [--listen [HOST:]PORT] [--embedder ${EMBEDDER_NAMES.join('|')}]
+                     [--embed-url URL] [--embed-model MODEL]
                      [--compat ${Object.keys(RELEASE_PROFILES).join('|')}] [--default-confidence-weight W]
 
 Serves one Engram store to every agent process on this machine.
   --data-dir DIR    the store (default ./.engram, or $ENGRAM_HOME)
   --listen ADDR     also listen on TCP (loopback by default; every call needs the bearer token)
-  --embedder NAME   local (offline word vectors, default) or none (keyword + recency only); $ENGRAM_EMBEDDER
+  --embedder NAME   $ENGRAM_EMBEDDER; one of
+                      local   offline word vectors (default)
+                      ollama  an Ollama server's /api/embed; needs --embed-model (e.g. nomic-embed-text)
+                      openai  an OpenAI-compatible /v1/embeddings; key from $OPENAI_API_KEY, or from the
+                              variable named by $ENGRAM_EMBED_API_KEY_ENV
+                      none    no vectors: keyword + recency only
+  --embed-url URL   ollama/openai server (default http://127.0.0.1:11434 / https://api.openai.com); $ENGRAM_EMBED_URL
+  --embed-model M   ollama/openai model (openai default text-embedding-3-small); $ENGRAM_EMBED_MODEL
   --compat PROFILE  serve exactly an older release profile
   --default-confidence-weight W   advertised default in [0, 0.5]; $ENGRAM_DEFAULT_CONFIDENCE_WEIGHT`;
 
@@ -43,6 +51,8 @@ export async function main(argv: string[]): Promise<void> {
         'data-dir': { type: 'string' },
         listen: { type: 'string' },
         embedder: { type: 'string' },
+        'embed-url': { type: 'string' },
+        'embed-model': { type: 'string' },
         compat: { type: 'string' },
         'default-confidence-weight': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -58,6 +68,10 @@ export async function main(argv: string[]): Promise<void> {
   const dataDir = resolveDataDir(values['data-dir']);
   const embedder = (values.embedder ?? process.env.ENGRAM_EMBEDDER ?? 'local') as EmbedderName;
   if (!EMBEDDER_NAMES.includes(embedder)) fail(`unknown embedder "${embedder}"; choose one of ${EMBEDDER_NAMES.join(', ')}`);
+  // startDaemon passes createEmbedder only the name, and createEmbedder reads its settings from these
+  // variables, so a flag reaches it by overriding its variable.
+  if (values['embed-url'] !== undefined) process.env.ENGRAM_EMBED_URL = values['embed-url'];
+  if (values['embed-model'] !== undefined) process.env.ENGRAM_EMBED_MODEL = values['embed-model'];
   const profile = values.compat ?? 'current';
   if (!RELEASE_PROFILES[profile]) fail(`unknown --compat profile "${profile}"; known: ${Object.keys(RELEASE_PROFILES).join(', ')}`);
 

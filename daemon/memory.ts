@@ -357,6 +357,12 @@ export class Memory {
     return { text: query, terms, vector };
   }
 
+  /** Stored vectors by key, for exact vector search over a filtered set. */
+  readonly readVectors = async (agentId: string, keys: number[]): Promise<(Float32Array | undefined)[]> => {
+    const rows = await this.tables.vectors.getMany(keys.map((key) => vectorEntryKey(agentId, key)));
+    return rows.map((bytes) => (bytes ? toFloat32(bytes) : undefined));
+  };
+
   namespace(agentId: string): NamespaceIndex | undefined {
     return this.catalog.get(agentId);
   }

@@ -44,7 +44,12 @@ const LATIN_WORD = /^[a-zA-Z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u1E00-\u1EFF
 const STEM_CACHE_MAX = 100_000;
 const stemCache = new Map<string, string>();
 
+/** No English word is longer; the stemmer's cost grows with the square of a word's length, so a
+ *  pathological 30 KB "word" would otherwise stall the daemon for tens of seconds. */
+const MAX_STEMMED_LENGTH = 48;
+
 export function stem(word: string): string {
+  if (word.length > MAX_STEMMED_LENGTH) return word;
   const cached = stemCache.get(word);
   if (cached !== undefined) return cached;
   const result = LATIN_WORD.test(word) ? porter2(word) : word;

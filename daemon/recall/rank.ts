@@ -6,7 +6,7 @@ import type { NamespaceIndex } from '../index/namespace.ts';
 import type { Ranks } from './fusion.ts';
 import { RRF_K, compareResults, fusedScore } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
-import { filteredRecencyRanks, keywordRanks, vectorCandidateCount, vectorRanks, type RankMap } from './signals.ts';
+import { filteredRecencyRanks, keywordRanks, vectorCandidateCount, vectorRanks, type RankMap, type VectorReader } from './signals.ts';
 
 export interface RankedFact {
   doc: number;
@@ -32,12 +32,12 @@ export interface NamespaceRanking {
   eligible: number;
 }
 
-export function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan): NamespaceRanking {
+export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan, readVectors: VectorReader): Promise<NamespaceRanking> {
   const { weights, filter } = plan;
   const keyword = weights.keyword > 0 ? keywordRanks(ns, query.terms, filter) : new Map<number, number>();
   const vector =
     weights.vector > 0 && query.vector
-      ? vectorRanks(ns, query.vector, vectorCandidateCount(plan.topK), filter)
+      ? await vectorRanks(ns, query.vector, vectorCandidateCount(plan.topK), filter, readVectors)
       : { ranks: new Map<number, number>(), searched: 0 };
   const filteredRecency = filter && weights.recency > 0 ? filteredRecencyRanks(ns, filter) : null;
 

@@ -59,10 +59,12 @@ export async function search(memory: Memory, req: SearchRequest): Promise<Search
   const namespaces = agentIds.map((id) => memory.namespace(id)).filter((ns): ns is NamespaceIndex => ns !== undefined);
   const expanded = [...new Set(namespaces.flatMap((ns) => ns.aliases.expand(req.query.terms)))].sort();
   const terms = [...req.query.terms, ...expanded];
-  const rankings = agentIds.map((id) => {
-    const ns = memory.namespace(id);
-    return ns ? rankNamespace(ns, { terms, vector: req.query.vector }, req.plan) : emptyRanking();
-  });
+  const rankings = await Promise.all(
+    agentIds.map((id) => {
+      const ns = memory.namespace(id);
+      return ns ? rankNamespace(ns, { terms, vector: req.query.vector }, req.plan, memory.readVectors) : emptyRanking();
+    }),
+  );
 
   const ranked = rankings.flatMap((r) => r.results);
   const byKey = await readFacts(memory, ranked);
@@ -93,7 +95,7 @@ async function readFacts(memory: Memory, ranked: RankedFact[]): Promise<Map<stri
   return byKey;
 }
 
-function emptyRanking(): NamespaceRanking {
+async function emptyRanking(): Promise<NamespaceRanking> {
   return { results: [], keywordCandidates: 0, vectorCandidates: 0, vectorSearched: 0, eligible: 0 };
 }
 

@@ -7,6 +7,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { EngramError, ErrorKind, FIELD_METADATA_KEY, kindFromCode } from '../errors.ts';
+import { invalidUtf8Field } from './utf8-field.ts';
 
 type MethodShape = GenServiceMethods[string];
 
@@ -100,6 +101,8 @@ function decodeRequest(method: DescMethod, bytes: Buffer): MessageShape<DescMess
   try {
     return fromBinary(method.input, bytes);
   } catch (error) {
+    const field = invalidUtf8Field(method.input, bytes);
+    if (field) throw new EngramError(ErrorKind.InvalidArgument, `${field}: must be valid UTF-8`, field);
     throw new EngramError(ErrorKind.InvalidArgument, `malformed ${method.input.typeName}: ${(error as Error).message}`);
   }
 }

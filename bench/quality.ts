@@ -1,0 +1,131 @@
+// `npm run bench:quality [-- --data FILE] [-- --k-max 20] [-- --embedder none]`: LoCoMo retrieval
+// quality through a real daemon with its default recall settings. Each conversation is imported
+// with the client's conversation importer into its own namespace, every evaluated question is
+// recalled once (one query in flight), and recall@k = |evidence ∩ top-k| / |evidence| is averaged
+// per category and overall. The run ends with the line "overall recall@10: 0.xxx".
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { connect, type EngramClient } from '../client/client.ts';
+import { importConversation } from '../client/import/conversation.ts';
+import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
+import { CATEGORIES, loadLocomo, type LocomoSample } from './locomo.ts';
+import { ms, summarize, table } from './stats.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: resolve(ROOT, '../shared/data/locomo-dev.json') },
+    'k-max': { type: 'string', default: '20' },
+    embedder: { type: 'string', default: 'local' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none]\n');
+  process.exit(0);
+}
+const kMax = Number(values['k-max']);
+const embedder = values.embedder as 'local' | 'none';
+if (!Number.isInteger(kMax) || kMax < 10) throw new Error(`--k-max must be an integer >= 10, got ${values['k-max']}`);
+if (embedder !== 'local' && embedder !== 'none') throw new Error(`--embedder must be local or none, got ${embedder}`);
+const KS = [...new Set([5, 10, 20, kMax])].filter((k) => k <= kMax).sort((a, b) => a - b);
+
+interface Scored {
+  category: number;
+  /** recall at each k of KS, in order. */
+  recall: number[];
+}
+
+/** Imports one conversation; returns fact id → dia id from the import's own id list. */
+async function importSample(client: EngramClient, sample: LocomoSample): Promise<Map<string, string>> {
+  const sessions = sample.sessions.map((s) => ({
+    occurredAt: s.occurredAt,
+    turns: s.turns.map((t) => ({ speaker: t.speaker, text: t.text, id: t.diaId })),
+  }));
+  let shown = 0;
+  const { factIds } = await importConversation(client, sample.id, sessions, {
+    source: 'locomo',
+    onProgress: ({ done, total }) => {
+      if (done === total || performance.now() - shown > 200) {
+        shown = performance.now();
+        process.stderr.write(`\rimport ${sample.id}: ${done}/${total}${done === total ? '\n' : ''}`);
+      }
+    },
+  });
+  const diaIds = sample.sessions.flatMap((s) => s.turns.map((t) => t.diaId));
+  return new Map(factIds.map((id, i) => [id, diaIds[i]!]));
+}
+
+function turnIdOf(metaJson: string): string | undefined {
+  if (!metaJson) return undefined;
+  const id = (JSON.parse(metaJson) as { turn_id?: unknown }).turn_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[]): Promise<Scored[]> {
+  const scored: Scored[] = [];
+  for (const [i, q] of sample.questions.entries()) {
+    const started = performance.now();
+    const { facts } = await client.recall(sample.id, q.question, { topK: kMax });
+    latencies.push(performance.now() - started);
+    const ranked = facts.map((f) => turnIdOf(f.metaJson) ?? idMap.get(f.id));
+    const evidence = new Set(q.evidence);
+    const recall = KS.map((k) => ranked.slice(0, k).filter((id) => id !== undefined && evidence.has(id)).length / evidence.size);
+    scored.push({ category: q.category, recall });
+    if ((i + 1) % 50 === 0 || i + 1 === sample.questions.length) process.stderr.write(`\rrecall ${sample.id}: ${i + 1}/${sample.questions.length}`);
+  }
+  process.stderr.write('\n');
+  return scored;
+}
+
+function report(scored: Scored[]): string {
+  const mean = (rows: Scored[], j: number) => rows.reduce((sum, r) => sum + r.recall[j]!, 0) / rows.length;
+  const line = (label: string, rows: Scored[]) => [label, String(rows.length), ...KS.map((_, j) => (rows.length ? mean(rows, j).toFixed(3) : '—'))];
+  const rows = [['category', 'questions', ...KS.map((k) => `R@${k}`)]];
+  for (const [c, name] of Object.entries(CATEGORIES)) rows.push(line(`${c} ${name}`, scored.filter((s) => s.category === Number(c))));
+  rows.push(line('overall', scored));
+  return table(rows);
+}
+
+async function main(): Promise<void> {
+  installSignalCleanup();
+  const started = performance.now();
+  const samples = loadLocomo(values.data);
+  const dataDir = tempDir('quality');
+  const daemon = await startDaemon(dataDir, { embedder });
+  const client = await connect({ dataDir, clientName: 'engram-bench-quality', timeoutMs: 60_000 });
+  try {
+    const idMaps: Map<string, string>[] = [];
+    const importStart = performance.now();
+    for (const sample of samples) idMaps.push(await importSample(client, sample));
+    const importMs = performance.now() - importStart;
+
+    const latencies: number[] = [];
+    const scored: Scored[] = [];
+    for (const [i, sample] of samples.entries()) scored.push(...(await evaluate(client, sample, idMaps[i]!, latencies)));
+    const overall10 = scored.reduce((sum, s) => sum + s.recall[KS.indexOf(10)]!, 0) / scored.length;
+
+    const turns = samples.reduce((n, s) => n + s.sessions.reduce((m, x) => m + x.turns.length, 0), 0);
+    const l = summarize(latencies);
+    process.stdout.write(`LoCoMo retrieval quality: ${values.data}\n`);
+    process.stdout.write(`daemon: embedder ${embedder}, default recall weights; top_k ${kMax}; one query in flight\n\n`);
+    process.stdout.write(`${report(scored)}\n\n`);
+    process.stdout.write(`conversations: ${samples.length}, turns imported: ${turns} in ${(importMs / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`questions evaluated: ${scored.length}\n`);
+    process.stdout.write(`recall latency: mean ${ms(l.mean)} ms, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms\n`);
+    process.stdout.write(`total time: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`overall recall@10: ${overall10.toFixed(3)}\n`);
+  } finally {
+    client.close();
+    await daemon.stop();
+    removeTempDir(dataDir);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:quality failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  cleanup();
+  process.exit(1);
+});

@@ -1,0 +1,97 @@
+// Imports a chat history: every turn becomes one fact, "speaker: text", dated by its session and
+// indexed with its neighbouring turns as context (searchable by keyword, not returned as text).
+// Request ids are derived from the turn, so re-running an interrupted import adds no duplicates:
+// the daemon answers a repeated request id with the fact it wrote the first time.
+import { createHash } from 'node:crypto';
+import type { EngramClient } from '../client.ts';
+
+export interface ConversationTurn {
+  speaker: string;
+  text: string;
+  id?: string;
+}
+
+export interface ConversationSession {
+  occurredAt?: number;
+  turns: ConversationTurn[];
+}
+
+export interface ImportProgress {
+  done: number;
+  total: number;
+}
+
+export interface ImportOptions {
+  /** Writes in flight at once (default 16). */
+  concurrency?: number;
+  onProgress?: (p: ImportProgress) => void;
+  /** The facts' source (default "conversation"). */
+  source?: string;
+}
+
+interface PendingFact {
+  text: string;
+  context: string;
+  occurredAt?: number;
+  metaJson?: string;
+  requestId: string;
+}
+
+const line = (turn: ConversationTurn): string => `${turn.speaker}: ${turn.text}`;
+
+/** A stable, UUID-shaped id for one turn of one session of one agent. */
+function turnRequestId(agentId: string, session: number, turn: number, text: string): string {
+  const h = createHash('sha256').update(JSON.stringify([agentId, session, turn, text])).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+function toFacts(agentId: string, sessions: ConversationSession[]): PendingFact[] {
+  const facts: PendingFact[] = [];
+  sessions.forEach((session, s) => {
+    session.turns.forEach((turn, t) => {
+      const neighbours = [session.turns[t - 1], session.turns[t + 1]].filter((n) => n !== undefined);
+      const text = line(turn);
+      facts.push({
+        text,
+        context: neighbours.map(line).join('\n'),
+        occurredAt: session.occurredAt,
+        metaJson: turn.id === undefined ? undefined : JSON.stringify({ turn_id: turn.id }),
+        requestId: turnRequestId(agentId, s, t, text),
+      });
+    });
+  });
+  return facts;
+}
+
+/** Writes every turn as a fact; resolves with the fact ids in input order (sessions, then turns). */
+export async function importConversation(
+  client: EngramClient,
+  agentId: string,
+  sessions: ConversationSession[],
+  options: ImportOptions = {},
+): Promise<{ factIds: string[] }> {
+  const facts = toFacts(agentId, sessions);
+  const source = options.source ?? 'conversation';
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
+  const factIds: string[] = new Array(facts.length);
+  let next = 0;
+  let done = 0;
+  let failed = false;
+
+  const worker = async (): Promise<void> => {
+    while (next < facts.length && !failed) {
+      const i = next++;
+      const { text, ...fields } = facts[i]!;
+      try {
+        const { fact } = await client.put(agentId, text, { ...fields, source });
+        factIds[i] = fact.id;
+      } catch (error) {
+        failed = true; // stop starting new writes; the ones in flight finish
+        throw error;
+      }
+      options.onProgress?.({ done: ++done, total: facts.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, facts.length) }, worker));
+  return { factIds };
+}

@@ -1,0 +1,393 @@
+// The `engram` command, run as a user runs it (`node bin/engram.js ...`) against a real daemon:
+// every command's output (human and --json shapes), and its exit codes (0 success, 1 the
+// operation failed, 2 usage).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { execFile } from 'node:child_process';
+import type { EngramClient } from '../client/index.ts';
+import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+
+let daemon: DaemonProcess;
+let client: EngramClient;
+let cwd: string; // an empty working directory, so the default ./.engram never exists
+
+beforeAll(async () => {
+  daemon = await startDaemon({ embedder: 'none' });
+  client = await daemon.client();
+  cwd = tempDataDir('engram-cli-cwd-');
+});
+
+afterAll(async () => {
+  client?.close();
+  await daemon?.stop();
+  if (daemon) removeDir(daemon.dataDir);
+  if (cwd) removeDir(cwd);
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface RunOptions {
+  /** --data-dir to pass (default: the test daemon's); null passes none. */
+  dataDir?: string | null;
+  env?: Record<string, string>;
+}
+
+/** Runs `engram <args>` and resolves with its exit code and output (never rejects). */
+function engram(args: string[], options: RunOptions = {}): Promise<Run> {
+  const dataDir = options.dataDir === undefined ? daemon.dataDir : options.dataDir;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  if (!options.env?.ENGRAM_HOME) delete env.ENGRAM_HOME;
+  delete env.ENGRAM_TOKEN;
+  const argv = [ENGRAM_BIN, ...(dataDir === null ? [] : ['--data-dir', dataDir]), ...args];
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a command that must succeed with --json and returns the parsed output. */
+async function engramJson<T = any>(args: string[], options: RunOptions = {}): Promise<T> {
+  const run = await engram([...args, '--json'], options);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+async function seed(agent: string, texts: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const text of texts) ids.push((await client.put(agent, text)).fact.id);
+  return ids;
+}
+
+describe('remember', () => {
+  test('stores the fact and prints its id and namespace', async () => {
+    const run = await engram(['remember', 'cli-remember', 'The build server is called hopper']);
+    expect(run.code, run.stderr).toBe(0);
+    const match = /^remembered ([0-9A-HJKMNP-TV-Z]{26}) in "cli-remember"\n$/.exec(run.stdout);
+    expect(match, run.stdout).not.toBeNull();
+    const stored = await client.get('cli-remember', match![1]!);
+    expect(stored.text).toBe('The build server is called hopper');
+  });
+
+  test('--json prints {fact, replayed} with the stored record in snake_case', async () => {
+    const before = Date.now();
+    const out = await engramJson(['remember', 'cli-remember', 'Backups run at 02:00 UTC', '--source', 'runbook', '--tag', 'ops']);
+    expect(Object.keys(out).sort()).toEqual(['fact', 'replayed']);
+    expect(out.replayed).toBe(false);
+    expect(out.fact).toMatchObject({
+      agent_id: 'cli-remember',
+      text: 'Backups run at 02:00 UTC',
+      kind: 'fact',
+      occurred_at: null,
+      superseded_by: '',
+      pinned: false,
+      confidence: '',
+      tags: ['ops'],
+      source: 'runbook',
+      meta: {},
+    });
+    expect(out.fact.id).toMatch(FACT_ID);
+    expect(out.fact.created_at).toMatch(ISO_TIME);
+    expect(Date.parse(out.fact.created_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(out.fact.created_at)).toBeLessThanOrEqual(Date.now() + 1000);
+    expect((await client.get('cli-remember', out.fact.id)).source).toBe('runbook');
+  });
+});
+
+describe('recall', () => {
+  const agent = 'cli-recall';
+  let ids: string[];
+  let sharedId: string;
+
+  beforeAll(async () => {
+    ids = await seed(agent, [
+      'deploy the api with the blue green script',
+      'the deploy window is Tuesday afternoon',
+      'deploy keys rotate every quarter',
+      'lunch is at noon on Fridays',
+    ]);
+    sharedId = (await client.putShared('company wide deploy freeze in December')).fact.id;
+  });
+
+  test('prints one line per fact, id first', async () => {
+    const run = await engram(['recall', agent, 'deploy']);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.map((l) => l.slice(0, 26)).sort()).toEqual([...ids].sort());
+    expect(lines[0]).toContain('deploy');
+  });
+
+  test('-k 2 returns at most 2 facts; --json shape is {agent_id, query, count, facts, retrieval}', async () => {
+    const out = await engramJson(['recall', agent, 'deploy', '-k', '2']);
+    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'facts', 'query', 'retrieval']);
+    expect(out.agent_id).toBe(agent);
+    expect(out.query).toBe('deploy');
+    expect(out.count).toBe(2);
+    expect(out.facts).toHaveLength(2);
+    for (const fact of out.facts) {
+      expect(ids).toContain(fact.id);
+      expect(fact.agent_id).toBe(agent);
+      expect(fact.text).toContain('deploy');
+    }
+    expect(out.retrieval).toMatchObject({ rrf_k: 60, embedder: 'none', signals: ['keyword', 'recency'] });
+    expect(out.retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.5 });
+  });
+
+  test('--explain --json gives a receipt per fact whose fused_score reproduces from its ranks', async () => {
+    const out = await engramJson(['recall', agent, 'deploy', '--explain']);
+    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'explained', 'facts', 'query', 'retrieval']);
+    expect(out).toMatchObject({ agent_id: agent, query: 'deploy', facts: [] });
+    expect(out.count).toBe(4);
+    expect(out.explained).toHaveLength(4);
+    expect(out.retrieval.rrf_k).toBe(60);
+
+    for (const receipt of out.explained) {
+      expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'provenance', 'ranks', 'text', 'weight']);
+      expect(Object.keys(receipt.ranks).sort()).toEqual(['fused_score', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
+      expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);
+      expect(ids).toContain(receipt.provenance.fact_id);
+      expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: '', confidence: '', pinned: false });
+      expect(receipt.provenance.written_at).toMatch(ISO_TIME);
+      expect(receipt.kg_links).toEqual([]);
+      expect(receipt.age_days).toBeGreaterThanOrEqual(0);
+
+      const { k, weights, vector_rank, keyword_rank, recency_rank, fused_score } = receipt.ranks;
+      expect(k).toBe(60);
+      expect(vector_rank).toBe(0); // embedder none: the vector signal ranks nothing
+      expect(recency_rank).toBeGreaterThan(0);
+      let expected = 0;
+      if (vector_rank > 0) expected += weights.vector / (k + vector_rank);
+      if (keyword_rank > 0) expected += weights.keyword / (k + keyword_rank);
+      if (recency_rank > 0) expected += weights.recency / (k + recency_rank);
+      expect(fused_score).toBeCloseTo(expected, 12);
+      expect(receipt.weight).toBeCloseTo(fused_score, 12); // no confidence weight configured
+    }
+    // Both keyword and recency contributed somewhere, so the sum above was exercised.
+    expect(out.explained.some((r: any) => r.ranks.keyword_rank > 0)).toBe(true);
+    expect(out.explained.some((r: any) => r.ranks.keyword_rank === 0)).toBe(true);
+
+    // Explain returns the same facts in the same order as plain recall.
+    const plain = await engramJson(['recall', agent, 'deploy']);
+    expect(out.explained.map((r: any) => r.provenance.fact_id)).toEqual(plain.facts.map((f: any) => f.id));
+  });
+
+  test('--all also searches the shared namespace; without it shared facts stay out', async () => {
+    const all = await engramJson(['recall', agent, 'deploy freeze', '--all']);
+    const shared = all.facts.find((f: any) => f.id === sharedId);
+    expect(shared, JSON.stringify(all.facts)).toBeDefined();
+    expect(shared.agent_id).toBe('__shared__');
+    expect(all.facts.some((f: any) => f.agent_id === agent)).toBe(true);
+
+    const own = await engramJson(['recall', agent, 'deploy freeze']);
+    expect(own.facts.map((f: any) => f.id)).not.toContain(sharedId);
+  });
+});
+
+describe('list', () => {
+  const agent = 'cli-list';
+  let ids: string[];
+
+  beforeAll(async () => {
+    ids = await seed(agent, ['first listed fact', 'second listed fact']);
+  });
+
+  test('prints every fact of the namespace, oldest first', async () => {
+    const run = await engram(['list', agent]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n').map((l) => l.slice(0, 26))).toEqual(ids);
+  });
+
+  test('--limit 1 --json pages with next_page_token until the last page', async () => {
+    const first = await engramJson(['list', agent, '--limit', '1']);
+    expect(Object.keys(first).sort()).toEqual(['agent_id', 'facts', 'next_page_token']);
+    expect(first.agent_id).toBe(agent);
+    expect(first.facts.map((f: any) => f.id)).toEqual([ids[0]]);
+    expect(first.next_page_token).not.toBe('');
+
+    const second = await engramJson(['list', agent, '--limit', '1', '--page-token', first.next_page_token]);
+    expect(second.facts.map((f: any) => f.id)).toEqual([ids[1]]);
+    expect(second.next_page_token).toBe('');
+  });
+});
+
+describe('agents', () => {
+  test('lists the namespaces, sorted, in text and --json', async () => {
+    await seed('cli-agents-b', ['b']);
+    await seed('cli-agents-a', ['a']);
+    const run = await engram(['agents']);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toContain('cli-agents-a');
+    expect(lines).toContain('cli-agents-b');
+    expect(lines.indexOf('cli-agents-a')).toBeLessThan(lines.indexOf('cli-agents-b'));
+
+    const out = await engramJson(['agents']);
+    expect(Object.keys(out)).toEqual(['agents']);
+    expect(out.agents).toEqual(lines);
+  });
+});
+
+describe('stats', () => {
+  test('for one agent counts only that namespace', async () => {
+    const agent = 'cli-stats';
+    await seed(agent, ['one', 'two', 'three']);
+    const out = await engramJson(['stats', agent]);
+    expect(out).toMatchObject({ agent_id: agent, fact_count: 3, live_count: 3, retired_count: 0, agent_count: 1 });
+    const run = await engram(['stats', agent]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^facts\s+3 \(3 live, 0 retired, 0 pinned\) in 1 namespace\(s\)$/m);
+  });
+
+  test('without an agent counts the whole store', async () => {
+    const expected = await client.stats();
+    const out = await engramJson(['stats']);
+    expect(out.agent_id).toBeNull();
+    expect(out).toMatchObject({ fact_count: expected.factCount, live_count: expected.liveCount, agent_count: expected.agentCount });
+    expect(out.agent_count).toBeGreaterThan(1);
+  });
+});
+
+describe('forget', () => {
+  test('the fact stops being recalled but stays listed with superseded_by "agent"', async () => {
+    const agent = 'cli-forget';
+    const [gone, kept] = await seed(agent, ['the old vpn host is vpn1', 'the new vpn host is vpn2']);
+
+    const run = await engram(['forget', agent, gone!]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`forgot ${gone}\n`);
+
+    const recalled = await engramJson(['recall', agent, 'vpn host']);
+    expect(recalled.facts.map((f: any) => f.id)).toEqual([kept]);
+
+    const listed = await engramJson(['list', agent]);
+    expect(listed.facts.map((f: any) => [f.id, f.superseded_by])).toEqual([
+      [gone, 'agent'],
+      [kept, ''],
+    ]);
+  });
+});
+
+describe('status', () => {
+  test('--json names the daemon (version, capabilities, instance) and the store size', async () => {
+    const expected = await client.stats();
+    const out = await engramJson(['status']);
+    expect(out.data_dir).toBe(daemon.dataDir);
+    expect(out.pid).toBe(daemon.child.pid);
+    expect(out.daemon.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(out.daemon.instance_id).toBe(daemon.discovery.instanceId);
+    expect(out.daemon.capabilities).toContain('doctor-v1');
+    expect(out.daemon.capabilities).toEqual([...out.daemon.capabilities].sort());
+    expect(out.store.fact_count).toBe(expected.factCount);
+  });
+
+  test('prints a human summary', async () => {
+    const run = await engram(['status']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`pid ${daemon.child.pid}`);
+    expect(run.stdout).toContain(`data dir  ${daemon.dataDir}`);
+    expect(run.stdout).toMatch(/^facts\s+\d+ \(/m);
+  });
+});
+
+describe('doctor', () => {
+  let fresh: DaemonProcess;
+
+  beforeAll(async () => {
+    fresh = await startDaemon({ embedder: 'none' });
+  });
+
+  afterAll(async () => {
+    await fresh?.stop();
+    if (fresh) removeDir(fresh.dataDir);
+  });
+
+  test('a fresh store is healthy (exit 0)', async () => {
+    const out = await engramJson(['doctor'], { dataDir: fresh.dataDir });
+    expect(out.healthy).toBe(true);
+    expect(out.rebuilt).toBe(false);
+    expect(out.checks.length).toBeGreaterThan(0);
+    for (const check of out.checks) expect(check.ok, `${check.name}: ${check.detail}`).toBe(true);
+  });
+
+  test('--rebuild exits 0 and reports a healthy rebuilt store', async () => {
+    const out = await engramJson(['doctor', '--rebuild'], { dataDir: fresh.dataDir });
+    expect(out).toMatchObject({ healthy: true, rebuilt: true });
+  });
+
+  test('the store the other tests wrote to (including a forgotten fact) is healthy too', async () => {
+    const run = await engram(['doctor']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n').pop()).toBe('healthy');
+  });
+});
+
+describe('exit codes', () => {
+  test.each([
+    ['a missing argument', ['remember', 'cli-usage'], /missing required argument 'text'/],
+    ['-k 0', ['recall', 'cli-usage', 'anything', '-k', '0'], /--top-k must be a positive integer/],
+    ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+  ])('2 for a usage error: %s', async (_name, args, message) => {
+    const run = await engram(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+
+  test('1 when the input is refused: an empty agent id names agent_id', async () => {
+    const before = await client.stats();
+    const run = await engram(['remember', '', 'a fact for nobody']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/agent_id/);
+    expect((await client.stats()).factCount).toBe(before.factCount);
+  });
+
+  test('1 with not_found when forgetting a well-formed id that does not exist', async () => {
+    const run = await engram(['forget', 'cli-missing', '01ARZ3NDEKTSV4RRFFQ69G5FAV']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/not_found/);
+    expect(run.stderr).toContain('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+  });
+
+  test('1 with a hint to start a daemon when --data-dir has none', async () => {
+    const empty = tempDataDir('engram-cli-empty-');
+    try {
+      const run = await engram(['recall', 'anyone', 'anything'], { dataDir: empty });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`engram daemon --data-dir ${empty}`);
+    } finally {
+      removeDir(empty);
+    }
+  });
+});
+
+describe('ENGRAM_HOME', () => {
+  test('selects the data dir when --data-dir is absent', async () => {
+    const run = await engram(['remember', 'cli-home', 'found through ENGRAM_HOME'], { dataDir: null, env: { ENGRAM_HOME: daemon.dataDir } });
+    expect(run.code, run.stderr).toBe(0);
+    const listed = await client.list('cli-home');
+    expect(listed.facts.map((f) => f.text)).toEqual(['found through ENGRAM_HOME']);
+  });
+
+  test('an ENGRAM_HOME without a daemon fails naming that dir; --data-dir overrides it', async () => {
+    const empty = tempDataDir('engram-cli-home-');
+    try {
+      const missing = await engram(['agents'], { dataDir: null, env: { ENGRAM_HOME: empty } });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(empty);
+
+      const overridden = await engram(['agents'], { env: { ENGRAM_HOME: empty } });
+      expect(overridden.code, overridden.stderr).toBe(0);
+      expect(overridden.stdout).toContain('cli-home');
+    } finally {
+      removeDir(empty);
+    }
+  });
+});
