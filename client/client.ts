@@ -84,6 +84,11 @@ export interface DoctorEvent {
   report?: { checks: { name: string; ok: boolean; detail: string }[]; healthy: boolean; rebuilt: boolean };
 }
 
+export interface ReindexEvent {
+  progress?: { phase: string; done: number; total: number };
+  report?: { embedded: number; alreadyDone: number; embedder: string };
+}
+
 export async function connect(options: ConnectOptions = {}): Promise<EngramClient> {
   let { address, token } = options;
   if (!address) {
@@ -304,6 +309,22 @@ export class EngramClient {
       } else if (res.event.case === 'report') {
         const r = res.event.value;
         yield { report: { checks: r.checks.map((c) => ({ name: c.name, ok: c.ok, detail: c.detail })), healthy: r.healthy, rebuilt: r.rebuilt } };
+      }
+    }
+  }
+
+  /** Re-embeds every fact with the daemon's current model (after a model switch); yields progress,
+   *  then a report. Interrupting is safe; calling it again resumes. */
+  async *reindex(): AsyncGenerator<ReindexEvent> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Reindex, 'engram reindex');
+    for await (const res of this.connection.admin.reindex({}, { timeoutMs: undefined })) {
+      if (res.event.case === 'progress') {
+        const p = res.event.value;
+        yield { progress: { phase: p.phase, done: Number(p.done), total: Number(p.total) } };
+      } else if (res.event.case === 'report') {
+        const r = res.event.value;
+        yield { report: { embedded: Number(r.embedded), alreadyDone: Number(r.alreadyDone), embedder: r.embedder } };
       }
     }
   }

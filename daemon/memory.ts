@@ -5,11 +5,13 @@ import { mkdirSync } from 'node:fs';
 import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
 import { docOf, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
-import { loadAlias, loadCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
+import { loadAlias, loadCatalog, loadVectorIndexes, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
 import { AccessTracker } from './lifecycle/access.ts';
+import { PendingSet } from './lifecycle/pending.ts';
+import { EmbeddingReconciler } from './lifecycle/reconciler.ts';
 import { search, type PreparedQuery, type RetrievalMetadata, type SearchOutcome, type SearchRequest } from './recall/recall.ts';
 import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type Scope } from './recall/plan.ts';
 import { mergeBatch } from './recall/batch.ts';
@@ -30,6 +32,8 @@ export interface MemoryOptions {
   embedder: Embedder;
   limits: Limits;
   recallDefaults: RecallDefaults;
+  /** How often pending embeddings are retried (default 5 s). */
+  reconcileIntervalMs?: number;
   log: (message: string) => void;
 }
 
@@ -58,6 +62,9 @@ const EMBEDDER_META_KEY = 'embedder';
 export class Memory {
   readonly catalog = new Catalog();
   readonly access = new AccessTracker();
+  /** Recallable facts waiting for a vector from the current model. */
+  readonly pending = new PendingSet();
+  readonly reconciler: EmbeddingReconciler;
   private readonly inflightRequests = new Map<string, Promise<PutResult>>();
   private nextVectorKey = 1;
   private vectorsDirty = false;
@@ -69,7 +76,9 @@ export class Memory {
     readonly options: MemoryOptions,
     readonly tables: Tables,
     readonly store: FactStore,
-  ) {}
+  ) {
+    this.reconciler = new EmbeddingReconciler(this, options.reconcileIntervalMs);
+  }
 
   /** `tables` must be open (the caller opens them first: that is where a second daemon is refused). */
   static async open(options: MemoryOptions, tables: Tables): Promise<Memory> {
@@ -93,11 +102,14 @@ export class Memory {
     this.vectorsOff = await this.checkEmbedderOfRecord();
     const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true));
     this.nextVectorKey = loaded.nextVectorKey;
+    for (const fact of loaded.unembedded) if (this.isPending(fact)) this.pending.add(fact);
     this.options.log(
       `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
         (loaded.missingPostings ? `; ${loaded.missingPostings} facts lacked postings (run engram doctor --rebuild)` : ''),
     );
     if (this.vectorsOff) this.options.log(`vector signal off: ${this.vectorsOff}`);
+    const interrupted = (await this.tables.meta.get('reindex')) as { target?: string } | undefined;
+    if (interrupted) this.options.log(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
   }
 
   /** Where and how this store's vectors are indexed; null when the vector signal is off. */
@@ -105,6 +117,27 @@ export class Memory {
     if (this.vectorsOff) return null;
     const dir = dataPaths(this.options.dataDir).vectors;
     return { embedder: this.embedder.id, dimensions: this.embedder.dimensions, dir, useSaved };
+  }
+
+  private reindexing = false;
+
+  /** Only one reindex at a time; returns the release function. */
+  claimReindex(): () => void {
+    if (this.reindexing) throw new EngramError(ErrorKind.FailedPrecondition, 'a reindex is already running on this daemon');
+    this.reindexing = true;
+    return () => (this.reindexing = false);
+  }
+
+  /** Every recallable fact now has the current model's vector (or none): make the model the
+   *  store's embedder of record, drop the old vector indexes and build new ones from LevelDB. */
+  async completeReindex(): Promise<void> {
+    await this.tables.meta.put(EMBEDDER_META_KEY, { id: this.embedder.id, dimensions: this.embedder.dimensions });
+    await this.tables.meta.del('reindex');
+    for (const ns of this.catalog.all()) ns.vectors = null;
+    this.vectorsOff = null;
+    await loadVectorIndexes(this.tables, this.catalog, this.vectorSpace(false)!);
+    this.vectorsDirty = true;
+    this.saveVectorsIfDirty();
   }
 
   markVectorsDirty(): void {
@@ -124,6 +157,7 @@ export class Memory {
   }
 
   private startBackgroundWork(): void {
+    this.reconciler.start();
     this.timers.push(setInterval(() => void this.flushAccess(), ACCESS_FLUSH_MS).unref());
     this.timers.push(setInterval(() => this.saveVectorsIfDirty(), VECTOR_SAVE_MS).unref());
   }
@@ -195,7 +229,8 @@ export class Memory {
 
   private async insert(agentId: string, fields: CheckedFields, requestId: string, kind: FactKindName = 'fact'): Promise<PutResult> {
     const recallable = kind === 'fact';
-    const vector = recallable ? await this.embedForWrite(fields.text) : null;
+    const embedded = recallable ? await this.embedForWrite(fields.text) : NOT_EMBEDDED;
+    const vector = embedded.vector;
     const { id, time } = this.store.ids.next(Date.now());
     const fact: FactRecord = {
       id,
@@ -210,8 +245,7 @@ export class Memory {
       supersededBy: '',
       kind,
       strength: 1,
-      // Set whenever the embedder ran, even if the text had no known word (no vector, nothing pending).
-      embedder: recallable && !this.vectorsOff ? this.embedder.id : '',
+      embedder: embedded.embedder,
       vectorKey: vector ? this.nextVectorKey++ : 0,
       ...fields,
     };
@@ -223,13 +257,42 @@ export class Memory {
     const terms = termsOf(fact);
     await this.store.insert(fact, { postings: toStoredPostings(terms), vector: vector ?? undefined }, requestId);
     this.indexFact(fact, terms, vector);
+    if (this.isPending(fact)) this.pending.add(fact);
     return { fact, replayed: false };
   }
 
-  private async embedForWrite(text: string): Promise<Float32Array | null> {
-    if (this.vectorsOff) return null;
-    const [vector] = await this.embedder.embed([text]);
-    return vector ?? null;
+  /** Embeds a text for a write. A failing provider never fails the write: the fact is stored
+   *  keyword-only with embedder "" (pending) and the reconciler embeds it later. */
+  private async embedForWrite(text: string): Promise<Embedded> {
+    if (this.vectorsOff) return NOT_EMBEDDED;
+    try {
+      const [vector] = await this.embedder.embed([text]);
+      // The embedder is recorded even when the text had no known word: it ran, nothing is pending.
+      return { vector: vector ?? null, embedder: this.embedder.id };
+    } catch (error) {
+      this.options.log(`embedding failed, fact stored keyword-only and queued for the reconciler: ${(error as Error).message}`);
+      return NOT_EMBEDDED;
+    }
+  }
+
+  /** A recallable fact without a vector from the current model (vectors on). */
+  isPending(fact: FactRecord): boolean {
+    return !this.vectorsOff && isIndexed(fact) && fact.embedder !== this.embedder.id;
+  }
+
+  /** Gives a live fact its vector from the current embedder (reconciler, reindex). False when the
+   *  fact changed meanwhile (retired, deleted, or already embedded). */
+  async attachVector(agentId: string, factId: string, vector: Float32Array | null): Promise<boolean> {
+    return this.store.withLock(agentId, factId, async () => {
+      const before = await this.store.get(agentId, factId);
+      if (!before || !isIndexed(before) || before.embedder === this.embedder.id) return false;
+      const after: FactRecord = { ...before, embedder: this.embedder.id, vectorKey: vector ? this.nextVectorKey++ : 0 };
+      const terms = termsOf(after);
+      await this.store.replace(before, after, { postings: toStoredPostings(terms), vector: vector ?? undefined });
+      this.indexFact(after, terms, this.vectorsOff ? null : vector);
+      this.pending.delete(after);
+      return true;
+    });
   }
 
   private indexFact(fact: FactRecord, terms: ReturnType<typeof termsOf>, vector: Float32Array | null): void {
@@ -299,9 +362,10 @@ export class Memory {
       const bytes = await this.tables.vectors.get(vectorEntryKey(before.agentId, before.vectorKey));
       return bytes ? toFloat32(bytes) : null;
     }
-    const vector = await this.embedForWrite(after.text);
+    const { vector, embedder } = await this.embedForWrite(after.text);
     after.vectorKey = vector ? this.nextVectorKey++ : 0;
-    after.embedder = this.vectorsOff ? '' : this.embedder.id;
+    after.embedder = embedder;
+    if (this.isPending(after)) this.pending.add(after);
     return vector;
   }
 
@@ -419,6 +483,7 @@ export class Memory {
 
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    await this.reconciler.stop();
     await this.flushAccess();
     await this.store.drain();
     this.saveVectorsIfDirty();
@@ -426,6 +491,14 @@ export class Memory {
     await this.embedder.close?.();
   }
 }
+
+interface Embedded {
+  vector: Float32Array | null;
+  /** What to record as the fact's embedder: the model id, or "" when it is still pending. */
+  embedder: string;
+}
+
+const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
 
 interface CheckedFields {
   text: string;

@@ -17,6 +17,8 @@ export const Capability = {
   RecallOptions: 'recall-options-v1',
   BatchRecall: 'batch-recall-v1',
   Alias: 'alias-v1',
+  /** AdminService.Reindex: re-embed after a model switch, resumable. */
+  Reindex: 'reindex-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -35,7 +37,7 @@ const legacy: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [Capability.IdempotentWrite, Capability.Doctor, Capability.RecallOptions, Capability.BatchRecall, Capability.Alias],
+  capabilities: [Capability.IdempotentWrite, Capability.Doctor, Capability.RecallOptions, Capability.BatchRecall, Capability.Alias, Capability.Reindex],
   advertisesDefaultWeight: true,
 };
 
@@ -56,6 +58,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.MemoryService/RecallWithOptions': Capability.RecallOptions,
   'engram.v1.MemoryService/BatchRecall': Capability.BatchRecall,
   'engram.v1.MemoryService/Alias': Capability.Alias,
+  'engram.v1.AdminService/Reindex': Capability.Reindex,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

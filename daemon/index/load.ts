@@ -27,12 +27,14 @@ export interface LoadResult {
   /** Facts whose postings had to be recomputed (a doctor finding, repaired in memory). */
   missingPostings: number;
   nextVectorKey: number;
+  /** Recallable facts with no vector and no recorded embedder, or one other than the space's. */
+  unembedded: FactRecord[];
 }
 
 const CHUNK = 1000;
 
 export async function loadCatalog(tables: Tables, catalog: Catalog, space: VectorSpace | null): Promise<LoadResult> {
-  const result: LoadResult = { facts: 0, indexed: 0, missingPostings: 0, nextVectorKey: 1 };
+  const result: LoadResult = { facts: 0, indexed: 0, missingPostings: 0, nextVectorKey: 1, unembedded: [] };
   let chunk: FactRecord[] = [];
   for await (const raw of tables.facts.values()) {
     const fact = decodeFact(raw);
@@ -40,6 +42,7 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
     result.nextVectorKey = Math.max(result.nextVectorKey, fact.vectorKey + 1);
     if (isLiveAlias(fact)) loadAlias(catalog, fact);
     if (!isIndexed(fact)) continue;
+    if (fact.embedder !== space?.embedder) result.unembedded.push(fact);
     chunk.push(fact);
     if (chunk.length === CHUNK) {
       await indexChunk(tables, catalog, chunk, result);
@@ -47,7 +50,7 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
     }
   }
   await indexChunk(tables, catalog, chunk, result);
-  if (space) for (const ns of catalog.all()) await loadVectors(tables, ns, space);
+  if (space) await loadVectorIndexes(tables, catalog, space);
   return result;
 }
 
@@ -64,6 +67,10 @@ async function indexChunk(tables: Tables, catalog: Catalog, facts: FactRecord[],
 
 export const vectorIndexBase = (dir: string, agentId: string): string =>
   join(dir, Buffer.from(agentId, 'utf8').toString('base64url') || '_');
+
+export async function loadVectorIndexes(tables: Tables, catalog: Catalog, space: VectorSpace): Promise<void> {
+  for (const ns of catalog.all()) await loadVectors(tables, ns, space);
+}
 
 /** Loads the saved index if it matches, drops its stale keys, then adds what it lacks from LevelDB. */
 async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpace): Promise<void> {

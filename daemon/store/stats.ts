@@ -5,6 +5,7 @@ import type { Memory } from '../memory.ts';
 import { dataPaths } from '../../shared/discovery.ts';
 import { namespaceRange } from './keys.ts';
 import { decodeFact } from './record.ts';
+import { isIndexed } from '../index/derive.ts';
 
 export interface Stats {
   factCount: number;
@@ -41,7 +42,8 @@ export async function computeStats(memory: Memory, agentId: string | undefined):
     if (!stats.oldestCreatedAt || fact.createdAt < stats.oldestCreatedAt) stats.oldestCreatedAt = fact.createdAt;
     stats.newestCreatedAt = Math.max(stats.newestCreatedAt, fact.createdAt);
     if (fact.vectorKey && !fact.supersededBy) stats.vectorCount++;
-    else if (!fact.supersededBy && !memory.vectorsOff && fact.embedder === '' && fact.kind === 'fact') stats.pendingEmbeddings++;
+    // Waiting for a vector from the running model: failed at write time, or made by another model (reindex).
+    if (memory.embedder.dimensions > 0 && isIndexed(fact) && fact.embedder !== memory.embedder.id) stats.pendingEmbeddings++;
   }
   stats.agentCount = agents.size;
   return stats;

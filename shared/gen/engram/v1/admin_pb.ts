@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/admin.proto.
  */
 export const file_engram_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVlbmdyYW0vdjEvYWRtaW4ucHJvdG8SCWVuZ3JhbS52MSIgCg1Eb2N0b3JSZXF1ZXN0Eg8KB3JlYnVpbGQYASABKAgicwoORG9jdG9yUmVzcG9uc2USLQoIcHJvZ3Jlc3MYASABKAsyGS5lbmdyYW0udjEuRG9jdG9yUHJvZ3Jlc3NIABIpCgZyZXBvcnQYAiABKAsyFy5lbmdyYW0udjEuRG9jdG9yUmVwb3J0SABCBwoFZXZlbnQiPAoORG9jdG9yUHJvZ3Jlc3MSDQoFcGhhc2UYASABKAkSDAoEZG9uZRgCIAEoBBINCgV0b3RhbBgDIAEoBCI3CgtEb2N0b3JDaGVjaxIMCgRuYW1lGAEgASgJEgoKAm9rGAIgASgIEg4KBmRldGFpbBgDIAEoCSJYCgxEb2N0b3JSZXBvcnQSJgoGY2hlY2tzGAEgAygLMhYuZW5ncmFtLnYxLkRvY3RvckNoZWNrEg8KB2hlYWx0aHkYAiABKAgSDwoHcmVidWlsdBgDIAEoCDJPCgxBZG1pblNlcnZpY2USPwoGRG9jdG9yEhguZW5ncmFtLnYxLkRvY3RvclJlcXVlc3QaGS5lbmdyYW0udjEuRG9jdG9yUmVzcG9uc2UwAWIGcHJvdG8z");
+  fileDesc("ChVlbmdyYW0vdjEvYWRtaW4ucHJvdG8SCWVuZ3JhbS52MSIgCg1Eb2N0b3JSZXF1ZXN0Eg8KB3JlYnVpbGQYASABKAgicwoORG9jdG9yUmVzcG9uc2USLQoIcHJvZ3Jlc3MYASABKAsyGS5lbmdyYW0udjEuRG9jdG9yUHJvZ3Jlc3NIABIpCgZyZXBvcnQYAiABKAsyFy5lbmdyYW0udjEuRG9jdG9yUmVwb3J0SABCBwoFZXZlbnQiPAoORG9jdG9yUHJvZ3Jlc3MSDQoFcGhhc2UYASABKAkSDAoEZG9uZRgCIAEoBBINCgV0b3RhbBgDIAEoBCI3CgtEb2N0b3JDaGVjaxIMCgRuYW1lGAEgASgJEgoKAm9rGAIgASgIEg4KBmRldGFpbBgDIAEoCSJYCgxEb2N0b3JSZXBvcnQSJgoGY2hlY2tzGAEgAygLMhYuZW5ncmFtLnYxLkRvY3RvckNoZWNrEg8KB2hlYWx0aHkYAiABKAgSDwoHcmVidWlsdBgDIAEoCCIQCg5SZWluZGV4UmVxdWVzdCJvCg9SZWluZGV4UmVzcG9uc2USJwoIcHJvZ3Jlc3MYASABKAsyEy5lbmdyYW0udjEuUHJvZ3Jlc3NIABIqCgZyZXBvcnQYAiABKAsyGC5lbmdyYW0udjEuUmVpbmRleFJlcG9ydEgAQgcKBWV2ZW50IjYKCFByb2dyZXNzEg0KBXBoYXNlGAEgASgJEgwKBGRvbmUYAiABKAQSDQoFdG90YWwYAyABKAQiSQoNUmVpbmRleFJlcG9ydBIQCghlbWJlZGRlZBgBIAEoBBIUCgxhbHJlYWR5X2RvbmUYAiABKAQSEAoIZW1iZWRkZXIYAyABKAkykwEKDEFkbWluU2VydmljZRI/CgZEb2N0b3ISGC5lbmdyYW0udjEuRG9jdG9yUmVxdWVzdBoZLmVuZ3JhbS52MS5Eb2N0b3JSZXNwb25zZTABEkIKB1JlaW5kZXgSGS5lbmdyYW0udjEuUmVpbmRleFJlcXVlc3QaGi5lbmdyYW0udjEuUmVpbmRleFJlc3BvbnNlMAFiBnByb3RvMw");
 
 /**
  * @generated from message engram.v1.DoctorRequest
@@ -146,6 +146,106 @@ export const DoctorReportSchema: GenMessage<DoctorReport> = /*@__PURE__*/
   messageDesc(file_engram_v1_admin, 4);
 
 /**
+ * @generated from message engram.v1.ReindexRequest
+ */
+export type ReindexRequest = Message<"engram.v1.ReindexRequest"> & {
+};
+
+/**
+ * Describes the message engram.v1.ReindexRequest.
+ * Use `create(ReindexRequestSchema)` to create a new message.
+ */
+export const ReindexRequestSchema: GenMessage<ReindexRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 5);
+
+/**
+ * @generated from message engram.v1.ReindexResponse
+ */
+export type ReindexResponse = Message<"engram.v1.ReindexResponse"> & {
+  /**
+   * @generated from oneof engram.v1.ReindexResponse.event
+   */
+  event: {
+    /**
+     * @generated from field: engram.v1.Progress progress = 1;
+     */
+    value: Progress;
+    case: "progress";
+  } | {
+    /**
+     * @generated from field: engram.v1.ReindexReport report = 2;
+     */
+    value: ReindexReport;
+    case: "report";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message engram.v1.ReindexResponse.
+ * Use `create(ReindexResponseSchema)` to create a new message.
+ */
+export const ReindexResponseSchema: GenMessage<ReindexResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 6);
+
+/**
+ * @generated from message engram.v1.Progress
+ */
+export type Progress = Message<"engram.v1.Progress"> & {
+  /**
+   * @generated from field: string phase = 1;
+   */
+  phase: string;
+
+  /**
+   * @generated from field: uint64 done = 2;
+   */
+  done: bigint;
+
+  /**
+   * @generated from field: uint64 total = 3;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message engram.v1.Progress.
+ * Use `create(ProgressSchema)` to create a new message.
+ */
+export const ProgressSchema: GenMessage<Progress> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 7);
+
+/**
+ * @generated from message engram.v1.ReindexReport
+ */
+export type ReindexReport = Message<"engram.v1.ReindexReport"> & {
+  /**
+   * Facts that got a vector from the new model in this run.
+   *
+   * @generated from field: uint64 embedded = 1;
+   */
+  embedded: bigint;
+
+  /**
+   * Facts already done by an earlier, interrupted run.
+   *
+   * @generated from field: uint64 already_done = 2;
+   */
+  alreadyDone: bigint;
+
+  /**
+   * @generated from field: string embedder = 3;
+   */
+  embedder: string;
+};
+
+/**
+ * Describes the message engram.v1.ReindexReport.
+ * Use `create(ReindexReportSchema)` to create a new message.
+ */
+export const ReindexReportSchema: GenMessage<ReindexReport> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 8);
+
+/**
  * @generated from service engram.v1.AdminService
  */
 export const AdminService: GenService<{
@@ -156,6 +256,17 @@ export const AdminService: GenService<{
     methodKind: "server_streaming";
     input: typeof DoctorRequestSchema;
     output: typeof DoctorResponseSchema;
+  },
+  /**
+   * Re-embeds every recallable fact with the daemon's current embedder (after a model switch).
+   * Interrupting it is safe; running it again resumes (capability reindex-v1).
+   *
+   * @generated from rpc engram.v1.AdminService.Reindex
+   */
+  reindex: {
+    methodKind: "server_streaming";
+    input: typeof ReindexRequestSchema;
+    output: typeof ReindexResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_admin, 0);
