@@ -1,13 +1,16 @@
 // Section 1: recall latency through a real daemon at growing namespace sizes. One daemon per
 // embedder; facts are loaded up to each size in turn (32 puts in flight over 4 clients), then
-// queries run one at a time after a warm-up.
+// queries run one at a time after the daemon settles and a warm-up.
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { machineCpuSeconds, removeTempDir, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
-import { summarize, type Summary } from './stats.ts';
+import { healthClient } from './floor.ts';
+import { percentile, summarize, type Summary } from './stats.ts';
 
 const AGENT = 'bench-agent';
+// Note: grpc-js shares one subchannel (one socket) between clients of one process that have the
+// same target and options, so these 4 clients are 4 channels over a single connection.
 const CONNECTIONS = 4;
 const IN_FLIGHT = 32;
 
@@ -25,6 +28,8 @@ export interface SizeResult {
   /** Mean keyword / vector candidates the daemon reported per query. */
   keywordCandidates: number;
   vectorCandidates: number;
+  /** p50 of Health/Check (ms) on the same daemon just before the queries: the transport floor. */
+  floorP50: number;
   /** Daemon CPU per query (ms), and all processes' CPU use while querying (cores). */
   daemonCpuMs: number;
   machineCores: number;
@@ -35,6 +40,7 @@ export interface RecallReport {
   results: SizeResult[];
   /** Acknowledged puts per second while loading (32 in flight). */
   loadRate: number;
+  /** Daemon VmRSS once the largest size was loaded (before its queries). */
   rssMiB: number;
 }
 
@@ -49,14 +55,17 @@ export async function runRecall(options: RecallOptions): Promise<RecallReport> {
     const results: SizeResult[] = [];
     let loaded = 0;
     let loadMs = 0;
+    let rssMiB = NaN;
     for (const size of sizes) {
       const started = performance.now();
       await load(clients, facts, loaded, size, options.embedder);
       loadMs += performance.now() - started;
       loaded = size;
+      await settle(daemon);
+      rssMiB = daemon.rssMiB();
       results.push(await measure(clients[0]!, daemon, facts.slice(0, size), options));
     }
-    return { embedder: options.embedder, results, loadRate: loaded / (loadMs / 1000), rssMiB: daemon.rssMiB() };
+    return { embedder: options.embedder, results, loadRate: loaded / (loadMs / 1000), rssMiB };
   } finally {
     for (const client of clients) client.close();
     await daemon.stop();
@@ -88,6 +97,31 @@ async function load(clients: EngramClient[], facts: string[], from: number, to: 
   await Promise.all(Array.from({ length: IN_FLIGHT }, (_, w) => worker(w)));
 }
 
+async function floorP50(dataDir: string, calls: number): Promise<number> {
+  const health = healthClient(dataDir);
+  try {
+    const latencies: number[] = [];
+    for (let i = 0; i < calls + 50; i++) {
+      const started = performance.now();
+      await health.check();
+      if (i >= 50) latencies.push(performance.now() - started);
+    }
+    return percentile(latencies, 50);
+  } finally {
+    health.close();
+  }
+}
+
+/** Waits (at most 15 s) until the daemon is nearly idle, e.g. done compacting after a load. */
+async function settle(daemon: BenchDaemon): Promise<void> {
+  const until = Date.now() + 15_000;
+  while (Date.now() < until) {
+    const before = daemon.cpuSeconds();
+    await new Promise((r) => setTimeout(r, 500));
+    if (daemon.cpuSeconds() - before < 0.05) return;
+  }
+}
+
 async function measure(client: EngramClient, daemon: BenchDaemon, stored: string[], options: RecallOptions): Promise<SizeResult> {
   for (const q of generateQueries(stored, options.warmup, 1000 + stored.length)) await client.recall(AGENT, q);
   const latencies: number[] = [];
@@ -102,12 +136,15 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     vector += retrieval.vectorCandidates;
   }
   const n = latencies.length;
+  const daemonCpuMs = ((daemon.cpuSeconds() - daemonCpu) * 1000) / n;
+  const machineCores = (machineCpuSeconds() - machineCpu) / ((performance.now() - wall) / 1000);
   return {
     size: stored.length,
     latency: summarize(latencies),
+    floorP50: await floorP50(daemon.dataDir, options.queries),
     keywordCandidates: keyword / n,
     vectorCandidates: vector / n,
-    daemonCpuMs: ((daemon.cpuSeconds() - daemonCpu) * 1000) / n,
-    machineCores: (machineCpuSeconds() - machineCpu) / ((performance.now() - wall) / 1000),
+    daemonCpuMs,
+    machineCores,
   };
 }

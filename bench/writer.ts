@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline';
 import { connect } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
-import { timedWrites, type Window } from './writes.ts';
+import { timedPuts, type Window } from './writes.ts';
 
 const [dataDir, inFlight, seed] = process.argv.slice(2);
 if (!dataDir || !inFlight || !seed) {
@@ -17,6 +17,6 @@ const texts = generateFacts(10_000, Number(seed));
 const client = await connect({ dataDir, clientName: `bench-writer-${seed}` });
 process.stdout.write('ready\n');
 const { value: line } = await createInterface({ input: process.stdin })[Symbol.asyncIterator]().next();
-const counts = await timedWrites(client, Number(inFlight), texts, JSON.parse(line as string) as Window);
+const counts = await timedPuts(client, Number(inFlight), texts, JSON.parse(line as string) as Window);
 client.close();
 process.stdout.write(`${JSON.stringify(counts)}\n`);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
 import { machineCpuSeconds, removeTempDir, startDaemon, tempDir, track } from './daemon.ts';
+import { healthClient } from './floor.ts';
 
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
 const AGENT = 'bench-writer';
@@ -26,26 +27,33 @@ export interface WriteCounts {
   latencies: number[];
   /** CPU seconds the writing process used inside the window. */
   clientCpu: number;
+  /** The first failed put's message, if any failed. */
+  firstError?: string;
 }
 
 /** `inFlight` concurrent put loops on one client, timed by `window`. */
-export async function timedWrites(client: EngramClient, inFlight: number, texts: string[], window: Window): Promise<WriteCounts> {
+export function timedPuts(client: EngramClient, inFlight: number, texts: string[], window: Window): Promise<WriteCounts> {
+  let next = 0;
+  return timedCalls(() => client.put(AGENT, texts[next++ % texts.length]!), inFlight, window);
+}
+
+/** `inFlight` concurrent loops of `call`, timed by `window`. */
+export async function timedCalls(call: () => Promise<unknown>, inFlight: number, window: Window): Promise<WriteCounts> {
   const out: WriteCounts = { count: 0, errors: 0, latencies: [], clientCpu: 0 };
   const cpu = sampleCpuAt(() => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1e6;
   }, window).then((seconds) => (out.clientCpu = seconds));
   await new Promise((r) => setTimeout(r, Math.max(0, window.startAt - Date.now())));
-  let next = 0;
   const loop = async () => {
     while (Date.now() < window.endAt) {
-      const text = texts[next++ % texts.length]!;
       const started = performance.now();
       const startedAt = Date.now();
       try {
-        await client.put(AGENT, text);
-      } catch {
+        await call();
+      } catch (error) {
         out.errors++;
+        out.firstError ??= (error as Error).message;
         continue;
       }
       const now = Date.now();
@@ -62,6 +70,8 @@ export interface Scenario {
   name: string;
   processes: number;
   inFlight: number;
+  /** 'health': grpc.health.v1 Check instead of put — the transport floor at this moment. */
+  call?: 'health';
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -70,8 +80,16 @@ export const SCENARIOS: Scenario[] = [
   { name: '4 processes x 4 in flight', processes: 4, inFlight: 4 },
 ];
 
+export const FLOOR_SCENARIOS: Scenario[] = [
+  { name: 'floor: Health/Check, 1 in flight', processes: 0, inFlight: 1, call: 'health' },
+  { name: 'floor: Health/Check, 16 in flight', processes: 0, inFlight: 16, call: 'health' },
+];
+
 export interface WriteResult extends WriteCounts {
   scenario: string;
+  /** Calls in flight across all writing processes. */
+  totalInFlight: number;
+  floor: boolean;
   embedder: string;
   perSecond: number;
   /** Daemon / writing processes' CPU use during the window, in cores. */
@@ -92,7 +110,12 @@ export async function runWrites(
   const daemon = await startDaemon(dir, { embedder, cpuProfDir });
   let writers: Writers | undefined;
   try {
-    writers = scenario.processes === 0 ? await inProcess(dir, scenario.inFlight) : await inChildren(dir, scenario.processes, scenario.inFlight);
+    writers =
+      scenario.call === 'health'
+        ? healthChecks(dir, scenario.inFlight)
+        : scenario.processes === 0
+          ? await inProcess(dir, scenario.inFlight)
+          : await inChildren(dir, scenario.processes, scenario.inFlight);
     const startAt = Date.now() + 200;
     const window: Window = { startAt, measureFrom: startAt + warmupMs, endAt: startAt + warmupMs + durationMs };
     const [counts, cpu, machine] = await Promise.all([
@@ -103,6 +126,8 @@ export async function runWrites(
     return {
       ...counts,
       scenario: scenario.name,
+      totalInFlight: Math.max(1, scenario.processes) * scenario.inFlight,
+      floor: scenario.call === 'health',
       embedder,
       perSecond: counts.count / (durationMs / 1000),
       daemonCores: cpu / (durationMs / 1000),
@@ -116,7 +141,7 @@ export async function runWrites(
   }
 }
 
-/** Daemon CPU seconds used between measureFrom and endAt. */
+/** CPU seconds (as counted by `cpuSeconds`) used between measureFrom and endAt. */
 async function sampleCpuAt(cpuSeconds: () => number, window: Window): Promise<number> {
   await new Promise((r) => setTimeout(r, window.measureFrom - Date.now()));
   const before = cpuSeconds();
@@ -133,7 +158,12 @@ interface Writers {
 async function inProcess(dataDir: string, inFlight: number): Promise<Writers> {
   const client = await connect({ dataDir, clientName: 'bench-writes' });
   const texts = generateFacts(20_000, 7);
-  return { run: (window) => timedWrites(client, inFlight, texts, window), close: () => client.close() };
+  return { run: (window) => timedPuts(client, inFlight, texts, window), close: () => client.close() };
+}
+
+function healthChecks(dataDir: string, inFlight: number): Writers {
+  const health = healthClient(dataDir);
+  return { run: (window) => timedCalls(() => health.check(), inFlight, window), close: () => health.close() };
 }
 
 /** Children connect and print "ready", then get the window as JSON on stdin and print their counts as JSON. */
@@ -157,6 +187,7 @@ async function inChildren(dataDir: string, processes: number, inFlight: number):
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         latencies: results.flatMap((r) => r.latencies),
         clientCpu: results.reduce((sum, r) => sum + r.clientCpu, 0),
+        firstError: results.find((r) => r.firstError)?.firstError,
       };
     },
     close: () => children.forEach((child) => child.kill()),

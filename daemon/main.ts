@@ -3,12 +3,15 @@
 import { parseArgs } from 'node:util';
 import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RELEASE_PROFILES } from '../shared/capabilities.ts';
+import { EngramError } from '../shared/errors.ts';
+import * as check from '../shared/validate.ts';
 import { StoreLockedError } from './store/database.ts';
-import { startDaemon } from './server.ts';
-import { EMBEDDER_NAMES, type EmbedderName } from './embed/index.ts';
+import { startDaemon, type DaemonOptions } from './server.ts';
+import { EMBEDDER_NAMES, embedderConfigFromEnv, type EmbedderName } from './embed/index.ts';
+import { DEFAULT_WEIGHTS, type SignalWeights } from './recall/fusion.ts';
 
 const USAGE = `usage: engram daemon [--data-dir DIR] [--listen [HOST:]PORT] [--embedder ${EMBEDDER_NAMES.join('|')}]
-                     [--embed-url URL] [--embed-model MODEL]
+                     [--embed-url URL] [--embed-model MODEL] [--signal-weights v,k,r] [--min-relevance F]
                      [--compat ${Object.keys(RELEASE_PROFILES).join('|')}] [--default-confidence-weight W]
 
 Serves one Engram store to every agent process on this machine.
@@ -22,6 +25,8 @@ Serves one Engram store to every agent process on this machine.
                       none    no vectors: keyword + recency only
   --embed-url URL   ollama/openai server (default http://127.0.0.1:11434 / https://api.openai.com); $ENGRAM_EMBED_URL
   --embed-model M   ollama/openai model (openai default text-embedding-3-small); $ENGRAM_EMBED_MODEL
+  --signal-weights  default recall weights vector,keyword,recency (default 1,1,0.5); $ENGRAM_SIGNAL_WEIGHTS
+  --min-relevance F default relevance floor in [0, 1] (default 0: none); $ENGRAM_MIN_RELEVANCE
   --compat PROFILE  serve exactly an older release profile
   --default-confidence-weight W   advertised default in [0, 0.5]; $ENGRAM_DEFAULT_CONFIDENCE_WEIGHT`;
 
@@ -42,7 +47,30 @@ function parseWeight(value: string | undefined): number | undefined {
   return weight;
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** "1,1,0.5" → { vector: 1, keyword: 1, recency: 0.5 }. */
+function parseSignalWeights(value: string | undefined): SignalWeights {
+  if (value === undefined) return { ...DEFAULT_WEIGHTS };
+  const parts = value.split(',').map((p) => Number(p.trim()));
+  if (parts.length !== 3) fail(`--signal-weights takes three numbers vector,keyword,recency, got "${value}"`);
+  try {
+    const [vector, keyword, recency] = parts.map((w, i) => check.signalWeight(w, ['vector', 'keyword', 'recency'][i]!));
+    if (vector! + keyword! + recency! === 0) fail('--signal-weights: at least one weight must be positive');
+    return { vector: vector!, keyword: keyword!, recency: recency! };
+  } catch (error) {
+    fail(`--signal-weights: ${(error as Error).message}`);
+  }
+}
+
+function parseMinRelevance(value: string | undefined): number {
+  if (value === undefined) return 0;
+  try {
+    return check.minRelevance(Number(value), '--min-relevance');
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
+function optionsFromArgs(argv: string[]): DaemonOptions | null {
   let values;
   try {
     ({ values } = parseArgs({
@@ -53,6 +81,8 @@ export async function main(argv: string[]): Promise<void> {
         embedder: { type: 'string' },
         'embed-url': { type: 'string' },
         'embed-model': { type: 'string' },
+        'signal-weights': { type: 'string' },
+        'min-relevance': { type: 'string' },
         compat: { type: 'string' },
         'default-confidence-weight': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -63,40 +93,57 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    return;
+    return null;
   }
-  const dataDir = resolveDataDir(values['data-dir']);
-  const embedder = (values.embedder ?? process.env.ENGRAM_EMBEDDER ?? 'local') as EmbedderName;
+  const env = process.env;
+  const embedder = (values.embedder ?? env.ENGRAM_EMBEDDER ?? 'local') as EmbedderName;
   if (!EMBEDDER_NAMES.includes(embedder)) fail(`unknown embedder "${embedder}"; choose one of ${EMBEDDER_NAMES.join(', ')}`);
-  // startDaemon passes createEmbedder only the name, and createEmbedder reads its settings from these
-  // variables, so a flag reaches it by overriding its variable.
-  if (values['embed-url'] !== undefined) process.env.ENGRAM_EMBED_URL = values['embed-url'];
-  if (values['embed-model'] !== undefined) process.env.ENGRAM_EMBED_MODEL = values['embed-model'];
   const profile = values.compat ?? 'current';
   if (!RELEASE_PROFILES[profile]) fail(`unknown --compat profile "${profile}"; known: ${Object.keys(RELEASE_PROFILES).join(', ')}`);
+  const fromEnv = embedderConfigFromEnv(env);
+  return {
+    dataDir: resolveDataDir(values['data-dir']),
+    listen: values.listen ? tcpAddress(values.listen) : undefined,
+    embedder,
+    embedderConfig: { ...fromEnv, url: values['embed-url'] ?? fromEnv.url, model: values['embed-model'] ?? fromEnv.model },
+    profile,
+    defaultConfidenceWeight: parseWeight(values['default-confidence-weight'] ?? env.ENGRAM_DEFAULT_CONFIDENCE_WEIGHT),
+    recallDefaults: {
+      weights: parseSignalWeights(values['signal-weights'] ?? env.ENGRAM_SIGNAL_WEIGHTS),
+      minRelevance: parseMinRelevance(values['min-relevance'] ?? env.ENGRAM_MIN_RELEVANCE),
+    },
+    reconcileIntervalMs: env.ENGRAM_RECONCILE_MS ? Number(env.ENGRAM_RECONCILE_MS) : undefined,
+  };
+}
 
+/** A start-up failure a user can act on gets one line, not a stack trace. */
+function explainStartFailure(error: unknown, dataDir: string): never {
+  if (error instanceof StoreLockedError) {
+    let holder = '';
+    try {
+      const running = readDiscovery(dataDir);
+      holder = ` (running daemon: pid ${running.pid}, ${running.address})`;
+    } catch {
+      /* the other daemon may still be starting */
+    }
+    process.stderr.write(`engram daemon: ${dataDir} is already served by another Engram daemon${holder}.\n${error.message}\n`);
+    process.exit(1);
+  }
+  if (error instanceof EngramError || (error as Error)?.name === 'RemoteEmbedError' || /embedder/i.test((error as Error)?.message ?? '')) {
+    process.stderr.write(`engram daemon: cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const options = optionsFromArgs(argv);
+  if (!options) return;
   let daemon;
   try {
-    daemon = await startDaemon({
-      dataDir,
-      listen: values.listen ? tcpAddress(values.listen) : undefined,
-      embedder,
-      profile,
-      defaultConfidenceWeight: parseWeight(values['default-confidence-weight'] ?? process.env.ENGRAM_DEFAULT_CONFIDENCE_WEIGHT),
-    });
+    daemon = await startDaemon(options);
   } catch (error) {
-    if (error instanceof StoreLockedError) {
-      let holder = '';
-      try {
-        const running = readDiscovery(dataDir);
-        holder = ` (running daemon: pid ${running.pid}, ${running.address})`;
-      } catch {
-        /* the other daemon may still be starting */
-      }
-      process.stderr.write(`engram daemon: ${dataDir} is already served by another Engram daemon${holder}.\n${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    explainStartFailure(error, options.dataDir);
   }
 
   let signals = 0;

@@ -12,7 +12,7 @@ import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
-import { createEmbedder, type EmbedderName } from './embed/index.ts';
+import { createEmbedder, type EmbedderConfig, type EmbedderName } from './embed/index.ts';
 import { Memory } from './memory.ts';
 import { DEFAULT_WEIGHTS } from './recall/fusion.ts';
 import type { RecallDefaults } from './recall/plan.ts';
@@ -28,11 +28,14 @@ export interface DaemonOptions {
   /** Loopback TCP listener, e.g. "127.0.0.1:7777"; absent = unix socket only. */
   listen?: string;
   embedder: EmbedderName;
+  /** Settings of a remote embedder (url, model, key variable). */
+  embedderConfig?: EmbedderConfig;
   profile?: string;
   defaultConfidenceWeight?: number;
   limits?: Limits;
   /** Configured recall defaults (per-call options override them). */
   recallDefaults?: RecallDefaults;
+  reconcileIntervalMs?: number;
   log?: (message: string) => void;
 }
 
@@ -52,9 +55,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const tables = await openTables(paths.store);
-  const embedder = await createEmbedder(options.embedder);
+  const embedder = await createEmbedder(options.embedder, options.embedderConfig);
   const recallDefaults = options.recallDefaults ?? { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0 };
-  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, log }, tables);
+  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, log }, tables);
   const token = loadOrCreateToken(paths.token);
   const instanceId = randomUUID();
   let serving = true;

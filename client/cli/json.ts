@@ -1,7 +1,7 @@
 // The stable JSON shapes of `engram ... --json` (documented in README.md, "JSON output").
 // snake_case keys and RFC 3339 times, matching the MCP payloads.
 import type { DaemonInfo } from '../connection.ts';
-import type { Fact, Receipt, RetrievalMetadata, Stats } from '../types.ts';
+import type { Fact, Receipt, RetrievalMetadata, Stats, WeakMatchFeedback } from '../types.ts';
 
 const iso = (ms: number): string | null => (ms ? new Date(ms).toISOString() : null);
 
@@ -43,6 +43,10 @@ export function retrievalJson(r: RetrievalMetadata) {
     embedder: r.embedder,
     rrf_k: r.rrfK,
     notes: r.notes,
+    min_relevance: r.minRelevance,
+    filtered: r.filtered,
+    expanded_terms: r.expandedTerms,
+    vector_searched: r.vectorSearched,
   };
 }
 
@@ -99,5 +103,19 @@ export function daemonJson(d: DaemonInfo) {
     default_confidence_weight: d.defaultConfidenceWeight ?? null,
     limits: { max_text_bytes: d.limits.maxTextBytes, max_top_k: d.limits.maxTopK, max_batch: d.limits.maxBatch },
     embedder: d.embedder,
+  };
+}
+
+/** `{feedback: {...}}` when the query matched weakly, else nothing (the key is omitted). */
+export function feedbackJson(f: WeakMatchFeedback | undefined) {
+  if (!f) return {};
+  return {
+    feedback: {
+      query_terms: f.queryTerms,
+      known_terms: f.knownTerms,
+      unknown_terms: f.unknownTerms,
+      nearby_terms: f.nearbyTerms,
+      advice: f.advice,
+    },
   };
 }

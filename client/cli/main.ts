@@ -6,9 +6,10 @@ import { connect, type EngramClient } from '../client.ts';
 import { EngramError } from '../../shared/errors.ts';
 import { DaemonNotRunningError, readDiscovery, resolveDataDir } from '../../shared/discovery.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
-import { daemonJson, factJson, receiptJson, retrievalJson, statsJson } from './json.ts';
+import { daemonJson, factJson, feedbackJson, receiptJson, retrievalJson, statsJson } from './json.ts';
 import { ProgressBar } from './progress.ts';
 import { printFacts, printReceipts, printStats } from './render.ts';
+import { addRecallFlags, recallOptionsFrom } from './recall-flags.ts';
 
 interface GlobalOptions {
   dataDir?: string;
@@ -79,28 +80,97 @@ function buildProgram(setExit: (code: number) => void): Command {
       else out(`remembered ${fact.id} in "${fact.agentId}"`);
     });
 
-  program
-    .command('recall')
-    .description('recall the facts that best match a query')
-    .argument('<agent>', 'agent id (namespace)')
-    .argument('<query>', 'what to look for')
-    .option('-k, --top-k <n>', 'how many facts (default 8)', positiveInt('--top-k'))
+  addRecallFlags(
+    program
+      .command('recall')
+      .description('recall the facts that best match a query')
+      .argument('<agent>', 'agent id (namespace)')
+      .argument('<query>', 'what to look for'),
+  )
     .option('--explain', 'show how each score was made')
-    .option('--all', "also search the shared namespace (RecallAll)")
+    .option('--all', 'also search the shared namespace (RecallAll)')
     .option('--json', 'print JSON')
     .action(async (agent: string, query: string, o, cmd: Command) => {
       const opts = globals(cmd);
+      const options = recallOptionsFrom(o);
+      if (o.explain && o.all) throw new CommanderError(2, 'engram.usage', '--explain and --all cannot be combined');
       await withClient(opts, async (c) => {
         if (o.explain) {
-          const { receipts, retrieval } = await c.recallExplain(agent, query, { topK: o.topK });
-          if (opts.json) printJson({ agent_id: agent, query, count: receipts.length, facts: [], explained: receipts.map(receiptJson), retrieval: retrievalJson(retrieval) });
+          const { receipts, retrieval, feedback } = await c.recallExplain(agent, query, options);
+          if (opts.json) printJson({ agent_id: agent, query, count: receipts.length, facts: [], explained: receipts.map(receiptJson), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
           else printReceipts(receipts, retrieval, out);
+          if (!opts.json && feedback) out(`hint: ${feedback.advice}`);
           return;
         }
-        const { facts, retrieval } = o.all ? await c.recallAll(agent, query, { topK: o.topK }) : await c.recall(agent, query, { topK: o.topK });
-        if (opts.json) printJson({ agent_id: agent, query, count: facts.length, facts: facts.map(factJson), retrieval: retrievalJson(retrieval) });
+        const { facts, retrieval, feedback } = o.all ? await c.recallAll(agent, query, options) : await c.recall(agent, query, options);
+        if (opts.json) printJson({ agent_id: agent, query, count: facts.length, facts: facts.map(factJson), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
         else printFacts(facts, out, 'No memories found.');
+        if (!opts.json && feedback) out(`hint: ${feedback.advice}`);
       });
+    });
+
+  addRecallFlags(
+    program
+      .command('batch-recall')
+      .description('several queries in one call; prints each query\'s facts and the merged view')
+      .argument('<agent>', 'agent id (namespace)')
+      .argument('<queries...>', 'the queries'),
+  )
+    .option('--json', 'print JSON')
+    .action(async (agent: string, queries: string[], o, cmd: Command) => {
+      const opts = globals(cmd);
+      const res = await withClient(opts, (c) => c.batchRecall(agent, queries, recallOptionsFrom(o)));
+      if (opts.json) {
+        printJson({
+          agent_id: agent,
+          count: res.merged.length,
+          merged: res.merged.map(factJson),
+          per_query: res.results.map((r) => ({ query: r.query, facts: r.facts.map(factJson), ...(r.error ? { error: r.error } : {}) })),
+        });
+        return;
+      }
+      for (const r of res.results) {
+        out(`# ${r.query}`);
+        if (r.error) out(`error: ${r.error}`);
+        else printFacts(r.facts, out, 'No memories found.');
+      }
+      out('# merged');
+      printFacts(res.merged, out, 'No memories found.');
+    });
+
+  program
+    .command('alias')
+    .description('make queries with <term> also match its equivalents ("k8s" = "kubernetes")')
+    .argument('<agent>', 'agent id (namespace)')
+    .argument('<term>', 'the word users search with')
+    .argument('<equivalents...>', 'words or phrases stored facts use')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, term: string, equivalents: string[], _o, cmd: Command) => {
+      const opts = globals(cmd);
+      const { fact } = await withClient(opts, (c) => c.alias(agent, term, equivalents));
+      if (opts.json) printJson({ agent_id: agent, term, equivalents, stored: true, fact: factJson(fact) });
+      else out(`alias ${fact.id}: ${fact.text}`);
+    });
+
+  program
+    .command('reindex')
+    .description("re-embed every fact with the daemon's current model (after switching --embedder); resumable")
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const bar = new ProgressBar();
+      const report = await withClient(opts, async (c) => {
+        let last;
+        for await (const event of c.reindex()) {
+          if (event.progress) bar.update(event.progress.phase, event.progress.done, event.progress.total);
+          if (event.report) last = event.report;
+        }
+        return last;
+      });
+      bar.done();
+      if (!report) throw new Error('the daemon ended reindex without a report');
+      if (opts.json) printJson({ embedded: report.embedded, already_done: report.alreadyDone, embedder: report.embedder });
+      else out(`reindexed with ${report.embedder}: ${report.embedded} facts embedded, ${report.alreadyDone} already done`);
     });
 
   program

@@ -129,19 +129,20 @@ async function postJson(provider: RemoteProvider, body: unknown, timeoutMs: numb
 }
 
 async function attempt(provider: RemoteProvider, payload: string, timeoutMs: number): Promise<Attempt> {
+  let text: string;
   try {
     // The signal covers reading the body too, so a server that stalls mid-response also times out.
     const response = await fetch(provider.url, { method: 'POST', headers: provider.headers, body: payload, signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) return { status: response.status, detail: await errorDetail(response, provider.secrets ?? []) };
-    const text = await response.text();
-    try {
-      return { json: JSON.parse(text) };
-    } catch (error) {
-      throw invalid(provider, `the response is not JSON: ${(error as Error).message}`);
-    }
+    text = await response.text();
   } catch (error) {
-    if (error instanceof RemoteEmbedError) throw error;
     return { transportError: error };
+  }
+  try {
+    return { json: JSON.parse(text) };
+  } catch (error) {
+    // A server that answers 200 with something else is misconfigured; asking again will not help.
+    throw invalid(provider, `the response is not JSON: ${(error as Error).message}`);
   }
 }
 
@@ -193,6 +194,7 @@ function checkVector(provider: RemoteProvider, vector: unknown, i: number, dimen
   if (!Array.isArray(vector) || vector.length === 0) throw invalid(provider, `vector ${i} is not a non-empty array of numbers`);
   if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x))) throw invalid(provider, `vector ${i} contains a non-finite or non-numeric value`);
   if (dimensions !== undefined && vector.length !== dimensions) {
+    // On the probe this means the server ignored a requested `dimensions`; later, that the model changed.
     throw invalid(provider, `vector ${i} has ${vector.length} dimensions, expected ${dimensions}`);
   }
   return vector as number[];

@@ -54,10 +54,19 @@ const servers: Server[] = [];
 async function startServer(route: string, respond: (req: Recorded, behaviour: Behaviour) => unknown, auth?: string): Promise<FakeServer> {
   const fake: FakeServer = { url: '', requests: [], script: [] };
   const server = createServer((req, res) => {
+    // A bug in this handler answers 500 with the reason, instead of leaving the client to time out.
+    const fail = (error: unknown) => res.headersSent || send(res, 500, JSON.stringify({ error: `fake server: ${error}` }));
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (raw += chunk));
     req.on('end', () => {
+      try {
+        handle();
+      } catch (error) {
+        fail(error);
+      }
+    });
+    const handle = () => {
       const recorded: Recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: {} };
       try {
         recorded.body = JSON.parse(raw);
@@ -68,8 +77,8 @@ async function startServer(route: string, respond: (req: Recorded, behaviour: Be
       const behaviour = fake.script.shift() ?? 'ok';
       if (behaviour === 'destroy') return req.socket.destroy();
       if (behaviour === 'hang') return;
-      if ('raw' in (behaviour as object)) return send(res, 200, (behaviour as { raw: string }).raw);
-      if (typeof behaviour === 'object' && 'status' in behaviour) return send(res, behaviour.status, JSON.stringify(behaviour.body ?? {}));
+      if (typeof behaviour === 'object' && 'raw' in behaviour) return send(res, 200, behaviour.raw);
+      if (typeof behaviour === 'object') return send(res, behaviour.status, JSON.stringify(behaviour.body ?? {}));
       // Refuse what the real servers refuse, so a malformed request cannot pass by accident.
       if (req.method !== 'POST' || req.url !== route) return send(res, 404, '404 page not found');
       if (auth !== undefined && req.headers.authorization !== `Bearer ${auth}`) {
@@ -80,7 +89,7 @@ async function startServer(route: string, respond: (req: Recorded, behaviour: Be
         return send(res, 400, JSON.stringify({ error: 'invalid request body' }));
       }
       send(res, 200, JSON.stringify(respond(recorded, behaviour)));
-    });
+    };
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

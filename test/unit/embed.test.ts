@@ -149,6 +149,6 @@ describe('createEmbedder', () => {
 
   test('an unknown name is an error that lists the valid names', async () => {
     // @ts-expect-error — names arrive from flags and config files at run time
-    await expect(createEmbedder('word2vec')).rejects.toThrow(/unknown embedder "word2vec".*local, none/);
+    await expect(createEmbedder('word2vec')).rejects.toThrow(/unknown embedder "word2vec".*local, ollama, openai, none/);
   });
 });

@@ -1,0 +1,18 @@
+// The transport floor: grpc.health.v1 Check, a tiny unary call the daemon answers without
+// touching the store, over the same unix socket. Measured in the same run as the real calls,
+// so a busy machine shows in both and their ratio stays meaningful.
+import * as grpc from '@grpc/grpc-js';
+import { readDiscovery } from '../shared/discovery.ts';
+import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
+import { createServiceClient } from '../shared/grpc/bridge.ts';
+
+export interface HealthClient {
+  check(): Promise<unknown>;
+  close(): void;
+}
+
+export function healthClient(dataDir: string): HealthClient {
+  const channel = new grpc.Client(readDiscovery(dataDir).address, grpc.credentials.createInsecure());
+  const health = createServiceClient(Health, channel);
+  return { check: () => health.check({ service: '' }), close: () => channel.close() };
+}

@@ -1,0 +1,57 @@
+// The recall flags shared by `recall` and `batch-recall`, and their translation into options.
+import { CommanderError, type Command } from 'commander';
+import type { RecallOptions } from '../client.ts';
+
+
+export function addRecallFlags(cmd: Command): Command {
+  return cmd
+    .option('-k, --top-k <n>', 'how many facts (default 8)')
+    .option('--weights <v,k,r>', 'signal weights vector,keyword,recency (0 turns one off; default: the daemon\'s)')
+    .option('--min-relevance <f>', 'drop results below this fraction of the top score, in [0, 1]')
+    .option('--window-days <n>', 'only facts whose event time is within the last N days')
+    .option('--tag <tag...>', 'only facts with at least one of these tags')
+    .option('--all-tags <tag...>', 'only facts with all of these tags')
+    .option('--since <time>', 'only facts that happened at or after this time (ISO 8601)')
+    .option('--until <time>', 'only facts that happened before this time (ISO 8601)');
+}
+
+function usage(message: string): never {
+  throw new CommanderError(2, 'engram.usage', message);
+}
+
+function number(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) usage(`${flag} must be a number, got "${value}"`);
+  return n;
+}
+
+function time(value: string, flag: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) usage(`${flag} must be a date/time like 2024-05-08 or 2024-05-08T13:56:00Z, got "${value}"`);
+  return ms;
+}
+
+/** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call. */
+export function recallOptionsFrom(o: Record<string, string | string[] | undefined>): RecallOptions {
+  const options: RecallOptions = {};
+  if (o.topK !== undefined) {
+    const k = number(o.topK as string, '--top-k');
+    if (!Number.isInteger(k) || k < 1) usage(`--top-k must be a positive integer, got "${o.topK}"`);
+    options.topK = k;
+  }
+  if (o.weights !== undefined) {
+    const parts = (o.weights as string).split(',').map((p) => number(p.trim(), '--weights'));
+    if (parts.length !== 3) usage(`--weights takes three numbers vector,keyword,recency, got "${o.weights}"`);
+    options.weights = { vector: parts[0], keyword: parts[1], recency: parts[2] };
+  }
+  if (o.minRelevance !== undefined) options.minRelevance = number(o.minRelevance as string, '--min-relevance');
+  const filters: NonNullable<RecallOptions['filters']> = {};
+  if (o.windowDays !== undefined) filters.windowDays = number(o.windowDays as string, '--window-days');
+  if (o.tag !== undefined) filters.tagsAny = o.tag as string[];
+  if (o.allTags !== undefined) filters.tagsAll = o.allTags as string[];
+  if (o.since !== undefined) filters.occurredAfter = time(o.since as string, '--since');
+  if (o.until !== undefined) filters.occurredBefore = time(o.until as string, '--until');
+  if (Object.keys(filters).length > 0) options.filters = filters;
+  return options;
+}
+
