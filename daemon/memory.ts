@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
-import { docOf, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
+import { docOf, embeddingText, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
 import { loadAlias, loadCatalog, loadVectorIndexes, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms } from './index/tokenizer.ts';
@@ -229,7 +229,7 @@ export class Memory {
 
   private async insert(agentId: string, fields: CheckedFields, requestId: string, kind: FactKindName = 'fact'): Promise<PutResult> {
     const recallable = kind === 'fact';
-    const embedded = recallable ? await this.embedForWrite(fields.text) : NOT_EMBEDDED;
+    const embedded = recallable ? await this.embedForWrite(embeddingText(fields)) : NOT_EMBEDDED;
     const vector = embedded.vector;
     const { id, time } = this.store.ids.next(Date.now());
     const fact: FactRecord = {
@@ -358,11 +358,11 @@ export class Memory {
 
   /** A changed text gets a new vector under a new key; an unchanged one keeps its stored vector. */
   private async vectorFor(before: FactRecord, after: FactRecord): Promise<Float32Array | null> {
-    if (after.text === before.text && before.vectorKey) {
+    if (embeddingText(after) === embeddingText(before) && before.vectorKey) {
       const bytes = await this.tables.vectors.get(vectorEntryKey(before.agentId, before.vectorKey));
       return bytes ? toFloat32(bytes) : null;
     }
-    const { vector, embedder } = await this.embedForWrite(after.text);
+    const { vector, embedder } = await this.embedForWrite(embeddingText(after));
     after.vectorKey = vector ? this.nextVectorKey++ : 0;
     after.embedder = embedder;
     if (this.isPending(after)) this.pending.add(after);

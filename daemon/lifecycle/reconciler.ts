@@ -2,6 +2,7 @@
 // their vectors in the background, a batch at a time. A provider that is still down costs one
 // failed batch per interval, logged once until it recovers.
 import type { Memory } from '../memory.ts';
+import { embeddingText } from '../index/derive.ts';
 
 const BATCH = 64;
 
@@ -44,7 +45,7 @@ export class EmbeddingReconciler {
     if (live.length === 0) return 0;
     let vectors: (Float32Array | null)[];
     try {
-      vectors = await memory.embedder.embed(live.map((f) => f!.text));
+      vectors = await memory.embedder.embed(live.map((f) => embeddingText(f!)));
     } catch (error) {
       if (!this.failing) memory.options.log(`reconciler: embedding ${live.length} pending facts failed, will retry: ${(error as Error).message}`);
       this.failing = true;

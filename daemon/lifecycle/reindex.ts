@@ -5,6 +5,7 @@
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { isIndexed } from '../index/derive.ts';
 import type { Memory } from '../memory.ts';
+import { embeddingText } from '../index/derive.ts';
 import { decodeFact, type FactRecord } from '../store/record.ts';
 
 export type ReindexEvent =
@@ -53,7 +54,7 @@ async function factsToEmbed(memory: Memory, target: string): Promise<{ todo: Fac
 }
 
 async function embedBatch(memory: Memory, facts: FactRecord[]): Promise<number> {
-  const vectors = await memory.embedder.embed(facts.map((f) => f.text));
+  const vectors = await memory.embedder.embed(facts.map(embeddingText));
   let done = 0;
   for (let i = 0; i < facts.length; i++) {
     if (await memory.attachVector(facts[i]!.agentId, facts[i]!.id, vectors[i] ?? null)) done++;

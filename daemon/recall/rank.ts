@@ -1,12 +1,12 @@
 // Recall within one namespace: eligible set → signals → fusion → total order → relevance floor
-// → dedup by text → top_k. Facts that no query signal ranked still carry a recency rank; they
-// are streamed newest first (or, with recency off, in tie-break order) and merged lazily, so a
-// namespace of a million facts costs only the candidates the query touches.
+// → dedup by text → top_k. Each query signal ranks a bounded candidate list (like any top-N
+// retriever), recency orders the matched candidates, and the unmatched rest is streamed lazily
+// only if top_k is not yet filled, so a million-fact namespace costs what the query touches.
 import type { NamespaceIndex } from '../index/namespace.ts';
 import type { Ranks } from './fusion.ts';
 import { RRF_K, compareResults, fusedScore } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
-import { filteredRecencyRanks, keywordRanks, vectorCandidateCount, vectorRanks, type RankMap, type VectorReader } from './signals.ts';
+import { keywordCandidateCount, keywordRanks, vectorCandidateCount, vectorRanks, type VectorReader } from './signals.ts';
 
 export interface RankedFact {
   doc: number;
@@ -34,12 +34,12 @@ export interface NamespaceRanking {
 
 export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan, readVectors: VectorReader): Promise<NamespaceRanking> {
   const { weights, filter } = plan;
-  const keyword = weights.keyword > 0 ? keywordRanks(ns, query.terms, filter) : new Map<number, number>();
+  const keyword = weights.keyword > 0 ? keywordRanks(ns, query.terms, filter, keywordCandidateCount(plan.topK)) : new Map<number, number>();
   const vector =
     weights.vector > 0 && query.vector
       ? await vectorRanks(ns, query.vector, vectorCandidateCount(plan.topK), filter, readVectors)
       : { ranks: new Map<number, number>(), searched: 0 };
-  const filteredRecency = filter && weights.recency > 0 ? filteredRecencyRanks(ns, filter) : null;
+  const matched = [...new Set<number>([...keyword.keys(), ...vector.ranks.keys()])];
 
   const score = (doc: number, recency: number): RankedFact => {
     const info = ns.doc(doc);
@@ -47,17 +47,21 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     const fused = fusedScore(ranks, weights, RRF_K);
     return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final: fused };
   };
-  const recencyRank = (doc: number) => {
-    if (weights.recency === 0) return 0;
-    return filteredRecency ? (filteredRecency.get(doc) ?? 0) : ns.recency.rankOf(doc, ns.doc(doc).recencyTime);
-  };
 
-  const hitDocs = new Set<number>([...keyword.keys(), ...vector.ranks.keys()]);
-  const hits = [...hitDocs].map((doc) => score(doc, recencyRank(doc))).sort(compareResults);
-  const rest = unrankedStream(ns, hitDocs, plan, filteredRecency, score);
-
+  let results: RankedFact[];
+  if (matched.length > 0) {
+    // Recency orders what the query matched; a recent fact the query did not match is not pushed
+    // above an older one it did. The rest follow with score 0 (so top_k is still filled).
+    const recency = weights.recency > 0 ? newestFirstRanks(ns, matched) : new Map<number, number>();
+    const hits = matched.map((doc) => score(doc, recency.get(doc) ?? 0)).sort(compareResults);
+    const skip = new Set(matched);
+    results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !skip.has(doc), score), plan);
+  } else {
+    // Nothing matched, or no query signal ran: recency ranks every eligible fact.
+    results = mergeDistinct([], weights.recency > 0 ? newestEligible(ns, plan, score) : unmatched(ns, plan, () => true, score), plan);
+  }
   return {
-    results: mergeDistinct(hits, rest, plan),
+    results,
     keywordCandidates: keyword.size,
     vectorCandidates: vector.ranks.size,
     vectorSearched: vector.searched,
@@ -71,26 +75,31 @@ function countEligible(ns: NamespaceIndex, plan: RecallPlan): number {
   return n;
 }
 
-/** Eligible facts no query signal ranked, already in total order: newest first when recency
- *  counts (their scores fall with age), else all score 0 and the tie-break (oldest first) decides. */
-function* unrankedStream(
+/** 1-based newest-first ranks of the given docs (event time, then id). */
+function newestFirstRanks(ns: NamespaceIndex, docs: number[]): Map<number, number> {
+  const sorted = [...docs].sort((a, b) => ns.doc(b).recencyTime - ns.doc(a).recencyTime || b - a);
+  return new Map(sorted.map((doc, i) => [doc, i + 1]));
+}
+
+/** Every eligible fact, newest first, ranked by that position. */
+function* newestEligible(ns: NamespaceIndex, plan: RecallPlan, score: (doc: number, recency: number) => RankedFact): Generator<RankedFact> {
+  let rank = 0;
+  for (const doc of ns.recency.newest()) {
+    if (plan.filter && !plan.filter(ns.doc(doc))) continue;
+    yield score(doc, ++rank);
+  }
+}
+
+/** Eligible facts with score 0, in tie-break order (created_at, then id: doc order). */
+function* unmatched(
   ns: NamespaceIndex,
-  skip: Set<number>,
   plan: RecallPlan,
-  filteredRecency: RankMap | null,
+  include: (doc: number) => boolean,
   score: (doc: number, recency: number) => RankedFact,
 ): Generator<RankedFact> {
-  const eligible = (doc: number) => !skip.has(doc) && (!plan.filter || plan.filter(ns.doc(doc)));
-  if (plan.weights.recency > 0) {
-    let rank = 0;
-    for (const doc of ns.recency.newest()) {
-      if (plan.filter && !plan.filter(ns.doc(doc))) continue;
-      rank++;
-      if (eligible(doc)) yield score(doc, filteredRecency ? filteredRecency.get(doc)! : rank);
-    }
-    return;
+  for (const doc of ns.docsInOrder()) {
+    if (include(doc) && (!plan.filter || plan.filter(ns.doc(doc)))) yield score(doc, 0);
   }
-  for (const doc of ns.docsInOrder()) if (eligible(doc)) yield score(doc, 0);
 }
 
 /** Merges two streams that are each in total order, skipping repeated texts, until top_k or the

@@ -5,11 +5,15 @@ import type { DocFilter } from './filters.ts';
 
 export type RankMap = Map<number, number>;
 
-export function keywordRanks(ns: NamespaceIndex, queryTerms: readonly string[], filter: DocFilter | null): RankMap {
+/** How deep the keyword signal ranks: a fact below this BM25 position gets keyword rank 0, as a
+ *  fact outside the vector neighbours gets vector rank 0. A fixed function of top_k. */
+export const keywordCandidateCount = (topK: number): number => Math.max(100, topK * 10);
+
+export function keywordRanks(ns: NamespaceIndex, queryTerms: readonly string[], filter: DocFilter | null, limit: number): RankMap {
   const ranks: RankMap = new Map();
   if (queryTerms.length === 0) return ranks;
   const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
-  ns.keyword.search(queryTerms, { eligible }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
+  ns.keyword.search(queryTerms, { eligible, limit }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
   return ranks;
 }
 
@@ -98,12 +102,5 @@ function toRanks(hits: VectorHitDoc[], wanted: number): RankMap {
   hits.sort((a, b) => a.distance - b.distance || a.doc - b.doc);
   const ranks: RankMap = new Map();
   hits.slice(0, wanted).forEach((hit, i) => ranks.set(hit.doc, i + 1));
-  return ranks;
-}
-
-/** Recency ranks over the eligible docs only (a filtered query): one pass, newest first. */
-export function filteredRecencyRanks(ns: NamespaceIndex, filter: DocFilter): RankMap {
-  const ranks: RankMap = new Map();
-  for (const doc of ns.recency.newest()) if (filter(ns.doc(doc))) ranks.set(doc, ranks.size + 1);
   return ranks;
 }
