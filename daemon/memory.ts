@@ -101,6 +101,7 @@ export class Memory {
     const started = Date.now();
     this.vectorsOff = await this.checkEmbedderOfRecord();
     const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true));
+    await this.access.load(this.tables);
     this.nextVectorKey = loaded.nextVectorKey;
     for (const fact of loaded.unembedded) if (this.isPending(fact)) this.pending.add(fact);
     this.options.log(
@@ -164,7 +165,7 @@ export class Memory {
 
   private async flushAccess(): Promise<void> {
     try {
-      await this.access.flush(this.store);
+      await this.access.flush(this.tables);
     } catch (error) {
       this.options.log(`access bookkeeping write failed (will not retry these counts): ${(error as Error).message}`);
     }
@@ -322,6 +323,7 @@ export class Memory {
       if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
       await this.store.remove(fact);
       this.catalog.get(agentId)?.remove(factId);
+      this.access.forget(agentId, factId);
       this.vectorsDirty = true;
       return fact;
     });

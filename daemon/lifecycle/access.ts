@@ -1,68 +1,57 @@
-// Access bookkeeping: recall bumps access_count and last_accessed_at on the facts it returns.
-// A recall must not wait for a disk write, so deltas collect in memory, show on every read at
-// once, and are written in one unsynced batch per interval. They are statistics, not
-// acknowledged writes: a crash may lose the last interval's counts, never a fact.
-import type { FactStore } from '../store/fact-store.ts';
+// Access bookkeeping: recall bumps the access count and last-access time of the facts it
+// returns. The counts live in their own table, not in the fact record, so counting never
+// rewrites a fact or races with a change to it. They are statistics, not acknowledged writes:
+// totals are kept in memory (shown on every read at once) and the changed ones are written in
+// one unsynced batch per interval, so a crash may lose the last interval's counts, never a fact.
+import type { AccessRow, Tables } from '../store/database.ts';
 import { factKey } from '../store/keys.ts';
 import type { FactRecord } from '../store/record.ts';
 
-interface Delta {
-  agentId: string;
-  factId: string;
-  count: number;
-  lastAccessedAt: number;
-}
-
 export class AccessTracker {
-  private pending = new Map<string, Delta>();
-  /** Deltas being written right now: still shown by overlay until they are on disk. */
-  private writing = new Map<string, Delta>();
+  private readonly totals = new Map<string, AccessRow>();
+  private dirty = new Set<string>();
+
+  /** Loads the stored totals (start-up). */
+  async load(tables: Tables): Promise<void> {
+    for await (const [key, row] of tables.access.iterator()) this.totals.set(key, row);
+  }
 
   record(facts: readonly { agentId: string; id: string }[], now: number): void {
     for (const fact of facts) {
       const key = factKey(fact.agentId, fact.id);
-      const delta = this.pending.get(key) ?? { agentId: fact.agentId, factId: fact.id, count: 0, lastAccessedAt: 0 };
-      delta.count++;
-      delta.lastAccessedAt = now;
-      this.pending.set(key, delta);
+      const row = this.totals.get(key);
+      this.totals.set(key, { count: (row?.count ?? 0) + 1, last: now });
+      this.dirty.add(key);
     }
   }
 
-  /** The fact as readers should see it: stored counts plus accesses not yet written. */
+  /** The fact as readers see it: its record plus the access totals. */
   overlay(fact: FactRecord): FactRecord {
-    const key = factKey(fact.agentId, fact.id);
-    let result = fact;
-    for (const delta of [this.writing.get(key), this.pending.get(key)]) {
-      if (delta) result = applyDelta(result, delta);
-    }
-    return result;
+    const row = this.totals.get(factKey(fact.agentId, fact.id));
+    if (!row) return fact;
+    return { ...fact, accessCount: fact.accessCount + row.count, lastAccessedAt: Math.max(fact.lastAccessedAt, row.last) };
   }
 
-  get size(): number {
-    return this.pending.size;
+  /** A deleted fact's counts go with it (its row is deleted in the same batch as the fact). */
+  forget(agentId: string, factId: string): void {
+    const key = factKey(agentId, factId);
+    this.totals.delete(key);
+    this.dirty.delete(key);
   }
 
-  /** Writes pending deltas; each fact is re-read under its lock so a concurrent mutation is never undone. */
-  async flush(store: FactStore): Promise<void> {
-    this.writing = this.pending;
-    this.pending = new Map();
-    await Promise.all(
-      [...this.writing.values()].map((delta) =>
-        store.withLock(delta.agentId, delta.factId, async () => {
-          const fact = await store.get(delta.agentId, delta.factId);
-          if (!fact) return; // deleted meanwhile: nothing to count
-          await store.putUnsynced([applyDelta(fact, delta)]);
-        }),
-      ),
-    );
-    this.writing = new Map();
+  get pendingWrites(): number {
+    return this.dirty.size;
   }
-}
 
-function applyDelta(fact: FactRecord, delta: Delta): FactRecord {
-  return {
-    ...fact,
-    accessCount: fact.accessCount + delta.count,
-    lastAccessedAt: Math.max(fact.lastAccessedAt, delta.lastAccessedAt),
-  };
+  /** Writes every changed total in one unsynced batch. */
+  async flush(tables: Tables): Promise<void> {
+    if (this.dirty.size === 0) return;
+    const keys = [...this.dirty];
+    this.dirty = new Set();
+    const ops = keys.flatMap((key) => {
+      const row = this.totals.get(key);
+      return row ? [{ type: 'put' as const, key, value: row }] : [];
+    });
+    await tables.access.batch(ops);
+  }
 }

@@ -9,6 +9,11 @@ type Root = ClassicLevel<string, string>;
 /** A table: one sublevel of the root database, string keys, values of type V. */
 export type Table<V> = AbstractSublevel<Root, string | Buffer | Uint8Array, string, V>;
 
+export interface AccessRow {
+  count: number;
+  last: number;
+}
+
 export interface StoredPostings {
   length: number;
   terms: [string, number][];
@@ -26,6 +31,9 @@ export interface Tables {
   vectors: Table<Uint8Array>;
   /** agentId NUL requestId → factId: replay protection for writes */
   requests: Table<string>;
+  /** agentId NUL factId → { count, last }: access bookkeeping, kept apart from the fact record so
+   *  counting a recall never rewrites (or races with a change to) the fact itself */
+  access: Table<AccessRow>;
   /** name → JSON: id floor, embedder of record, tokenizer version */
   meta: Table<Json>;
 }
@@ -56,6 +64,7 @@ export async function openTables(path: string): Promise<Tables> {
     recency: db.sublevel<string, string>('recency', { valueEncoding: 'utf8' }),
     vectors: db.sublevel<string, Uint8Array>('vectors', { valueEncoding: 'view' }),
     requests: db.sublevel<string, string>('requests', { valueEncoding: 'utf8' }),
+    access: db.sublevel<string, AccessRow>('access', { valueEncoding: 'json' }),
     meta: db.sublevel<string, Json>('meta', { valueEncoding: 'json' }),
   };
 }

@@ -4,6 +4,8 @@
 import type { Tables } from './database.ts';
 import type { BatchOp } from './group-commit.ts';
 import { GroupCommitter } from './group-commit.ts';
+import { BloomFilter } from './bloom.ts';
+import { FactCache } from './fact-cache.ts';
 import { IdGenerator } from './ids.ts';
 import { factKey, namespaceRange, recencyEntryKey, requestKey, vectorEntryKey } from './keys.ts';
 import type { FactRecord } from './record.ts';
@@ -22,6 +24,8 @@ export class FactStore {
   readonly ids: IdGenerator;
   private readonly committer: GroupCommitter;
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly requestIds = new BloomFilter();
+  private readonly cache = new FactCache();
 
   private constructor(readonly tables: Tables, idFloor: string) {
     this.ids = new IdGenerator(idFloor);
@@ -33,17 +37,34 @@ export class FactStore {
 
   static async open(tables: Tables): Promise<FactStore> {
     const floor = (await tables.meta.get(ID_FLOOR_KEY)) as { id?: string } | undefined;
-    return new FactStore(tables, floor?.id ?? '');
+    const store = new FactStore(tables, floor?.id ?? '');
+    await store.loadRequestIds();
+    return store;
   }
 
   async get(agentId: string, factId: string): Promise<FactRecord | undefined> {
-    const raw = await this.tables.facts.get(factKey(agentId, factId));
-    return raw ? decodeFact(raw) : undefined;
+    const [fact] = await this.getMany([{ agentId, factId }]);
+    return fact;
   }
 
+  /** Records by key, from the cache where possible; misses are read in one LevelDB getMany. */
   async getMany(keys: { agentId: string; factId: string }[]): Promise<(FactRecord | undefined)[]> {
-    const raws = await this.tables.facts.getMany(keys.map((k) => factKey(k.agentId, k.factId)));
-    return raws.map((raw) => (raw ? decodeFact(raw) : undefined));
+    const encoded = keys.map((k) => factKey(k.agentId, k.factId));
+    const out = encoded.map((key) => this.cache.get(key));
+    const missing = encoded.filter((_, i) => out[i] === undefined);
+    if (missing.length === 0) return out;
+    const token = this.cache.readToken();
+    const raws = await this.tables.facts.getMany(missing);
+    let m = 0;
+    for (let i = 0; i < out.length; i++) {
+      if (out[i] !== undefined) continue;
+      const raw = raws[m++];
+      if (!raw) continue;
+      const fact = decodeFact(raw);
+      this.cache.fillAfterRead(encoded[i]!, fact, token);
+      out[i] = fact;
+    }
+    return out;
   }
 
   /** One page of a namespace, oldest first, starting after `afterId`. */
@@ -54,15 +75,25 @@ export class FactStore {
     return rows.map(decodeFact);
   }
 
+  /** The fact a committed request id produced, if any. Answered from memory for new ids. */
   async requestedFactId(agentId: string, requestId: string): Promise<string | undefined> {
-    return this.tables.requests.get(requestKey(agentId, requestId));
+    const key = requestKey(agentId, requestId);
+    if (!this.requestIds.mightContain(key)) return undefined;
+    return this.tables.requests.get(key);
+  }
+
+  /** Start-up: remember every committed request id. */
+  async loadRequestIds(): Promise<void> {
+    for await (const key of this.tables.requests.keys()) this.requestIds.add(key);
   }
 
   /** `derived` undefined: a record no index holds (an alias). */
   insert(fact: FactRecord, derived: DerivedRows | undefined, requestId: string): Promise<void> {
     const ops = derived ? this.factOps(fact, derived) : [this.put(this.tables.facts, factKey(fact.agentId, fact.id), fact)];
-    if (requestId) ops.push(this.put(this.tables.requests, requestKey(fact.agentId, requestId), fact.id));
-    return this.committer.commit(ops);
+    if (!requestId) return this.commit(ops, fact, fact);
+    const key = requestKey(fact.agentId, requestId);
+    ops.push(this.put(this.tables.requests, key, fact.id));
+    return this.commit(ops, fact, fact).then(() => this.requestIds.add(key));
   }
 
   /** Replaces a fact and its derived rows; `derived` undefined = the fact is no longer indexed (retired). */
@@ -70,20 +101,21 @@ export class FactStore {
     const ops = [...this.derivedDeleteOps(before)];
     ops.push(this.put(this.tables.facts, factKey(after.agentId, after.id), after));
     if (derived) ops.push(...this.derivedPutOps(after, derived));
-    return this.committer.commit(ops);
+    return this.commit(ops, after, after);
   }
 
   remove(fact: FactRecord): Promise<void> {
-    return this.committer.commit([
+    return this.commit([
       { type: 'del', sublevel: this.tables.facts, key: factKey(fact.agentId, fact.id) } as BatchOp,
+      { type: 'del', sublevel: this.tables.access, key: factKey(fact.agentId, fact.id) } as BatchOp,
       ...this.derivedDeleteOps(fact),
-    ]);
+    ], fact, undefined);
   }
 
-  /** Unsynced bookkeeping writes (access counts): batched, and they never delay a durable write. */
-  async putUnsynced(facts: FactRecord[]): Promise<void> {
-    if (facts.length === 0) return;
-    await this.tables.facts.batch(facts.map((f) => ({ type: 'put' as const, key: factKey(f.agentId, f.id), value: f })));
+  /** Commits a batch durably, then updates the cache for the one fact it changed. */
+  private async commit(ops: BatchOp[], fact: FactRecord, after: FactRecord | undefined): Promise<void> {
+    await this.committer.commit(ops);
+    this.cache.written(factKey(fact.agentId, fact.id), after);
   }
 
   /** Serialises read-modify-write mutations of one fact. */
