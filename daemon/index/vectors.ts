@@ -4,6 +4,9 @@
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
+const BACKGROUND_BATCH = 256;
+const BACKGROUND_DELAY_MS = 10;
+
 export interface VectorHit {
   key: number;
   distance: number;
@@ -51,6 +54,21 @@ export class VectorIndex {
 
   add(key: number, vector: Float32Array): void {
     this.pending.push({ key, vector });
+    this.scheduleBackgroundFlush();
+  }
+
+  private flushTimer: NodeJS.Timeout | null = null;
+
+  /** Writes never wait for the HNSW graph: vectors join it in small batches shortly after, so a
+   *  write burst costs no recall a multi-second catch-up, and no batch blocks the loop for long. */
+  private scheduleBackgroundFlush(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flushPending(BACKGROUND_BATCH);
+      if (this.pending.length > 0) this.scheduleBackgroundFlush();
+    }, BACKGROUND_DELAY_MS);
+    this.flushTimer.unref();
   }
 
   remove(key: number): void {
@@ -60,10 +78,10 @@ export class VectorIndex {
   }
 
   /** Adding many vectors in one call is ~2x faster than one by one, so adds are batched. */
-  flushPending(): void {
+  flushPending(limit = Infinity): void {
     if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
+    const batch = this.pending.length <= limit ? this.pending : this.pending.slice(0, limit);
+    this.pending = this.pending.length <= limit ? [] : this.pending.slice(limit);
     const keys = new BigUint64Array(batch.map((p) => BigInt(p.key)));
     const matrix = new Float32Array(batch.length * this.dimensions);
     batch.forEach((p, i) => matrix.set(p.vector, i * this.dimensions));
