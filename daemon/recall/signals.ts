@@ -19,7 +19,7 @@ export function keywordRanks(ns: NamespaceIndex, queryTerms: readonly string[], 
 
 /** How many nearest eligible neighbours the vector signal ranks: a fixed function of top_k, so
  *  the same query always sees the same candidate list. */
-export const vectorCandidateCount = (topK: number): number => Math.max(64, topK * 4);
+export const vectorCandidateCount = (topK: number): number => Math.max(64, topK * 8);
 
 export interface VectorRanking {
   ranks: RankMap;
