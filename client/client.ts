@@ -10,7 +10,8 @@ import * as check from '../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
-import { CapabilityError, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
+import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
+import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
 import {
   toFact, toFactMessage, toFeedback, toReceipt, toRetrieval, toStats,
   type Fact, type Receipt, type RetrievalMetadata, type SignalWeights, type Stats, type WeakMatchFeedback,
@@ -28,11 +29,23 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** How long to wait for an unreachable daemon before failing (default 10 s); nothing is sent meanwhile. */
   connectTimeoutMs?: number;
+  /** Confidence weight for recalls that do not set one; overrides the daemon's advertised default. */
+  defaultConfidenceWeight?: number;
+}
+
+export interface ReviseResult {
+  replacement: Fact;
+  retiredIds: string[];
+  /** Targets whose retirement failed after the replacement committed. */
+  failures: { factId: string; error: string }[];
+  replayed: boolean;
 }
 
 export interface WriteOptions {
   /** Idempotency key; a fresh UUID when omitted. */
   requestId?: string;
+  /** "verified", "inferred" or "unverified" (needs confidence-write-v1). */
+  confidence?: string;
   occurredAt?: number;
   tags?: string[];
   entities?: string[];
@@ -60,6 +73,10 @@ export interface RecallOptions {
   /** 0 = no floor; in (0, 1] drops results below that fraction of the top score. */
   minRelevance?: number;
   filters?: RecallFilters;
+  /** Only facts at least this confident (needs confidence-recall-v1). */
+  minConfidence?: 'verified' | 'inferred' | 'unverified';
+  /** final = B · (1 + w · c), w in [0, 0.5]; omitted: the dial option, else the daemon's default, else 0. */
+  confidenceWeight?: number;
 }
 
 export interface RecallResult {
@@ -103,7 +120,8 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
     timeoutMs: options.timeoutMs ?? 30_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
   });
-  const client = new EngramClient(connection);
+  if (options.defaultConfidenceWeight !== undefined) check.confidenceWeight(options.defaultConfidenceWeight, 'defaultConfidenceWeight');
+  const client = new EngramClient(connection, options.defaultConfidenceWeight);
   try {
     await connection.ready();
   } catch (error) {
@@ -114,7 +132,11 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
 }
 
 export class EngramClient {
-  constructor(private readonly connection: Connection) {}
+  constructor(
+    private readonly connection: Connection,
+    /** The dial option: weight for recalls that set none (before the daemon's advertised default). */
+    private readonly dialConfidenceWeight?: number,
+  ) {}
 
   /** What the daemon said at the last handshake (renewed after every reconnect). */
   get daemon(): DaemonInfo {
@@ -130,13 +152,22 @@ export class EngramClient {
 
   // Writes -------------------------------------------------------------------------------------
 
+  /** Stores a fact. With `confidence` it needs confidence-write-v1 (PutWithOptions); without, the
+   *  historical Put works on any daemon. */
   async put(agentId: string, text: string, options: WriteOptions = {}): Promise<{ fact: Fact; replayed: boolean }> {
     const daemon = await this.connection.ready();
     check.agentId(agentId);
     check.factText(text, daemon.limits);
     const requestId = options.requestId ?? randomUUID();
-    const res = await this.write('Put', requestId, () =>
-      this.connection.memory.put({ requestId, agentId, text, fields: fields(options) }),
+    const memory = this.connection.memory;
+    if (options.confidence === undefined) {
+      const res = await this.write('Put', requestId, () => memory.put({ requestId, agentId, text, fields: fields(options) }));
+      return { fact: toFact(res.fact), replayed: res.replayed };
+    }
+    const confidence = check.confidenceLabel(options.confidence);
+    requireCapability(daemon, Capability.ConfidenceWrite, 'a write with a confidence label');
+    const res = await this.write('PutWithOptions', requestId, () =>
+      memory.putWithOptions({ requestId, agentId, text, fields: fields(options), options: { confidence } }),
     );
     return { fact: toFact(res.fact), replayed: res.replayed };
   }
@@ -145,10 +176,83 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
     const requestId = options.requestId ?? randomUUID();
-    const res = await this.write('PutShared', requestId, () =>
-      this.connection.memory.putShared({ requestId, text, fields: fields(options) }),
+    const memory = this.connection.memory;
+    if (options.confidence === undefined) {
+      const res = await this.write('PutShared', requestId, () => memory.putShared({ requestId, text, fields: fields(options) }));
+      return { fact: toFact(res.fact), replayed: res.replayed };
+    }
+    const confidence = check.confidenceLabel(options.confidence);
+    requireCapability(daemon, Capability.ConfidenceSharedWrite, 'a shared write with a confidence label');
+    const res = await this.write('PutSharedWithOptions', requestId, () =>
+      memory.putSharedWithOptions({ requestId, text, fields: fields(options), options: { confidence } }),
     );
     return { fact: toFact(res.fact), replayed: res.replayed };
+  }
+
+  /** Replaces live facts by a new one. Needs confidence-write-v1 even without a label: the
+   *  conservative label and the transactional target checks are daemon semantics. */
+  async revise(agentId: string, targetIds: string[], text: string, options: WriteOptions = {}): Promise<ReviseResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.ConfidenceWrite, 'revise');
+    check.agentId(agentId);
+    check.factText(text, daemon.limits);
+    targetIds.forEach((id, i) => check.factId(id, `target_ids[${i}]`));
+    const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
+    const requestId = options.requestId ?? randomUUID();
+    const res = await this.write('Revise', requestId, () =>
+      this.connection.memory.revise({ requestId, agentId, targetIds, text, fields: fields(options), options: { confidence } }),
+    );
+    return {
+      replacement: toFact(res.replacement),
+      retiredIds: [...res.retiredIds],
+      failures: res.failures.map((f) => ({ factId: f.factId, error: f.error })),
+      replayed: res.replayed,
+    };
+  }
+
+  /** Pins a fact. Uses PatchFact (confidence-lifecycle-v1), else reads it and sends UpdateFact once. */
+  pin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    return this.lifecycle(agentId, factId, { pinned: true }, (f) => ({ ...f, pinned: true }), options);
+  }
+
+  unpin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    return this.lifecycle(agentId, factId, { pinned: false }, (f) => ({ ...f, pinned: false }), options);
+  }
+
+  /** Retires a fact (superseded_by = "agent"): it stops being recalled but stays in `list`. */
+  forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    return this.lifecycle(agentId, factId, { forget: true }, (f) => (f.supersededBy ? f : { ...f, supersededBy: 'agent' }), options);
+  }
+
+  /** Changes a fact's confidence label (needs confidence-lifecycle-v1). */
+  async setConfidence(agentId: string, factId: string, confidence: string, options: { requestId?: string } = {}): Promise<Fact> {
+    const label = check.confidenceLabel(confidence);
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.ConfidenceLifecycle, 'changing a confidence label');
+    return this.lifecycle(agentId, factId, { confidence: label }, (f) => f, options);
+  }
+
+  /** A lifecycle change: one PatchFact on a daemon with confidence-lifecycle-v1; on an older
+   *  daemon, read the fact and send the changed whole fact with UpdateFact, once. Either way the
+   *  mutation is sent exactly once: an error after sending surfaces, it never switches to the other
+   *  endpoint or replays. */
+  private async lifecycle(
+    agentId: string,
+    factId: string,
+    patch: { pinned?: boolean; forget?: boolean; confidence?: string },
+    legacy: (current: Fact) => Fact,
+    options: { requestId?: string },
+  ): Promise<Fact> {
+    const daemon = await this.connection.ready();
+    check.agentId(agentId);
+    check.factId(factId);
+    const requestId = options.requestId ?? randomUUID();
+    if (daemon.capabilities.includes(Capability.ConfidenceLifecycle)) {
+      const res = await this.write('PatchFact', requestId, () => this.connection.memory.patchFact({ requestId, agentId, factId, ...patch }));
+      return toFact(res.fact);
+    }
+    const current = await this.get(agentId, factId);
+    return this.updateFact(agentId, legacy(current), { requestId });
   }
 
   async delete(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
@@ -172,14 +276,6 @@ export class EngramClient {
     return toFact(res.fact);
   }
 
-  /** Retires a fact (superseded_by = "agent"): it stops being recalled but stays in `list`.
-   *  Reads the fact, then sends UpdateFact once. */
-  async forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
-    const current = await this.get(agentId, factId);
-    if (current.supersededBy !== '') return current;
-    return this.updateFact(agentId, { ...current, supersededBy: 'agent' }, options);
-  }
-
   // Reads --------------------------------------------------------------------------------------
 
   async get(agentId: string, factId: string): Promise<Fact> {
@@ -191,49 +287,36 @@ export class EngramClient {
 
   async recall(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
     check.agentId(agentId);
-    if (isLegacyRecall(options)) {
-      const res = await this.read(() => this.connection.memory.recall({ agentId, query, topK: options.topK }));
-      return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
-    }
-    return this.recallWithOptions(agentId, query, RecallScope.AGENT, false, options);
+    return this.recallIn(agentId, query, RecallScope.AGENT, false, options);
   }
 
   async recallShared(query: string, options: RecallOptions = {}): Promise<RecallResult> {
-    if (isLegacyRecall(options)) {
-      const res = await this.read(() => this.connection.memory.recallShared({ query, topK: options.topK }));
-      return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
-    }
-    return this.recallWithOptions(SHARED_AGENT_ID, query, RecallScope.SHARED, false, options);
+    return this.recallIn(SHARED_AGENT_ID, query, RecallScope.SHARED, false, options);
   }
 
   /** The agent's namespace and the shared one, fused by namespace RRF. */
   async recallAll(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
     check.agentId(agentId);
-    if (isLegacyRecall(options)) {
-      const res = await this.read(() => this.connection.memory.recallAll({ agentId, query, topK: options.topK }));
-      return { facts: res.facts.map(toFact), retrieval: toRetrieval(res.retrieval) };
-    }
-    return this.recallWithOptions(agentId, query, RecallScope.ALL, false, options);
+    return this.recallIn(agentId, query, RecallScope.ALL, false, options);
   }
 
   async recallExplain(agentId: string, query: string, options: RecallOptions = {}): Promise<ExplainResult> {
     check.agentId(agentId);
-    if (isLegacyRecall(options)) {
-      const res = await this.read(() => this.connection.memory.recallExplain({ agentId, query, topK: options.topK }));
-      const receipts = res.receipts.map(toReceipt);
-      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval) };
-    }
-    return this.recallWithOptions(agentId, query, RecallScope.AGENT, true, options);
+    return this.recallIn(agentId, query, RecallScope.AGENT, true, options);
   }
 
-  /** Several queries in one call under one policy; a failing query reports in its own slot. */
+  /** Several queries in one call under one policy (the weight is resolved once, before the call);
+   *  a failing query reports in its own slot. */
   async batchRecall(agentId: string, queries: string[], options: RecallOptions & { scope?: 'agent' | 'shared' | 'all' } = {}): Promise<BatchRecallResult> {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.BatchRecall, 'batch recall');
     check.agentId(agentId);
     check.queries(queries, daemon.limits);
+    const weight = this.confidenceWeight(options, daemon);
+    const route = routeRecall(daemon, options, weight, true);
+    if (route.kind !== 'options') throw new Error('unreachable: batch recall always uses its own RPC');
     const res = await this.read(() =>
-      this.connection.memory.batchRecall({ agentId, queries, scope: SCOPES[options.scope ?? 'agent'], options: recallOptionsMessage(options) }),
+      this.connection.memory.batchRecall({ agentId, queries, scope: SCOPES[options.scope ?? 'agent'], options: route.message }),
     );
     return {
       results: res.results.map((r) => ({ query: r.query, facts: r.facts.map(toFact), ...(r.error ? { error: r.error } : {}) })),
@@ -242,18 +325,43 @@ export class EngramClient {
     };
   }
 
-  private async recallWithOptions(agentId: string, query: string, scope: RecallScope, explain: boolean, options: RecallOptions): Promise<ExplainResult> {
+  private confidenceWeight(options: RecallOptions, daemon: DaemonInfo): number {
+    const weight = resolveConfidenceWeight(options.confidenceWeight, this.dialConfidenceWeight, daemon);
+    if (options.confidenceWeight !== undefined) check.confidenceWeight(options.confidenceWeight, 'confidenceWeight');
+    if (options.minConfidence !== undefined) check.confidenceLabel(options.minConfidence, 'minConfidence');
+    return weight;
+  }
+
+  /** One recall: the historical RPC when the call is effectively legacy, else RecallWithOptions. */
+  private async recallIn(agentId: string, query: string, scope: RecallScope, explain: boolean, options: RecallOptions): Promise<ExplainResult> {
     const daemon = await this.connection.ready();
-    requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
-    const res = await this.read(() =>
-      this.connection.memory.recallWithOptions({ agentId, query, scope, explain, options: recallOptionsMessage(options) }),
-    );
+    const weight = this.confidenceWeight(options, daemon);
+    // Explain of the shared or merged scopes has no historical RPC.
+    const route = routeRecall(daemon, options, weight, explain && scope !== RecallScope.AGENT);
+    if (route.kind === 'legacy') return this.legacyRecall(agentId, query, scope, explain, options.topK);
+    const res = await this.read(() => this.connection.memory.recallWithOptions({ agentId, query, scope, explain, options: route.message }));
     return {
       facts: res.facts.map(toFact),
       receipts: res.receipts.map(toReceipt),
       retrieval: toRetrieval(res.retrieval),
       ...(res.feedback ? { feedback: toFeedback(res.feedback) } : {}),
     };
+  }
+
+  private async legacyRecall(agentId: string, query: string, scope: RecallScope, explain: boolean, topK: number | undefined): Promise<ExplainResult> {
+    const memory = this.connection.memory;
+    if (explain) {
+      const res = await this.read(() => memory.recallExplain({ agentId, query, topK }));
+      const receipts = res.receipts.map(toReceipt);
+      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval) };
+    }
+    const res =
+      scope === RecallScope.SHARED
+        ? await this.read(() => memory.recallShared({ query, topK }))
+        : scope === RecallScope.ALL
+          ? await this.read(() => memory.recallAll({ agentId, query, topK }))
+          : await this.read(() => memory.recall({ agentId, query, topK }));
+    return { facts: res.facts.map(toFact), receipts: [], retrieval: toRetrieval(res.retrieval) };
   }
 
   /** Stores "term = equivalents": later queries containing the term also match its equivalents. */
@@ -365,34 +473,6 @@ export class EngramClient {
 }
 
 const SCOPES = { agent: RecallScope.AGENT, shared: RecallScope.SHARED, all: RecallScope.ALL } as const;
-
-/** A call that only sets topK is effectively legacy and goes to the old RPCs on any daemon. */
-const isLegacyRecall = (o: RecallOptions): boolean =>
-  o.weights === undefined && o.minRelevance === undefined && o.filters === undefined;
-
-/** Fails before anything is sent when the daemon lacks what a call needs. */
-function requireCapability(daemon: DaemonInfo, capability: string, what: string): void {
-  if (!daemon.capabilities.includes(capability)) throw new CapabilityError(capability, what);
-}
-
-function recallOptionsMessage(o: RecallOptions) {
-  const f = o.filters;
-  const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
-  return {
-    topK: o.topK,
-    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency } : undefined,
-    minRelevance: o.minRelevance,
-    filters: f && {
-      windowDays: f.windowDays,
-      tagsAny: f.tagsAny ?? [],
-      tagsAll: f.tagsAll ?? [],
-      createdAfterMs: ms(f.createdAfter),
-      createdBeforeMs: ms(f.createdBefore),
-      occurredAfterMs: ms(f.occurredAfter),
-      occurredBeforeMs: ms(f.occurredBefore),
-    },
-  };
-}
 
 function fields(options: WriteOptions) {
   return {

@@ -1,6 +1,6 @@
 // The Engram client library's public entry point.
 export { connect, EngramClient } from './client.ts';
-export type { ConnectOptions, WriteOptions, RecallOptions, RecallFilters, RecallResult, ExplainResult, BatchRecallResult, DoctorEvent, ReindexEvent } from './client.ts';
+export type { ConnectOptions, WriteOptions, RecallOptions, RecallFilters, RecallResult, ExplainResult, BatchRecallResult, DoctorEvent, ReindexEvent, ReviseResult } from './client.ts';
 export type { DaemonInfo } from './connection.ts';
 export type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from './types.ts';
 export { UncertainWriteError, CapabilityError } from './errors.ts';

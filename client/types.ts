@@ -49,6 +49,11 @@ export interface RetrievalMetadata {
   filtered: boolean;
   expandedTerms: string[];
   vectorSearched: number;
+  /** The effective confidence options (absent on legacy calls). */
+  minConfidence?: string;
+  confidenceWeight?: number;
+  policy: string;
+  kg: string;
 }
 
 export interface WeakMatchFeedback {
@@ -72,6 +77,18 @@ export interface Receipt {
   provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
   kgLinks: string[];
   fact: Fact;
+  /** Present when confidence options were in effect: how the final score was made. */
+  ranking?: ConfidenceRanking;
+}
+
+export interface ConfidenceRanking {
+  baseScore: number;
+  finalScore: number;
+  factor: number;
+  effectiveConfidence: string;
+  confidenceValue: number;
+  confidenceWeight: number;
+  policy: string;
 }
 
 export interface Stats {
@@ -133,6 +150,10 @@ export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata 
     filtered: m?.filtered ?? false,
     expandedTerms: [...(m?.expandedTerms ?? [])],
     vectorSearched: m?.vectorSearched ?? 0,
+    ...(m?.minConfidence !== undefined ? { minConfidence: m.minConfidence } : {}),
+    ...(m?.confidenceWeight !== undefined ? { confidenceWeight: m.confidenceWeight } : {}),
+    policy: m?.policy ?? '',
+    kg: m?.kg ?? '',
   };
 }
 
@@ -161,6 +182,19 @@ export function toReceipt(m: RecallReceipt): Receipt {
     },
     kgLinks: [...m.kgLinks],
     fact: toFact(m.fact),
+    ...(m.ranking
+      ? {
+          ranking: {
+            baseScore: m.ranking.baseScore,
+            finalScore: m.ranking.finalScore,
+            factor: m.ranking.factor,
+            effectiveConfidence: m.ranking.effectiveConfidence,
+            confidenceValue: m.ranking.confidenceValue,
+            confidenceWeight: m.ranking.confidenceWeight,
+            policy: m.ranking.policy,
+          },
+        }
+      : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { terms as queryTerms } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
 import { AccessTracker } from './lifecycle/access.ts';
 import { PendingSet } from './lifecycle/pending.ts';
+import { checkLabel } from './lifecycle/confidence.ts';
 import { EmbeddingReconciler } from './lifecycle/reconciler.ts';
 import { search, type PreparedQuery, type RetrievalMetadata, type SearchOutcome, type SearchRequest } from './recall/recall.ts';
 import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type Scope } from './recall/plan.ts';
@@ -47,6 +48,7 @@ export interface WriteInput {
   source?: unknown;
   context?: unknown;
   meta?: unknown;
+  confidence?: unknown;
 }
 
 export interface PutResult {
@@ -174,9 +176,11 @@ export class Memory {
   // ------------------------------------------------------------------------------------------
   // Writes
 
+  /** Put, and PutWithOptions when `confidence` is given (an explicit label, checked exactly). */
   async put(input: WriteInput): Promise<PutResult> {
     const agentId = check.agentId(input.agentId);
     const fields = this.checkWriteFields(input);
+    if (input.confidence !== undefined) fields.confidence = checkLabel(input.confidence, 'options.confidence');
     const requestId = check.requestId(input.requestId ?? '');
     return this.once(agentId, requestId, () => this.insert(agentId, fields, requestId));
   }
@@ -195,7 +199,7 @@ export class Memory {
   }
 
   /** A repeated request id returns the original write; concurrent repeats join the first. */
-  private async once(agentId: string, requestId: string, write: () => Promise<PutResult>): Promise<PutResult> {
+  async once(agentId: string, requestId: string, write: () => Promise<PutResult>): Promise<PutResult> {
     if (!requestId) return write();
     const key = `${agentId}\u0000${requestId}`;
     const inflight = this.inflightRequests.get(key);
@@ -215,7 +219,8 @@ export class Memory {
     return { fact: this.access.overlay(earlier), replayed: true };
   }
 
-  private checkWriteFields(input: WriteInput): CheckedFields {
+  /** Validates the record fields of a write (text, tags, times…). */
+  checkWriteFields(input: WriteInput): CheckedFields {
     const fields: CheckedFields = {
       text: check.factText(input.text, this.limits),
       tags: input.tags === undefined ? [] : check.tags(input.tags),
@@ -228,7 +233,8 @@ export class Memory {
     return fields;
   }
 
-  private async insert(agentId: string, fields: CheckedFields, requestId: string, kind: FactKindName = 'fact'): Promise<PutResult> {
+  /** Writes a new fact durably and indexes it. */
+  async insert(agentId: string, fields: CheckedFields, requestId: string, kind: FactKindName = 'fact'): Promise<PutResult> {
     const recallable = kind === 'fact';
     const embedded = recallable ? await this.embedForWrite(embeddingText(fields)) : NOT_EMBEDDED;
     const vector = embedded.vector;
@@ -343,7 +349,8 @@ export class Memory {
     });
   }
 
-  private async replace(before: FactRecord, after: FactRecord): Promise<void> {
+  /** Replaces a stored fact (read under its lock by the caller) and keeps every index in step. */
+  async replace(before: FactRecord, after: FactRecord): Promise<void> {
     const ns = this.catalog.ensure(after.agentId);
     if (!isIndexed(after)) {
       after.vectorKey = 0; // its vector row goes with its index rows: vectorKey ≠ 0 ⇔ a stored vector
@@ -502,8 +509,10 @@ interface Embedded {
 
 const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
 
-interface CheckedFields {
+export interface CheckedFields {
   text: string;
+  /** Set only by writes with options; absent keeps the legacy empty label. */
+  confidence?: string;
   occurredAt?: number;
   tags: string[];
   entities: string[];

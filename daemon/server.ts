@@ -33,8 +33,9 @@ export interface DaemonOptions {
   profile?: string;
   defaultConfidenceWeight?: number;
   limits?: Limits;
-  /** Configured recall defaults (per-call options override them). */
-  recallDefaults?: RecallDefaults;
+  /** Configured recall defaults (per-call options override them); the confidence weight comes
+   *  from defaultConfidenceWeight. */
+  recallDefaults?: Omit<RecallDefaults, 'confidenceWeight'>;
   reconcileIntervalMs?: number;
   log?: (message: string) => void;
 }
@@ -56,7 +57,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const tables = await openTables(paths.store);
   const embedder = await createEmbedder(options.embedder, options.embedderConfig);
-  const recallDefaults = options.recallDefaults ?? { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0 };
+  const recallDefaults: RecallDefaults = {
+    ...(options.recallDefaults ?? { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0 }),
+    // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
+    confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
+  };
   const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, log }, tables);
   const token = loadOrCreateToken(paths.token);
   const instanceId = randomUUID();
@@ -65,7 +70,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const register = (server: grpc.Server, guard?: CallGuard) => {
     const serve = { guard, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
     addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => (memory.vectorsOff ? 'none' : embedder.id) }), serve);
-    addService(server, MemoryService, memoryService(memory), serve);
+    addService(server, MemoryService, memoryService(memory, profile), serve);
     addService(server, AdminService, adminService(memory), serve);
     addService(server, Health, healthService(() => serving), serve);
   };

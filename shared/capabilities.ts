@@ -35,13 +35,26 @@ const legacy: ReleaseProfile = {
   advertisesDefaultWeight: false,
 };
 
+/** The first recall-engine release: options, batch, aliases — no confidence semantics yet. */
+const v01: ReleaseProfile = {
+  name: 'v0.1',
+  capabilities: [Capability.IdempotentWrite, Capability.Doctor, Capability.RecallOptions, Capability.BatchRecall, Capability.Alias, Capability.Reindex],
+  advertisesDefaultWeight: false,
+};
+
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [Capability.IdempotentWrite, Capability.Doctor, Capability.RecallOptions, Capability.BatchRecall, Capability.Alias, Capability.Reindex],
+  capabilities: [
+    ...v01.capabilities,
+    Capability.ConfidenceWrite,
+    Capability.ConfidenceRecall,
+    Capability.ConfidenceLifecycle,
+    Capability.ConfidenceSharedWrite,
+  ],
   advertisesDefaultWeight: true,
 };
 
-export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, current };
+export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, 'v0.1': v01, current };
 export const DEFAULT_PROFILE = current.name;
 
 export function releaseProfile(name: string): ReleaseProfile {
@@ -59,6 +72,10 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.MemoryService/BatchRecall': Capability.BatchRecall,
   'engram.v1.MemoryService/Alias': Capability.Alias,
   'engram.v1.AdminService/Reindex': Capability.Reindex,
+  'engram.v1.MemoryService/PutWithOptions': Capability.ConfidenceWrite,
+  'engram.v1.MemoryService/Revise': Capability.ConfidenceWrite,
+  'engram.v1.MemoryService/PutSharedWithOptions': Capability.ConfidenceSharedWrite,
+  'engram.v1.MemoryService/PatchFact': Capability.ConfidenceLifecycle,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

@@ -181,3 +181,22 @@ export function queries(value: unknown, limits: Limits, field = 'queries'): unkn
   if (value.length > limits.maxBatch) throw invalidArgument(field, `at most ${limits.maxBatch} queries per batch, got ${value.length}`);
   return value;
 }
+
+export const CONFIDENCE_LABELS = ['verified', 'inferred', 'unverified'] as const;
+export type ConfidenceLabel = (typeof CONFIDENCE_LABELS)[number];
+export const MAX_CONFIDENCE_WEIGHT = 0.5;
+
+/** An explicit label: exactly one of the three; null, other types and other strings are errors. */
+export function confidenceLabel(value: unknown, field = 'confidence'): ConfidenceLabel {
+  if (typeof value !== 'string' || !(CONFIDENCE_LABELS as readonly string[]).includes(value)) {
+    throw invalidArgument(field, `must be one of ${CONFIDENCE_LABELS.join(', ')}, got ${value === null ? 'null' : JSON.stringify(value)}`);
+  }
+  return value as ConfidenceLabel;
+}
+
+export function confidenceWeight(value: unknown, field = 'confidence_weight'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_CONFIDENCE_WEIGHT) {
+    throw invalidArgument(field, `must be a finite number in [0, ${MAX_CONFIDENCE_WEIGHT}], got ${String(value)}`);
+  }
+  return value;
+}

@@ -47,6 +47,7 @@ export function retrievalJson(r: RetrievalMetadata) {
     filtered: r.filtered,
     expanded_terms: r.expandedTerms,
     vector_searched: r.vectorSearched,
+    ...(r.policy ? { min_confidence: r.minConfidence ?? null, confidence_weight: r.confidenceWeight ?? 0, policy: r.policy, kg: r.kg } : {}),
   };
 }
 
@@ -73,6 +74,18 @@ export function receiptJson(r: Receipt) {
       agent_id: r.provenance.agentId,
     },
     kg_links: r.kgLinks,
+    ...(r.ranking
+      ? {
+          ranking: {
+            base_score: r.ranking.baseScore,
+            final_score: r.ranking.finalScore,
+            factor: r.ranking.factor,
+            effective_confidence: r.ranking.effectiveConfidence,
+            confidence_weight: r.ranking.confidenceWeight,
+            policy: r.ranking.policy,
+          },
+        }
+      : {}),
   };
 }
 

@@ -6,8 +6,8 @@ import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import type { FactRecord } from '../store/record.ts';
 import { SUPERSEDED_BY_AGENT } from '../store/record.ts';
+import { checkLabel } from './confidence.ts';
 
-export const CONFIDENCE_LABELS = ['verified', 'inferred', 'unverified'] as const;
 
 /** The mutable fields as a front door received them (not yet validated). */
 export interface FactPatch {
@@ -56,10 +56,7 @@ function checkBoolean(value: unknown, field: string): boolean {
  *  An unchanged unknown historical label is preserved; a new label must be a known one. */
 function checkConfidence(value: unknown, stored: string): string {
   if (value === undefined || value === '' || value === stored) return stored;
-  if (typeof value !== 'string' || !(CONFIDENCE_LABELS as readonly string[]).includes(value)) {
-    throw invalidArgument('fact.confidence', `must be one of ${CONFIDENCE_LABELS.join(', ')}`);
-  }
-  return value;
+  return checkLabel(value, 'fact.confidence');
 }
 
 function checkSupersededBy(value: unknown, before: FactRecord): string {

@@ -6,12 +6,21 @@ import type { Limits } from '../../shared/validate.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import type { SignalWeights } from './fusion.ts';
 import { buildFilter, type DocFilter, type FilterInput } from './filters.ts';
+import { checkLabel, checkWeight, confidenceValue, type ConfidenceLabel } from '../lifecycle/confidence.ts';
 
 export type Scope = 'agent' | 'shared' | 'all';
 
 export interface RecallDefaults {
   weights: SignalWeights;
   minRelevance: number;
+  /** The configured default confidence weight (product default 0). */
+  confidenceWeight: number;
+}
+
+/** Confidence options in effect; null on legacy calls (which rank with weight 0 and report nothing). */
+export interface ConfidencePlan {
+  minConfidence: ConfidenceLabel | null;
+  weight: number;
 }
 
 export interface RecallPlan {
@@ -19,6 +28,7 @@ export interface RecallPlan {
   weights: SignalWeights;
   minRelevance: number;
   filter: DocFilter | null;
+  confidence: ConfidencePlan | null;
 }
 
 export interface RecallOptionsInput {
@@ -26,10 +36,12 @@ export interface RecallOptionsInput {
   weights?: { vector?: unknown; keyword?: unknown; recency?: unknown };
   minRelevance?: unknown;
   filters?: FilterInput;
+  minConfidence?: unknown;
+  confidenceWeight?: unknown;
 }
 
 export function defaultPlan(topK: number, defaults: RecallDefaults): RecallPlan {
-  return { topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null };
+  return { topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null };
 }
 
 export function planFromOptions(options: RecallOptionsInput | undefined, defaults: RecallDefaults, limits: Limits, now: number): RecallPlan {
@@ -41,10 +53,28 @@ export function planFromOptions(options: RecallOptionsInput | undefined, default
   if (weights.vector + weights.keyword + weights.recency === 0) {
     throw invalidArgument('options.signal_weights', 'at least one signal weight must be positive');
   }
+  const confidence: ConfidencePlan = {
+    minConfidence: o.minConfidence === undefined ? null : checkLabel(o.minConfidence, 'options.min_confidence'),
+    weight: o.confidenceWeight === undefined ? defaults.confidenceWeight : checkWeight(o.confidenceWeight, 'options.confidence_weight'),
+  };
   return {
     topK: o.topK === undefined ? check.DEFAULT_TOP_K : check.optionsTopK(o.topK, limits, 'options.top_k'),
     weights,
     minRelevance: o.minRelevance === undefined ? defaults.minRelevance : check.minRelevance(o.minRelevance, 'options.min_relevance'),
-    filter: o.filters ? buildFilter(o.filters, now) : null,
+    filter: allOf(o.filters ? buildFilter(o.filters, now) : null, confidenceFilter(confidence.minConfidence)),
+    confidence,
   };
+}
+
+/** min_confidence filters before anything is ranked (document frequencies included). */
+function confidenceFilter(min: ConfidenceLabel | null): DocFilter | null {
+  if (min === null) return null;
+  const threshold = confidenceValue(min);
+  return (doc) => confidenceValue(doc.confidence) >= threshold;
+}
+
+function allOf(a: DocFilter | null, b: DocFilter | null): DocFilter | null {
+  if (!a) return b;
+  if (!b) return a;
+  return (doc) => a(doc) && b(doc);
 }

@@ -6,6 +6,7 @@ import type { NamespaceIndex } from '../index/namespace.ts';
 import type { Ranks } from './fusion.ts';
 import { RRF_K, compareResults, fusedScore } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
+import { confidenceValue } from '../lifecycle/confidence.ts';
 import { keywordCandidateCount, keywordRanks, vectorCandidateCount, vectorRanks, type VectorReader } from './signals.ts';
 
 export interface RankedFact {
@@ -41,11 +42,14 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
       : { ranks: new Map<number, number>(), searched: 0 };
   const matched = [...new Set<number>([...keyword.keys(), ...vector.ranks.keys()])];
 
+  const confidenceWeight = plan.confidence?.weight ?? 0;
   const score = (doc: number, recency: number): RankedFact => {
     const info = ns.doc(doc);
     const ranks: Ranks = { vector: vector.ranks.get(doc) ?? 0, keyword: keyword.get(doc) ?? 0, recency };
     const fused = fusedScore(ranks, weights, RRF_K);
-    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final: fused };
+    // final = B · (1 + w · c); with w = 0 the factor is exactly 1 and the legacy arithmetic holds.
+    const final = confidenceWeight === 0 ? fused : fused * (1 + confidenceWeight * confidenceValue(info.confidence));
+    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final };
   };
 
   let results: RankedFact[];
@@ -58,7 +62,7 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !skip.has(doc), score), plan);
   } else {
     // Nothing matched, or no query signal ran: recency ranks every eligible fact.
-    results = mergeDistinct([], weights.recency > 0 ? newestEligible(ns, plan, score) : unmatched(ns, plan, () => true, score), plan);
+    results = mergeDistinct([], weights.recency > 0 ? newestEligibleInOrder(ns, plan, score, confidenceWeight) : unmatched(ns, plan, () => true, score), plan);
   }
   return {
     results,
@@ -87,6 +91,39 @@ function* newestEligible(ns: NamespaceIndex, plan: RecallPlan, score: (doc: numb
   for (const doc of ns.recency.newest()) {
     if (plan.filter && !plan.filter(ns.doc(doc))) continue;
     yield score(doc, ++rank);
+  }
+}
+
+/** Every eligible fact by recency, in total order. With a confidence weight the factor splits
+ *  the facts into three bands (verified, inferred, unverified), each newest first on its own:
+ *  merging the bands restores the total order without scoring every fact up front. */
+function newestEligibleInOrder(
+  ns: NamespaceIndex,
+  plan: RecallPlan,
+  score: (doc: number, recency: number) => RankedFact,
+  confidenceWeight: number,
+): Iterator<RankedFact> {
+  const all = newestEligible(ns, plan, score);
+  if (confidenceWeight === 0) return all;
+  const band = (c: number) => filterStream(newestEligible(ns, plan, score), (r) => confidenceValue(ns.doc(r.doc).confidence) === c);
+  return mergeOrdered([band(1), band(0), band(-1)]);
+}
+
+function* filterStream<T>(stream: Iterator<T>, keep: (item: T) => boolean): Generator<T> {
+  for (let next = stream.next(); !next.done; next = stream.next()) if (keep(next.value)) yield next.value;
+}
+
+/** Merges streams that are each in total order into one in total order. */
+function* mergeOrdered(streams: Iterator<RankedFact>[]): Generator<RankedFact> {
+  const heads = streams.map((s) => s.next());
+  for (;;) {
+    let best = -1;
+    heads.forEach((h, i) => {
+      if (!h.done && (best < 0 || compareResults(h.value, (heads[best] as IteratorYieldResult<RankedFact>).value) < 0)) best = i;
+    });
+    if (best < 0) return;
+    yield (heads[best] as IteratorYieldResult<RankedFact>).value;
+    heads[best] = streams[best]!.next();
   }
 }
 

@@ -7,6 +7,7 @@ import type { FactRecord } from '../store/record.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import { weakMatchFeedback, type WeakMatchFeedback } from './feedback.ts';
 import { RRF_K, type SignalWeights } from './fusion.ts';
+import { CONFIDENCE_POLICY } from '../lifecycle/confidence.ts';
 import { mergeNamespaces } from './namespaces.ts';
 import type { RecallPlan, Scope } from './plan.ts';
 import { rankNamespace, type NamespaceRanking, type RankedFact } from './rank.ts';
@@ -31,6 +32,11 @@ export interface RetrievalMetadata {
   minRelevance: number;
   filtered: boolean;
   expandedTerms: string[];
+  /** The effective confidence options; absent on legacy calls. */
+  minConfidence?: string;
+  confidenceWeight?: number;
+  policy: string;
+  kg: string;
 }
 
 export interface SearchRequest {
@@ -78,7 +84,7 @@ export async function search(memory: Memory, req: SearchRequest): Promise<Search
   const outcome: SearchOutcome = { facts, retrieval };
   if (req.explain) {
     const now = Date.now();
-    outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now));
+    outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now, req.plan.confidence));
   }
   const feedback = weakMatchFeedback(namespaces, req.query.terms);
   if (feedback) outcome.feedback = feedback;
@@ -121,5 +127,18 @@ function metadata(memory: Memory, req: SearchRequest, rankings: NamespaceRanking
     minRelevance: req.plan.minRelevance,
     filtered: req.plan.filter !== null,
     expandedTerms: expanded,
+    ...confidenceMetadata(req.plan),
+  };
+}
+
+/** Confidence options as retrieval metadata reports them. Any confidence filter suppresses the
+ *  knowledge-graph hint tail, whose labels have no confidence receipts. */
+function confidenceMetadata(plan: RecallPlan): Pick<RetrievalMetadata, 'minConfidence' | 'confidenceWeight' | 'policy' | 'kg'> {
+  if (!plan.confidence) return { policy: '', kg: '' };
+  return {
+    ...(plan.confidence.minConfidence ? { minConfidence: plan.confidence.minConfidence } : {}),
+    confidenceWeight: plan.confidence.weight,
+    policy: CONFIDENCE_POLICY,
+    kg: plan.confidence.minConfidence ? 'suppressed_min_confidence' : '',
   };
 }

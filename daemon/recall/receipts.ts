@@ -3,6 +3,8 @@
 import type { FactRecord } from '../store/record.ts';
 import { RRF_K, type Ranks, type SignalWeights } from './fusion.ts';
 import type { RankedFact } from './rank.ts';
+import type { ConfidencePlan } from './plan.ts';
+import { CONFIDENCE_POLICY, confidenceValue, effectiveLabel } from '../lifecycle/confidence.ts';
 
 export interface Receipt {
   text: string;
@@ -13,12 +15,24 @@ export interface Receipt {
   provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
   kgLinks: string[];
   fact: FactRecord;
+  /** Present when confidence options were in effect. */
+  ranking?: ConfidenceRanking;
+}
+
+export interface ConfidenceRanking {
+  baseScore: number;
+  finalScore: number;
+  factor: number;
+  effectiveConfidence: string;
+  confidenceValue: number;
+  confidenceWeight: number;
+  policy: string;
 }
 
 const DAY_MS = 86_400_000;
 
-export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: SignalWeights, now: number): Receipt {
-  return {
+export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: SignalWeights, now: number, confidence: ConfidencePlan | null): Receipt {
+  const receipt: Receipt = {
     text: fact.text,
     weight: ranked.final,
     ageDays: Math.max(0, (now - fact.createdAt) / DAY_MS),
@@ -34,4 +48,17 @@ export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: SignalW
     kgLinks: [],
     fact,
   };
+  if (confidence) {
+    const c = confidenceValue(fact.confidence);
+    receipt.ranking = {
+      baseScore: ranked.fused,
+      finalScore: ranked.final,
+      factor: 1 + confidence.weight * c,
+      effectiveConfidence: effectiveLabel(fact.confidence),
+      confidenceValue: c,
+      confidenceWeight: confidence.weight,
+      policy: CONFIDENCE_POLICY,
+    };
+  }
+  return receipt;
 }

@@ -86,6 +86,10 @@ export function retrievalMessage(meta: RetrievalMetadata): MessageInitShape<type
     filtered: meta.filtered,
     expandedTerms: meta.expandedTerms,
     vectorSearched: meta.vectorSearched,
+    minConfidence: meta.minConfidence,
+    confidenceWeight: meta.confidenceWeight,
+    policy: meta.policy,
+    kg: meta.kg,
   };
 }
 
@@ -105,6 +109,7 @@ export function receiptMessage(receipt: Receipt): MessageInitShape<typeof Recall
     provenance: { ...receipt.provenance, writtenAtMs: BigInt(receipt.provenance.writtenAt) },
     kgLinks: receipt.kgLinks,
     fact: factMessage(receipt.fact),
+    ranking: receipt.ranking,
   };
 }
 
@@ -118,7 +123,7 @@ const SCOPES: Record<number, Scope> = { [RecallScope.SHARED]: 'shared', [RecallS
 export const scopeOf = (scope: RecallScope): Scope => SCOPES[scope] ?? 'agent';
 
 /** Wire options → core input; absent optional fields stay undefined (= the configured default). */
-export function recallOptionsInput(o: RecallOptions | undefined): RecallOptionsInput | undefined {
+export function recallOptionsInput(o: RecallOptions | undefined, confidenceServed: boolean): RecallOptionsInput | undefined {
   if (!o) return undefined;
   const f = o.filters;
   return {
@@ -134,6 +139,8 @@ export function recallOptionsInput(o: RecallOptions | undefined): RecallOptionsI
       occurredAfter: optionalNumber(f.occurredAfterMs),
       occurredBefore: optionalNumber(f.occurredBeforeMs),
     },
+    // A profile without confidence-recall-v1 is an older daemon: it never knew these fields.
+    ...(confidenceServed ? { minConfidence: o.minConfidence, confidenceWeight: o.confidenceWeight } : {}),
   };
 }
 

@@ -6,13 +6,18 @@ import type { Memory } from '../memory.ts';
 import type { SearchOutcome } from '../recall/recall.ts';
 import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
+import { Capability, type ReleaseProfile } from '../../shared/capabilities.ts';
+import { revise } from '../lifecycle/revise.ts';
+import { patchFact } from '../lifecycle/patch.ts';
 
 const recallResponse = (outcome: SearchOutcome) => ({
   facts: outcome.facts.map(factMessage),
   retrieval: retrievalMessage(outcome.retrieval),
 });
 
-export function memoryService(memory: Memory): ImplOf<typeof MemoryService> {
+export function memoryService(memory: Memory, profile: ReleaseProfile): ImplOf<typeof MemoryService> {
+  const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
+  const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, confidenceServed);
   return {
     async put(req) {
       const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields) });
@@ -44,7 +49,7 @@ export function memoryService(memory: Memory): ImplOf<typeof MemoryService> {
         query: req.query,
         scope: scopeOf(req.scope),
         explain: req.explain,
-        options: recallOptionsInput(req.options),
+        options: options(req.options),
       });
       return {
         ...recallResponse(outcome),
@@ -53,7 +58,7 @@ export function memoryService(memory: Memory): ImplOf<typeof MemoryService> {
       };
     },
     async batchRecall(req) {
-      const outcome = await memory.batchRecall({ agentId: req.agentId, queries: req.queries, scope: scopeOf(req.scope), options: recallOptionsInput(req.options) });
+      const outcome = await memory.batchRecall({ agentId: req.agentId, queries: req.queries, scope: scopeOf(req.scope), options: options(req.options) });
       return {
         results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(factMessage), error: r.error ?? '' })),
         merged: outcome.merged.map(factMessage),
@@ -91,6 +96,29 @@ export function memoryService(memory: Memory): ImplOf<typeof MemoryService> {
         storeBytes: n(s.storeBytes),
         embedder: s.embedder,
       };
+    },
+    async putWithOptions(req) {
+      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence });
+      return { fact: factMessage(fact), replayed };
+    },
+    async putSharedWithOptions(req) {
+      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: SHARED_AGENT_ID, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence });
+      return { fact: factMessage(fact), replayed };
+    },
+    async revise(req) {
+      const result = await revise(memory, {
+        requestId: req.requestId,
+        agentId: req.agentId,
+        targetIds: req.targetIds,
+        text: req.text,
+        ...writeFields(req.fields),
+        confidence: req.options?.confidence,
+      });
+      return { replacement: factMessage(result.replacement), retiredIds: result.retiredIds, failures: result.failures, replayed: result.replayed };
+    },
+    async patchFact(req) {
+      const fact = await patchFact(memory, { requestId: req.requestId, agentId: req.agentId, factId: req.factId, pinned: req.pinned, forget: req.forget, confidence: req.confidence });
+      return { fact: factMessage(fact) };
     },
     async updateFact(req) {
       if (!req.fact) throw invalidArgument('fact', 'is required');

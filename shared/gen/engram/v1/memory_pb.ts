@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/memory.proto.
  */
 export const file_engram_v1_memory: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEikAEKCkZhY3RGaWVsZHMSGwoOb2NjdXJyZWRfYXRfbXMYASABKANIAIgBARIMCgR0YWdzGAIgAygJEhAKCGVudGl0aWVzGAMgAygJEg4KBnNvdXJjZRgEIAEoCRIPCgdjb250ZXh0GAUgASgJEhEKCW1ldGFfanNvbhgGIAEoCUIRCg9fb2NjdXJyZWRfYXRfbXMiZwoKUHV0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiPgoLUHV0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIIlsKEFB1dFNoYXJlZFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiUKBmZpZWxkcxgDIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIkQKEVB1dFNoYXJlZFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2siYQoOUmVjYWxsUmVzcG9uc2USHgoFZmFjdHMYASADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiQgoTUmVjYWxsU2hhcmVkUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgV0b3BfaxgCIAEoBUgAiAEBQggKBl90b3BfayJnChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rImQKEVJlY2FsbEFsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIlUKFFJlY2FsbEV4cGxhaW5SZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rInQKFVJlY2FsbEV4cGxhaW5SZXNwb25zZRIqCghyZWNlaXB0cxgBIAMoCzIYLmVuZ3JhbS52MS5SZWNhbGxSZWNlaXB0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJGCg1EZWxldGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDwoHZmFjdF9pZBgDIAEoCSIvCg5EZWxldGVSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QiRgoLTGlzdFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiRwoMTGlzdFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhMKEUxpc3RBZ2VudHNSZXF1ZXN0IicKEkxpc3RBZ2VudHNSZXNwb25zZRIRCglhZ2VudF9pZHMYASADKAkiMgoMU3RhdHNSZXF1ZXN0EhUKCGFnZW50X2lkGAEgASgJSACIAQFCCwoJX2FnZW50X2lkIqICCg1TdGF0c1Jlc3BvbnNlEhIKCmZhY3RfY291bnQYASABKAQSEgoKbGl2ZV9jb3VudBgCIAEoBBIVCg1yZXRpcmVkX2NvdW50GAMgASgEEhQKDHBpbm5lZF9jb3VudBgEIAEoBBISCgp0ZXh0X2J5dGVzGAUgASgEEhwKFG9sZGVzdF9jcmVhdGVkX2F0X21zGAYgASgDEhwKFG5ld2VzdF9jcmVhdGVkX2F0X21zGAcgASgDEhMKC2FnZW50X2NvdW50GAggASgNEhQKDHZlY3Rvcl9jb3VudBgJIAEoBBIaChJwZW5kaW5nX2VtYmVkZGluZ3MYCiABKAQSEwoLc3RvcmVfYnl0ZXMYCyABKAQSEAoIZW1iZWRkZXIYDCABKAkiWAoRVXBkYXRlRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIdCgRmYWN0GAMgASgLMg8uZW5ncmFtLnYxLkZhY3QiMwoSVXBkYXRlRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKeAQoYUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEg8KB2V4cGxhaW4YBCABKAgSKQoHb3B0aW9ucxgFIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIsgBChlSZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSKgoIcmVjZWlwdHMYAiADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGESLgoIZmVlZGJhY2sYBCABKAsyHC5lbmdyYW0udjEuV2Vha01hdGNoRmVlZGJhY2siiQEKEkJhdGNoUmVjYWxsUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIPCgdxdWVyaWVzGAIgAygJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEikKB29wdGlvbnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsT3B0aW9ucyJQChBCYXRjaFF1ZXJ5UmVzdWx0Eg0KBXF1ZXJ5GAEgASgJEh4KBWZhY3RzGAIgAygLMg8uZW5ncmFtLnYxLkZhY3QSDQoFZXJyb3IYAyABKAkilQEKE0JhdGNoUmVjYWxsUmVzcG9uc2USLAoHcmVzdWx0cxgBIAMoCzIbLmVuZ3JhbS52MS5CYXRjaFF1ZXJ5UmVzdWx0Eh8KBm1lcmdlZBgCIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgDIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJXCgxBbGlhc1JlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXJtGAMgASgJEhMKC2VxdWl2YWxlbnRzGAQgAygJIkAKDUFsaWFzUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIMqMICg1NZW1vcnlTZXJ2aWNlEjQKA1B1dBIVLmVuZ3JhbS52MS5QdXRSZXF1ZXN0GhYuZW5ncmFtLnYxLlB1dFJlc3BvbnNlEkYKCVB1dFNoYXJlZBIbLmVuZ3JhbS52MS5QdXRTaGFyZWRSZXF1ZXN0GhwuZW5ncmFtLnYxLlB1dFNoYXJlZFJlc3BvbnNlEjQKA0dldBIVLmVuZ3JhbS52MS5HZXRSZXF1ZXN0GhYuZW5ncmFtLnYxLkdldFJlc3BvbnNlEj0KBlJlY2FsbBIYLmVuZ3JhbS52MS5SZWNhbGxSZXF1ZXN0GhkuZW5ncmFtLnYxLlJlY2FsbFJlc3BvbnNlEk8KDFJlY2FsbFNoYXJlZBIeLmVuZ3JhbS52MS5SZWNhbGxTaGFyZWRSZXF1ZXN0Gh8uZW5ncmFtLnYxLlJlY2FsbFNoYXJlZFJlc3BvbnNlEkYKCVJlY2FsbEFsbBIbLmVuZ3JhbS52MS5SZWNhbGxBbGxSZXF1ZXN0GhwuZW5ncmFtLnYxLlJlY2FsbEFsbFJlc3BvbnNlElIKDVJlY2FsbEV4cGxhaW4SHy5lbmdyYW0udjEuUmVjYWxsRXhwbGFpblJlcXVlc3QaIC5lbmdyYW0udjEuUmVjYWxsRXhwbGFpblJlc3BvbnNlEj0KBkRlbGV0ZRIYLmVuZ3JhbS52MS5EZWxldGVSZXF1ZXN0GhkuZW5ncmFtLnYxLkRlbGV0ZVJlc3BvbnNlEjcKBExpc3QSFi5lbmdyYW0udjEuTGlzdFJlcXVlc3QaFy5lbmdyYW0udjEuTGlzdFJlc3BvbnNlEkkKCkxpc3RBZ2VudHMSHC5lbmdyYW0udjEuTGlzdEFnZW50c1JlcXVlc3QaHS5lbmdyYW0udjEuTGlzdEFnZW50c1Jlc3BvbnNlEjoKBVN0YXRzEhcuZW5ncmFtLnYxLlN0YXRzUmVxdWVzdBoYLmVuZ3JhbS52MS5TdGF0c1Jlc3BvbnNlEkkKClVwZGF0ZUZhY3QSHC5lbmdyYW0udjEuVXBkYXRlRmFjdFJlcXVlc3QaHS5lbmdyYW0udjEuVXBkYXRlRmFjdFJlc3BvbnNlEl4KEVJlY2FsbFdpdGhPcHRpb25zEiMuZW5ncmFtLnYxLlJlY2FsbFdpdGhPcHRpb25zUmVxdWVzdBokLmVuZ3JhbS52MS5SZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEkwKC0JhdGNoUmVjYWxsEh0uZW5ncmFtLnYxLkJhdGNoUmVjYWxsUmVxdWVzdBoeLmVuZ3JhbS52MS5CYXRjaFJlY2FsbFJlc3BvbnNlEjoKBUFsaWFzEhcuZW5ncmFtLnYxLkFsaWFzUmVxdWVzdBoYLmVuZ3JhbS52MS5BbGlhc1Jlc3BvbnNlYgZwcm90bzM", [file_engram_v1_fact, file_engram_v1_recall]);
+  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEikAEKCkZhY3RGaWVsZHMSGwoOb2NjdXJyZWRfYXRfbXMYASABKANIAIgBARIMCgR0YWdzGAIgAygJEhAKCGVudGl0aWVzGAMgAygJEg4KBnNvdXJjZRgEIAEoCRIPCgdjb250ZXh0GAUgASgJEhEKCW1ldGFfanNvbhgGIAEoCUIRCg9fb2NjdXJyZWRfYXRfbXMiZwoKUHV0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiPgoLUHV0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIIlsKEFB1dFNoYXJlZFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiUKBmZpZWxkcxgDIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIkQKEVB1dFNoYXJlZFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2siYQoOUmVjYWxsUmVzcG9uc2USHgoFZmFjdHMYASADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiQgoTUmVjYWxsU2hhcmVkUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgV0b3BfaxgCIAEoBUgAiAEBQggKBl90b3BfayJnChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rImQKEVJlY2FsbEFsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIlUKFFJlY2FsbEV4cGxhaW5SZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rInQKFVJlY2FsbEV4cGxhaW5SZXNwb25zZRIqCghyZWNlaXB0cxgBIAMoCzIYLmVuZ3JhbS52MS5SZWNhbGxSZWNlaXB0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJGCg1EZWxldGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDwoHZmFjdF9pZBgDIAEoCSIvCg5EZWxldGVSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QiRgoLTGlzdFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiRwoMTGlzdFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhMKEUxpc3RBZ2VudHNSZXF1ZXN0IicKEkxpc3RBZ2VudHNSZXNwb25zZRIRCglhZ2VudF9pZHMYASADKAkiMgoMU3RhdHNSZXF1ZXN0EhUKCGFnZW50X2lkGAEgASgJSACIAQFCCwoJX2FnZW50X2lkIqICCg1TdGF0c1Jlc3BvbnNlEhIKCmZhY3RfY291bnQYASABKAQSEgoKbGl2ZV9jb3VudBgCIAEoBBIVCg1yZXRpcmVkX2NvdW50GAMgASgEEhQKDHBpbm5lZF9jb3VudBgEIAEoBBISCgp0ZXh0X2J5dGVzGAUgASgEEhwKFG9sZGVzdF9jcmVhdGVkX2F0X21zGAYgASgDEhwKFG5ld2VzdF9jcmVhdGVkX2F0X21zGAcgASgDEhMKC2FnZW50X2NvdW50GAggASgNEhQKDHZlY3Rvcl9jb3VudBgJIAEoBBIaChJwZW5kaW5nX2VtYmVkZGluZ3MYCiABKAQSEwoLc3RvcmVfYnl0ZXMYCyABKAQSEAoIZW1iZWRkZXIYDCABKAkiWAoRVXBkYXRlRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIdCgRmYWN0GAMgASgLMg8uZW5ncmFtLnYxLkZhY3QiMwoSVXBkYXRlRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKeAQoYUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEg8KB2V4cGxhaW4YBCABKAgSKQoHb3B0aW9ucxgFIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIsgBChlSZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSKgoIcmVjZWlwdHMYAiADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGESLgoIZmVlZGJhY2sYBCABKAsyHC5lbmdyYW0udjEuV2Vha01hdGNoRmVlZGJhY2siiQEKEkJhdGNoUmVjYWxsUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIPCgdxdWVyaWVzGAIgAygJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEikKB29wdGlvbnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsT3B0aW9ucyJQChBCYXRjaFF1ZXJ5UmVzdWx0Eg0KBXF1ZXJ5GAEgASgJEh4KBWZhY3RzGAIgAygLMg8uZW5ncmFtLnYxLkZhY3QSDQoFZXJyb3IYAyABKAkilQEKE0JhdGNoUmVjYWxsUmVzcG9uc2USLAoHcmVzdWx0cxgBIAMoCzIbLmVuZ3JhbS52MS5CYXRjaFF1ZXJ5UmVzdWx0Eh8KBm1lcmdlZBgCIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgDIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJXCgxBbGlhc1JlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXJtGAMgASgJEhMKC2VxdWl2YWxlbnRzGAQgAygJIkAKDUFsaWFzUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIIjYKDFdyaXRlT3B0aW9ucxIXCgpjb25maWRlbmNlGAEgASgJSACIAQFCDQoLX2NvbmZpZGVuY2UinAEKFVB1dFdpdGhPcHRpb25zUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgFIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiSQoWUHV0V2l0aE9wdGlvbnNSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgikAEKG1B1dFNoYXJlZFdpdGhPcHRpb25zUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHRleHQYAiABKAkSJQoGZmllbGRzGAMgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgEIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiTwocUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgiqAEKDVJldmlzZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRISCgp0YXJnZXRfaWRzGAMgAygJEgwKBHRleHQYBCABKAkSJQoGZmllbGRzGAUgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgGIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiMwoRUmV0aXJlbWVudEZhaWx1cmUSDwoHZmFjdF9pZBgBIAEoCRINCgVlcnJvchgCIAEoCSKNAQoOUmV2aXNlUmVzcG9uc2USJAoLcmVwbGFjZW1lbnQYASABKAsyDy5lbmdyYW0udjEuRmFjdBITCgtyZXRpcmVkX2lkcxgCIAMoCRIuCghmYWlsdXJlcxgDIAMoCzIcLmVuZ3JhbS52MS5SZXRpcmVtZW50RmFpbHVyZRIQCghyZXBsYXllZBgEIAEoCCKhAQoQUGF0Y2hGYWN0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB2ZhY3RfaWQYAyABKAkSEwoGcGlubmVkGAQgASgISACIAQESDgoGZm9yZ2V0GAUgASgIEhcKCmNvbmZpZGVuY2UYBiABKAlIAYgBAUIJCgdfcGlubmVkQg0KC19jb25maWRlbmNlIjIKEVBhdGNoRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdDLqCgoNTWVtb3J5U2VydmljZRI0CgNQdXQSFS5lbmdyYW0udjEuUHV0UmVxdWVzdBoWLmVuZ3JhbS52MS5QdXRSZXNwb25zZRJGCglQdXRTaGFyZWQSGy5lbmdyYW0udjEuUHV0U2hhcmVkUmVxdWVzdBocLmVuZ3JhbS52MS5QdXRTaGFyZWRSZXNwb25zZRI0CgNHZXQSFS5lbmdyYW0udjEuR2V0UmVxdWVzdBoWLmVuZ3JhbS52MS5HZXRSZXNwb25zZRI9CgZSZWNhbGwSGC5lbmdyYW0udjEuUmVjYWxsUmVxdWVzdBoZLmVuZ3JhbS52MS5SZWNhbGxSZXNwb25zZRJPCgxSZWNhbGxTaGFyZWQSHi5lbmdyYW0udjEuUmVjYWxsU2hhcmVkUmVxdWVzdBofLmVuZ3JhbS52MS5SZWNhbGxTaGFyZWRSZXNwb25zZRJGCglSZWNhbGxBbGwSGy5lbmdyYW0udjEuUmVjYWxsQWxsUmVxdWVzdBocLmVuZ3JhbS52MS5SZWNhbGxBbGxSZXNwb25zZRJSCg1SZWNhbGxFeHBsYWluEh8uZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXF1ZXN0GiAuZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXNwb25zZRI9CgZEZWxldGUSGC5lbmdyYW0udjEuRGVsZXRlUmVxdWVzdBoZLmVuZ3JhbS52MS5EZWxldGVSZXNwb25zZRI3CgRMaXN0EhYuZW5ncmFtLnYxLkxpc3RSZXF1ZXN0GhcuZW5ncmFtLnYxLkxpc3RSZXNwb25zZRJJCgpMaXN0QWdlbnRzEhwuZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh0uZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXNwb25zZRI6CgVTdGF0cxIXLmVuZ3JhbS52MS5TdGF0c1JlcXVlc3QaGC5lbmdyYW0udjEuU3RhdHNSZXNwb25zZRJJCgpVcGRhdGVGYWN0EhwuZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXF1ZXN0Gh0uZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXNwb25zZRJeChFSZWNhbGxXaXRoT3B0aW9ucxIjLmVuZ3JhbS52MS5SZWNhbGxXaXRoT3B0aW9uc1JlcXVlc3QaJC5lbmdyYW0udjEuUmVjYWxsV2l0aE9wdGlvbnNSZXNwb25zZRJMCgtCYXRjaFJlY2FsbBIdLmVuZ3JhbS52MS5CYXRjaFJlY2FsbFJlcXVlc3QaHi5lbmdyYW0udjEuQmF0Y2hSZWNhbGxSZXNwb25zZRI6CgVBbGlhcxIXLmVuZ3JhbS52MS5BbGlhc1JlcXVlc3QaGC5lbmdyYW0udjEuQWxpYXNSZXNwb25zZRJVCg5QdXRXaXRoT3B0aW9ucxIgLmVuZ3JhbS52MS5QdXRXaXRoT3B0aW9uc1JlcXVlc3QaIS5lbmdyYW0udjEuUHV0V2l0aE9wdGlvbnNSZXNwb25zZRJnChRQdXRTaGFyZWRXaXRoT3B0aW9ucxImLmVuZ3JhbS52MS5QdXRTaGFyZWRXaXRoT3B0aW9uc1JlcXVlc3QaJy5lbmdyYW0udjEuUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXNwb25zZRI9CgZSZXZpc2USGC5lbmdyYW0udjEuUmV2aXNlUmVxdWVzdBoZLmVuZ3JhbS52MS5SZXZpc2VSZXNwb25zZRJGCglQYXRjaEZhY3QSGy5lbmdyYW0udjEuUGF0Y2hGYWN0UmVxdWVzdBocLmVuZ3JhbS52MS5QYXRjaEZhY3RSZXNwb25zZWIGcHJvdG8z", [file_engram_v1_fact, file_engram_v1_recall]);
 
 /**
  * Optional record fields a writer may set; everything else is assigned by the daemon.
@@ -893,6 +893,309 @@ export const AliasResponseSchema: GenMessage<AliasResponse> = /*@__PURE__*/
   messageDesc(file_engram_v1_memory, 31);
 
 /**
+ * @generated from message engram.v1.WriteOptions
+ */
+export type WriteOptions = Message<"engram.v1.WriteOptions"> & {
+  /**
+   * "verified", "inferred" or "unverified"; absent keeps the legacy empty label.
+   *
+   * @generated from field: optional string confidence = 1;
+   */
+  confidence?: string | undefined;
+};
+
+/**
+ * Describes the message engram.v1.WriteOptions.
+ * Use `create(WriteOptionsSchema)` to create a new message.
+ */
+export const WriteOptionsSchema: GenMessage<WriteOptions> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 32);
+
+/**
+ * @generated from message engram.v1.PutWithOptionsRequest
+ */
+export type PutWithOptionsRequest = Message<"engram.v1.PutWithOptionsRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string agent_id = 2;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * @generated from field: engram.v1.FactFields fields = 4;
+   */
+  fields?: FactFields | undefined;
+
+  /**
+   * @generated from field: engram.v1.WriteOptions options = 5;
+   */
+  options?: WriteOptions | undefined;
+};
+
+/**
+ * Describes the message engram.v1.PutWithOptionsRequest.
+ * Use `create(PutWithOptionsRequestSchema)` to create a new message.
+ */
+export const PutWithOptionsRequestSchema: GenMessage<PutWithOptionsRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 33);
+
+/**
+ * @generated from message engram.v1.PutWithOptionsResponse
+ */
+export type PutWithOptionsResponse = Message<"engram.v1.PutWithOptionsResponse"> & {
+  /**
+   * @generated from field: engram.v1.Fact fact = 1;
+   */
+  fact?: Fact | undefined;
+
+  /**
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message engram.v1.PutWithOptionsResponse.
+ * Use `create(PutWithOptionsResponseSchema)` to create a new message.
+ */
+export const PutWithOptionsResponseSchema: GenMessage<PutWithOptionsResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 34);
+
+/**
+ * @generated from message engram.v1.PutSharedWithOptionsRequest
+ */
+export type PutSharedWithOptionsRequest = Message<"engram.v1.PutSharedWithOptionsRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * @generated from field: engram.v1.FactFields fields = 3;
+   */
+  fields?: FactFields | undefined;
+
+  /**
+   * @generated from field: engram.v1.WriteOptions options = 4;
+   */
+  options?: WriteOptions | undefined;
+};
+
+/**
+ * Describes the message engram.v1.PutSharedWithOptionsRequest.
+ * Use `create(PutSharedWithOptionsRequestSchema)` to create a new message.
+ */
+export const PutSharedWithOptionsRequestSchema: GenMessage<PutSharedWithOptionsRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 35);
+
+/**
+ * @generated from message engram.v1.PutSharedWithOptionsResponse
+ */
+export type PutSharedWithOptionsResponse = Message<"engram.v1.PutSharedWithOptionsResponse"> & {
+  /**
+   * @generated from field: engram.v1.Fact fact = 1;
+   */
+  fact?: Fact | undefined;
+
+  /**
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message engram.v1.PutSharedWithOptionsResponse.
+ * Use `create(PutSharedWithOptionsResponseSchema)` to create a new message.
+ */
+export const PutSharedWithOptionsResponseSchema: GenMessage<PutSharedWithOptionsResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 36);
+
+/**
+ * @generated from message engram.v1.ReviseRequest
+ */
+export type ReviseRequest = Message<"engram.v1.ReviseRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string agent_id = 2;
+   */
+  agentId: string;
+
+  /**
+   * The live facts the new one replaces.
+   *
+   * @generated from field: repeated string target_ids = 3;
+   */
+  targetIds: string[];
+
+  /**
+   * @generated from field: string text = 4;
+   */
+  text: string;
+
+  /**
+   * @generated from field: engram.v1.FactFields fields = 5;
+   */
+  fields?: FactFields | undefined;
+
+  /**
+   * An omitted label becomes min(inferred, the lowest effective confidence of the targets).
+   *
+   * @generated from field: engram.v1.WriteOptions options = 6;
+   */
+  options?: WriteOptions | undefined;
+};
+
+/**
+ * Describes the message engram.v1.ReviseRequest.
+ * Use `create(ReviseRequestSchema)` to create a new message.
+ */
+export const ReviseRequestSchema: GenMessage<ReviseRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 37);
+
+/**
+ * @generated from message engram.v1.RetirementFailure
+ */
+export type RetirementFailure = Message<"engram.v1.RetirementFailure"> & {
+  /**
+   * @generated from field: string fact_id = 1;
+   */
+  factId: string;
+
+  /**
+   * @generated from field: string error = 2;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message engram.v1.RetirementFailure.
+ * Use `create(RetirementFailureSchema)` to create a new message.
+ */
+export const RetirementFailureSchema: GenMessage<RetirementFailure> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 38);
+
+/**
+ * @generated from message engram.v1.ReviseResponse
+ */
+export type ReviseResponse = Message<"engram.v1.ReviseResponse"> & {
+  /**
+   * Committed first, atomically; present whenever the call got that far.
+   *
+   * @generated from field: engram.v1.Fact replacement = 1;
+   */
+  replacement?: Fact | undefined;
+
+  /**
+   * Targets retired (superseded_by = replacement id).
+   *
+   * @generated from field: repeated string retired_ids = 2;
+   */
+  retiredIds: string[];
+
+  /**
+   * Targets whose retirement failed after the replacement committed.
+   *
+   * @generated from field: repeated engram.v1.RetirementFailure failures = 3;
+   */
+  failures: RetirementFailure[];
+
+  /**
+   * @generated from field: bool replayed = 4;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message engram.v1.ReviseResponse.
+ * Use `create(ReviseResponseSchema)` to create a new message.
+ */
+export const ReviseResponseSchema: GenMessage<ReviseResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 39);
+
+/**
+ * @generated from message engram.v1.PatchFactRequest
+ */
+export type PatchFactRequest = Message<"engram.v1.PatchFactRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string agent_id = 2;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string fact_id = 3;
+   */
+  factId: string;
+
+  /**
+   * true = pin, false = unpin, absent = unchanged.
+   *
+   * @generated from field: optional bool pinned = 4;
+   */
+  pinned?: boolean | undefined;
+
+  /**
+   * Retire the fact (superseded_by = "agent").
+   *
+   * @generated from field: bool forget = 5;
+   */
+  forget: boolean;
+
+  /**
+   * A new confidence label; absent = unchanged.
+   *
+   * @generated from field: optional string confidence = 6;
+   */
+  confidence?: string | undefined;
+};
+
+/**
+ * Describes the message engram.v1.PatchFactRequest.
+ * Use `create(PatchFactRequestSchema)` to create a new message.
+ */
+export const PatchFactRequestSchema: GenMessage<PatchFactRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 40);
+
+/**
+ * @generated from message engram.v1.PatchFactResponse
+ */
+export type PatchFactResponse = Message<"engram.v1.PatchFactResponse"> & {
+  /**
+   * @generated from field: engram.v1.Fact fact = 1;
+   */
+  fact?: Fact | undefined;
+};
+
+/**
+ * Describes the message engram.v1.PatchFactResponse.
+ * Use `create(PatchFactResponseSchema)` to create a new message.
+ */
+export const PatchFactResponseSchema: GenMessage<PatchFactResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 41);
+
+/**
  * @generated from service engram.v1.MemoryService
  */
 export const MemoryService: GenService<{
@@ -1023,6 +1326,47 @@ export const MemoryService: GenService<{
     methodKind: "unary";
     input: typeof AliasRequestSchema;
     output: typeof AliasResponseSchema;
+  },
+  /**
+   * Put with write options (a confidence label); returns the exact committed fact
+   * (capability confidence-write-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.PutWithOptions
+   */
+  putWithOptions: {
+    methodKind: "unary";
+    input: typeof PutWithOptionsRequestSchema;
+    output: typeof PutWithOptionsResponseSchema;
+  },
+  /**
+   * The same for the shared namespace (capability confidence-shared-write-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.PutSharedWithOptions
+   */
+  putSharedWithOptions: {
+    methodKind: "unary";
+    input: typeof PutSharedWithOptionsRequestSchema;
+    output: typeof PutSharedWithOptionsResponseSchema;
+  },
+  /**
+   * Replaces one or several live facts by a new one (capability confidence-write-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.Revise
+   */
+  revise: {
+    methodKind: "unary";
+    input: typeof ReviseRequestSchema;
+    output: typeof ReviseResponseSchema;
+  },
+  /**
+   * Transactional field patches: pin, unpin, forget, confidence (capability confidence-lifecycle-v1).
+   *
+   * @generated from rpc engram.v1.MemoryService.PatchFact
+   */
+  patchFact: {
+    methodKind: "unary";
+    input: typeof PatchFactRequestSchema;
+    output: typeof PatchFactResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_memory, 0);

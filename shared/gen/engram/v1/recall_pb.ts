@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/recall.proto.
  */
 export const file_engram_v1_recall: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiQQoNU2lnbmFsV2VpZ2h0cxIOCgZ2ZWN0b3IYASABKAESDwoHa2V5d29yZBgCIAEoARIPCgdyZWNlbmN5GAMgASgBIqgCChFSZXRyaWV2YWxNZXRhZGF0YRIpCgd3ZWlnaHRzGAEgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSDwoHc2lnbmFscxgCIAMoCRIWCg5lbGlnaWJsZV9jb3VudBgDIAEoDRIaChJrZXl3b3JkX2NhbmRpZGF0ZXMYBCABKA0SGQoRdmVjdG9yX2NhbmRpZGF0ZXMYBSABKA0SEAoIZW1iZWRkZXIYBiABKAkSDQoFcnJmX2sYByABKA0SDQoFbm90ZXMYCCADKAkSFQoNbWluX3JlbGV2YW5jZRgJIAEoARIQCghmaWx0ZXJlZBgKIAEoCBIWCg5leHBhbmRlZF90ZXJtcxgLIAMoCRIXCg92ZWN0b3Jfc2VhcmNoZWQYDCABKA0imQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMihwEKEFJlY2FsbFByb3ZlbmFuY2USDwoHZmFjdF9pZBgBIAEoCRIVCg13cml0dGVuX2F0X21zGAIgASgDEhUKDXN1cGVyc2VkZWRfYnkYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoCRIOCgZwaW5uZWQYBSABKAgSEAoIYWdlbnRfaWQYBiABKAkiyAEKDVJlY2FsbFJlY2VpcHQSDAoEdGV4dBgBIAEoCRIOCgZ3ZWlnaHQYAiABKAESEAoIYWdlX2RheXMYAyABKAESJQoFcmFua3MYBCABKAsyFi5lbmdyYW0udjEuUmVjYWxsUmFua3MSLwoKcHJvdmVuYW5jZRgFIAEoCzIbLmVuZ3JhbS52MS5SZWNhbGxQcm92ZW5hbmNlEhAKCGtnX2xpbmtzGAYgAygJEh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdCJ5ChNTaWduYWxXZWlnaHRzT3B0aW9uEhMKBnZlY3RvchgBIAEoAUgAiAEBEhQKB2tleXdvcmQYAiABKAFIAYgBARIUCgdyZWNlbmN5GAMgASgBSAKIAQFCCQoHX3ZlY3RvckIKCghfa2V5d29yZEIKCghfcmVjZW5jeSK1AgoNUmVjYWxsRmlsdGVycxIYCgt3aW5kb3dfZGF5cxgBIAEoDUgAiAEBEhAKCHRhZ3NfYW55GAIgAygJEhAKCHRhZ3NfYWxsGAMgAygJEh0KEGNyZWF0ZWRfYWZ0ZXJfbXMYBCABKANIAYgBARIeChFjcmVhdGVkX2JlZm9yZV9tcxgFIAEoA0gCiAEBEh4KEW9jY3VycmVkX2FmdGVyX21zGAYgASgDSAOIAQESHwoSb2NjdXJyZWRfYmVmb3JlX21zGAcgASgDSASIAQFCDgoMX3dpbmRvd19kYXlzQhMKEV9jcmVhdGVkX2FmdGVyX21zQhQKEl9jcmVhdGVkX2JlZm9yZV9tc0IUChJfb2NjdXJyZWRfYWZ0ZXJfbXNCFQoTX29jY3VycmVkX2JlZm9yZV9tcyK+AQoNUmVjYWxsT3B0aW9ucxISCgV0b3BfaxgBIAEoBUgAiAEBEjYKDnNpZ25hbF93ZWlnaHRzGAIgASgLMh4uZW5ncmFtLnYxLlNpZ25hbFdlaWdodHNPcHRpb24SGgoNbWluX3JlbGV2YW5jZRgDIAEoAUgBiAEBEikKB2ZpbHRlcnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsRmlsdGVyc0IICgZfdG9wX2tCEAoOX21pbl9yZWxldmFuY2UiegoRV2Vha01hdGNoRmVlZGJhY2sSEwoLcXVlcnlfdGVybXMYASABKA0SEwoLa25vd25fdGVybXMYAiABKA0SFQoNdW5rbm93bl90ZXJtcxgDIAMoCRIUCgxuZWFyYnlfdGVybXMYBCADKAkSDgoGYWR2aWNlGAUgASgJKnIKC1JlY2FsbFNjb3BlEhwKGFJFQ0FMTF9TQ09QRV9VTlNQRUNJRklFRBAAEhYKElJFQ0FMTF9TQ09QRV9BR0VOVBABEhcKE1JFQ0FMTF9TQ09QRV9TSEFSRUQQAhIUChBSRUNBTExfU0NPUEVfQUxMEANiBnByb3RvMw", [file_engram_v1_fact]);
+  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiQQoNU2lnbmFsV2VpZ2h0cxIOCgZ2ZWN0b3IYASABKAESDwoHa2V5d29yZBgCIAEoARIPCgdyZWNlbmN5GAMgASgBIqoDChFSZXRyaWV2YWxNZXRhZGF0YRIpCgd3ZWlnaHRzGAEgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSDwoHc2lnbmFscxgCIAMoCRIWCg5lbGlnaWJsZV9jb3VudBgDIAEoDRIaChJrZXl3b3JkX2NhbmRpZGF0ZXMYBCABKA0SGQoRdmVjdG9yX2NhbmRpZGF0ZXMYBSABKA0SEAoIZW1iZWRkZXIYBiABKAkSDQoFcnJmX2sYByABKA0SDQoFbm90ZXMYCCADKAkSFQoNbWluX3JlbGV2YW5jZRgJIAEoARIQCghmaWx0ZXJlZBgKIAEoCBIWCg5leHBhbmRlZF90ZXJtcxgLIAMoCRIXCg92ZWN0b3Jfc2VhcmNoZWQYDCABKA0SGwoObWluX2NvbmZpZGVuY2UYDSABKAlIAIgBARIeChFjb25maWRlbmNlX3dlaWdodBgOIAEoAUgBiAEBEg4KBnBvbGljeRgPIAEoCRIKCgJrZxgQIAEoCUIRCg9fbWluX2NvbmZpZGVuY2VCFAoSX2NvbmZpZGVuY2Vfd2VpZ2h0IpkBCgtSZWNhbGxSYW5rcxITCgt2ZWN0b3JfcmFuaxgBIAEoDRIUCgxrZXl3b3JkX3JhbmsYAiABKA0SFAoMcmVjZW5jeV9yYW5rGAMgASgNEhMKC2Z1c2VkX3Njb3JlGAQgASgBEgkKAWsYBSABKA0SKQoHd2VpZ2h0cxgGIAEoCzIYLmVuZ3JhbS52MS5TaWduYWxXZWlnaHRzIocBChBSZWNhbGxQcm92ZW5hbmNlEg8KB2ZhY3RfaWQYASABKAkSFQoNd3JpdHRlbl9hdF9tcxgCIAEoAxIVCg1zdXBlcnNlZGVkX2J5GAMgASgJEhIKCmNvbmZpZGVuY2UYBCABKAkSDgoGcGlubmVkGAUgASgIEhAKCGFnZW50X2lkGAYgASgJIvcBCg1SZWNhbGxSZWNlaXB0EgwKBHRleHQYASABKAkSDgoGd2VpZ2h0GAIgASgBEhAKCGFnZV9kYXlzGAMgASgBEiUKBXJhbmtzGAQgASgLMhYuZW5ncmFtLnYxLlJlY2FsbFJhbmtzEi8KCnByb3ZlbmFuY2UYBSABKAsyGy5lbmdyYW0udjEuUmVjYWxsUHJvdmVuYW5jZRIQCghrZ19saW5rcxgGIAMoCRIdCgRmYWN0GAcgASgLMg8uZW5ncmFtLnYxLkZhY3QSLQoHcmFua2luZxgIIAEoCzIcLmVuZ3JhbS52MS5Db25maWRlbmNlUmFua2luZyKvAQoRQ29uZmlkZW5jZVJhbmtpbmcSEgoKYmFzZV9zY29yZRgBIAEoARITCgtmaW5hbF9zY29yZRgCIAEoARIOCgZmYWN0b3IYAyABKAESHAoUZWZmZWN0aXZlX2NvbmZpZGVuY2UYBCABKAkSGAoQY29uZmlkZW5jZV92YWx1ZRgFIAEoBRIZChFjb25maWRlbmNlX3dlaWdodBgGIAEoARIOCgZwb2xpY3kYByABKAkieQoTU2lnbmFsV2VpZ2h0c09wdGlvbhITCgZ2ZWN0b3IYASABKAFIAIgBARIUCgdrZXl3b3JkGAIgASgBSAGIAQESFAoHcmVjZW5jeRgDIAEoAUgCiAEBQgkKB192ZWN0b3JCCgoIX2tleXdvcmRCCgoIX3JlY2VuY3kitQIKDVJlY2FsbEZpbHRlcnMSGAoLd2luZG93X2RheXMYASABKA1IAIgBARIQCgh0YWdzX2FueRgCIAMoCRIQCgh0YWdzX2FsbBgDIAMoCRIdChBjcmVhdGVkX2FmdGVyX21zGAQgASgDSAGIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYBSABKANIAogBARIeChFvY2N1cnJlZF9hZnRlcl9tcxgGIAEoA0gDiAEBEh8KEm9jY3VycmVkX2JlZm9yZV9tcxgHIAEoA0gEiAEBQg4KDF93aW5kb3dfZGF5c0ITChFfY3JlYXRlZF9hZnRlcl9tc0IUChJfY3JlYXRlZF9iZWZvcmVfbXNCFAoSX29jY3VycmVkX2FmdGVyX21zQhUKE19vY2N1cnJlZF9iZWZvcmVfbXMipAIKDVJlY2FsbE9wdGlvbnMSEgoFdG9wX2sYASABKAVIAIgBARI2Cg5zaWduYWxfd2VpZ2h0cxgCIAEoCzIeLmVuZ3JhbS52MS5TaWduYWxXZWlnaHRzT3B0aW9uEhoKDW1pbl9yZWxldmFuY2UYAyABKAFIAYgBARIpCgdmaWx0ZXJzGAQgASgLMhguZW5ncmFtLnYxLlJlY2FsbEZpbHRlcnMSGwoObWluX2NvbmZpZGVuY2UYBSABKAlIAogBARIeChFjb25maWRlbmNlX3dlaWdodBgGIAEoAUgDiAEBQggKBl90b3Bfa0IQCg5fbWluX3JlbGV2YW5jZUIRCg9fbWluX2NvbmZpZGVuY2VCFAoSX2NvbmZpZGVuY2Vfd2VpZ2h0InoKEVdlYWtNYXRjaEZlZWRiYWNrEhMKC3F1ZXJ5X3Rlcm1zGAEgASgNEhMKC2tub3duX3Rlcm1zGAIgASgNEhUKDXVua25vd25fdGVybXMYAyADKAkSFAoMbmVhcmJ5X3Rlcm1zGAQgAygJEg4KBmFkdmljZRgFIAEoCSpyCgtSZWNhbGxTY29wZRIcChhSRUNBTExfU0NPUEVfVU5TUEVDSUZJRUQQABIWChJSRUNBTExfU0NPUEVfQUdFTlQQARIXChNSRUNBTExfU0NPUEVfU0hBUkVEEAISFAoQUkVDQUxMX1NDT1BFX0FMTBADYgZwcm90bzM", [file_engram_v1_fact]);
 
 /**
  * @generated from message engram.v1.SignalWeights
@@ -121,6 +121,32 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
    * @generated from field: uint32 vector_searched = 12;
    */
   vectorSearched: number;
+
+  /**
+   * The effective confidence options (absent on legacy calls).
+   *
+   * @generated from field: optional string min_confidence = 13;
+   */
+  minConfidence?: string | undefined;
+
+  /**
+   * @generated from field: optional double confidence_weight = 14;
+   */
+  confidenceWeight?: number | undefined;
+
+  /**
+   * "confidence-v1" when confidence options were in effect.
+   *
+   * @generated from field: string policy = 15;
+   */
+  policy: string;
+
+  /**
+   * Knowledge-graph hints: "suppressed_min_confidence" when a confidence filter is active.
+   *
+   * @generated from field: string kg = 16;
+   */
+  kg: string;
 };
 
 /**
@@ -260,6 +286,13 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
    * @generated from field: engram.v1.Fact fact = 7;
    */
   fact?: Fact | undefined;
+
+  /**
+   * Present when confidence options were in effect: how the final score was made.
+   *
+   * @generated from field: engram.v1.ConfidenceRanking ranking = 8;
+   */
+  ranking?: ConfidenceRanking | undefined;
 };
 
 /**
@@ -268,6 +301,63 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
  */
 export const RecallReceiptSchema: GenMessage<RecallReceipt> = /*@__PURE__*/
   messageDesc(file_engram_v1_recall, 4);
+
+/**
+ * @generated from message engram.v1.ConfidenceRanking
+ */
+export type ConfidenceRanking = Message<"engram.v1.ConfidenceRanking"> & {
+  /**
+   * B, the fused score (= ranks.fused_score).
+   *
+   * @generated from field: double base_score = 1;
+   */
+  baseScore: number;
+
+  /**
+   * B x factor: the score that decided selection and order.
+   *
+   * @generated from field: double final_score = 2;
+   */
+  finalScore: number;
+
+  /**
+   * 1 + confidence_weight x confidence_value.
+   *
+   * @generated from field: double factor = 3;
+   */
+  factor: number;
+
+  /**
+   * The label the fact counts as: verified, inferred (also for "") or unverified (also for unknown labels).
+   *
+   * @generated from field: string effective_confidence = 4;
+   */
+  effectiveConfidence: string;
+
+  /**
+   * +1, 0 or -1.
+   *
+   * @generated from field: int32 confidence_value = 5;
+   */
+  confidenceValue: number;
+
+  /**
+   * @generated from field: double confidence_weight = 6;
+   */
+  confidenceWeight: number;
+
+  /**
+   * @generated from field: string policy = 7;
+   */
+  policy: string;
+};
+
+/**
+ * Describes the message engram.v1.ConfidenceRanking.
+ * Use `create(ConfidenceRankingSchema)` to create a new message.
+ */
+export const ConfidenceRankingSchema: GenMessage<ConfidenceRanking> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 5);
 
 /**
  * Per-call signal weights: an unset field means the daemon's configured default, an explicit 0
@@ -297,7 +387,7 @@ export type SignalWeightsOption = Message<"engram.v1.SignalWeightsOption"> & {
  * Use `create(SignalWeightsOptionSchema)` to create a new message.
  */
 export const SignalWeightsOptionSchema: GenMessage<SignalWeightsOption> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 5);
+  messageDesc(file_engram_v1_recall, 6);
 
 /**
  * Filters restrict the eligible set before anything is ranked. Times are ms since the epoch;
@@ -354,7 +444,7 @@ export type RecallFilters = Message<"engram.v1.RecallFilters"> & {
  * Use `create(RecallFiltersSchema)` to create a new message.
  */
 export const RecallFiltersSchema: GenMessage<RecallFilters> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 6);
+  messageDesc(file_engram_v1_recall, 7);
 
 /**
  * @generated from message engram.v1.RecallOptions
@@ -384,6 +474,21 @@ export type RecallOptions = Message<"engram.v1.RecallOptions"> & {
    * @generated from field: engram.v1.RecallFilters filters = 4;
    */
   filters?: RecallFilters | undefined;
+
+  /**
+   * Only facts whose effective confidence is at least this label (capability confidence-recall-v1).
+   *
+   * @generated from field: optional string min_confidence = 5;
+   */
+  minConfidence?: string | undefined;
+
+  /**
+   * final = B x (1 + w x c), w finite in [0, 0.5]; absent = the daemon's configured default
+   * (capability confidence-recall-v1).
+   *
+   * @generated from field: optional double confidence_weight = 6;
+   */
+  confidenceWeight?: number | undefined;
 };
 
 /**
@@ -391,7 +496,7 @@ export type RecallOptions = Message<"engram.v1.RecallOptions"> & {
  * Use `create(RecallOptionsSchema)` to create a new message.
  */
 export const RecallOptionsSchema: GenMessage<RecallOptions> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 7);
+  messageDesc(file_engram_v1_recall, 8);
 
 /**
  * Returned when the query's vocabulary barely overlaps the store's. Never changes the facts.
@@ -432,7 +537,7 @@ export type WeakMatchFeedback = Message<"engram.v1.WeakMatchFeedback"> & {
  * Use `create(WeakMatchFeedbackSchema)` to create a new message.
  */
 export const WeakMatchFeedbackSchema: GenMessage<WeakMatchFeedback> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 8);
+  messageDesc(file_engram_v1_recall, 9);
 
 /**
  * Which namespaces a recall searches.

@@ -1,0 +1,55 @@
+// What a call needs from the daemon, decided from the last handshake BEFORE anything is sent:
+// which RPC carries it, which capability that takes, and the resolved confidence weight.
+import { Capability } from '../shared/capabilities.ts';
+import type { DaemonInfo } from './connection.ts';
+import { CapabilityError } from './errors.ts';
+import type { RecallOptions } from './client.ts';
+
+/** Fails before anything is sent when the daemon lacks what a call needs. */
+export function requireCapability(daemon: DaemonInfo, capability: string, what: string): void {
+  if (!daemon.capabilities.includes(capability)) throw new CapabilityError(capability, what);
+}
+
+/** Per-call weight, else the dial option, else the daemon's advertised default, else 0. */
+export function resolveConfidenceWeight(perCall: number | undefined, dial: number | undefined, daemon: DaemonInfo): number {
+  return perCall ?? dial ?? daemon.defaultConfidenceWeight ?? 0;
+}
+
+export type RecallRoute =
+  /** The historical RPCs: top_k only, and confidence weight 0. */
+  | { kind: 'legacy' }
+  | { kind: 'options'; message: ReturnType<typeof recallOptionsMessage> };
+
+/** A call with no new options and a resolved weight of 0 is effectively legacy and works on any
+ *  daemon; anything else needs RecallWithOptions and, for confidence, confidence-recall-v1. */
+export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: number, needsOptionsRpc = false): RecallRoute {
+  const confidence = options.minConfidence !== undefined || weight > 0;
+  const other = options.weights !== undefined || options.minRelevance !== undefined || options.filters !== undefined;
+  if (!confidence && !other && !needsOptionsRpc) return { kind: 'legacy' };
+  requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
+  if (confidence) requireCapability(daemon, Capability.ConfidenceRecall, 'recall with min_confidence or a confidence weight');
+  // The resolved weight is sent explicitly to every daemon that understands it.
+  const sendsWeight = daemon.capabilities.includes(Capability.ConfidenceRecall);
+  return { kind: 'options', message: recallOptionsMessage(options, sendsWeight ? weight : undefined) };
+}
+
+export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number | undefined) {
+  const f = o.filters;
+  const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
+  return {
+    topK: o.topK,
+    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency } : undefined,
+    minRelevance: o.minRelevance,
+    filters: f && {
+      windowDays: f.windowDays,
+      tagsAny: f.tagsAny ?? [],
+      tagsAll: f.tagsAll ?? [],
+      createdAfterMs: ms(f.createdAfter),
+      createdBeforeMs: ms(f.createdBefore),
+      occurredAfterMs: ms(f.occurredAfter),
+      occurredBeforeMs: ms(f.occurredBefore),
+    },
+    minConfidence: o.minConfidence,
+    confidenceWeight,
+  };
+}
