@@ -13,7 +13,7 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
 import {
-  toFact, toFactMessage, toFeedback, toReceipt, toRetrieval, toStats,
+  toCheckpoint, toFact, toFactMessage, toFeedback, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RetrievalMetadata, type SignalWeights, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
@@ -435,6 +435,37 @@ export class EngramClient {
         yield { report: { embedded: Number(r.embedded), alreadyDone: Number(r.alreadyDone), embedder: r.embedder } };
       }
     }
+  }
+
+  // Checkpoints --------------------------------------------------------------------------------
+
+  /** Saves an agent's working state (a JSON object); the daemon keeps the newest ones. */
+  async checkpointSave(agentId: string, state: Record<string, unknown> | string = {}, options: { requestId?: string } = {}): Promise<Checkpoint> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
+    check.agentId(agentId);
+    const stateJson = typeof state === 'string' ? state : JSON.stringify(state);
+    const requestId = options.requestId ?? randomUUID();
+    const res = await this.write('SaveCheckpoint', requestId, () => this.connection.checkpoints.saveCheckpoint({ requestId, agentId, stateJson }));
+    return toCheckpoint(res.checkpoint!);
+  }
+
+  /** The agent's latest checkpoint, or undefined when it has none. */
+  async checkpointResume(agentId: string): Promise<Checkpoint | undefined> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
+    check.agentId(agentId);
+    const res = await this.read(() => this.connection.checkpoints.resumeCheckpoint({ agentId }));
+    return res.found && res.checkpoint ? toCheckpoint(res.checkpoint) : undefined;
+  }
+
+  /** The agent's checkpoints, newest first. */
+  async checkpointList(agentId: string): Promise<Checkpoint[]> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
+    check.agentId(agentId);
+    const res = await this.read(() => this.connection.checkpoints.listCheckpoints({ agentId }));
+    return res.checkpoints.map(toCheckpoint);
   }
 
   close(): void {

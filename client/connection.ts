@@ -7,6 +7,7 @@ import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
+import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -49,6 +50,7 @@ export class Connection {
   readonly memory: ClientOf<typeof MemoryService>;
   readonly admin: ClientOf<typeof AdminService>;
   readonly health: ClientOf<typeof Health>;
+  readonly checkpoints: ClientOf<typeof CheckpointService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -67,6 +69,7 @@ export class Connection {
     this.memory = createServiceClient(MemoryService, this.grpcClient, defaults);
     this.admin = createServiceClient(AdminService, this.grpcClient, defaults);
     this.health = createServiceClient(Health, this.grpcClient, defaults);
+    this.checkpoints = createServiceClient(CheckpointService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

@@ -2,7 +2,9 @@
 export { connect, EngramClient } from './client.ts';
 export type { ConnectOptions, WriteOptions, RecallOptions, RecallFilters, RecallResult, ExplainResult, BatchRecallResult, DoctorEvent, ReindexEvent, ReviseResult } from './client.ts';
 export type { DaemonInfo } from './connection.ts';
-export type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from './types.ts';
+export type { Checkpoint, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from './types.ts';
+export { importConversation } from './import/conversation.ts';
+export type { ConversationSession, ConversationTurn } from './import/conversation.ts';
 export { UncertainWriteError, CapabilityError } from './errors.ts';
 export { EngramError, ErrorKind } from '../shared/errors.ts';
 export { RpcError } from '../shared/grpc/bridge.ts';

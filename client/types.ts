@@ -5,6 +5,7 @@ import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fa
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import type { RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
 import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
+import type { Checkpoint as CheckpointMessage } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 
 export interface Fact {
   id: string;
@@ -240,5 +241,24 @@ export function toFactMessage(f: Fact): MessageInitShape<typeof FactSchema> {
     metaJson: f.metaJson,
     strength: f.strength,
     embedder: f.embedder,
+  };
+}
+
+export interface Checkpoint {
+  id: string;
+  agentId: string;
+  createdAt: number;
+  /** The saved JSON object. */
+  state: Record<string, unknown>;
+  messageCount?: number;
+}
+
+export function toCheckpoint(m: CheckpointMessage): Checkpoint {
+  return {
+    id: m.id,
+    agentId: m.agentId,
+    createdAt: Number(m.createdAtMs),
+    state: JSON.parse(m.stateJson || '{}') as Record<string, unknown>,
+    ...(m.messageCount !== undefined ? { messageCount: m.messageCount } : {}),
   };
 }

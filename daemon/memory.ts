@@ -33,6 +33,8 @@ export interface MemoryOptions {
   embedder: Embedder;
   limits: Limits;
   recallDefaults: RecallDefaults;
+  /** Checkpoints kept per agent (default 20). */
+  checkpointKeep?: number;
   /** How often pending embeddings are retried (default 5 s). */
   reconcileIntervalMs?: number;
   log: (message: string) => void;

@@ -7,6 +7,8 @@ import { profileServes, releaseProfile, type ReleaseProfile } from '../shared/ca
 import { dataPaths, type Discovery } from '../shared/discovery.ts';
 import { addService, type CallGuard } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
+import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
+import { checkpointService } from './rpc/checkpoint-service.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
@@ -37,6 +39,8 @@ export interface DaemonOptions {
    *  from defaultConfidenceWeight. */
   recallDefaults?: Omit<RecallDefaults, 'confidenceWeight'>;
   reconcileIntervalMs?: number;
+  /** Checkpoints kept per agent (default 20). */
+  checkpointKeep?: number;
   log?: (message: string) => void;
 }
 
@@ -62,7 +66,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
   };
-  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, log }, tables);
+  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, checkpointKeep: options.checkpointKeep, log }, tables);
   const token = loadOrCreateToken(paths.token);
   const instanceId = randomUUID();
   let serving = true;
@@ -72,6 +76,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => (memory.vectorsOff ? 'none' : embedder.id) }), serve);
     addService(server, MemoryService, memoryService(memory, profile), serve);
     addService(server, AdminService, adminService(memory), serve);
+    addService(server, CheckpointService, checkpointService(memory), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 

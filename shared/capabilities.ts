@@ -19,6 +19,8 @@ export const Capability = {
   Alias: 'alias-v1',
   /** AdminService.Reindex: re-embed after a model switch, resumable. */
   Reindex: 'reindex-v1',
+  /** CheckpointService: save and resume an agent's working state. */
+  Checkpoint: 'checkpoint-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -50,6 +52,7 @@ const current: ReleaseProfile = {
     Capability.ConfidenceRecall,
     Capability.ConfidenceLifecycle,
     Capability.ConfidenceSharedWrite,
+    Capability.Checkpoint,
   ],
   advertisesDefaultWeight: true,
 };
@@ -76,6 +79,9 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.MemoryService/Revise': Capability.ConfidenceWrite,
   'engram.v1.MemoryService/PutSharedWithOptions': Capability.ConfidenceSharedWrite,
   'engram.v1.MemoryService/PatchFact': Capability.ConfidenceLifecycle,
+  'engram.v1.CheckpointService/SaveCheckpoint': Capability.Checkpoint,
+  'engram.v1.CheckpointService/ResumeCheckpoint': Capability.Checkpoint,
+  'engram.v1.CheckpointService/ListCheckpoints': Capability.Checkpoint,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

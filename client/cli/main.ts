@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 the operation failed (daemon error, not found, unhealthy), 2 usage.
 import { Command, CommanderError, Option } from 'commander';
 import { connect, type EngramClient } from '../client.ts';
+import type { Fact } from '../types.ts';
 import { EngramError } from '../../shared/errors.ts';
 import { DaemonNotRunningError, readDiscovery, resolveDataDir } from '../../shared/discovery.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
@@ -69,12 +70,13 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--tag <tag...>', 'tags')
     .option('--source <source>', 'where the fact came from')
     .option('--context <text>', 'text indexed with the fact but not returned as it')
+    .option('--confidence <label>', 'verified, inferred or unverified')
     .option('--json', 'print JSON')
     .action(async (agent: string, text: string, o, cmd: Command) => {
       const opts = globals(cmd);
       const occurredAt = o.occurredAt === undefined ? undefined : parseTime(o.occurredAt, '--occurred-at');
       const { fact, replayed } = await withClient(opts, (c) =>
-        c.put(agent, text, { occurredAt, tags: o.tag, source: o.source, context: o.context }),
+        c.put(agent, text, { occurredAt, tags: o.tag, source: o.source, context: o.context, confidence: o.confidence }),
       );
       if (opts.json) printJson({ fact: factJson(fact), replayed });
       else out(`remembered ${fact.id} in "${fact.agentId}"`);
@@ -214,17 +216,41 @@ function buildProgram(setExit: (code: number) => void): Command {
     });
 
   program
-    .command('forget')
-    .description('retire a fact: it is no longer recalled but stays listed')
+    .command('revise')
+    .description('replace one or several facts by a new one (the old ones are retired, still listed)')
     .argument('<agent>', 'agent id (namespace)')
-    .argument('<fact-id>', 'the fact to forget')
+    .argument('<fact-ids...>', 'the facts the new one replaces')
+    .requiredOption('--text <text>', 'the new fact')
+    .option('--confidence <label>', 'verified, inferred or unverified (default: the most cautious of the targets, at most inferred)')
     .option('--json', 'print JSON')
-    .action(async (agent: string, factId: string, _o, cmd: Command) => {
+    .action(async (agent: string, factIds: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const fact = await withClient(opts, (c) => c.forget(agent, factId));
-      if (opts.json) printJson({ fact: factJson(fact) });
-      else out(`forgot ${fact.id}`);
+      const result = await withClient(opts, (c) => c.revise(agent, factIds, o.text, { confidence: o.confidence }));
+      if (opts.json) {
+        printJson({ replacement: factJson(result.replacement), retired_ids: result.retiredIds, failures: result.failures.map((f) => ({ fact_id: f.factId, error: f.error })), replayed: result.replayed });
+      } else {
+        out(`revised: ${result.replacement.id} (${result.replacement.confidence}) replaces ${result.retiredIds.join(', ') || 'nothing'}`);
+        for (const f of result.failures) out(`not retired: ${f.factId}: ${f.error}`);
+      }
+      if (result.failures.length > 0) setExit(1);
     });
+
+  const lifecycleCommand = (name: string, description: string, done: string, run: (c: EngramClient, agent: string, id: string) => Promise<Fact>) =>
+    program
+      .command(name)
+      .description(description)
+      .argument('<agent>', 'agent id (namespace)')
+      .argument('<fact-id>', 'the fact')
+      .option('--json', 'print JSON')
+      .action(async (agent: string, factId: string, _o, cmd: Command) => {
+        const opts = globals(cmd);
+        const fact = await withClient(opts, (c) => run(c, agent, factId));
+        if (opts.json) printJson({ fact: factJson(fact) });
+        else out(`${done} ${fact.id}`);
+      });
+  lifecycleCommand('forget', 'retire a fact: it is no longer recalled but stays listed', 'forgot', (c, a, id) => c.forget(a, id));
+  lifecycleCommand('pin', 'pin a fact', 'pinned', (c, a, id) => c.pin(a, id));
+  lifecycleCommand('unpin', 'unpin a fact', 'unpinned', (c, a, id) => c.unpin(a, id));
 
   program
     .command('status')

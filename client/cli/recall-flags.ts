@@ -12,7 +12,9 @@ export function addRecallFlags(cmd: Command): Command {
     .option('--tag <tag...>', 'only facts with at least one of these tags')
     .option('--all-tags <tag...>', 'only facts with all of these tags')
     .option('--since <time>', 'only facts that happened at or after this time (ISO 8601)')
-    .option('--until <time>', 'only facts that happened before this time (ISO 8601)');
+    .option('--until <time>', 'only facts that happened before this time (ISO 8601)')
+    .option('--min-confidence <label>', 'only facts at least this confident: verified, inferred or unverified')
+    .option('--confidence-weight <w>', 'rank by confidence too: final = score x (1 + w x c), w in [0, 0.5]');
 }
 
 function usage(message: string): never {
@@ -52,6 +54,8 @@ export function recallOptionsFrom(o: Record<string, string | string[] | undefine
   if (o.since !== undefined) filters.occurredAfter = time(o.since as string, '--since');
   if (o.until !== undefined) filters.occurredBefore = time(o.until as string, '--until');
   if (Object.keys(filters).length > 0) options.filters = filters;
+  if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
+  if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');
   return options;
 }
 

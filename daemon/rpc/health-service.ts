@@ -4,7 +4,7 @@ import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '../../shared/gen/grpc/health/v1/health_pb.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
-const KNOWN_SERVICES = new Set(['', 'engram.v1.MemoryService', 'engram.v1.HandshakeService', 'engram.v1.AdminService']);
+const KNOWN_SERVICES = new Set(['', 'engram.v1.MemoryService', 'engram.v1.HandshakeService', 'engram.v1.AdminService', 'engram.v1.CheckpointService']);
 
 export function healthService(isServing: () => boolean): ImplOf<typeof Health> {
   const status = (service: string) => {

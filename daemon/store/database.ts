@@ -9,6 +9,14 @@ type Root = ClassicLevel<string, string>;
 /** A table: one sublevel of the root database, string keys, values of type V. */
 export type Table<V> = AbstractSublevel<Root, string | Buffer | Uint8Array, string, V>;
 
+export interface CheckpointRecord {
+  id: string;
+  agentId: string;
+  createdAt: number;
+  state: string;
+  messageCount?: number;
+}
+
 export interface AccessRow {
   count: number;
   last: number;
@@ -34,6 +42,8 @@ export interface Tables {
   /** agentId NUL factId → { count, last }: access bookkeeping, kept apart from the fact record so
    *  counting a recall never rewrites (or races with a change to) the fact itself */
   access: Table<AccessRow>;
+  /** agentId NUL checkpointId → a saved agent state */
+  checkpoints: Table<CheckpointRecord>;
   /** name → JSON: id floor, embedder of record, tokenizer version */
   meta: Table<Json>;
 }
@@ -65,6 +75,7 @@ export async function openTables(path: string): Promise<Tables> {
     vectors: db.sublevel<string, Uint8Array>('vectors', { valueEncoding: 'view' }),
     requests: db.sublevel<string, string>('requests', { valueEncoding: 'utf8' }),
     access: db.sublevel<string, AccessRow>('access', { valueEncoding: 'json' }),
+    checkpoints: db.sublevel<string, CheckpointRecord>('checkpoints', { valueEncoding: 'json' }),
     meta: db.sublevel<string, Json>('meta', { valueEncoding: 'json' }),
   };
 }

@@ -118,6 +118,11 @@ export class FactStore {
     this.cache.written(factKey(fact.agentId, fact.id), after);
   }
 
+  /** A durable batch that touches no fact (checkpoints): group-committed like every write. */
+  commitRaw(ops: BatchOp[]): Promise<void> {
+    return this.committer.commit(ops);
+  }
+
   /** Serialises read-modify-write mutations of one fact. */
   async withLock<T>(agentId: string, factId: string, work: () => Promise<T>): Promise<T> {
     const key = factKey(agentId, factId);
