@@ -428,8 +428,13 @@ export class Memory {
   /** One tokenisation and one embedding per query, reused by every namespace it searches. */
   private async prepareQuery(query: string): Promise<PreparedQuery> {
     const terms = queryTerms(query);
-    const vector = this.vectorsOff || query.trim() === '' ? null : ((await this.embedder.embed([query]))[0] ?? null);
-    return { text: query, terms, vector };
+    if (this.vectorsOff || query.trim() === '') return { text: query, terms, vector: null };
+    try {
+      return { text: query, terms, vector: (await this.embedder.embed([query]))[0] ?? null };
+    } catch (error) {
+      // A provider outage degrades recall to keyword + recency; it never fails it.
+      return { text: query, terms, vector: null, vectorNote: `off for this query (embedding failed: ${(error as Error).message})` };
+    }
   }
 
   /** Stored vectors by key, for exact vector search over a filtered set. */

@@ -185,6 +185,8 @@ export function queries(value: unknown, limits: Limits, field = 'queries'): unkn
 export const CONFIDENCE_LABELS = ['verified', 'inferred', 'unverified'] as const;
 export type ConfidenceLabel = (typeof CONFIDENCE_LABELS)[number];
 export const MAX_CONFIDENCE_WEIGHT = 0.5;
+/** The ranking policy name recall reports when confidence options are in effect. */
+export const CONFIDENCE_POLICY = 'confidence-v1';
 
 /** An explicit label: exactly one of the three; null, other types and other strings are errors. */
 export function confidenceLabel(value: unknown, field = 'confidence'): ConfidenceLabel {

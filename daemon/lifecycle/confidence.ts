@@ -2,11 +2,9 @@
 // New writes accept exactly verified, inferred or unverified; an absent/empty historical label
 // counts as inferred and an unknown historical label is kept but counts as unverified.
 
-export { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT, type ConfidenceLabel } from '../../shared/validate.ts';
+export { CONFIDENCE_LABELS, CONFIDENCE_POLICY, MAX_CONFIDENCE_WEIGHT, type ConfidenceLabel } from '../../shared/validate.ts';
 export { confidenceLabel as checkLabel, confidenceWeight as checkWeight } from '../../shared/validate.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
-
-export const CONFIDENCE_POLICY = 'confidence-v1';
 
 /** c in final = B · (1 + w · c). */
 export function confidenceValue(stored: string): -1 | 0 | 1 {

@@ -17,6 +17,8 @@ export interface PreparedQuery {
   text: string;
   terms: string[];
   vector: Float32Array | null;
+  /** Why the query has no vector although vectors are on (e.g. the provider is down). */
+  vectorNote?: string;
 }
 
 export interface RetrievalMetadata {
@@ -110,7 +112,7 @@ function metadata(memory: Memory, req: SearchRequest, rankings: NamespaceRanking
   const notes: string[] = [];
   const signals: string[] = [];
   if (weights.vector > 0 && req.query.vector) signals.push('vector');
-  else if (weights.vector > 0) notes.push(memory.vectorsOff ? `vector: off (${memory.vectorsOff})` : 'vector: the query has no known word');
+  else if (weights.vector > 0) notes.push(memory.vectorsOff ? `vector: off (${memory.vectorsOff})` : `vector: ${req.query.vectorNote ?? 'the query has no known word'}`);
   if (weights.keyword > 0) signals.push('keyword');
   if (weights.recency > 0) signals.push('recency');
   const sum = (pick: (r: NamespaceRanking) => number) => rankings.reduce((total, r) => total + pick(r), 0);

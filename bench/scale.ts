@@ -1,0 +1,85 @@
+// `npm run bench:scale [-- --sizes 100000,1000000] [-- --embedder local|none]`: recall latency in
+// one large namespace (hybrid and keyword-only), daemon restart time and resident memory.
+// The store is built in-process through the daemon's own core (fast bulk load, same code path
+// as a put), closed, then served by a real daemon process that is timed from spawn to serving.
+// Prints a report; never asserts.
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { connect } from '../client/index.ts';
+import { Memory } from '../daemon/memory.ts';
+import { openTables } from '../daemon/store/database.ts';
+import { createEmbedder } from '../daemon/embed/index.ts';
+import { DEFAULT_WEIGHTS } from '../daemon/recall/fusion.ts';
+import { DEFAULT_LIMITS } from '../shared/validate.ts';
+import { generateFacts, generateQueries } from './corpus.ts';
+import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
+import { ms, summarize, table } from './stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '30000,100000,1000000' },
+    embedder: { type: 'string', default: 'local' },
+    queries: { type: 'string', default: '300' },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+const embedder = values.embedder as 'local' | 'none';
+const queryCount = Number(values.queries);
+const AGENT = 'scale';
+const BATCH = 512;
+
+/** Writes n facts through the core (group-committed puts, 512 in flight), with progress. */
+async function buildStore(dataDir: string, facts: string[]): Promise<number> {
+  const tables = await openTables(join(dataDir, 'store'));
+  const memory = await Memory.open(
+    { dataDir, embedder: await createEmbedder(embedder), limits: DEFAULT_LIMITS, recallDefaults: { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0, confidenceWeight: 0 }, log: () => {} },
+    tables,
+  );
+  const started = performance.now();
+  let shown = -1;
+  for (let i = 0; i < facts.length; i += BATCH) {
+    await Promise.all(facts.slice(i, i + BATCH).map((text) => memory.put({ agentId: AGENT, text })));
+    const pct = Math.floor(((i + BATCH) / facts.length) * 100);
+    if (pct !== shown && pct % 5 === 0) process.stderr.write(`building ${facts.length} facts: ${Math.min(pct, 100)}%\n`);
+    shown = pct;
+  }
+  await memory.close(); // saves the vector index, as a daemon does on SIGTERM
+  return facts.length / ((performance.now() - started) / 1000);
+}
+
+async function timeQueries(dataDir: string, queries: string[], keywordOnly: boolean): Promise<number[]> {
+  const client = await connect({ dataDir });
+  const options = keywordOnly ? { weights: { vector: 0 } } : {};
+  for (const q of queries.slice(0, 30)) await client.recall(AGENT, q, options);
+  const times: number[] = [];
+  for (const q of queries) {
+    const start = performance.now();
+    await client.recall(AGENT, q, options);
+    times.push(performance.now() - start);
+  }
+  client.close();
+  return times;
+}
+
+async function main(): Promise<void> {
+  installSignalCleanup();
+  const rows = [['facts', 'build puts/s', 'restart s', 'RSS MiB', 'RSS/100k', 'hybrid p50', 'hybrid p99', 'keyword p50', 'keyword p99']];
+  for (const n of sizes) {
+    const dataDir = tempDir(`scale-${n}`);
+    const facts = generateFacts(n);
+    const rate = await buildStore(dataDir, facts);
+    const spawned = performance.now();
+    const daemon = await startDaemon(dataDir, { embedder });
+    const restart = (performance.now() - spawned) / 1000;
+    const queries = generateQueries(facts, queryCount);
+    const hybrid = summarize(await timeQueries(dataDir, queries, false));
+    const keyword = summarize(await timeQueries(dataDir, queries, true));
+    const rss = daemon.rssMiB();
+    rows.push([String(n), rate.toFixed(0), restart.toFixed(2), rss.toFixed(0), ((rss / n) * 100_000).toFixed(0), ms(hybrid.p50), ms(hybrid.p99), ms(keyword.p50), ms(keyword.p99)]);
+    await daemon.stop();
+    process.stdout.write(`${table(rows)}\n`);
+  }
+  process.stdout.write(`\nembedder ${embedder}; targets: p50 <= 1 ms / p99 <= 5 ms at 30k, p50 <= 15 ms at 1M, restart <= 10 s at 1M\n`);
+}
+
+main().finally(cleanup);
