@@ -13,6 +13,7 @@ import { DEFAULT_WEIGHTS, type SignalWeights } from './recall/fusion.ts';
 const USAGE = `usage: engram daemon [--data-dir DIR] [--listen [HOST:]PORT] [--embedder ${EMBEDDER_NAMES.join('|')}]
                      [--embed-url URL] [--embed-model MODEL] [--signal-weights v,k,r] [--min-relevance F]
                      [--compat ${Object.keys(RELEASE_PROFILES).join('|')}] [--default-confidence-weight W]
+                     [--http [HOST:]PORT] [--token TOKEN] [--no-auth]
 
 Serves one Engram store to every agent process on this machine.
   --data-dir DIR    the store (default ./.engram, or $ENGRAM_HOME)
@@ -27,6 +28,9 @@ Serves one Engram store to every agent process on this machine.
   --embed-model M   ollama/openai model (openai default text-embedding-3-small); $ENGRAM_EMBED_MODEL
   --signal-weights  default recall weights vector,keyword,recency (default 1,1,0.5); $ENGRAM_SIGNAL_WEIGHTS
   --min-relevance F default relevance floor in [0, 1] (default 0: none); $ENGRAM_MIN_RELEVANCE
+  --http ADDR       also serve the REST API (loopback by default; bearer token unless --no-auth)
+  --token TOKEN     bearer token for --listen and --http instead of the data dir's token file; $ENGRAM_TOKEN
+  --no-auth         serve --http without a token (loopback addresses only)
   --compat PROFILE  serve exactly an older release profile
   --default-confidence-weight W   advertised default in [0, 0.5]; $ENGRAM_DEFAULT_CONFIDENCE_WEIGHT`;
 
@@ -84,6 +88,9 @@ function optionsFromArgs(argv: string[]): DaemonOptions | null {
         'signal-weights': { type: 'string' },
         'min-relevance': { type: 'string' },
         compat: { type: 'string' },
+        http: { type: 'string' },
+        token: { type: 'string' },
+        'no-auth': { type: 'boolean' },
         'default-confidence-weight': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -113,6 +120,9 @@ function optionsFromArgs(argv: string[]): DaemonOptions | null {
       minRelevance: parseMinRelevance(values['min-relevance'] ?? env.ENGRAM_MIN_RELEVANCE),
     },
     reconcileIntervalMs: env.ENGRAM_RECONCILE_MS ? Number(env.ENGRAM_RECONCILE_MS) : undefined,
+    http: values.http ? tcpAddress(values.http) : undefined,
+    token: values.token ?? (env.ENGRAM_TOKEN || undefined),
+    noAuth: values['no-auth'] ?? false,
   };
 }
 

@@ -24,6 +24,7 @@ import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { openTables } from './store/database.ts';
+import { startRestServer } from './http/rest/server.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -41,6 +42,12 @@ export interface DaemonOptions {
   reconcileIntervalMs?: number;
   /** Checkpoints kept per agent (default 20). */
   checkpointKeep?: number;
+  /** REST listener ("127.0.0.1:8080"); absent = no REST API. */
+  http?: string;
+  /** Bearer token for TCP and REST (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
+  token?: string;
+  /** Serve REST without a token (refused unless --http is loopback). */
+  noAuth?: boolean;
   log?: (message: string) => void;
 }
 
@@ -67,7 +74,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
   };
   const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, checkpointKeep: options.checkpointKeep, log }, tables);
-  const token = loadOrCreateToken(paths.token);
+  const token = options.token ?? loadOrCreateToken(paths.token);
   const instanceId = randomUUID();
   let serving = true;
 
@@ -96,9 +103,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     tcpAddress = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
   }
 
+  const rest = options.http ? await startRestServer(memory, { listen: options.http, token, noAuth: options.noAuth, log }) : undefined;
+
   const discovery: Discovery = {
     address: `unix:${paths.socket}`,
     ...(tcpAddress ? { tcpAddress } : {}),
+    ...(rest ? { httpAddress: rest.address } : {}),
     token,
     pid: process.pid,
     instanceId,
@@ -112,7 +122,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const close = () =>
     (closing ??= (async () => {
       serving = false;
-      await Promise.all([shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
+      await Promise.all([rest?.close(), shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
       await memory.close();
       rmSync(paths.discovery, { force: true });
       rmSync(paths.socket, { force: true });

@@ -23,6 +23,10 @@ export interface Discovery {
   address: string;
   /** Loopback TCP address ("127.0.0.1:7777") if the daemon also listens on TCP. */
   tcpAddress?: string;
+  /** "127.0.0.1:43210" if the daemon also serves MCP over streamable HTTP (path /mcp, bearer token). */
+  mcpHttpAddress?: string;
+  /** "127.0.0.1:43210" if the daemon also serves the REST API (--http; bearer token unless --no-auth). */
+  httpAddress?: string;
   /** Bearer token required on TCP. */
   token: string;
   pid: number;

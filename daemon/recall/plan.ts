@@ -53,15 +53,21 @@ export function planFromOptions(options: RecallOptionsInput | undefined, default
   if (weights.vector + weights.keyword + weights.recency === 0) {
     throw invalidArgument('options.signal_weights', 'at least one signal weight must be positive');
   }
-  const confidence: ConfidencePlan = {
-    minConfidence: o.minConfidence === undefined ? null : checkLabel(o.minConfidence, 'options.min_confidence'),
-    weight: o.confidenceWeight === undefined ? defaults.confidenceWeight : checkWeight(o.confidenceWeight, 'options.confidence_weight'),
-  };
+  // No confidence field at all = a request from before confidence-recall-v1: it keeps zero
+  // confidence preference and reports no confidence metadata, whatever this daemon's default.
+  // (Current clients always send the resolved weight explicitly.)
+  const confidence: ConfidencePlan | null =
+    o.minConfidence === undefined && o.confidenceWeight === undefined
+      ? null
+      : {
+          minConfidence: o.minConfidence === undefined ? null : checkLabel(o.minConfidence, 'options.min_confidence'),
+          weight: o.confidenceWeight === undefined ? defaults.confidenceWeight : checkWeight(o.confidenceWeight, 'options.confidence_weight'),
+        };
   return {
     topK: o.topK === undefined ? check.DEFAULT_TOP_K : check.optionsTopK(o.topK, limits, 'options.top_k'),
     weights,
     minRelevance: o.minRelevance === undefined ? defaults.minRelevance : check.minRelevance(o.minRelevance, 'options.min_relevance'),
-    filter: allOf(o.filters ? buildFilter(o.filters, now) : null, confidenceFilter(confidence.minConfidence)),
+    filter: allOf(o.filters ? buildFilter(o.filters, now) : null, confidenceFilter(confidence?.minConfidence ?? null)),
     confidence,
   };
 }

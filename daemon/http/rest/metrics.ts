@@ -1,0 +1,68 @@
+// Prometheus text exposition (format 0.0.4) for GET /metrics. Request series are labelled by
+// route template, never by raw path, so ids in URLs cannot grow the number of series; store
+// gauges are read from in-memory state at scrape time (no scan of the facts table).
+import type { Memory } from '../../memory.ts';
+
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Seconds; covers a sub-millisecond recall up to a slow reindex-era request. */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Histogram {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+export class Metrics {
+  private readonly requests = new Map<string, number>();
+  private readonly durations = new Map<string, Histogram>();
+
+  /** `route` is the matched template ("/v1/facts/{id}") or "unmatched". */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const requestKey = labels({ method, route, status: String(status) });
+    this.requests.set(requestKey, (this.requests.get(requestKey) ?? 0) + 1);
+    const durationKey = labels({ method, route });
+    let h = this.durations.get(durationKey);
+    if (!h) this.durations.set(durationKey, (h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    BUCKETS.forEach((bound, i) => {
+      if (seconds <= bound) h.counts[i]!++;
+    });
+    h.sum += seconds;
+    h.count++;
+  }
+
+  render(memory: Memory): string {
+    const lines: string[] = [];
+    const gauge = (name: string, help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`);
+    let live = 0;
+    let namespaces = 0;
+    for (const ns of memory.catalog.all()) {
+      live += ns.size;
+      if (ns.size > 0) namespaces++;
+    }
+    // Named _total by the brief; it is a gauge (facts can be retired), counted from the indexes.
+    gauge('engram_facts_total', 'Live recallable facts in the store (retired and alias records excluded).', live);
+    gauge('engram_namespaces', 'Agent namespaces with at least one live fact.', namespaces);
+    gauge('engram_pending_embeddings', 'Recallable facts waiting for a vector from the current embedder.', memory.pending.size);
+
+    lines.push('# HELP engram_requests_total REST requests answered, by route template and status.', '# TYPE engram_requests_total counter');
+    for (const [key, n] of sorted(this.requests)) lines.push(`engram_requests_total{${key}} ${n}`);
+
+    const name = 'engram_request_duration_seconds';
+    lines.push(`# HELP ${name} REST request duration, from the request's arrival to the end of its response.`, `# TYPE ${name} histogram`);
+    for (const [key, h] of sorted(this.durations)) {
+      BUCKETS.forEach((bound, i) => lines.push(`${name}_bucket{${key},le="${bound}"} ${h.counts[i]}`));
+      lines.push(`${name}_bucket{${key},le="+Inf"} ${h.count}`, `${name}_sum{${key}} ${h.sum}`, `${name}_count{${key}} ${h.count}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+function labels(values: Record<string, string>): string {
+  return Object.entries(values)
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
+    .join(',');
+}
+
+const sorted = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

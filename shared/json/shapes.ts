@@ -1,0 +1,231 @@
+// The stable snake_case JSON shapes every JSON front door prints: `engram ... --json`, REST
+// responses and (where they overlap) the MCP payloads. Times are RFC 3339 (null when unset).
+// The input types are structural views, so the client's Fact/Receipt/Stats and the daemon's
+// records (after a field rename, see daemon/http/rest/json.ts) both fit without either side
+// importing the other.
+
+export interface SignalWeightsView {
+  vector: number;
+  keyword: number;
+  recency: number;
+}
+
+export interface FactView {
+  id: string;
+  agentId: string;
+  text: string;
+  kind: 'fact' | 'alias' | 'summary';
+  createdAt: number;
+  occurredAt?: number;
+  updatedAt: number;
+  accessCount: number;
+  lastAccessedAt: number;
+  confidence: string;
+  pinned: boolean;
+  pinnedAt: number;
+  supersededBy: string;
+  tags: string[];
+  entities: string[];
+  source: string;
+  context: string;
+  /** A JSON object as text ("" = {}). */
+  metaJson: string;
+  strength: number;
+}
+
+export interface RetrievalView {
+  weights: SignalWeightsView;
+  signals: string[];
+  eligibleCount: number;
+  keywordCandidates: number;
+  vectorCandidates: number;
+  vectorSearched: number;
+  embedder: string;
+  rrfK: number;
+  notes: string[];
+  minRelevance: number;
+  filtered: boolean;
+  expandedTerms: string[];
+  minConfidence?: string;
+  confidenceWeight?: number;
+  /** "" on legacy calls: the confidence keys are then omitted. */
+  policy: string;
+  kg: string;
+}
+
+export interface ReceiptView {
+  text: string;
+  weight: number;
+  ageDays: number;
+  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; fusedScore: number; k: number; weights: SignalWeightsView };
+  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
+  kgLinks: string[];
+  ranking?: { baseScore: number; finalScore: number; factor: number; effectiveConfidence: string; confidenceWeight: number; policy: string };
+}
+
+export interface StatsView {
+  factCount: number;
+  liveCount: number;
+  retiredCount: number;
+  pinnedCount: number;
+  textBytes: number;
+  oldestCreatedAt: number;
+  newestCreatedAt: number;
+  agentCount: number;
+  vectorCount: number;
+  pendingEmbeddings: number;
+  storeBytes: number;
+  embedder: string;
+}
+
+export interface FeedbackView {
+  queryTerms: number;
+  knownTerms: number;
+  unknownTerms: string[];
+  nearbyTerms: string[];
+  advice: string;
+}
+
+/** Milliseconds → RFC 3339; 0 means "never" and prints as null. */
+export const iso = (ms: number): string | null => (ms ? new Date(ms).toISOString() : null);
+
+function metaObject(metaJson: string): Record<string, unknown> {
+  return metaJson ? (JSON.parse(metaJson) as Record<string, unknown>) : {};
+}
+
+export function factJson(f: FactView) {
+  return {
+    id: f.id,
+    agent_id: f.agentId,
+    text: f.text,
+    kind: f.kind,
+    created_at: iso(f.createdAt),
+    occurred_at: f.occurredAt === undefined ? null : iso(f.occurredAt),
+    updated_at: iso(f.updatedAt),
+    access_count: f.accessCount,
+    last_accessed_at: iso(f.lastAccessedAt),
+    confidence: f.confidence,
+    pinned: f.pinned,
+    pinned_at: iso(f.pinnedAt),
+    superseded_by: f.supersededBy,
+    tags: f.tags,
+    entities: f.entities,
+    source: f.source,
+    context: f.context,
+    meta: metaObject(f.metaJson),
+    strength: f.strength,
+  };
+}
+
+export function retrievalJson(r: RetrievalView) {
+  return {
+    weights: r.weights,
+    signals: r.signals,
+    eligible_count: r.eligibleCount,
+    keyword_candidates: r.keywordCandidates,
+    vector_candidates: r.vectorCandidates,
+    embedder: r.embedder,
+    rrf_k: r.rrfK,
+    notes: r.notes,
+    min_relevance: r.minRelevance,
+    filtered: r.filtered,
+    expanded_terms: r.expandedTerms,
+    vector_searched: r.vectorSearched,
+    // Legacy calls (no policy) omit the confidence metadata, as the seed's contract requires.
+    ...(r.policy ? { min_confidence: r.minConfidence ?? null, confidence_weight: r.confidenceWeight ?? 0, policy: r.policy, kg: r.kg } : {}),
+  };
+}
+
+/** The RecallReceipt wire shape shared with the MCP `explained` payload. */
+export function receiptJson(r: ReceiptView) {
+  return {
+    text: r.text,
+    weight: r.weight,
+    age_days: r.ageDays,
+    ranks: {
+      vector_rank: r.ranks.vectorRank,
+      keyword_rank: r.ranks.keywordRank,
+      recency_rank: r.ranks.recencyRank,
+      fused_score: r.ranks.fusedScore,
+      k: r.ranks.k,
+      weights: r.ranks.weights,
+    },
+    provenance: {
+      fact_id: r.provenance.factId,
+      written_at: iso(r.provenance.writtenAt),
+      superseded_by: r.provenance.supersededBy,
+      confidence: r.provenance.confidence,
+      pinned: r.provenance.pinned,
+      agent_id: r.provenance.agentId,
+    },
+    kg_links: r.kgLinks,
+    ...(r.ranking
+      ? {
+          ranking: {
+            base_score: r.ranking.baseScore,
+            final_score: r.ranking.finalScore,
+            factor: r.ranking.factor,
+            effective_confidence: r.ranking.effectiveConfidence,
+            confidence_weight: r.ranking.confidenceWeight,
+            policy: r.ranking.policy,
+          },
+        }
+      : {}),
+  };
+}
+
+export function statsJson(s: StatsView) {
+  return {
+    fact_count: s.factCount,
+    live_count: s.liveCount,
+    retired_count: s.retiredCount,
+    pinned_count: s.pinnedCount,
+    text_bytes: s.textBytes,
+    oldest_created_at: iso(s.oldestCreatedAt),
+    newest_created_at: iso(s.newestCreatedAt),
+    agent_count: s.agentCount,
+    vector_count: s.vectorCount,
+    pending_embeddings: s.pendingEmbeddings,
+    store_bytes: s.storeBytes,
+    embedder: s.embedder,
+  };
+}
+
+/** `{feedback: {...}}` when the query matched weakly, else nothing (the key is omitted). */
+export function feedbackJson(f: FeedbackView | undefined) {
+  if (!f) return {};
+  return {
+    feedback: {
+      query_terms: f.queryTerms,
+      known_terms: f.knownTerms,
+      unknown_terms: f.unknownTerms,
+      nearby_terms: f.nearbyTerms,
+      advice: f.advice,
+    },
+  };
+}
+
+export interface CheckpointView {
+  id: string;
+  agentId: string;
+  createdAt: number;
+  /** The saved JSON object. */
+  state: Record<string, unknown>;
+  messageCount?: number;
+}
+
+/** A saved checkpoint: MCP checkpoint_save's payload. */
+export function checkpointSavedJson(c: CheckpointView) {
+  return { agent_id: c.agentId, checkpoint_id: c.id, created_at: iso(c.createdAt) };
+}
+
+/** A resumed checkpoint: MCP checkpoint_resume's payload (message_count only when the state has
+ *  a `messages` list). */
+export function checkpointJson(c: CheckpointView) {
+  return {
+    id: c.id,
+    created_at: iso(c.createdAt),
+    state: c.state,
+    ...(c.messageCount !== undefined ? { message_count: c.messageCount } : {}),
+  };
+}

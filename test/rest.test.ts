@@ -1,0 +1,587 @@
+// REST API contract tests: a real `engram daemon --http 127.0.0.1:0` process, called with fetch.
+// Every success payload is validated against the schema the served OpenAPI document declares
+// for it, and the document's paths and methods are compared with the server's route table.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+import { CHECKPOINT_FIELDS, FORGET_FIELDS, REMEMBER_FIELDS, ROUTES } from '../daemon/http/rest/routes.ts';
+import { startRestServer } from '../daemon/http/rest/server.ts';
+import { openApiDocument } from '../daemon/http/rest/openapi.ts';
+import type { Memory } from '../daemon/memory.ts';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any; // a parsed response: its shape is what the assertions check
+}
+
+let daemon: DaemonProcess;
+let base: string;
+let token: string;
+/** Every response this file received from the daemon, to check headers common to all. */
+const seen: { what: string; cacheControl: string | null }[] = [];
+
+async function call(method: string, path: string, init: { body?: unknown; raw?: RequestInit['body']; token?: string | null; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  const bearer = init.token === undefined ? token : init.token;
+  if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+  let body: RequestInit['body'] = init.raw;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+  const text = await res.text();
+  seen.push({ what: `${method} ${path} → ${res.status}`, cacheControl: res.headers.get('cache-control') });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+const q = (params: Record<string, string | number>) => `?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`;
+
+// The served document's schemas, compiled once: validate(name, value) checks a payload.
+const AjvClass = ((Ajv2020 as unknown as { default?: unknown }).default ?? Ajv2020) as new (o: object) => {
+  addSchema(s: object): void;
+  getSchema(ref: string): ((v: unknown) => boolean) & { errors?: unknown };
+};
+let ajv: InstanceType<typeof AjvClass>;
+function expectSchema(name: string, value: unknown): void {
+  const validate = ajv.getSchema(`openapi#/components/schemas/${name}`);
+  if (!validate) throw new Error(`no schema ${name}`);
+  const ok = validate(value);
+  expect(ok ? null : { name, errors: validate.errors, value }).toBeNull();
+}
+
+const remember = async (agent: string, text: string, extra: Record<string, unknown> = {}) => {
+  const res = await call('POST', '/v1/facts', { body: { agent_id: agent, text, ...extra } });
+  expect(res.status).toBe(201);
+  return res.json.fact as { id: string; agent_id: string; text: string; superseded_by: string };
+};
+
+const errorOf = (res: Answer) => res.json.error as { code: string; message: string; field?: string };
+
+function expectBadField(res: Answer, field: string): void {
+  expect(res.status).toBe(400);
+  expect(errorOf(res).code).toBe('invalid_argument');
+  expect(errorOf(res).field).toBe(field);
+  expect(errorOf(res).message.startsWith(`${field}:`)).toBe(true);
+}
+
+/** A concrete request for each route (path parameters filled in, a JSON body for POSTs). */
+const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+const concretePath = (path: string) => path.replace('{id}', UNKNOWN_ID);
+
+beforeAll(async () => {
+  daemon = await startDaemon({ args: ['--http', '127.0.0.1:0'] });
+  expect(daemon.discovery.httpAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+  base = `http://${daemon.discovery.httpAddress}`;
+  token = daemon.discovery.token;
+  const doc = await call('GET', '/v1/openapi.json');
+  ajv = new AjvClass({ strict: false, validateFormats: false });
+  ajv.addSchema({ ...doc.json, $id: 'openapi' });
+});
+
+afterAll(async () => {
+  await daemon?.stop();
+  if (daemon) removeDir(daemon.dataDir);
+});
+
+describe('authentication', () => {
+  it('serves GET /healthz without a token', async () => {
+    const res = await call('GET', '/healthz', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'ok' });
+    expectSchema('Health', res.json);
+  });
+
+  it('answers 401 on every authenticated route without a token or with a wrong one', async () => {
+    const authed = ROUTES.filter((r) => r.auth);
+    expect(authed.length).toBe(ROUTES.length - 1);
+    for (const route of authed) {
+      const body = route.method === 'POST' ? { agent_id: 'a' } : undefined;
+      for (const bearer of [null, 'wrong-token', `${token}x`, '']) {
+        const res = await call(route.method, concretePath(route.path), { token: bearer, body });
+        expect({ route: `${route.method} ${route.path}`, bearer, status: res.status }).toEqual({ route: `${route.method} ${route.path}`, bearer, status: 401 });
+        expect(errorOf(res).code).toBe('unauthenticated');
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+    }
+  });
+
+  it('accepts the scheme name in any case', async () => {
+    const res = await call('GET', '/v1/agents', { token: null, headers: { authorization: `bearer ${token}` } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('routes', () => {
+  it('POST /v1/facts remembers a fact (201, Location) and GET /v1/facts/{id} reads it', async () => {
+    const res = await call('POST', '/v1/facts', {
+      body: { agent_id: 'alice', text: 'The deploy window is Tuesday morning', occurred_at: '2024-05-08T13:56:00Z', tags: ['ops'], source: 'chat', context: 'sprint planning' },
+    });
+    expect(res.status).toBe(201);
+    expectSchema('FactEnvelope', res.json);
+    const fact = res.json.fact;
+    expect(fact).toMatchObject({ agent_id: 'alice', text: 'The deploy window is Tuesday morning', occurred_at: '2024-05-08T13:56:00.000Z', tags: ['ops'], source: 'chat', context: 'sprint planning', superseded_by: '', kind: 'fact' });
+    expect(res.headers.get('location')).toBe(`/v1/facts/${fact.id}?agent=alice`);
+
+    const read = await call('GET', res.headers.get('location')!);
+    expect(read.status).toBe(200);
+    expectSchema('FactEnvelope', read.json);
+    expect(read.json.fact.id).toBe(fact.id);
+  });
+
+  it('GET /v1/recall defaults k to 8, honours k, and ranks without confidence preference', async () => {
+    for (let i = 0; i < 10; i++) await remember('bob', `kubernetes note number ${i}`, {});
+    const all = await call('GET', `/v1/recall${q({ agent: 'bob', q: 'kubernetes' })}`);
+    expect(all.status).toBe(200);
+    expectSchema('RecallResult', all.json);
+    expect(all.json).toMatchObject({ agent_id: 'bob', query: 'kubernetes', count: 8 });
+    expect(all.json.facts).toHaveLength(8);
+    // Legacy call: no confidence policy, so the confidence metadata keys are absent.
+    expect(all.json.retrieval).not.toHaveProperty('policy');
+    expect(all.json.retrieval).not.toHaveProperty('confidence_weight');
+
+    const three = await call('GET', `/v1/recall${q({ agent: 'bob', q: 'kubernetes', k: 3 })}`);
+    expect(three.json.count).toBe(3);
+    expect(three.json.facts.map((f: { id: string }) => f.id)).toEqual(all.json.facts.slice(0, 3).map((f: { id: string }) => f.id));
+  });
+
+  it('GET /v1/recall/explain returns one receipt per fact, in recall order', async () => {
+    const plain = await call('GET', `/v1/recall${q({ agent: 'bob', q: 'kubernetes note', k: 4 })}`);
+    const res = await call('GET', `/v1/recall/explain${q({ agent: 'bob', q: 'kubernetes note', k: 4 })}`);
+    expect(res.status).toBe(200);
+    expectSchema('ExplainResult', res.json);
+    expect(res.json.count).toBe(4);
+    expect(res.json.explained.map((r: { provenance: { fact_id: string } }) => r.provenance.fact_id)).toEqual(plain.json.facts.map((f: { id: string }) => f.id));
+    expect(res.json.explained[0].ranks.keyword_rank).toBeGreaterThan(0);
+    expect(res.json.explained[0]).not.toHaveProperty('ranking');
+  });
+
+  it('GET /v1/facts pages through a namespace with next_page_token', async () => {
+    const ids: string[] = [];
+    let token = '';
+    let pages = 0;
+    do {
+      const res = await call('GET', `/v1/facts${q({ agent: 'bob', limit: 4, ...(token ? { page_token: token } : {}) })}`);
+      expect(res.status).toBe(200);
+      expectSchema('FactPage', res.json);
+      expect(res.json.agent_id).toBe('bob');
+      expect(res.json.facts.length).toBeLessThanOrEqual(4);
+      ids.push(...res.json.facts.map((f: { id: string }) => f.id));
+      token = res.json.next_page_token;
+      pages++;
+    } while (token);
+    expect(pages).toBe(3);
+    expect(ids).toHaveLength(10);
+    expect(new Set(ids).size).toBe(10);
+    expect([...ids].sort()).toEqual(ids); // oldest first
+  });
+
+  it('DELETE /v1/facts/{id} retires the fact (superseded_by "agent") and recall stops returning it', async () => {
+    const fact = await remember('carol', 'carol likes green tea');
+    const res = await call('DELETE', `/v1/facts/${fact.id}${q({ agent: 'carol' })}`);
+    expect(res.status).toBe(200);
+    expectSchema('FactEnvelope', res.json);
+    expect(res.json.fact).toMatchObject({ id: fact.id, superseded_by: 'agent' });
+    const recall = await call('GET', `/v1/recall${q({ agent: 'carol', q: 'green tea' })}`);
+    expect(recall.json.count).toBe(0);
+    const read = await call('GET', `/v1/facts/${fact.id}${q({ agent: 'carol' })}`);
+    expect(read.json.fact.superseded_by).toBe('agent');
+  });
+
+  it('POST /v1/forget retires what the query recalls, only with "confirm": true', async () => {
+    const keep = await remember('dave', 'dave owns a red bicycle');
+    const a = await remember('dave', 'the staging password rotates monthly');
+    const b = await remember('dave', 'staging password is kept in the vault');
+
+    for (const confirm of [undefined, false, 'true', 1, null]) {
+      const res = await call('POST', '/v1/forget', { body: { agent_id: 'dave', query: 'staging password', ...(confirm === undefined ? {} : { confirm }) } });
+      expectBadField(res, 'confirm');
+    }
+    // Nothing was retired by the refused calls.
+    const before = await call('GET', `/v1/recall${q({ agent: 'dave', q: 'staging password', k: 2 })}`);
+    expect(before.json.facts.map((f: { id: string }) => f.id).sort()).toEqual([a.id, b.id].sort());
+
+    const res = await call('POST', '/v1/forget', { body: { agent_id: 'dave', query: 'staging password', k: 2, confirm: true } });
+    expect(res.status).toBe(200);
+    expectSchema('ForgetResult', res.json);
+    expect([...res.json.forgotten].sort()).toEqual([a.id, b.id].sort());
+    for (const id of [a.id, b.id]) {
+      const read = await call('GET', `/v1/facts/${id}${q({ agent: 'dave' })}`);
+      expect(read.json.fact.superseded_by).toBe('agent');
+    }
+    const kept = await call('GET', `/v1/facts/${keep.id}${q({ agent: 'dave' })}`);
+    expect(kept.json.fact.superseded_by).toBe('');
+  });
+
+  it('GET /v1/agents lists the namespaces', async () => {
+    const res = await call('GET', '/v1/agents');
+    expect(res.status).toBe(200);
+    expectSchema('Agents', res.json);
+    expect(res.json.agents).toEqual(expect.arrayContaining(['alice', 'bob', 'carol', 'dave']));
+    expect([...res.json.agents].sort()).toEqual(res.json.agents);
+  });
+
+  it('GET /v1/stats counts one namespace or the whole store', async () => {
+    const one = await call('GET', `/v1/stats${q({ agent: 'bob' })}`);
+    expect(one.status).toBe(200);
+    expectSchema('Stats', one.json);
+    expect(one.json).toMatchObject({ agent_id: 'bob', fact_count: 10, live_count: 10, retired_count: 0, agent_count: 1 });
+    const all = await call('GET', '/v1/stats');
+    expectSchema('Stats', all.json);
+    expect(all.json.agent_id).toBeNull();
+    expect(all.json.fact_count).toBeGreaterThan(one.json.fact_count);
+  });
+
+  it('POST /v1/checkpoints saves (201) and GET /v1/checkpoints/latest resumes the newest (404 when none)', async () => {
+    const missing = await call('GET', `/v1/checkpoints/latest${q({ agent: 'erin' })}`);
+    expect(missing.status).toBe(404);
+    expect(errorOf(missing).code).toBe('not_found');
+
+    const first = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: { step: 1 } } });
+    expect(first.status).toBe(201);
+    expectSchema('CheckpointSaved', first.json);
+    const state = { step: 2, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] };
+    const second = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state } });
+    expect(second.status).toBe(201);
+
+    const latest = await call('GET', `/v1/checkpoints/latest${q({ agent: 'erin' })}`);
+    expect(latest.status).toBe(200);
+    expectSchema('Checkpoint', latest.json);
+    expect(latest.json).toEqual({ id: second.json.checkpoint_id, created_at: second.json.created_at, state, message_count: 2 });
+
+    const bad = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: 'not an object' } });
+    expectBadField(bad, 'state');
+  });
+
+  it('GET /metrics is Prometheus text with the store and request metrics', async () => {
+    const res = await call('GET', '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const families = parsePrometheus(res.text);
+    for (const name of ['engram_facts_total', 'engram_requests_total', 'engram_request_duration_seconds', 'engram_pending_embeddings']) {
+      expect(families.has(name), name).toBe(true);
+    }
+    expect(families.get('engram_request_duration_seconds')!.type).toBe('histogram');
+    expect(families.get('engram_requests_total')!.type).toBe('counter');
+    const facts = families.get('engram_facts_total')!.samples[0]!;
+    expect(facts.value).toBeGreaterThan(0);
+    const requests = families.get('engram_requests_total')!.samples;
+    expect(requests.some((s) => s.labels.route === '/v1/recall' && s.labels.status === '200')).toBe(true);
+    expect(requests.some((s) => s.labels.route === '/v1/agents' && s.labels.status === '401')).toBe(true);
+    // Templates, never raw ids, label the series.
+    expect(requests.every((s) => !/[0-9A-Z]{26}/.test(s.labels.route!))).toBe(true);
+    // Each histogram's buckets are cumulative and end at +Inf = _count.
+    const h = families.get('engram_request_duration_seconds')!.samples;
+    const byRoute = new Map<string, { buckets: number[]; count?: number }>();
+    for (const s of h) {
+      const key = `${s.labels.method} ${s.labels.route}`;
+      const entry = byRoute.get(key) ?? { buckets: [] };
+      byRoute.set(key, entry);
+      if (s.name.endsWith('_bucket')) entry.buckets.push(s.value);
+      if (s.name.endsWith('_count')) entry.count = s.value;
+    }
+    for (const entry of byRoute.values()) {
+      expect([...entry.buckets].sort((x, y) => x - y)).toEqual(entry.buckets);
+      expect(entry.buckets.at(-1)).toBe(entry.count);
+    }
+  });
+});
+
+describe('errors', () => {
+  it('400 names the field: bad agent ids, bad k, missing q, unknown parameters and fields', async () => {
+    expectBadField(await call('GET', `/v1/recall${q({ agent: '', q: 'x' })}`), 'agent');
+    expectBadField(await call('GET', `/v1/recall${q({ agent: '   ', q: 'x' })}`), 'agent');
+    expectBadField(await call('GET', `/v1/recall${q({ q: 'x' })}`), 'agent');
+    expectBadField(await call('GET', `/v1/facts${q({ agent: 'a'.repeat(300) })}`), 'agent');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent_id: ' ', text: 'x' } }), 'agent_id');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 7, text: 'x' } }), 'agent_id');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 'a', text: '' } }), 'text');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 'a', text: 'x', occurred_at: 'yesterday' } }), 'occurred_at');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent: 'a', text: 'x' } }), 'agent');
+    for (const k of ['abc', '0', '-1', '1001', '2.5']) expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob', q: 'x', k })}`), 'k');
+    expectBadField(await call('GET', `/v1/recall/explain${q({ agent: 'bob', q: 'x', k: 'many' })}`), 'k');
+    expectBadField(await call('POST', '/v1/forget', { body: { agent_id: 'bob', query: 'x', k: 0, confirm: true } }), 'k');
+    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob' })}`), 'q');
+    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob', q: 'x', top_k: 3 })}`), 'top_k');
+    expectBadField(await call('GET', '/v1/recall?agent=bob&agent=eve&q=x'), 'agent');
+    expectBadField(await call('GET', `/v1/facts${q({ agent: 'bob', limit: 5000 })}`), 'limit');
+    expectBadField(await call('GET', `/v1/facts${q({ agent: 'bob', page_token: 'nope' })}`), 'page_token');
+    expectBadField(await call('GET', `/v1/facts/not-an-id${q({ agent: 'bob' })}`), 'id');
+    // Nothing was written by the refused writes.
+    const stats = await call('GET', `/v1/stats${q({ agent: 'a' })}`);
+    expect(stats.json.fact_count).toBe(0);
+  });
+
+  it('400 for malformed JSON, a non-object body and invalid UTF-8', async () => {
+    const headers = { 'content-type': 'application/json' };
+    expectBadField(await call('POST', '/v1/facts', { raw: '{"agent_id": "a", "text": ', headers }), 'body');
+    expectBadField(await call('POST', '/v1/facts', { raw: '["a"]', headers }), 'body');
+    expectBadField(await call('POST', '/v1/facts', { raw: '', headers }), 'body');
+    expectBadField(await call('POST', '/v1/facts', { raw: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), headers }), 'body');
+  });
+
+  it('404 for unknown routes, facts and checkpoints', async () => {
+    for (const path of ['/v1/nope', '/', '/v1/facts/x/y', '/v2/recall', '/v1/recall/']) {
+      const res = await call('GET', path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(errorOf(res).code).toBe('not_found');
+    }
+    const fact = await call('GET', `/v1/facts/${UNKNOWN_ID}${q({ agent: 'bob' })}`);
+    expect(fact.status).toBe(404);
+    const forget = await call('DELETE', `/v1/facts/${UNKNOWN_ID}${q({ agent: 'bob' })}`);
+    expect(forget.status).toBe(404);
+  });
+
+  it('405 with Allow for a method a path does not serve', async () => {
+    const cases: [string, string, string][] = [
+      ['PUT', '/v1/facts', 'POST, GET'],
+      ['PATCH', `/v1/facts/${UNKNOWN_ID}`, 'GET, DELETE'],
+      ['DELETE', '/v1/agents', 'GET'],
+      ['POST', '/v1/recall', 'GET'],
+      ['GET', '/v1/forget', 'POST'],
+      ['POST', '/healthz', 'GET'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await call(method, path, { token: path === '/healthz' ? null : token });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 405 });
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(errorOf(res).code).toBe('method_not_allowed');
+    }
+  });
+
+  it('413 for a body over 1 MiB, declared or streamed, and the daemon keeps serving', async () => {
+    const big = JSON.stringify({ agent_id: 'big', text: 'x'.repeat(2 * 1024 * 1024) });
+    const declared = await call('POST', '/v1/facts', { raw: big, headers: { 'content-type': 'application/json' } });
+    expect(declared.status).toBe(413);
+    expect(errorOf(declared).code).toBe('resource_exhausted');
+
+    // Chunked, no Content-Length: refused while streaming, once past the limit.
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"agent_id":"big","text":"'));
+        for (let i = 0; i < 32; i++) controller.enqueue(chunk);
+        controller.enqueue(new TextEncoder().encode('"}'));
+        controller.close();
+      },
+    });
+    const streamed = await call('POST', '/v1/checkpoints', { raw: stream, headers: { 'content-type': 'application/json' } });
+    expect(streamed.status).toBe(413);
+
+    const after = await call('GET', '/v1/agents');
+    expect(after.status).toBe(200);
+    expect(after.json.agents).not.toContain('big');
+  });
+
+  it('413 arrives before the body is sent, and a client that keeps sending is cut off', async () => {
+    const { connect } = await import('node:net');
+    const [host, port] = daemon.discovery.httpAddress!.split(':');
+    const socket = connect(Number(port), host);
+    let received = '';
+    let closed = false;
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => {});
+    // Declares 1 GiB, sends 64 KiB: the answer must not wait for the rest.
+    socket.write(`POST /v1/facts HTTP/1.1\r\nHost: ${daemon.discovery.httpAddress}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\n\r\n`);
+    socket.write(Buffer.alloc(64 * 1024, 0x20));
+    await waitUntil(() => received.includes('\r\n\r\n'));
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received.toLowerCase()).toContain('cache-control: no-store');
+    // Keep sending: the daemon drops what arrives and hangs up well before 1 GiB.
+    let sent = 64 * 1024;
+    const block = Buffer.alloc(256 * 1024, 0x20);
+    while (!closed && sent < 256 * 1024 * 1024) {
+      if (!socket.write(block)) await new Promise((r) => { socket.once('drain', r); socket.once('close', r); });
+      sent += block.length;
+    }
+    await waitUntil(() => closed);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('describes exactly the route table: paths, methods, parameters, bodies and security', async () => {
+    const res = await call('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.json;
+    expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+    expect(doc.openapi).toBe('3.1.0');
+    expect(typeof doc.info.title).toBe('string');
+    expect(typeof doc.info.version).toBe('string');
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+
+    const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+    const documented: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(item)) {
+        expect(METHODS).toContain(method);
+        documented.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    const served = ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(documented.sort()).toEqual([...served].sort());
+
+    const deref = (node: { $ref?: string }) => {
+      if (!node.$ref) return node;
+      const target = node.$ref.replace(/^#\//, '').split('/').reduce((at: Record<string, unknown>, key) => at?.[key] as Record<string, unknown>, doc);
+      expect(target, node.$ref).toBeDefined();
+      return target as Record<string, unknown>;
+    };
+    for (const route of ROUTES) {
+      const op = doc.paths[route.path][route.method.toLowerCase()];
+      expect(typeof op.operationId).toBe('string');
+      const params = ((op.parameters ?? []) as { $ref?: string }[]).map(deref) as { name: string; in: string; required?: boolean }[];
+      expect(params.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual([...route.query].sort());
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      expect(params.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(pathParams);
+      for (const p of params.filter((p) => p.in === 'path')) expect(p.required).toBe(true);
+      expect(op.requestBody !== undefined).toBe(route.method === 'POST');
+      expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))).toBe(true);
+      if (route.auth) {
+        expect(op.security).toBeUndefined();
+        expect(op.responses['401']).toBeDefined();
+      } else {
+        expect(op.security).toEqual([]);
+      }
+    }
+    // Every $ref anywhere in the document resolves.
+    const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+    for (const r of refs) deref({ $ref: JSON.parse(`{${r}}`).$ref });
+  });
+
+  it('documents the body fields each POST accepts', async () => {
+    const doc = openApiDocument();
+    expect(Object.keys(doc.components.schemas.RememberRequest.properties).sort()).toEqual([...REMEMBER_FIELDS].sort());
+    expect(Object.keys(doc.components.schemas.ForgetRequest.properties).sort()).toEqual([...FORGET_FIELDS].sort());
+    expect(Object.keys(doc.components.schemas.CheckpointRequest.properties).sort()).toEqual([...CHECKPOINT_FIELDS].sort());
+  });
+});
+
+describe('in-process server (stub core)', () => {
+  it('never leaks a stack trace or internal message in a 500; the log gets both under a ref', async () => {
+    const logs: string[] = [];
+    const failing = {
+      listAgents: async () => {
+        throw new Error('leveldb exploded at /secret/path/store');
+      },
+    } as unknown as Memory;
+    const server = await startRestServer(failing, { listen: '127.0.0.1:0', token: 'tok', log: (m) => logs.push(m) });
+    try {
+      const res = await fetch(`http://${server.address}/v1/agents`, { headers: { authorization: 'Bearer tok' } });
+      const text = await res.text();
+      expect(res.status).toBe(500);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const body = JSON.parse(text);
+      expect(body.error.code).toBe('internal');
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain('exploded');
+      expect(text).not.toMatch(/\bat .*\(|\.ts:\d+/);
+      const logged = logs.find((l) => l.includes(`ref ${body.error.ref}`));
+      expect(logged).toContain('leveldb exploded');
+      expect(logged).toMatch(/\.ts:\d+/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses --no-auth beyond loopback, and a missing token', async () => {
+    const memory = {} as Memory;
+    await expect(startRestServer(memory, { listen: '0.0.0.0:0', noAuth: true, log: () => {} })).rejects.toThrow(/loopback/);
+    await expect(startRestServer(memory, { listen: '127.0.0.1:0', log: () => {} })).rejects.toThrow(/token/);
+    await expect(startRestServer(memory, { listen: 'nonsense', token: 't', log: () => {} })).rejects.toThrow(/HOST:\]PORT/);
+  });
+
+  it('serves --no-auth on loopback to local callers but refuses browser requests (Origin, foreign Host)', async () => {
+    const memory = { listAgents: async () => ['x'] } as unknown as Memory;
+    const server = await startRestServer(memory, { listen: '127.0.0.1:0', noAuth: true, log: () => {} });
+    try {
+      const url = `http://${server.address}/v1/agents`;
+      const ok = await fetch(url);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ agents: ['x'] });
+      const fromPage = await fetch(url, { headers: { origin: 'https://evil.example' } });
+      expect(fromPage.status).toBe(403);
+      const rebound = await rawRequest(server.address, 'GET /v1/agents HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n');
+      expect(rebound).toMatch(/^HTTP\/1\.1 403/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('headers', () => {
+  it('every response this file received carried Cache-Control: no-store', () => {
+    expect(seen.length).toBeGreaterThan(100);
+    expect(seen.filter((s) => s.cacheControl !== 'no-store')).toEqual([]);
+  });
+});
+
+// ----------------------------------------------------------------------------------------------
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** A strict reader of the Prometheus text format 0.0.4: every line is a HELP, a TYPE, or a sample
+ *  of a declared family; label values are quoted; values are numbers. */
+function parsePrometheus(text: string): Map<string, { type: string; samples: Sample[] }> {
+  expect(text.endsWith('\n')).toBe(true);
+  const families = new Map<string, { type: string; samples: Sample[] }>();
+  const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+  const sample = new RegExp(`^(${NAME})(?:\\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*",?)*)\\})? (\\S+)$`);
+  for (const line of text.slice(0, -1).split('\n')) {
+    if (line.startsWith('# HELP ')) {
+      expect(line).toMatch(new RegExp(`^# HELP ${NAME} .+$`));
+      continue;
+    }
+    const type = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`).exec(line);
+    if (type) {
+      expect(families.has(type[1]!), `duplicate TYPE ${type[1]}`).toBe(false);
+      families.set(type[1]!, { type: type[2]!, samples: [] });
+      continue;
+    }
+    const m = sample.exec(line);
+    expect(m, `not a Prometheus line: ${line}`).not.toBeNull();
+    const [, name, rawLabels, rawValue] = m!;
+    const value = rawValue === '+Inf' ? Infinity : rawValue === '-Inf' ? -Infinity : Number(rawValue);
+    expect(Number.isNaN(value) && rawValue !== 'NaN', line).toBe(false);
+    const labels: Record<string, string> = {};
+    for (const lm of (rawLabels ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[lm[1]!] = lm[2]!;
+    const family = families.get(name!) ?? families.get(name!.replace(/_(bucket|sum|count)$/, ''));
+    expect(family, `sample before its TYPE: ${line}`).toBeDefined();
+    family!.samples.push({ name: name!, labels, value });
+  }
+  return families;
+}
+
+async function rawRequest(address: string, request: string): Promise<string> {
+  const { connect } = await import('node:net');
+  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host, () => socket.write(request));
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
