@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `engram` command. `engram daemon ...` runs the daemon; every other command is the CLI,
-// a client of the daemon. This file only dispatches, so client/ and daemon/ stay independent.
+// The `engram` command. `engram daemon ...` runs the daemon; `engram mcp` (the stdio MCP server)
+// and every other command are clients of the daemon. This file only dispatches, so client/ and
+// daemon/ stay independent.
 import { register } from 'tsx/esm/api';
 
 register();
@@ -8,6 +9,9 @@ const [command, ...rest] = process.argv.slice(2);
 if (command === 'daemon') {
   const { main } = await import('../daemon/main.ts');
   await main(rest);
+} else if (command === 'mcp') {
+  const { main } = await import('../client/mcp/main.ts');
+  process.exitCode = await main(rest);
 } else {
   const { main } = await import('../client/cli/main.ts');
   process.exitCode = await main(process.argv.slice(2));

@@ -13,7 +13,7 @@ import { DEFAULT_WEIGHTS, type SignalWeights } from './recall/fusion.ts';
 const USAGE = `usage: engram daemon [--data-dir DIR] [--listen [HOST:]PORT] [--embedder ${EMBEDDER_NAMES.join('|')}]
                      [--embed-url URL] [--embed-model MODEL] [--signal-weights v,k,r] [--min-relevance F]
                      [--compat ${Object.keys(RELEASE_PROFILES).join('|')}] [--default-confidence-weight W]
-                     [--http [HOST:]PORT] [--token TOKEN] [--no-auth]
+                     [--http [HOST:]PORT] [--mcp-http [HOST:]PORT] [--token TOKEN] [--no-auth]
 
 Serves one Engram store to every agent process on this machine.
   --data-dir DIR    the store (default ./.engram, or $ENGRAM_HOME)
@@ -29,6 +29,7 @@ Serves one Engram store to every agent process on this machine.
   --signal-weights  default recall weights vector,keyword,recency (default 1,1,0.5); $ENGRAM_SIGNAL_WEIGHTS
   --min-relevance F default relevance floor in [0, 1] (default 0: none); $ENGRAM_MIN_RELEVANCE
   --http ADDR       also serve the REST API (loopback by default; bearer token unless --no-auth)
+  --mcp-http ADDR   also serve MCP over streamable HTTP at /mcp (loopback by default; bearer token)
   --token TOKEN     bearer token for --listen and --http instead of the data dir's token file; $ENGRAM_TOKEN
   --no-auth         serve --http without a token (loopback addresses only)
   --compat PROFILE  serve exactly an older release profile
@@ -89,6 +90,7 @@ function optionsFromArgs(argv: string[]): DaemonOptions | null {
         'min-relevance': { type: 'string' },
         compat: { type: 'string' },
         http: { type: 'string' },
+        'mcp-http': { type: 'string' },
         token: { type: 'string' },
         'no-auth': { type: 'boolean' },
         'default-confidence-weight': { type: 'string' },
@@ -121,6 +123,7 @@ function optionsFromArgs(argv: string[]): DaemonOptions | null {
     },
     reconcileIntervalMs: env.ENGRAM_RECONCILE_MS ? Number(env.ENGRAM_RECONCILE_MS) : undefined,
     http: values.http ? tcpAddress(values.http) : undefined,
+    mcpHttp: values['mcp-http'] ? tcpAddress(values['mcp-http']) : undefined,
     token: values.token ?? (env.ENGRAM_TOKEN || undefined),
     noAuth: values['no-auth'] ?? false,
   };
@@ -137,6 +140,11 @@ function explainStartFailure(error: unknown, dataDir: string): never {
       /* the other daemon may still be starting */
     }
     process.stderr.write(`engram daemon: ${dataDir} is already served by another Engram daemon${holder}.\n${error.message}\n`);
+    process.exit(1);
+  }
+  const code = (error as { code?: string })?.code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    process.stderr.write(`engram daemon: cannot listen: ${(error as Error).message}. Choose another address or stop what uses it.\n`);
     process.exit(1);
   }
   if (error instanceof EngramError || (error as Error)?.name === 'RemoteEmbedError' || /embedder/i.test((error as Error)?.message ?? '')) {

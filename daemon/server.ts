@@ -25,6 +25,7 @@ import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { openTables } from './store/database.ts';
 import { startRestServer } from './http/rest/server.ts';
+import { startMcpHttp } from './http/mcp.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -48,6 +49,8 @@ export interface DaemonOptions {
   token?: string;
   /** Serve REST without a token (refused unless --http is loopback). */
   noAuth?: boolean;
+  /** MCP over streamable HTTP ("127.0.0.1:8765"); absent = none. Always behind the token. */
+  mcpHttp?: string;
   log?: (message: string) => void;
 }
 
@@ -104,11 +107,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 
   const rest = options.http ? await startRestServer(memory, { listen: options.http, token, noAuth: options.noAuth, log }) : undefined;
+  const mcpHttp = options.mcpHttp ? await startMcpHttp(memory, { listen: options.mcpHttp, token, log }) : undefined;
 
   const discovery: Discovery = {
     address: `unix:${paths.socket}`,
     ...(tcpAddress ? { tcpAddress } : {}),
     ...(rest ? { httpAddress: rest.address } : {}),
+    ...(mcpHttp ? { mcpHttpAddress: mcpHttp.address } : {}),
     token,
     pid: process.pid,
     instanceId,
@@ -122,7 +127,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const close = () =>
     (closing ??= (async () => {
       serving = false;
-      await Promise.all([rest?.close(), shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
+      await Promise.all([rest?.close(), mcpHttp?.close(), shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
       await memory.close();
       rmSync(paths.discovery, { force: true });
       rmSync(paths.socket, { force: true });

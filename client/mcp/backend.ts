@@ -1,0 +1,122 @@
+// McpBackend over the client library: `engram mcp` is one more client of the shared daemon, so
+// capability negotiation, the legacy fallbacks and the never-replay rule of writes all apply.
+import { Capability } from '../../shared/capabilities.ts';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import type { ConfidenceLabel } from '../../shared/validate.ts';
+import type { BatchRequest, BatchResult, McpBackend, RecallPolicy, SearchRequest, SearchResult, WrittenFact } from '../../shared/mcp/backend.ts';
+import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import type { EngramClient, RecallOptions } from '../client.ts';
+import type { Fact, RetrievalMetadata } from '../types.ts';
+import { receiptJson } from '../cli/json.ts';
+
+export class ClientBackend implements McpBackend {
+  constructor(private readonly client: EngramClient) {}
+
+  async search(req: SearchRequest): Promise<SearchResult> {
+    const options = await this.recallOptions(req);
+    if (req.explain) {
+      const res = await this.client.recallExplain(req.agentId, req.query, options);
+      return { facts: res.facts.map((f) => f.text), receipts: res.receipts.map(receiptJson), feedback: res.feedback, policy: policyOf(res.retrieval) };
+    }
+    const res = await this.client.recall(req.agentId, req.query, options);
+    return { facts: res.facts.map((f) => f.text), feedback: res.feedback, policy: policyOf(res.retrieval) };
+  }
+
+  async searchBatch(req: BatchRequest): Promise<BatchResult> {
+    const res = await this.client.batchRecall(req.agentId, req.queries, confidenceOptions(req));
+    return {
+      perQuery: res.results.map((r) => ({ query: r.query, facts: r.facts.map((f) => f.text), ...(r.error ? { error: r.error } : {}) })),
+      merged: res.merged.map((f) => f.text),
+      policy: policyOf(res.retrieval),
+    };
+  }
+
+  /** Weak-match feedback comes only from RecallWithOptions; an empty weights object selects that
+   *  RPC without changing any weight (unset = the daemon's default), on daemons that have it. */
+  private async recallOptions(req: SearchRequest): Promise<RecallOptions> {
+    const daemon = await this.client.hello();
+    const options = confidenceOptions(req);
+    return daemon.capabilities.includes(Capability.RecallOptions) ? { ...options, weights: {} } : options;
+  }
+
+  async add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
+    const { fact } = await this.client.put(agentId, text, confidence === undefined ? {} : { confidence });
+    return { factId: fact.id, confidence: fact.confidence };
+  }
+
+  async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {
+    await this.client.alias(agentId, term, equivalents);
+  }
+
+  async checkpointSave(agentId: string, stateJson: string): Promise<{ id: string; createdAt: number }> {
+    const saved = await this.client.checkpointSave(agentId, stateJson);
+    return { id: saved.id, createdAt: saved.createdAt };
+  }
+
+  async checkpointResume(agentId: string) {
+    const latest = await this.client.checkpointResume(agentId);
+    return latest && { id: latest.id, createdAt: latest.createdAt, state: latest.state, messageCount: latest.messageCount };
+  }
+
+  async reviseByText(agentId: string, target: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
+    const targets = await resolveTargets(target, this.lookup(agentId));
+    const res = await this.client.revise(agentId, targets.map((f) => f.id), text, confidence === undefined ? {} : { confidence });
+    if (res.failures.length) {
+      // The replacement is committed; say so rather than reporting a bare failure.
+      const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
+      throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
+    }
+    return { factId: res.replacement.id, confidence: res.replacement.confidence };
+  }
+
+  async forget(agentId: string, target: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.client.forget(agentId, fact.id);
+  }
+
+  async pin(agentId: string, target: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.client.pin(agentId, fact.id);
+  }
+
+  async unpin(agentId: string, target: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.client.unpin(agentId, fact.id);
+  }
+
+  /** Read, then a whole-fact UpdateFact with the entity added (a read-modify-write: a concurrent
+   *  change to the same fact between the two calls is overwritten). */
+  async link(agentId: string, target: string, entity: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) {
+      if (!fact.entities.includes(entity)) await this.client.updateFact(agentId, { ...fact, entities: [...fact.entities, entity] });
+    }
+  }
+
+  private lookup(agentId: string): FactLookup<Fact> {
+    return {
+      get: async (factId) => {
+        try {
+          return await this.client.get(agentId, factId);
+        } catch (error) {
+          if (error instanceof EngramError && error.kind === ErrorKind.NotFound) return undefined;
+          throw error;
+        }
+      },
+      scan: () => this.client.listAll(agentId),
+    };
+  }
+}
+
+function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number }): RecallOptions {
+  return {
+    topK: req.topK,
+    ...(req.minConfidence !== undefined ? { minConfidence: req.minConfidence } : {}),
+    ...(req.confidenceWeight !== undefined ? { confidenceWeight: req.confidenceWeight } : {}),
+  };
+}
+
+function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
+  return {
+    policy: r?.policy ?? '',
+    ...(r?.minConfidence !== undefined ? { minConfidence: r.minConfidence } : {}),
+    ...(r?.confidenceWeight !== undefined ? { confidenceWeight: r.confidenceWeight } : {}),
+    kg: r?.kg ?? '',
+  };
+}

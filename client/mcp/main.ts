@@ -1,0 +1,67 @@
+// `engram mcp`: an MCP server on stdio for one agent host (Claude Code, Cursor, …), as a client
+// of the shared daemon — several agents are several `engram mcp` processes and one daemon. With
+// no daemon serving the data dir it starts one and says so on stderr (stdout is the protocol).
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { resolveDataDir } from '../../shared/discovery.ts';
+import { createMcpServer } from '../../shared/mcp/server.ts';
+import { connect } from '../client.ts';
+import { ClientBackend } from './backend.ts';
+import { ensureDaemon } from './daemon-start.ts';
+
+const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]]
+
+Serves Engram's memory tools over MCP on stdin/stdout, through the daemon of DIR
+(default ./.engram, or $ENGRAM_HOME), starting that daemon if none is running.
+  --data-dir DIR     the daemon's data directory
+  --address TARGET   a daemon address instead (unix:/path or host:port); never auto-started
+  --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)`;
+
+const say = (message: string) => process.stderr.write(`engram mcp: ${message}\n`);
+
+export async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { 'data-dir': { type: 'string' }, address: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (error) {
+    say(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  const dataDir = resolveDataDir(values['data-dir']);
+  let client;
+  try {
+    if (!values.address) {
+      const daemon = await ensureDaemon(dataDir);
+      if (daemon.started) say(`no daemon was serving ${dataDir}; started one (pid ${daemon.pid}, log ${daemon.logPath})`);
+    }
+    client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp' });
+  } catch (error) {
+    say(`cannot reach the daemon: ${(error as Error).message}`);
+    return 1;
+  }
+
+  const { server, settled } = createMcpServer(new ClientBackend(client), {
+    onUnexpectedError: (tool, error) => say(`unexpected error in ${tool}: ${(error as Error)?.stack ?? error}`),
+  });
+  // The session ends when the host closes our stdin. Calls it sent before that still get their
+  // answers (a host may write requests and close at once); then the daemon connection goes.
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+  });
+  await server.connect(new StdioServerTransport());
+  await ended;
+  await settled();
+  await new Promise((resolve) => setImmediate(resolve));
+  await server.close();
+  client.close();
+  return 0;
+}

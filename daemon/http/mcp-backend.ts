@@ -1,0 +1,182 @@
+// McpBackend over the daemon's Memory core, for MCP over HTTP inside the daemon. The same core
+// calls the gRPC adapters make (memory.ts, lifecycle/*), so validation and semantics are one.
+import { randomUUID } from 'node:crypto';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import type { BatchRequest, BatchResult, McpBackend, RecallPolicy, SearchRequest, SearchResult, WrittenFact } from '../../shared/mcp/backend.ts';
+import type { ReceiptJson } from '../../shared/mcp/payloads.ts';
+import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import type { ConfidenceLabel } from '../../shared/validate.ts';
+import { resumeCheckpoint, saveCheckpoint } from '../lifecycle/checkpoints.ts';
+import { patchFact } from '../lifecycle/patch.ts';
+import { revise } from '../lifecycle/revise.ts';
+import type { Memory } from '../memory.ts';
+import type { RecallOptionsInput } from '../recall/plan.ts';
+import type { RetrievalMetadata } from '../recall/recall.ts';
+import type { Receipt } from '../recall/receipts.ts';
+import type { FactRecord } from '../store/record.ts';
+
+export class MemoryBackend implements McpBackend {
+  constructor(private readonly memory: Memory) {}
+
+  async search(req: SearchRequest): Promise<SearchResult> {
+    // RecallWithOptions always: it is the path that carries weak-match feedback. With no
+    // confidence option the weight is the configured default, as on every other front door;
+    // the handler hides the confidence metadata of a call that ends up legacy.
+    const outcome = await this.memory.recallWithOptions({ agentId: req.agentId, query: req.query, scope: 'agent', explain: req.explain, options: recallOptions(req) });
+    return {
+      facts: outcome.facts.map((f) => f.text),
+      ...(req.explain ? { receipts: (outcome.receipts ?? []).map(receiptJson) } : {}),
+      ...(outcome.feedback ? { feedback: outcome.feedback } : {}),
+      policy: policyOf(outcome.retrieval),
+    };
+  }
+
+  async searchBatch(req: BatchRequest): Promise<BatchResult> {
+    const outcome = await this.memory.batchRecall({ agentId: req.agentId, queries: req.queries, scope: 'agent', options: recallOptions(req) });
+    return {
+      perQuery: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map((f) => f.text), ...(r.error ? { error: r.error } : {}) })),
+      merged: outcome.merged.map((f) => f.text),
+      policy: policyOf(outcome.retrieval),
+    };
+  }
+
+  async add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
+    const { fact } = await this.memory.put({ requestId: randomUUID(), agentId, text, ...(confidence !== undefined ? { confidence } : {}) });
+    return { factId: fact.id, confidence: fact.confidence };
+  }
+
+  async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {
+    await this.memory.alias({ requestId: randomUUID(), agentId, term, equivalents });
+  }
+
+  async checkpointSave(agentId: string, stateJson: string): Promise<{ id: string; createdAt: number }> {
+    const saved = await saveCheckpoint(this.memory, { requestId: randomUUID(), agentId, state: stateJson });
+    return { id: saved.id, createdAt: saved.createdAt };
+  }
+
+  async checkpointResume(agentId: string) {
+    const latest = await resumeCheckpoint(this.memory, agentId);
+    if (!latest) return undefined;
+    const state = JSON.parse(latest.state || '{}') as Record<string, unknown>;
+    return { id: latest.id, createdAt: latest.createdAt, state, ...(latest.messageCount !== undefined ? { messageCount: latest.messageCount } : {}) };
+  }
+
+  async reviseByText(agentId: string, target: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
+    const targets = await resolveTargets(target, this.lookup(agentId));
+    const res = await revise(this.memory, { requestId: randomUUID(), agentId, targetIds: targets.map((f) => f.id), text, ...(confidence !== undefined ? { confidence } : {}) });
+    if (res.failures.length) {
+      // The replacement is committed; say so rather than reporting a bare failure.
+      const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
+      throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
+    }
+    return { factId: res.replacement.id, confidence: res.replacement.confidence };
+  }
+
+  async forget(agentId: string, target: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await patchFact(this.memory, { requestId: randomUUID(), agentId, factId: fact.id, forget: true });
+  }
+
+  async pin(agentId: string, target: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await patchFact(this.memory, { requestId: randomUUID(), agentId, factId: fact.id, pinned: true });
+  }
+
+  async unpin(agentId: string, target: string): Promise<void> {
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await patchFact(this.memory, { requestId: randomUUID(), agentId, factId: fact.id, pinned: false });
+  }
+
+  /** A whole-fact UpdateFact with the entity added, as the legacy client path does it. */
+  async link(agentId: string, target: string, entity: string): Promise<void> {
+    for (const f of await resolveTargets(target, this.lookup(agentId))) {
+      if (f.entities.includes(entity)) continue;
+      await this.memory.updateFact(agentId, {
+        id: f.id,
+        text: f.text,
+        occurredAt: f.occurredAt,
+        confidence: f.confidence,
+        pinned: f.pinned,
+        supersededBy: f.supersededBy,
+        tags: f.tags,
+        entities: [...f.entities, entity],
+        source: f.source,
+        context: f.context,
+        meta: f.meta,
+        strength: f.strength,
+      });
+    }
+  }
+
+  private lookup(agentId: string): FactLookup<FactRecord> {
+    const memory = this.memory;
+    return {
+      get: async (factId) => {
+        try {
+          return await memory.get(agentId, factId);
+        } catch (error) {
+          if (error instanceof EngramError && error.kind === ErrorKind.NotFound) return undefined;
+          throw error;
+        }
+      },
+      async *scan() {
+        let pageToken = '';
+        do {
+          const page = await memory.list(agentId, 1000, pageToken);
+          yield* page.facts;
+          pageToken = page.nextPageToken;
+        } while (pageToken);
+      },
+    };
+  }
+}
+
+function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number }): RecallOptionsInput {
+  return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight };
+}
+
+function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
+  return {
+    policy: r?.policy ?? '',
+    ...(r?.minConfidence !== undefined ? { minConfidence: r.minConfidence } : {}),
+    ...(r?.confidenceWeight !== undefined ? { confidenceWeight: r.confidenceWeight } : {}),
+    kg: r?.kg ?? '',
+  };
+}
+
+const iso = (ms: number): string | null => (ms ? new Date(ms).toISOString() : null);
+
+/** The RecallReceipt wire shape (the same JSON `engram recall --explain --json` prints). */
+function receiptJson(r: Receipt): ReceiptJson {
+  return {
+    text: r.text,
+    weight: r.weight,
+    age_days: r.ageDays,
+    ranks: {
+      vector_rank: r.ranks.vector,
+      keyword_rank: r.ranks.keyword,
+      recency_rank: r.ranks.recency,
+      fused_score: r.ranks.fusedScore,
+      k: r.ranks.k,
+      weights: r.ranks.weights,
+    },
+    provenance: {
+      fact_id: r.provenance.factId,
+      written_at: iso(r.provenance.writtenAt),
+      superseded_by: r.provenance.supersededBy,
+      confidence: r.provenance.confidence,
+      pinned: r.provenance.pinned,
+      agent_id: r.provenance.agentId,
+    },
+    kg_links: r.kgLinks,
+    ...(r.ranking
+      ? {
+          ranking: {
+            base_score: r.ranking.baseScore,
+            final_score: r.ranking.finalScore,
+            factor: r.ranking.factor,
+            effective_confidence: r.ranking.effectiveConfidence,
+            confidence_weight: r.ranking.confidenceWeight,
+            policy: r.ranking.policy,
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,139 @@
+// Tool argument readers. MCP clients differ in how strictly they follow an input schema, and the
+// server does not turn on global schema enforcement (seed 000: "it does not enable global strict
+// MCP argument validation as a side effect"), so every argument a handler uses is checked here,
+// explicitly, before any backend call. "Supplied" means the key is present — an explicit null
+// is a supplied value, and wrong.
+import { EngramError } from '../errors.ts';
+import * as check from '../validate.ts';
+import { CONFIDENCE_LABELS, type ConfidenceLabel } from '../validate.ts';
+
+export type Args = Record<string, unknown>;
+
+/** Bad arguments: reported as a tool error before anything reaches a backend. */
+export class ToolInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolInputError';
+  }
+}
+
+export const supplied = (args: Args, key: string): boolean => Object.hasOwn(args, key);
+
+const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
+/** Runs a shared/validate.ts check and reports its complaint as a tool input error. */
+function validated<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof EngramError) throw new ToolInputError(error.message);
+    throw error;
+  }
+}
+
+/** An agent identity: non-empty, not only whitespace, no NUL, ≤ 256 bytes; never trimmed. */
+export function identity(value: unknown, field: string): string {
+  return validated(() => check.agentId(value, field));
+}
+
+export function requiredAgentId(args: Args): string {
+  if (!supplied(args, 'agent_id')) throw new ToolInputError('agent_id is required');
+  return identity(args.agent_id, 'agent_id');
+}
+
+export function requiredString(args: Args, key: string, what = key): string {
+  if (!supplied(args, key)) throw new ToolInputError(`${what} is required`);
+  return stringValue(args[key], key);
+}
+
+export function optionalString(args: Args, key: string): string | undefined {
+  return supplied(args, key) ? stringValue(args[key], key) : undefined;
+}
+
+function stringValue(value: unknown, key: string): string {
+  if (typeof value !== 'string') throw new ToolInputError(`${key} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+export function nonEmpty(value: string, key: string): string {
+  if (value.trim() === '') throw new ToolInputError(`${key} must not be empty`);
+  return value;
+}
+
+/** top_k: default 8; omitted or non-positive means the default, as in the seed's options calls. */
+export function topK(args: Args): number {
+  if (!supplied(args, 'top_k')) return check.DEFAULT_TOP_K;
+  const value = args.top_k;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new ToolInputError(`top_k must be an integer, got ${describe(value)}`);
+  return value <= 0 ? check.DEFAULT_TOP_K : value;
+}
+
+export function booleanArg(args: Args, key: string, fallback: boolean): boolean {
+  if (!supplied(args, key)) return fallback;
+  if (typeof args[key] !== 'boolean') throw new ToolInputError(`${key} must be a boolean, got ${describe(args[key])}`);
+  return args[key] as boolean;
+}
+
+/** A required, non-empty list of non-empty strings. */
+export function stringList(args: Args, key: string): string[] {
+  if (!supplied(args, key)) throw new ToolInputError(`${key} is required`);
+  const value = args[key];
+  if (!Array.isArray(value)) throw new ToolInputError(`${key} must be an array of strings, got ${describe(value)}`);
+  if (value.length === 0) throw new ToolInputError(`${key} must hold at least one value`);
+  return value.map((item, i) => nonEmpty(stringValue(item, `${key}[${i}]`), `${key}[${i}]`));
+}
+
+export function enumArg<T extends string>(args: Args, key: string, allowed: readonly T[], fallback: T): T {
+  if (!supplied(args, key)) return fallback;
+  const value = args[key];
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new ToolInputError(`${key} must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, got ${value === null ? 'null' : JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+// Confidence options (seed 000, "Confidence options"): confidence only on writes that take a
+// label, min_confidence and confidence_weight only on searches. Explicit null, wrong types,
+// unknown labels and non-finite or out-of-range weights are errors, never ignored.
+
+const SEARCH_TOOLS = new Set(['memory_search', 'memory_search_batch']);
+const LABEL_TOOLS = new Set(['memory_add', 'memory_reflect']);
+
+/** Rejects a confidence option on a tool that does not take it (before anything else runs). */
+export function rejectMisplacedConfidence(tool: string, args: Args): void {
+  if (supplied(args, 'confidence') && !LABEL_TOOLS.has(tool)) throw new ToolInputError(`confidence is not supported by ${tool}`);
+  for (const key of ['min_confidence', 'confidence_weight']) {
+    if (supplied(args, key) && !SEARCH_TOOLS.has(tool)) throw new ToolInputError(`${key} is not supported by ${tool}`);
+  }
+}
+
+export function confidenceLabel(args: Args, key = 'confidence'): ConfidenceLabel | undefined {
+  if (!supplied(args, key)) return undefined;
+  const value = args[key];
+  if (typeof value !== 'string' || !(CONFIDENCE_LABELS as readonly string[]).includes(value)) {
+    throw new ToolInputError(`${key} must be one of ${CONFIDENCE_LABELS.join(', ')}, got ${value === null ? 'null' : JSON.stringify(value)}`);
+  }
+  return value as ConfidenceLabel;
+}
+
+export interface RecallConfidence {
+  minConfidence?: ConfidenceLabel;
+  confidenceWeight?: number;
+  /** Whether the caller gave either option (then the result reports its retrieval policy). */
+  requested: boolean;
+}
+
+export function recallConfidence(args: Args): RecallConfidence {
+  const minConfidence = confidenceLabel(args, 'min_confidence');
+  let confidenceWeight: number | undefined;
+  if (supplied(args, 'confidence_weight')) {
+    const value = args.confidence_weight;
+    if (typeof value !== 'number') throw new ToolInputError(`confidence_weight must be a number, got ${describe(value)}`);
+    confidenceWeight = validated(() => check.confidenceWeight(value));
+  }
+  return {
+    ...(minConfidence !== undefined ? { minConfidence } : {}),
+    ...(confidenceWeight !== undefined ? { confidenceWeight } : {}),
+    requested: minConfidence !== undefined || confidenceWeight !== undefined,
+  };
+}

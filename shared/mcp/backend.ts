@@ -1,0 +1,90 @@
+// What the MCP tools need from Engram, whatever carries it: `engram mcp` implements it over the
+// client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
+// (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
+// checked values; it throws on failure and the handler turns the message into a tool error.
+import type { ConfidenceLabel } from '../validate.ts';
+import type { ReceiptJson } from './payloads.ts';
+
+export interface SearchRequest {
+  agentId: string;
+  query: string;
+  /** Already resolved: 1..max (the handler maps omitted and non-positive values to 8). */
+  topK: number;
+  explain: boolean;
+  minConfidence?: ConfidenceLabel;
+  confidenceWeight?: number;
+}
+
+export interface BatchRequest {
+  agentId: string;
+  queries: string[];
+  topK: number;
+  minConfidence?: ConfidenceLabel;
+  confidenceWeight?: number;
+}
+
+/** The weak-match feedback of a recall, as the daemon computed it. */
+export interface WeakMatch {
+  queryTerms: number;
+  knownTerms: number;
+  unknownTerms: string[];
+  nearbyTerms: string[];
+}
+
+/** The confidence policy a recall ran under, as the daemon reported it. */
+export interface RecallPolicy {
+  /** Empty when the daemon ranked with no confidence policy (a legacy route). */
+  policy: string;
+  minConfidence?: string;
+  confidenceWeight?: number;
+  kg: string;
+}
+
+export interface SearchResult {
+  /** Fact texts, best first. */
+  facts: string[];
+  /** With explain: one receipt per fact, same order. */
+  receipts?: ReceiptJson[];
+  feedback?: WeakMatch;
+  policy: RecallPolicy;
+}
+
+export interface BatchResult {
+  perQuery: { query: string; facts: string[]; error?: string }[];
+  merged: string[];
+  policy: RecallPolicy;
+}
+
+/** A committed fact as the write tools report it. */
+export interface WrittenFact {
+  factId: string;
+  /** The stored label ("" = the legacy empty label). */
+  confidence: string;
+}
+
+export interface StoredCheckpoint {
+  id: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  state: Record<string, unknown>;
+  messageCount?: number;
+}
+
+export interface McpBackend {
+  search(req: SearchRequest): Promise<SearchResult>;
+  searchBatch(req: BatchRequest): Promise<BatchResult>;
+  add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact>;
+  alias(agentId: string, term: string, equivalents: string[]): Promise<void>;
+  /** `stateJson` is a JSON object as text ("" = {}). */
+  checkpointSave(agentId: string, stateJson: string): Promise<{ id: string; createdAt: number }>;
+  /** The latest checkpoint, or undefined when the agent has none. */
+  checkpointResume(agentId: string): Promise<StoredCheckpoint | undefined>;
+  /** Replaces the live fact(s) `target` names (a fact id or an exact fact text, see targets.ts)
+   *  with a new fact `text`; an omitted label is the daemon's conservative one. */
+  reviseByText(agentId: string, target: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact>;
+  forget(agentId: string, target: string): Promise<void>;
+  pin(agentId: string, target: string): Promise<void>;
+  unpin(agentId: string, target: string): Promise<void>;
+  /** Stores `entity` among the entities of the fact(s) `target` names. */
+  link(agentId: string, target: string, entity: string): Promise<void>;
+}

@@ -1,0 +1,52 @@
+// checkpoint_save and checkpoint_resume: validate → backend → payload + text.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as arg from '../args.ts';
+import type { McpBackend } from '../backend.ts';
+import type { CheckpointResumePayload, CheckpointSavePayload } from '../payloads.ts';
+import { failure, success } from '../result.ts';
+import { resumeText } from '../text.ts';
+
+const rfc3339 = (ms: number): string => new Date(ms).toISOString();
+
+export async function checkpointSave(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
+  const agentId = arg.requiredAgentId(args);
+  const state = arg.optionalString(args, 'state') ?? '';
+  if (state !== '') checkStateObject(state);
+
+  const saved = await backend.checkpointSave(agentId, state);
+  const payload: CheckpointSavePayload = { agent_id: agentId, checkpoint_id: saved.id, created_at: rfc3339(saved.createdAt) };
+  return success(payload, `Checkpoint ${JSON.stringify(saved.id)} saved for agent ${JSON.stringify(agentId)} at ${payload.created_at}.`);
+}
+
+export async function checkpointResume(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
+  const agentId = arg.requiredAgentId(args);
+  const onMissing = arg.enumArg(args, 'on_missing', ['error', 'empty'] as const, 'error');
+
+  const latest = await backend.checkpointResume(agentId);
+  if (!latest) {
+    // Absence is an error by default (the historical behaviour); "empty" opts into a success.
+    if (onMissing === 'error') return failure(`no checkpoint found for agent ${JSON.stringify(agentId)}`);
+    const empty: CheckpointResumePayload = { found: false, agent_id: agentId };
+    return success(empty, resumeText(empty));
+  }
+  // state and message_count are omitted when empty, as the seed's payload marks them optional.
+  const payload: CheckpointResumePayload = {
+    id: latest.id,
+    created_at: rfc3339(latest.createdAt),
+    ...(Object.keys(latest.state).length ? { state: latest.state } : {}),
+    ...(latest.messageCount ? { message_count: latest.messageCount } : {}),
+  };
+  return success(payload, resumeText(payload));
+}
+
+function checkStateObject(state: string): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(state);
+  } catch (error) {
+    throw new arg.ToolInputError(`state must be a JSON object: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new arg.ToolInputError(`state must be a JSON object, got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}`);
+  }
+}

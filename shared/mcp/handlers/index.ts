@@ -1,0 +1,22 @@
+// One handler per tool. Each validates its arguments (throwing ToolInputError), calls the
+// backend, and returns a success result; the server turns anything thrown into a tool error.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Args } from '../args.ts';
+import type { McpBackend } from '../backend.ts';
+import type { ToolName } from '../tools.ts';
+import { checkpointResume, checkpointSave } from './checkpoint.ts';
+import { memoryReflect } from './reflect.ts';
+import { memorySearch, memorySearchBatch } from './search.ts';
+import { memoryAdd, memoryAlias } from './write.ts';
+
+export type ToolHandler = (args: Args, backend: McpBackend) => Promise<CallToolResult>;
+
+export const HANDLERS: Record<ToolName, ToolHandler> = {
+  memory_search: memorySearch,
+  memory_search_batch: memorySearchBatch,
+  memory_add: memoryAdd,
+  memory_alias: memoryAlias,
+  checkpoint_save: checkpointSave,
+  checkpoint_resume: checkpointResume,
+  memory_reflect: memoryReflect,
+};

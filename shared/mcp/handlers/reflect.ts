@@ -1,0 +1,73 @@
+// memory_reflect: one tool, six curation actions. The identity rules (seed 000, ADR-014):
+// agent_id is canonical, agent a deprecated alias; at least one is required; EVERY supplied one
+// must be a valid identity (null, wrong types, empty and whitespace-only are errors even when the
+// other is valid); agent_id wins when both are valid; identities are never trimmed.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as arg from '../args.ts';
+import type { McpBackend, WrittenFact } from '../backend.ts';
+import { REFLECT_ACTIONS, type ReflectAction, type ReflectPayload } from '../payloads.ts';
+import { success } from '../result.ts';
+
+export function reflectIdentity(args: arg.Args): string {
+  const canonical = arg.supplied(args, 'agent_id') ? arg.identity(args.agent_id, 'agent_id') : undefined;
+  const alias = arg.supplied(args, 'agent') ? arg.identity(args.agent, 'agent') : undefined;
+  const agent = canonical ?? alias;
+  if (agent === undefined) throw new arg.ToolInputError('agent_id is required (or its deprecated alias agent)');
+  return agent;
+}
+
+export async function memoryReflect(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
+  if (!arg.supplied(args, 'action')) throw new arg.ToolInputError('action is required');
+  const action = arg.enumArg(args, 'action', REFLECT_ACTIONS, 'add');
+  const agent = reflectIdentity(args);
+  const text = arg.optionalString(args, 'text');
+  const target = arg.optionalString(args, 'target');
+  const label = arg.confidenceLabel(args);
+  if (label !== undefined && action !== 'add' && action !== 'update') {
+    throw new arg.ToolInputError(`confidence is supported only by memory_reflect add and update, not ${action}`);
+  }
+
+  const need = (value: string | undefined, what: string): string => {
+    if (value === undefined) throw new arg.ToolInputError(`${what} is required for ${action}`);
+    return arg.nonEmpty(value, what);
+  };
+  let written: WrittenFact | undefined;
+  switch (action) {
+    case 'add':
+      written = await backend.add(agent, need(text, 'text'), label);
+      break;
+    case 'update':
+      written = await backend.reviseByText(agent, need(target, 'target'), need(text, 'text'), label);
+      break;
+    case 'forget':
+    case 'pin':
+    case 'unpin':
+      // The fact may come in target or text (GrayMatter callers use both); target wins.
+      await backend[action](agent, need(target ?? text, 'target'));
+      break;
+    case 'link':
+      await backend.link(agent, need(target, 'target'), need(text, 'text'));
+      break;
+  }
+
+  const payload: ReflectPayload = { action, agent, ok: true };
+  if (label !== undefined && written) {
+    payload.fact_id = written.factId;
+    payload.confidence = label;
+  }
+  return success(payload, describeDone(action, agent, payload));
+}
+
+const DONE: Record<ReflectAction, string> = {
+  add: 'Added a fact',
+  update: 'Replaced the fact',
+  forget: 'Retired the fact',
+  pin: 'Pinned the fact',
+  unpin: 'Unpinned the fact',
+  link: 'Linked the entity to the fact',
+};
+
+function describeDone(action: ReflectAction, agent: string, p: ReflectPayload): string {
+  const identity = p.fact_id ? ` (fact_id ${p.fact_id}, confidence ${p.confidence})` : '';
+  return `${DONE[action]} for agent ${JSON.stringify(agent)}${identity}.`;
+}

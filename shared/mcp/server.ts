@@ -1,0 +1,53 @@
+// An MCP server (the SDK's low-level Server, so the tool definitions are served exactly as
+// written in tools.ts) over any McpBackend. Both transports build theirs here.
+//
+// Tool calls run concurrently: the SDK dispatches each request as it arrives and answers it when
+// its handler settles, so one slow recall does not hold up the next call. A response guarantees
+// only its own effects; a client needing write-then-read waits for the write's response.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { EngramError } from '../errors.ts';
+import { ENGRAM_VERSION } from '../version.ts';
+import { rejectMisplacedConfidence, ToolInputError, type Args } from './args.ts';
+import type { McpBackend } from './backend.ts';
+import { HANDLERS } from './handlers/index.ts';
+import { SERVER_INSTRUCTIONS } from './instructions.ts';
+import { failure } from './result.ts';
+import { isToolName, TOOLS } from './tools.ts';
+
+export interface McpServerOptions {
+  /** Told about failures that are not Engram errors (likely bugs); the caller still gets a tool error. */
+  onUnexpectedError?: (tool: string, error: unknown) => void;
+}
+
+export interface EngramMcpServer {
+  server: Server;
+  /** Resolves once every tool call received so far has settled (their answers then follow). */
+  settled(): Promise<void>;
+}
+
+export function createMcpServer(backend: McpBackend, options: McpServerOptions = {}): EngramMcpServer {
+  const server = new Server({ name: 'engram', title: 'Engram memory', version: ENGRAM_VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const inflight = new Set<Promise<CallToolResult>>();
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const call = callTool(backend, request.params.name, request.params.arguments ?? {}, options);
+    inflight.add(call);
+    void call.finally(() => inflight.delete(call)).catch(() => {});
+    return call;
+  });
+  return { server, settled: async () => void (await Promise.allSettled([...inflight])) };
+}
+
+export async function callTool(backend: McpBackend, name: string, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
+  // An unknown tool is a protocol error (the request itself is wrong), not a tool result.
+  if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+  try {
+    rejectMisplacedConfidence(name, args);
+    return await HANDLERS[name](args, backend);
+  } catch (error) {
+    if (error instanceof ToolInputError) return failure(error.message);
+    if (!(error instanceof EngramError)) options.onUnexpectedError?.(name, error);
+    return failure(`${name} failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+}

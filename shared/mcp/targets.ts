@@ -1,0 +1,45 @@
+// Which facts a memory_reflect `target` names. Agents mostly know a fact by what it says (search
+// results are texts, as in GrayMatter, whose update/forget match the exact old text), and
+// sometimes by id (explain receipts carry provenance.fact_id). So a target that is a fact id
+// existing in the namespace names that fact; anything else names every live fact whose text is
+// exactly the target. Both backends resolve through this one function so the rule cannot drift.
+import { EngramError, ErrorKind } from '../errors.ts';
+import * as check from '../validate.ts';
+
+/** The fields resolution reads; both the client's Fact and the daemon's FactRecord have them. */
+export interface FactRef {
+  id: string;
+  text: string;
+  kind: string;
+  supersededBy: string;
+}
+
+export interface FactLookup<T extends FactRef> {
+  /** The fact with this id, or undefined when the namespace has none. */
+  get(factId: string): Promise<T | undefined>;
+  /** Every fact of the namespace (live or retired), any order. */
+  scan(): AsyncIterable<T>;
+}
+
+export async function resolveTargets<T extends FactRef>(target: string, lookup: FactLookup<T>): Promise<T[]> {
+  if (looksLikeFactId(target)) {
+    const byId = await lookup.get(target);
+    if (byId) return [byId];
+  }
+  // A linear scan of the namespace: reflect is a rare, agent-paced call and exact text has no index.
+  const matches: T[] = [];
+  for await (const fact of lookup.scan()) {
+    if (fact.kind === 'fact' && fact.supersededBy === '' && fact.text === target) matches.push(fact);
+  }
+  if (matches.length === 0) throw new EngramError(ErrorKind.NotFound, `target fact not found: no live fact has id or exact text ${JSON.stringify(target)}`);
+  return matches;
+}
+
+function looksLikeFactId(value: string): boolean {
+  try {
+    check.factId(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,74 @@
+// The text content of tool results. MCP asks that text say the same as structuredContent, for
+// hosts that show the model only text; wording may change, the structured payload is the contract.
+import type { WeakMatch } from './backend.ts';
+import type { BatchPayload, CheckpointResumePayload, ReceiptJson, RetrievalJson, SearchPayload } from './payloads.ts';
+
+const q = JSON.stringify;
+
+/** The weak-match vocabulary block (the payload's `feedback`). */
+export function feedbackText(f: WeakMatch, agentId: string): string {
+  const lines = [`Weak match: only ${f.knownTerms} of ${f.queryTerms} query terms occur in this memory.`];
+  if (f.unknownTerms.length) lines.push(`Unknown terms: ${f.unknownTerms.join(', ')}.`);
+  if (f.nearbyTerms.length) {
+    lines.push(`Nearby stored terms: ${f.nearbyTerms.join(', ')}.`);
+    lines.push(
+      `Search once more with those words; if ${q(f.unknownTerms[0] ?? '')} means one of them, record it with memory_alias ` +
+        `(agent_id ${q(agentId)}, term ${q(f.unknownTerms[0] ?? '')}, equivalents [${q(f.nearbyTerms[0])}]).`,
+    );
+  } else {
+    lines.push('Try other words, or record a synonym with memory_alias once you know the stored wording.');
+  }
+  return lines.join('\n');
+}
+
+export function retrievalText(r: RetrievalJson): string {
+  const filter = r.min_confidence ? `min_confidence ${r.min_confidence}` : 'no confidence filter';
+  const kg = r.kg ? `; graph hints: ${r.kg}` : '';
+  return `Ranking policy ${r.policy}: ${filter}, confidence_weight ${r.confidence_weight}; final score = base x (1 + weight x c)${kg}.`;
+}
+
+function receiptText(r: ReceiptJson, i: number): string {
+  const lines = [`${i + 1}. ${r.text}`];
+  lines.push(
+    `   score ${r.weight.toFixed(6)} (fused ${r.ranks.fused_score.toFixed(6)} = vector #${r.ranks.vector_rank} / keyword #${r.ranks.keyword_rank} / recency #${r.ranks.recency_rank}, k ${r.ranks.k}) · age ${r.age_days.toFixed(1)} d`,
+  );
+  const p = r.provenance;
+  lines.push(`   fact_id ${p.fact_id} · written ${p.written_at ?? 'unknown'} · confidence ${p.confidence || '(none)'}${p.pinned ? ' · pinned' : ''}`);
+  if (r.ranking) {
+    const k = r.ranking;
+    lines.push(`   final score ${k.final_score} = base ${k.base_score} x factor ${k.factor} (effective confidence ${k.effective_confidence}, weight ${k.confidence_weight}, policy ${k.policy})`);
+  }
+  return lines.join('\n');
+}
+
+export function searchText(p: SearchPayload): string {
+  const parts: string[] = [];
+  if (p.count === 0) parts.push(`No memories found for agent ${q(p.agent_id)} matching ${q(p.query)}.`);
+  else if (p.explained) parts.push(`Found ${p.count} relevant memories for agent ${q(p.agent_id)} (with receipts):\n\n${p.explained.map(receiptText).join('\n')}`);
+  else parts.push(`Found ${p.count} relevant memories for agent ${q(p.agent_id)}:\n\n${p.facts.map((f, i) => `${i + 1}. ${f}`).join('\n')}`);
+  if (p.feedback) parts.push(p.feedback);
+  if (p.retrieval) parts.push(retrievalText(p.retrieval));
+  return parts.join('\n\n');
+}
+
+export function batchText(p: BatchPayload): string {
+  const parts = [
+    p.count === 0
+      ? `No memories found for agent ${q(p.agent_id)} for any of ${p.per_query.length} queries.`
+      : `Merged: ${p.count} distinct memories for agent ${q(p.agent_id)}:\n${p.merged.map((f, i) => `${i + 1}. ${f}`).join('\n')}`,
+  ];
+  for (const r of p.per_query) {
+    if (r.error) parts.push(`Query ${q(r.query)} failed: ${r.error}`);
+    else parts.push(`Query ${q(r.query)}: ${r.facts.length ? `\n${r.facts.map((f, i) => `${i + 1}. ${f}`).join('\n')}` : 'no memories found.'}`);
+  }
+  if (p.retrieval) parts.push(retrievalText(p.retrieval));
+  return parts.join('\n\n');
+}
+
+export function resumeText(p: CheckpointResumePayload): string {
+  if ('found' in p) return `No checkpoint saved for agent ${q(p.agent_id)} yet.`;
+  const lines = [`Checkpoint ${q(p.id)} created ${p.created_at}.`];
+  if (p.state) lines.push(`State:\n${JSON.stringify(p.state, null, 2)}`);
+  if (p.message_count !== undefined) lines.push(`Messages: ${p.message_count}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,83 @@
+// The MCP tool set of Engram: names, titles, descriptions, annotations and schemas, written once
+// and served by both transports (`engram mcp` over stdio, the daemon over streamable HTTP).
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { INPUT_SCHEMAS } from './input-schemas.ts';
+import { OUTPUT_SCHEMAS } from './output-schemas.ts';
+
+export type ToolName = keyof typeof INPUT_SCHEMAS;
+
+// Annotations are hints hosts use to decide whether a call needs the user's approval. The MCP
+// defaults assume the worst (destructive, not idempotent, open world), and an unattended agent
+// whose plain lookups or adds wait for approval stops making them — so every hint is explicit.
+// Everything works on the local store: openWorldHint is false throughout.
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** A write that only adds: a new fact, alias or checkpoint per call. checkpoint_save also drops
+ *  checkpoints beyond the retained count, but none a tool can still read: resume returns the newest. */
+const additive = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** memory_reflect can retire facts (update, forget): they stop being recalled. */
+const destructive = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+
+interface ToolText {
+  title: string;
+  description: string;
+  annotations: Tool['annotations'];
+}
+
+const TEXT: Record<ToolName, ToolText> = {
+  memory_search: {
+    title: 'Search memory',
+    description:
+      'Search an agent\'s long-term memory and return the most relevant stored facts, best first (hybrid ranking: keyword + semantic + recency, fused by reciprocal rank). Call it before answering anything that may depend on earlier sessions, user preferences or project facts; search agent_id "__shared__" too for facts all agents share. Returns fact texts with a count, or a "No memories found" notice. With explain: true, each fact comes as a receipt (ranks, scores, fact_id, confidence). A weak-match note names nearby stored vocabulary: reformulate once, and record lasting synonyms with memory_alias. To store facts use memory_add; to correct, retire or pin them use memory_reflect.',
+    annotations: { title: 'Search memory', ...readOnly },
+  },
+  memory_search_batch: {
+    title: 'Search memory with several queries at once',
+    description:
+      'Answer several questions against one agent\'s memory in one call; the queries run concurrently under one ranking policy. Use it whenever you hold more than one open question (memory_search for exactly one). Returns `merged`, a best-first list in which a fact that answers several queries appears once, and `per_query` with each query\'s own facts; a failing query reports its error in its own entry while the others still return.',
+    annotations: { title: 'Search memory with several queries at once', ...readOnly },
+  },
+  memory_add: {
+    title: 'Store a durable fact',
+    description:
+      'Store one durable fact in an agent\'s memory so later sessions can recall it. Call it as soon as you learn a decision, preference, convention, correction or hard-won gotcha — one atomic, self-contained sentence per call, never transcripts or secrets. To replace or retire an existing fact use memory_reflect. With a confidence label the result also returns the new fact_id.',
+    annotations: { title: 'Store a durable fact', ...additive },
+  },
+  memory_alias: {
+    title: 'Teach memory a synonym',
+    description:
+      'Declare that a term means the same as other words in an agent\'s memory, so later searches using either side reach the same facts. Use it when a search missed because your wording differs from the stored wording (the weak-match note suggests candidates). Aliases are never returned as facts.',
+    annotations: { title: 'Teach memory a synonym', ...additive },
+  },
+  checkpoint_save: {
+    title: 'Save a session checkpoint',
+    description:
+      'Save an agent\'s working state (a JSON object, as a string) so a later session can continue with checkpoint_resume. Use it before stopping mid-task or before a risky step. Each save is a new checkpoint; resume returns the newest. Returns the checkpoint id and its creation time (RFC 3339).',
+    annotations: { title: 'Save a session checkpoint', ...additive },
+  },
+  checkpoint_resume: {
+    title: 'Load the latest checkpoint',
+    description:
+      'Read an agent\'s most recent checkpoint without changing anything: its id, creation time (RFC 3339), saved state and, when the state had a messages list, its length. Call it at the start of a session to resume interrupted work. With no checkpoint: on_missing "error" (default) returns a tool error, on_missing "empty" a successful {"found": false, "agent_id"} result.',
+    annotations: { title: 'Load the latest checkpoint', ...readOnly },
+  },
+  memory_reflect: {
+    title: 'Curate memory',
+    description:
+      'Curate an agent\'s memory: add a fact, update (replace) a stale or wrong one, forget (retire) one, pin or unpin one, or link an entity to one. Name the existing fact in target by fact_id (from explain receipts) or by its exact text. Supply agent_id (or the deprecated agent): at least one is required, each supplied one must be a non-empty, non-whitespace string, and agent_id wins when both are valid. Retired facts are kept as tombstones, never hard-deleted. confidence is accepted on add and update only.',
+    annotations: { title: 'Curate memory', ...destructive },
+  },
+};
+
+export const TOOL_NAMES = Object.keys(INPUT_SCHEMAS) as ToolName[];
+
+/** The tools/list entries. */
+export const TOOLS: Tool[] = TOOL_NAMES.map((name) => ({
+  name,
+  title: TEXT[name].title,
+  description: TEXT[name].description,
+  inputSchema: INPUT_SCHEMAS[name] as Tool['inputSchema'],
+  outputSchema: OUTPUT_SCHEMAS[name] as Tool['outputSchema'],
+  annotations: TEXT[name].annotations,
+}));
+
+export const isToolName = (name: string): name is ToolName => Object.hasOwn(INPUT_SCHEMAS, name);

@@ -1,0 +1,85 @@
+// `engram mcp` (stdio) with the SDK's own Client: the whole wire contract against a real
+// `engram mcp` process in front of a real daemon, then the start-up behaviour: no daemon → it
+// starts one and says so on stderr; a second `engram mcp` shares that daemon.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import type { Discovery } from '../shared/discovery.ts';
+import { removeDir, startDaemon, tempDataDir, waitFor } from './fixtures/daemon.ts';
+import { openStdio } from './fixtures/mcp.ts';
+import { describeMcpContract } from './fixtures/mcp-contract.ts';
+
+describeMcpContract('stdio (engram mcp)', async () => {
+  const daemon = await startDaemon();
+  const session = await openStdio(['--data-dir', daemon.dataDir]);
+  return {
+    session,
+    daemon,
+    async close() {
+      await session.close();
+      await daemon.stop();
+      removeDir(daemon.dataDir);
+    },
+  };
+});
+
+describe('engram mcp start-up', () => {
+  const dirs: string[] = [];
+  const pids: number[] = [];
+  afterAll(async () => {
+    // Stop the daemons these tests made engram mcp start (by pid, from their discovery files).
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    }
+    for (const pid of pids) await waitFor(async () => (isAlive(pid) ? undefined : true), 30_000);
+    dirs.forEach(removeDir);
+  });
+
+  test('with no daemon serving the data dir it starts one, says so on stderr, and a second engram mcp shares it', async () => {
+    // A data dir that does not exist yet: engram mcp must create it for the daemon it starts.
+    const root = tempDataDir('engram-mcp-autostart-');
+    dirs.push(root);
+    const dataDir = join(root, 'data');
+    const first = await openStdio(['--data-dir', dataDir], { ENGRAM_EMBEDDER: 'none' });
+    const discovery = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as Discovery;
+    pids.push(discovery.pid);
+    expect(first.stderr()).toMatch(new RegExp(`no daemon was serving ${escape(dataDir)}; started one \\(pid ${discovery.pid}`));
+    expect(existsSync(join(dataDir, 'daemon.log'))).toBe(true);
+    await first.ok('memory_add', { agent_id: 'agent-a', text: 'Started on demand by engram mcp' });
+
+    const second = await openStdio(['--data-dir', dataDir], { ENGRAM_EMBEDDER: 'none' });
+    expect(second.stderr()).not.toMatch(/started one/);
+    expect((await second.ok('memory_search', { agent_id: 'agent-a', query: 'started on demand' })).facts).toEqual(['Started on demand by engram mcp']);
+    await Promise.all([first.close(), second.close()]);
+    // The daemon outlives its MCP sessions: it is shared, not owned.
+    expect(isAlive(discovery.pid)).toBe(true);
+  });
+
+  test('--address names a daemon directly and never starts one', async () => {
+    const daemon = await startDaemon();
+    dirs.push(daemon.dataDir);
+    const session = await openStdio(['--address', daemon.discovery.address, '--data-dir', join(daemon.dataDir, 'unused')]);
+    await session.ok('memory_add', { agent_id: 'by-address', text: 'Reached through --address' });
+    expect(session.stderr()).not.toMatch(/started one/);
+    expect(existsSync(join(daemon.dataDir, 'unused'))).toBe(false);
+    await session.close();
+    await daemon.stop();
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
