@@ -1,6 +1,8 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { ConfidenceRanking, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+export type { ConfidenceRanking, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import type { RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
@@ -31,39 +33,8 @@ export interface Fact {
   embedder: string;
 }
 
-export interface SignalWeights {
-  vector: number;
-  keyword: number;
-  recency: number;
-}
 
-export interface RetrievalMetadata {
-  weights: SignalWeights;
-  signals: string[];
-  eligibleCount: number;
-  keywordCandidates: number;
-  vectorCandidates: number;
-  embedder: string;
-  rrfK: number;
-  notes: string[];
-  minRelevance: number;
-  filtered: boolean;
-  expandedTerms: string[];
-  vectorSearched: number;
-  /** The effective confidence options (absent on legacy calls). */
-  minConfidence?: string;
-  confidenceWeight?: number;
-  policy: string;
-  kg: string;
-}
 
-export interface WeakMatchFeedback {
-  queryTerms: number;
-  knownTerms: number;
-  unknownTerms: string[];
-  nearbyTerms: string[];
-  advice: string;
-}
 
 export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
   return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
@@ -82,30 +53,7 @@ export interface Receipt {
   ranking?: ConfidenceRanking;
 }
 
-export interface ConfidenceRanking {
-  baseScore: number;
-  finalScore: number;
-  factor: number;
-  effectiveConfidence: string;
-  confidenceValue: number;
-  confidenceWeight: number;
-  policy: string;
-}
 
-export interface Stats {
-  factCount: number;
-  liveCount: number;
-  retiredCount: number;
-  pinnedCount: number;
-  textBytes: number;
-  oldestCreatedAt: number;
-  newestCreatedAt: number;
-  agentCount: number;
-  vectorCount: number;
-  pendingEmbeddings: number;
-  storeBytes: number;
-  embedder: string;
-}
 
 const KIND_NAMES: Record<number, Fact['kind']> = { [FactKind.ALIAS]: 'alias', [FactKind.SUMMARY]: 'summary' };
 

@@ -3,13 +3,8 @@
 // advice only: it never changes the returned facts or their order.
 import type { NamespaceIndex } from '../index/namespace.ts';
 
-export interface WeakMatchFeedback {
-  queryTerms: number;
-  knownTerms: number;
-  unknownTerms: string[];
-  nearbyTerms: string[];
-  advice: string;
-}
+export type { WeakMatchFeedback } from '../../shared/model.ts';
+import type { WeakMatchFeedback } from '../../shared/model.ts';
 
 /** Below this share of known query terms, a match counts as weak. */
 const WEAK_SHARE = 0.5;

@@ -3,11 +3,8 @@
 
 export const RRF_K = 60;
 
-export interface SignalWeights {
-  vector: number;
-  keyword: number;
-  recency: number;
-}
+export type { SignalWeights } from '../../shared/model.ts';
+import type { SignalWeights } from '../../shared/model.ts';
 
 /** Unset weights mean these defaults; an explicit 0 turns a signal off. */
 export const DEFAULT_WEIGHTS: Readonly<SignalWeights> = { vector: 1.0, keyword: 1.0, recency: 0.5 };

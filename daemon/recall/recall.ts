@@ -21,25 +21,8 @@ export interface PreparedQuery {
   vectorNote?: string;
 }
 
-export interface RetrievalMetadata {
-  weights: SignalWeights;
-  signals: string[];
-  eligibleCount: number;
-  keywordCandidates: number;
-  vectorCandidates: number;
-  vectorSearched: number;
-  embedder: string;
-  rrfK: number;
-  notes: string[];
-  minRelevance: number;
-  filtered: boolean;
-  expandedTerms: string[];
-  /** The effective confidence options; absent on legacy calls. */
-  minConfidence?: string;
-  confidenceWeight?: number;
-  policy: string;
-  kg: string;
-}
+export type { RetrievalMetadata } from '../../shared/model.ts';
+import type { RetrievalMetadata } from '../../shared/model.ts';
 
 export interface SearchRequest {
   agentId: string;

@@ -19,15 +19,8 @@ export interface Receipt {
   ranking?: ConfidenceRanking;
 }
 
-export interface ConfidenceRanking {
-  baseScore: number;
-  finalScore: number;
-  factor: number;
-  effectiveConfidence: string;
-  confidenceValue: number;
-  confidenceWeight: number;
-  policy: string;
-}
+export type { ConfidenceRanking } from '../../shared/model.ts';
+import type { ConfidenceRanking } from '../../shared/model.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -7,20 +7,8 @@ import { namespaceRange } from './keys.ts';
 import { decodeFact } from './record.ts';
 import { isIndexed } from '../index/derive.ts';
 
-export interface Stats {
-  factCount: number;
-  liveCount: number;
-  retiredCount: number;
-  pinnedCount: number;
-  textBytes: number;
-  oldestCreatedAt: number;
-  newestCreatedAt: number;
-  agentCount: number;
-  vectorCount: number;
-  pendingEmbeddings: number;
-  storeBytes: number;
-  embedder: string;
-}
+export type { Stats } from '../../shared/model.ts';
+import type { Stats } from '../../shared/model.ts';
 
 export async function computeStats(memory: Memory, agentId: string | undefined): Promise<Stats> {
   const stats: Stats = {

@@ -4,11 +4,9 @@
 // records (after a field rename, see daemon/http/rest/json.ts) both fit without either side
 // importing the other.
 
-export interface SignalWeightsView {
-  vector: number;
-  keyword: number;
-  recency: number;
-}
+import type { RetrievalMetadata, SignalWeights, Stats } from '../model.ts';
+
+export type SignalWeightsView = SignalWeights;
 
 export interface FactView {
   id: string;
@@ -33,25 +31,7 @@ export interface FactView {
   strength: number;
 }
 
-export interface RetrievalView {
-  weights: SignalWeightsView;
-  signals: string[];
-  eligibleCount: number;
-  keywordCandidates: number;
-  vectorCandidates: number;
-  vectorSearched: number;
-  embedder: string;
-  rrfK: number;
-  notes: string[];
-  minRelevance: number;
-  filtered: boolean;
-  expandedTerms: string[];
-  minConfidence?: string;
-  confidenceWeight?: number;
-  /** "" on legacy calls: the confidence keys are then omitted. */
-  policy: string;
-  kg: string;
-}
+export type RetrievalView = RetrievalMetadata;
 
 export interface ReceiptView {
   text: string;
@@ -63,20 +43,7 @@ export interface ReceiptView {
   ranking?: { baseScore: number; finalScore: number; factor: number; effectiveConfidence: string; confidenceWeight: number; policy: string };
 }
 
-export interface StatsView {
-  factCount: number;
-  liveCount: number;
-  retiredCount: number;
-  pinnedCount: number;
-  textBytes: number;
-  oldestCreatedAt: number;
-  newestCreatedAt: number;
-  agentCount: number;
-  vectorCount: number;
-  pendingEmbeddings: number;
-  storeBytes: number;
-  embedder: string;
-}
+export type StatsView = Stats;
 
 export interface FeedbackView {
   queryTerms: number;

@@ -1,0 +1,70 @@
+// The shapes both sides of the protocol speak in plain TypeScript (numbers for times, no bigint):
+// the daemon's core produces them, the client library hands them to apps, and the JSON front
+// doors print them. One definition each, so the three cannot drift apart.
+
+export interface SignalWeights {
+  vector: number;
+  keyword: number;
+  recency: number;
+}
+
+/** How a recall was made: returned with every recall so a caller can see why results came back. */
+export interface RetrievalMetadata {
+  weights: SignalWeights;
+  /** Signals that ran, in fixed order: vector, keyword, recency. */
+  signals: string[];
+  eligibleCount: number;
+  keywordCandidates: number;
+  vectorCandidates: number;
+  /** Vector neighbours searched in the end (after widening for filters). */
+  vectorSearched: number;
+  embedder: string;
+  rrfK: number;
+  /** Why a signal did not run. */
+  notes: string[];
+  minRelevance: number;
+  filtered: boolean;
+  /** Query terms added by aliases. */
+  expandedTerms: string[];
+  /** The effective confidence options; absent on legacy calls. */
+  minConfidence?: string;
+  confidenceWeight?: number;
+  /** "confidence-v1" when confidence options were in effect, else "". */
+  policy: string;
+  kg: string;
+}
+
+/** The weak-match block: advice only, it never changes the returned facts or their order. */
+export interface WeakMatchFeedback {
+  queryTerms: number;
+  knownTerms: number;
+  unknownTerms: string[];
+  nearbyTerms: string[];
+  advice: string;
+}
+
+/** How a receipt's final score was made when confidence options were in effect. */
+export interface ConfidenceRanking {
+  baseScore: number;
+  finalScore: number;
+  factor: number;
+  effectiveConfidence: string;
+  confidenceValue: number;
+  confidenceWeight: number;
+  policy: string;
+}
+
+export interface Stats {
+  factCount: number;
+  liveCount: number;
+  retiredCount: number;
+  pinnedCount: number;
+  textBytes: number;
+  oldestCreatedAt: number;
+  newestCreatedAt: number;
+  agentCount: number;
+  vectorCount: number;
+  pendingEmbeddings: number;
+  storeBytes: number;
+  embedder: string;
+}
