@@ -1,68 +1,56 @@
 // The full recall contract (issue: recall engine): weights, relevance floor, batch, aliases,
-// weak-match feedback, event time and filters — against a real daemon.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CapabilityError, type EngramClient } from '../client/index.ts';
-import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+// weak-match feedback, event time and filters — against a real env.daemon.
+import { describe, expect, test } from 'vitest';
+import { CapabilityError } from '../client/index.ts';
+import { removeDir, startDaemon, useDaemon } from './fixtures/daemon.ts';
 
-let daemon: DaemonProcess;
-let client: EngramClient;
+const env = useDaemon({ embedder: 'local' });
 const DAY = 86_400_000;
-
-beforeAll(async () => {
-  daemon = await startDaemon({ embedder: 'local' });
-  client = await daemon.client();
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  removeDir(daemon.dataDir);
-});
 
 async function putAll(agent: string, texts: string[]): Promise<string[]> {
   const ids: string[] = [];
-  for (const text of texts) ids.push((await client.put(agent, text)).fact.id);
+  for (const text of texts) ids.push((await env.client.put(agent, text)).fact.id);
   return ids;
 }
 
 describe('signal weights and relevance floor', () => {
   test('recency-only weights return the K newest facts, newest first', async () => {
     const ids = await putAll('w-recency', Array.from({ length: 12 }, (_, i) => `ledger entry ${i} about apples`));
-    const { facts, retrieval } = await client.recall('w-recency', 'apples', { topK: 5, weights: { vector: 0, keyword: 0 } });
+    const { facts, retrieval } = await env.client.recall('w-recency', 'apples', { topK: 5, weights: { vector: 0, keyword: 0 } });
     expect(facts.map((f) => f.id)).toEqual(ids.slice(-5).reverse());
     expect(retrieval.signals).toEqual(['recency']);
   });
 
   test('keyword-only weights put a keyword match first regardless of age', async () => {
-    await client.put('w-keyword', 'The boiler service code is 4471');
+    await env.client.put('w-keyword', 'The boiler service code is 4471');
     await putAll('w-keyword', Array.from({ length: 10 }, (_, i) => `newer unrelated note ${i}`));
-    const { facts, retrieval } = await client.recall('w-keyword', 'boiler code', { topK: 3, weights: { vector: 0, recency: 0, keyword: 1 } });
+    const { facts, retrieval } = await env.client.recall('w-keyword', 'boiler code', { topK: 3, weights: { vector: 0, recency: 0, keyword: 1 } });
     expect(facts[0]!.text).toBe('The boiler service code is 4471');
     expect(retrieval.signals).toEqual(['keyword']);
     expect(retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0 });
   });
 
   test('unset weights keep the defaults; an explicit 0 turns only that signal off', async () => {
-    const { retrieval } = await client.recall('w-keyword', 'boiler', { weights: { recency: 0 } });
+    const { retrieval } = await env.client.recall('w-keyword', 'boiler', { weights: { recency: 0 } });
     expect(retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0 });
     expect(retrieval.signals).toEqual(['vector', 'keyword']);
   });
 
   test('min_relevance 0 returns exactly top_k; > 0 cuts relative to the top score and keeps the top', async () => {
-    expect((await client.recall('w-keyword', 'boiler code', { topK: 8, minRelevance: 0 })).facts).toHaveLength(8);
-    const { receipts } = await client.recallExplain('w-keyword', 'boiler code', { topK: 8, minRelevance: 0.6 });
+    expect((await env.client.recall('w-keyword', 'boiler code', { topK: 8, minRelevance: 0 })).facts).toHaveLength(8);
+    const { receipts } = await env.client.recallExplain('w-keyword', 'boiler code', { topK: 8, minRelevance: 0.6 });
     expect(receipts.length).toBeGreaterThanOrEqual(1);
     expect(receipts.length).toBeLessThan(8);
     const top = receipts[0]!.weight;
     for (const r of receipts) expect(r.weight).toBeGreaterThanOrEqual(top * 0.6);
-    const strict = await client.recall('w-keyword', 'boiler code', { topK: 8, minRelevance: 1 });
+    const strict = await env.client.recall('w-keyword', 'boiler code', { topK: 8, minRelevance: 1 });
     expect(strict.facts.map((f) => f.text)).toEqual(['The boiler service code is 4471']);
   });
 
   test('out-of-range options are rejected with the field named', async () => {
-    await expect(client.recall('w-keyword', 'x', { minRelevance: 1.5 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.min_relevance' });
-    await expect(client.recall('w-keyword', 'x', { weights: { keyword: -1 } })).rejects.toMatchObject({ field: 'options.signal_weights.keyword' });
-    await expect(client.recall('w-keyword', 'x', { weights: { keyword: 0, vector: 0, recency: 0 } })).rejects.toMatchObject({ field: 'options.signal_weights' });
+    await expect(env.client.recall('w-keyword', 'x', { minRelevance: 1.5 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.min_relevance' });
+    await expect(env.client.recall('w-keyword', 'x', { weights: { keyword: -1 } })).rejects.toMatchObject({ field: 'options.signal_weights.keyword' });
+    await expect(env.client.recall('w-keyword', 'x', { weights: { keyword: 0, vector: 0, recency: 0 } })).rejects.toMatchObject({ field: 'options.signal_weights' });
   });
 });
 
@@ -70,7 +58,7 @@ describe('BatchRecall', () => {
   test('results come in input order; a bad query fails only its own slot', async () => {
     await putAll('batch', ['Kim owns a red bicycle', 'Kim is learning Spanish', 'The office plant needs water weekly']);
     const tooLong = 'x'.repeat(40_000);
-    const res = await client.batchRecall('batch', ['bicycle', tooLong, 'Spanish'], { topK: 2 });
+    const res = await env.client.batchRecall('batch', ['bicycle', tooLong, 'Spanish'], { topK: 2 });
     expect(res.results.map((r) => r.query)).toEqual(['bicycle', tooLong, 'Spanish']);
     expect(res.results[0]!.facts[0]!.text).toBe('Kim owns a red bicycle');
     expect(res.results[1]!.error).toMatch(/queries\[1\]/);
@@ -79,7 +67,7 @@ describe('BatchRecall', () => {
   });
 
   test('merged orders by best input rank, then queries hit, then first appearance', async () => {
-    const res = await client.batchRecall('batch', ['Kim bicycle', 'Kim Spanish'], { topK: 3 });
+    const res = await env.client.batchRecall('batch', ['Kim bicycle', 'Kim Spanish'], { topK: 3 });
     const lists = res.results.map((r) => r.facts.map((f) => f.id));
     const best = (id: string) => Math.min(...lists.map((l) => (l.includes(id) ? l.indexOf(id) : Infinity)));
     const hits = (id: string) => lists.filter((l) => l.includes(id)).length;
@@ -96,24 +84,24 @@ describe('BatchRecall', () => {
 describe('aliases', () => {
   test('single-token pairs expand both ways; multi-token equivalents forward only', async () => {
     await putAll('alias', ['Our kubernetes cluster runs on three nodes', 'Each employee gets 25 days of paid time off', 'k8s upgrades happen monthly']);
-    await client.alias('alias', 'k8s', ['kubernetes']);
-    await client.alias('alias', 'pto', ['paid time off']);
+    await env.client.alias('alias', 'k8s', ['kubernetes']);
+    await env.client.alias('alias', 'pto', ['paid time off']);
     const kw = { weights: { vector: 0, recency: 0, keyword: 1 }, topK: 5 };
-    const viaAlias = await client.recall('alias', 'k8s', kw);
+    const viaAlias = await env.client.recall('alias', 'k8s', kw);
     expect(viaAlias.facts.map((f) => f.text)).toContain('Our kubernetes cluster runs on three nodes');
     expect(viaAlias.retrieval.expandedTerms).toEqual(['kubernet']);
-    const reverse = await client.recall('alias', 'kubernetes', kw);
+    const reverse = await env.client.recall('alias', 'kubernetes', kw);
     expect(reverse.facts.map((f) => f.text)).toContain('k8s upgrades happen monthly');
-    expect((await client.recall('alias', 'pto', kw)).facts[0]!.text).toBe('Each employee gets 25 days of paid time off');
-    const noReverse = await client.recall('alias', 'paid time off', kw);
+    expect((await env.client.recall('alias', 'pto', kw)).facts[0]!.text).toBe('Each employee gets 25 days of paid time off');
+    const noReverse = await env.client.recall('alias', 'paid time off', kw);
     expect(noReverse.retrieval.expandedTerms).toEqual([]);
   });
 
   test('alias records are never returned, never counted, never embedded', async () => {
-    const recency = await client.recall('alias', '', { weights: { vector: 0, keyword: 0 }, topK: 50 });
+    const recency = await env.client.recall('alias', '', { weights: { vector: 0, keyword: 0 }, topK: 50 });
     expect(recency.facts.every((f) => f.kind === 'fact')).toBe(true);
     expect(recency.facts.some((f) => f.text.includes(' = '))).toBe(false);
-    const listed = (await client.list('alias')).facts.filter((f) => f.kind === 'alias');
+    const listed = (await env.client.list('alias')).facts.filter((f) => f.kind === 'alias');
     expect(listed).toHaveLength(2);
     expect(listed.every((f) => f.embedder === '')).toBe(true);
     // Document frequencies ignore alias records: the eligible count is the 3 real facts.
@@ -121,25 +109,25 @@ describe('aliases', () => {
   });
 
   test('a superseded alias stops expanding', async () => {
-    const { fact } = await client.alias('alias-retire', 'vpn', ['tunnel']);
-    await client.put('alias-retire', 'The tunnel password rotates weekly');
-    expect((await client.recall('alias-retire', 'vpn', { weights: { vector: 0, recency: 0 } })).retrieval.expandedTerms).toEqual(['tunnel']);
-    await client.forget('alias-retire', fact.id);
-    const after = await client.recallExplain('alias-retire', 'vpn', { weights: { vector: 0, recency: 0 } });
+    const { fact } = await env.client.alias('alias-retire', 'vpn', ['tunnel']);
+    await env.client.put('alias-retire', 'The tunnel password rotates weekly');
+    expect((await env.client.recall('alias-retire', 'vpn', { weights: { vector: 0, recency: 0 } })).retrieval.expandedTerms).toEqual(['tunnel']);
+    await env.client.forget('alias-retire', fact.id);
+    const after = await env.client.recallExplain('alias-retire', 'vpn', { weights: { vector: 0, recency: 0 } });
     expect(after.retrieval.expandedTerms).toEqual([]);
     expect(after.receipts.every((r) => r.ranks.keywordRank === 0)).toBe(true);
   });
 
   test('an alias term with no searchable word is rejected', async () => {
-    await expect(client.alias('alias', 'the', ['a thing'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'term' });
+    await expect(env.client.alias('alias', 'the', ['a thing'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'term' });
   });
 });
 
 describe('weak-match feedback', () => {
   test('a query that barely overlaps the vocabulary gets feedback, and the same facts in the same order', async () => {
     await putAll('weak', ['The quarterly budget review is on Thursday', 'Budget owners must submit forecasts']);
-    const withOptions = await client.recall('weak', 'budjet foracast', { minRelevance: 0 });
-    const legacy = await client.recall('weak', 'budjet foracast');
+    const withOptions = await env.client.recall('weak', 'budjet foracast', { minRelevance: 0 });
+    const legacy = await env.client.recall('weak', 'budjet foracast');
     expect(withOptions.facts.map((f) => f.id)).toEqual(legacy.facts.map((f) => f.id));
     expect(withOptions.feedback).toBeDefined();
     expect(withOptions.feedback!.knownTerms).toBe(0);
@@ -150,7 +138,7 @@ describe('weak-match feedback', () => {
   });
 
   test('a well-matched query gets no feedback', async () => {
-    expect((await client.recall('weak', 'budget review', { minRelevance: 0 })).feedback).toBeUndefined();
+    expect((await env.client.recall('weak', 'budget review', { minRelevance: 0 })).feedback).toBeUndefined();
   });
 });
 
@@ -158,42 +146,42 @@ describe('event time and filters', () => {
   const now = Date.now();
 
   test('recency ranks by occurred_at when a fact has one', async () => {
-    await client.put('event', 'trip to Lisbon', { occurredAt: now - 300 * DAY });
-    await client.put('event', 'trip to Oslo', { occurredAt: now - 2 * DAY });
-    await client.put('event', 'trip to Rome', { occurredAt: now - 40 * DAY });
-    const { facts } = await client.recall('event', '', { weights: { vector: 0, keyword: 0 }, topK: 3 });
+    await env.client.put('event', 'trip to Lisbon', { occurredAt: now - 300 * DAY });
+    await env.client.put('event', 'trip to Oslo', { occurredAt: now - 2 * DAY });
+    await env.client.put('event', 'trip to Rome', { occurredAt: now - 40 * DAY });
+    const { facts } = await env.client.recall('event', '', { weights: { vector: 0, keyword: 0 }, topK: 3 });
     expect(facts.map((f) => f.text)).toEqual(['trip to Oslo', 'trip to Rome', 'trip to Lisbon']);
   });
 
   test('window_days keeps only facts whose event time is recent', async () => {
-    const { facts, retrieval } = await client.recall('event', 'trip', { filters: { windowDays: 60 } });
+    const { facts, retrieval } = await env.client.recall('event', 'trip', { filters: { windowDays: 60 } });
     expect(facts.map((f) => f.text).sort()).toEqual(['trip to Oslo', 'trip to Rome']);
     expect(retrieval.filtered).toBe(true);
     expect(retrieval.eligibleCount).toBe(2);
   });
 
   test('occurred and created ranges filter before ranking', async () => {
-    const occurred = await client.recall('event', 'trip', { filters: { occurredBefore: now - 30 * DAY } });
+    const occurred = await env.client.recall('event', 'trip', { filters: { occurredBefore: now - 30 * DAY } });
     expect(occurred.facts.map((f) => f.text).sort()).toEqual(['trip to Lisbon', 'trip to Rome']);
-    const created = await client.recall('event', 'trip', { filters: { createdAfter: now + DAY } });
+    const created = await env.client.recall('event', 'trip', { filters: { createdAfter: now + DAY } });
     expect(created.facts).toEqual([]);
   });
 
   test('tags: any and all', async () => {
-    await client.put('tags', 'alpha report', { tags: ['work', 'q1'] });
-    await client.put('tags', 'beta report', { tags: ['work'] });
-    await client.put('tags', 'gamma report', { tags: ['home'] });
-    const any = await client.recall('tags', 'report', { filters: { tagsAny: ['q1', 'home'] } });
+    await env.client.put('tags', 'alpha report', { tags: ['work', 'q1'] });
+    await env.client.put('tags', 'beta report', { tags: ['work'] });
+    await env.client.put('tags', 'gamma report', { tags: ['home'] });
+    const any = await env.client.recall('tags', 'report', { filters: { tagsAny: ['q1', 'home'] } });
     expect(any.facts.map((f) => f.text).sort()).toEqual(['alpha report', 'gamma report']);
-    const all = await client.recall('tags', 'report', { filters: { tagsAll: ['work', 'q1'] } });
+    const all = await env.client.recall('tags', 'report', { filters: { tagsAll: ['work', 'q1'] } });
     expect(all.facts.map((f) => f.text)).toEqual(['alpha report']);
   });
 
   test('a filtered vector search finds eligible facts past ineligible neighbours (exact over a small eligible set)', async () => {
     // 150 near-identical facts crowd the neighbourhood of the query; the one eligible fact is tagged.
-    for (let i = 0; i < 150; i++) await client.put('widen', `coffee espresso beans roast number ${i}`);
-    await client.put('widen', 'tea leaves from the mountain garden', { tags: ['keep'] });
-    const { receipts, retrieval } = await client.recallExplain('widen', 'coffee espresso roast', {
+    for (let i = 0; i < 150; i++) await env.client.put('widen', `coffee espresso beans roast number ${i}`);
+    await env.client.put('widen', 'tea leaves from the mountain garden', { tags: ['keep'] });
+    const { receipts, retrieval } = await env.client.recallExplain('widen', 'coffee espresso roast', {
       filters: { tagsAny: ['keep'] },
       weights: { keyword: 0, recency: 0, vector: 1 },
     });

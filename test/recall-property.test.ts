@@ -1,24 +1,12 @@
 // Property: for random stores and random queries and options, recall returns a total,
 // repeatable order with no duplicate text and no ineligible fact (fast-check, real daemon).
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { EngramClient, Fact, RecallOptions, Receipt } from '../client/index.ts';
-import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+import { expect, test } from 'vitest';
+import type { Fact, RecallOptions, Receipt } from '../client/index.ts';
+import { useDaemon } from './fixtures/daemon.ts';
 
-let daemon: DaemonProcess;
-let client: EngramClient;
+const env = useDaemon({ embedder: 'local' });
 let namespaceCounter = 0;
-
-beforeAll(async () => {
-  daemon = await startDaemon({ embedder: 'local' });
-  client = await daemon.client();
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  removeDir(daemon.dataDir);
-});
 
 const WORDS = ['river', 'stone', 'garden', 'coffee', 'meeting', 'budget', 'piano', 'winter', 'train', 'letter', 'blue', 'quick'];
 const TAGS = ['a', 'b', 'c'];
@@ -75,15 +63,15 @@ test('recall is total, repeatable, distinct and eligible for random stores and q
       async (facts, queryWords, options) => {
         const agent = `prop-${namespaceCounter++}`;
         for (const f of facts) {
-          const { fact } = await client.put(agent, f.words.join(' '), {
+          const { fact } = await env.client.put(agent, f.words.join(' '), {
             tags: f.tags,
             occurredAt: f.occurredDay === undefined ? undefined : BASE + f.occurredDay * DAY,
           });
-          if (f.forget) await client.forget(agent, fact.id);
+          if (f.forget) await env.client.forget(agent, fact.id);
         }
         const query = queryWords.join(' ');
-        const first = await client.recallExplain(agent, query, options);
-        const second = await client.recallExplain(agent, query, options);
+        const first = await env.client.recallExplain(agent, query, options);
+        const second = await env.client.recallExplain(agent, query, options);
         const ids = first.receipts.map((r) => r.fact.id);
 
         expect(second.receipts.map((r) => r.fact.id)).toEqual(ids);
@@ -93,7 +81,7 @@ test('recall is total, repeatable, distinct and eligible for random stores and q
         expect(ids.length).toBeLessThanOrEqual(options.topK!);
         if ((options.minRelevance ?? 0) === 0) {
           const all: Fact[] = [];
-          for await (const f of client.listAll(agent)) all.push(f);
+          for await (const f of env.client.listAll(agent)) all.push(f);
           const distinct = new Set(all.filter((f) => eligible(f, options)).map((f) => f.text)).size;
           expect(ids.length).toBe(Math.min(options.topK!, distinct));
         }

@@ -1,21 +1,9 @@
-// Recall's ordering guarantees (seed 000, "Recall result ordering"), against a real daemon.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { EngramClient, Receipt } from '../client/index.ts';
-import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+// Recall's ordering guarantees (seed 000, "Recall result ordering"), against a real env.daemon.
+import { describe, expect, test } from 'vitest';
+import type { Receipt } from '../client/index.ts';
+import { useDaemon } from './fixtures/daemon.ts';
 
-let daemon: DaemonProcess;
-let client: EngramClient;
-
-beforeAll(async () => {
-  daemon = await startDaemon({ embedder: 'local' });
-  client = await daemon.client();
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  removeDir(daemon.dataDir);
-});
+const env = useDaemon({ embedder: 'local' });
 
 const TOPICS = ['coffee', 'deploy', 'garden', 'invoice', 'piano', 'router', 'hiking', 'tax'];
 
@@ -23,7 +11,7 @@ async function seed(agent: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const topic = TOPICS[i % TOPICS.length];
-    ids.push((await client.put(agent, `note ${i} about ${topic} and the ${TOPICS[(i * 3) % TOPICS.length]} plan`)).fact.id);
+    ids.push((await env.client.put(agent, `note ${i} about ${topic} and the ${TOPICS[(i * 3) % TOPICS.length]} plan`)).fact.id);
   }
   return ids;
 }
@@ -51,27 +39,27 @@ function isTotalOrder(receipts: Receipt[]): boolean {
 describe('deterministic order', () => {
   test('the same query returns the same facts in the same order on every call', async () => {
     await seed('order', 60);
-    const first = (await client.recall('order', 'coffee plan', { topK: 20 })).facts.map((f) => f.id);
+    const first = (await env.client.recall('order', 'coffee plan', { topK: 20 })).facts.map((f) => f.id);
     expect(first).toHaveLength(20);
     for (let i = 0; i < 15; i++) {
-      expect((await client.recall('order', 'coffee plan', { topK: 20 })).facts.map((f) => f.id)).toEqual(first);
+      expect((await env.client.recall('order', 'coffee plan', { topK: 20 })).facts.map((f) => f.id)).toEqual(first);
     }
   });
 
   test('results follow the total order: final score desc, created_at asc, id asc', async () => {
-    const { receipts } = await client.recallExplain('order', 'garden invoice', { topK: 30 });
+    const { receipts } = await env.client.recallExplain('order', 'garden invoice', { topK: 30 });
     expect(receipts.length).toBe(30);
     expect(isTotalOrder(receipts)).toBe(true);
   });
 
   test('facts written in the same instant order by id', async () => {
     // Written concurrently: many share a millisecond, and their texts score identically by keyword.
-    const facts = await Promise.all(Array.from({ length: 24 }, (_, i) => client.put('instant', `zephyr reading q${i + 10}`)));
+    const facts = await Promise.all(Array.from({ length: 24 }, (_, i) => env.client.put('instant', `zephyr reading q${i + 10}`)));
     const byTime = new Map<number, string[]>();
     for (const { fact } of facts) byTime.set(fact.createdAt, [...(byTime.get(fact.createdAt) ?? []), fact.id]);
     expect([...byTime.values()].some((ids) => ids.length > 1)).toBe(true);
 
-    const { receipts } = await client.recallExplain('instant', 'zephyr', { topK: 24 });
+    const { receipts } = await env.client.recallExplain('instant', 'zephyr', { topK: 24 });
     const keywordOrder = [...receipts].sort((a, b) => a.ranks.keywordRank - b.ranks.keywordRank).map((r) => r.fact.id);
     // Equal BM25 scores: keyword ranks follow created_at then id, i.e. id order.
     expect(keywordOrder).toEqual(facts.map((f) => f.fact.id).sort());
@@ -82,36 +70,36 @@ describe('deterministic order', () => {
   });
 
   test('duplicate text appears once and does not use up top_k', async () => {
-    for (let i = 0; i < 5; i++) await client.put('dups', 'The printer on floor 3 is broken');
-    await client.put('dups', 'The printer on floor 2 works');
-    await client.put('dups', 'Printer toner is in the cupboard');
-    await client.put('dups', 'Ask Sam about the printer');
-    const { facts } = await client.recall('dups', 'printer', { topK: 4 });
+    for (let i = 0; i < 5; i++) await env.client.put('dups', 'The printer on floor 3 is broken');
+    await env.client.put('dups', 'The printer on floor 2 works');
+    await env.client.put('dups', 'Printer toner is in the cupboard');
+    await env.client.put('dups', 'Ask Sam about the printer');
+    const { facts } = await env.client.recall('dups', 'printer', { topK: 4 });
     expect(facts).toHaveLength(4);
     expect(new Set(facts.map((f) => f.text)).size).toBe(4);
   });
 
   test('min top_k: absent top_k returns 8 when at least 8 distinct facts exist', async () => {
-    expect((await client.recall('order', 'note')).facts).toHaveLength(8);
+    expect((await env.client.recall('order', 'note')).facts).toHaveLength(8);
   });
 });
 
 describe('namespaces', () => {
   test('an agent never sees another agent’s facts', async () => {
-    await client.put('ns-a', 'Project Falcon launches in June');
-    await client.put('ns-b', 'Project Falcon was cancelled');
-    const a = await client.recall('ns-a', 'Project Falcon');
-    const b = await client.recall('ns-b', 'Project Falcon');
+    await env.client.put('ns-a', 'Project Falcon launches in June');
+    await env.client.put('ns-b', 'Project Falcon was cancelled');
+    const a = await env.client.recall('ns-a', 'Project Falcon');
+    const b = await env.client.recall('ns-b', 'Project Falcon');
     expect(a.facts.map((f) => f.text)).toEqual(['Project Falcon launches in June']);
     expect(b.facts.map((f) => f.text)).toEqual(['Project Falcon was cancelled']);
   });
 
   test('RecallAll interleaves agent and shared rankings by position, agent first, and dedups text', async () => {
-    for (const t of ['quarterly review A1', 'quarterly review A2', 'quarterly review A3']) await client.put('all-agent', t);
-    for (const t of ['quarterly review S1', 'quarterly review S2', 'quarterly review A2']) await client.putShared(t);
-    const agentOrder = (await client.recall('all-agent', 'quarterly review')).facts.map((f) => f.text);
-    const sharedOrder = (await client.recallShared('quarterly review')).facts.map((f) => f.text).filter((t) => t.startsWith('quarterly'));
-    const merged = (await client.recallAll('all-agent', 'quarterly review', { topK: 6 })).facts;
+    for (const t of ['quarterly review A1', 'quarterly review A2', 'quarterly review A3']) await env.client.put('all-agent', t);
+    for (const t of ['quarterly review S1', 'quarterly review S2', 'quarterly review A2']) await env.client.putShared(t);
+    const agentOrder = (await env.client.recall('all-agent', 'quarterly review')).facts.map((f) => f.text);
+    const sharedOrder = (await env.client.recallShared('quarterly review')).facts.map((f) => f.text).filter((t) => t.startsWith('quarterly'));
+    const merged = (await env.client.recallAll('all-agent', 'quarterly review', { topK: 6 })).facts;
 
     const expected: string[] = [];
     for (let i = 0; i < 3; i++) for (const t of [agentOrder[i], sharedOrder[i]]) if (t && !expected.includes(t)) expected.push(t);
@@ -124,14 +112,14 @@ describe('namespaces', () => {
 describe('explain', () => {
   test('RecallExplain returns exactly the facts and order of Recall', async () => {
     for (const query of ['coffee', 'deploy plan', 'piano hiking tax', 'nothing matches this xyzzy']) {
-      const plain = (await client.recall('order', query, { topK: 12 })).facts.map((f) => f.id);
-      const explained = (await client.recallExplain('order', query, { topK: 12 })).receipts.map((r) => r.fact.id);
+      const plain = (await env.client.recall('order', query, { topK: 12 })).facts.map((f) => f.id);
+      const explained = (await env.client.recallExplain('order', query, { topK: 12 })).receipts.map((r) => r.fact.id);
       expect(explained).toEqual(plain);
     }
   });
 
   test('every receipt reproduces its fused score from ranks, k and weights', async () => {
-    const { receipts } = await client.recallExplain('order', 'router deploy', { topK: 25 });
+    const { receipts } = await env.client.recallExplain('order', 'router deploy', { topK: 25 });
     expect(receipts.length).toBe(25);
     for (const r of receipts) {
       expect(recompute(r)).toBe(r.ranks.fusedScore);
@@ -145,12 +133,12 @@ describe('explain', () => {
 
 describe('tokenizer in recall', () => {
   test('accented and non-Latin words are searchable words', async () => {
-    await client.put('unicode', 'Rendez-vous au café à Montréal');
-    await client.put('unicode', 'Встреча в Москве в пятницу');
-    await client.put('unicode', '会議は東京で');
-    expect((await client.recall('unicode', 'café', { topK: 1 })).facts[0]!.text).toBe('Rendez-vous au café à Montréal');
-    expect((await client.recall('unicode', 'Москве', { topK: 1 })).facts[0]!.text).toBe('Встреча в Москве в пятницу');
-    const { receipts } = await client.recallExplain('unicode', 'Montréal');
+    await env.client.put('unicode', 'Rendez-vous au café à Montréal');
+    await env.client.put('unicode', 'Встреча в Москве в пятницу');
+    await env.client.put('unicode', '会議は東京で');
+    expect((await env.client.recall('unicode', 'café', { topK: 1 })).facts[0]!.text).toBe('Rendez-vous au café à Montréal');
+    expect((await env.client.recall('unicode', 'Москве', { topK: 1 })).facts[0]!.text).toBe('Встреча в Москве в пятницу');
+    const { receipts } = await env.client.recallExplain('unicode', 'Montréal');
     expect(receipts[0]!.ranks.keywordRank).toBe(1);
     expect(receipts[0]!.text).toContain('Montréal');
   });
