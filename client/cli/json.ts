@@ -1,7 +1,7 @@
 // The stable JSON shapes of `engram ... --json` (documented in README.md, "JSON output").
 // snake_case keys and RFC 3339 times, matching the MCP payloads.
 import type { DaemonInfo } from '../connection.ts';
-import type { Fact, Receipt, RetrievalMetadata, Stats, WeakMatchFeedback } from '../types.ts';
+import type { Checkpoint, Fact, Receipt, RetrievalMetadata, Stats, WeakMatchFeedback } from '../types.ts';
 
 const iso = (ms: number): string | null => (ms ? new Date(ms).toISOString() : null);
 
@@ -130,5 +130,21 @@ export function feedbackJson(f: WeakMatchFeedback | undefined) {
       nearby_terms: f.nearbyTerms,
       advice: f.advice,
     },
+  };
+}
+
+/** `checkpoint save --json`: MCP checkpoint_save's payload. */
+export function checkpointSavedJson(c: Checkpoint) {
+  return { agent_id: c.agentId, checkpoint_id: c.id, created_at: iso(c.createdAt) };
+}
+
+/** `checkpoint resume --json` and each entry of `checkpoint list --json`: MCP checkpoint_resume's
+ *  payload (message_count only when the state has a `messages` list). */
+export function checkpointJson(c: Checkpoint) {
+  return {
+    id: c.id,
+    created_at: iso(c.createdAt),
+    state: c.state,
+    ...(c.messageCount !== undefined ? { message_count: c.messageCount } : {}),
   };
 }

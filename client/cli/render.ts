@@ -28,18 +28,18 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
   receipts.forEach((r, i) => {
     const ranks = r.ranks;
     print(`${i + 1}. ${r.text}`);
-    const factor = r.ranking && r.ranking.factor !== 1 ? `${r.ranking.factor} x (` : '';
-    print(
-      `   score ${r.weight.toFixed(6)} = ${factor}` +
-        [
-          ranks.vectorRank ? `${w.vector}/(${ranks.k}+${ranks.vectorRank}) vector` : '',
-          ranks.keywordRank ? `${w.keyword}/(${ranks.k}+${ranks.keywordRank}) keyword` : '',
-          ranks.recencyRank ? `${w.recency}/(${ranks.k}+${ranks.recencyRank}) recency` : '',
-        ]
-          .filter(Boolean)
-          .join(' + ') +
-        (factor ? `)  [${r.ranking!.effectiveConfidence}, confidence weight ${r.ranking!.confidenceWeight}]` : ''),
-    );
+    const terms =
+      [
+        ranks.vectorRank ? `${w.vector}/(${ranks.k}+${ranks.vectorRank}) vector` : '',
+        ranks.keywordRank ? `${w.keyword}/(${ranks.k}+${ranks.keywordRank}) keyword` : '',
+        ranks.recencyRank ? `${w.recency}/(${ranks.k}+${ranks.recencyRank}) recency` : '',
+      ]
+        .filter(Boolean)
+        .join(' + ') || '0';
+    // With a confidence weight the score is the fused score times the confidence factor.
+    const ranking = r.ranking && r.ranking.factor !== 1 ? r.ranking : undefined;
+    const formula = ranking ? `(${terms}) x ${ranking.factor}  [${ranking.effectiveConfidence}, confidence weight ${ranking.confidenceWeight}]` : terms;
+    print(`   score ${r.weight.toFixed(6)} = ${formula}`);
     print(`   ${r.provenance.factId}, written ${day(r.provenance.writtenAt)}, ${r.ageDays.toFixed(1)} days old`);
   });
 }

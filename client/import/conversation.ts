@@ -76,19 +76,21 @@ function toFacts(agentId: string, sessions: ConversationSession[]): PendingFact[
   return facts;
 }
 
-/** Writes every turn as a fact; resolves with the fact ids in input order (sessions, then turns). */
+/** Writes every turn as a fact; resolves with the fact ids in input order (sessions, then turns)
+ *  and how many of them were already stored by an earlier run (the daemon replayed them). */
 export async function importConversation(
   client: EngramClient,
   agentId: string,
   sessions: ConversationSession[],
   options: ImportOptions = {},
-): Promise<{ factIds: string[] }> {
+): Promise<{ factIds: string[]; replayed: number }> {
   const facts = toFacts(agentId, sessions);
   const source = options.source ?? 'conversation';
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
   const factIds: string[] = new Array(facts.length);
   let next = 0;
   let done = 0;
+  let replayed = 0;
   let failed = false;
 
   const worker = async (): Promise<void> => {
@@ -96,8 +98,9 @@ export async function importConversation(
       const i = next++;
       const { text, ...fields } = facts[i]!;
       try {
-        const { fact } = await client.put(agentId, text, { ...fields, source });
+        const { fact, replayed: again } = await client.put(agentId, text, { ...fields, source });
         factIds[i] = fact.id;
+        if (again) replayed++;
       } catch (error) {
         failed = true; // stop starting new writes; the ones in flight finish
         throw error;
@@ -106,5 +109,5 @@ export async function importConversation(
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, facts.length) }, worker));
-  return { factIds };
+  return { factIds, replayed };
 }

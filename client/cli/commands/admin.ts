@@ -1,0 +1,100 @@
+// The store commands: agents, stats, status, doctor, reindex.
+import type { Command } from 'commander';
+import { readDiscovery, resolveDataDir } from '../../../shared/discovery.ts';
+import { out, printJson, withClient, type Cli } from '../context.ts';
+import { daemonJson, statsJson } from '../json.ts';
+import { ProgressBar } from '../progress.ts';
+import { printStats } from '../render.ts';
+
+export function registerAdminCommands({ program, globals, setExit }: Cli): void {
+  program
+    .command('agents')
+    .description('list agent namespaces')
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const agents = await withClient(opts, (c) => c.listAgents());
+      if (opts.json) printJson({ agents });
+      else out(agents.length ? agents.join('\n') : 'No agents yet.');
+    });
+
+  program
+    .command('stats')
+    .description('counts for one namespace, or the whole store')
+    .argument('[agent]', 'agent id (namespace)')
+    .option('--json', 'print JSON')
+    .action(async (agent: string | undefined, _o, cmd: Command) => {
+      const opts = globals(cmd);
+      const stats = await withClient(opts, (c) => c.stats(agent));
+      if (opts.json) printJson({ agent_id: agent ?? null, ...statsJson(stats) });
+      else printStats(stats, out);
+    });
+
+  program
+    .command('status')
+    .description('is the daemon up, which version, what it can do, how big the store is')
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const dataDir = resolveDataDir(opts.dataDir);
+      const discovery = opts.address ? undefined : readDiscovery(dataDir);
+      const { daemon, stats } = await withClient(opts, async (c) => ({ daemon: await c.hello(), stats: await c.stats() }));
+      if (opts.json) {
+        printJson({ data_dir: dataDir, address: opts.address ?? discovery?.address, pid: discovery?.pid ?? null, daemon: daemonJson(daemon), store: statsJson(stats) });
+        return;
+      }
+      out(`daemon    engram ${daemon.daemonVersion} (profile ${daemon.profile}), pid ${discovery?.pid ?? '?'}`);
+      out(`address   ${opts.address ?? discovery?.address}${discovery?.tcpAddress ? ` and ${discovery.tcpAddress}` : ''}`);
+      out(`data dir  ${dataDir}`);
+      out(`features  ${daemon.capabilities.join(', ') || '(none: legacy daemon)'}`);
+      out(`embedder  ${daemon.embedder}`);
+      printStats(stats, out);
+    });
+
+  program
+    .command('doctor')
+    .description('check that every derived index agrees with the facts')
+    .option('--rebuild', 'rebuild the derived indexes from the facts')
+    .option('--json', 'print JSON')
+    .action(async (o, cmd: Command) => {
+      const opts = globals(cmd);
+      const bar = new ProgressBar();
+      const report = await withClient(opts, async (c) => {
+        let last;
+        for await (const event of c.doctor({ rebuild: o.rebuild })) {
+          if (event.progress) bar.update(event.progress.phase, event.progress.done, event.progress.total);
+          if (event.report) last = event.report;
+        }
+        return last;
+      });
+      bar.done();
+      if (!report) throw new Error('the daemon ended doctor without a report');
+      if (opts.json) printJson(report);
+      else {
+        for (const check of report.checks) out(`${check.ok ? 'ok  ' : 'FAIL'}  ${check.name}: ${check.detail}`);
+        out(report.healthy ? 'healthy' : 'unhealthy: run engram doctor --rebuild');
+      }
+      if (!report.healthy) setExit(1);
+    });
+
+  program
+    .command('reindex')
+    .description("re-embed every fact with the daemon's current model (after switching --embedder); resumable")
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const bar = new ProgressBar();
+      const report = await withClient(opts, async (c) => {
+        let last;
+        for await (const event of c.reindex()) {
+          if (event.progress) bar.update(event.progress.phase, event.progress.done, event.progress.total);
+          if (event.report) last = event.report;
+        }
+        return last;
+      });
+      bar.done();
+      if (!report) throw new Error('the daemon ended reindex without a report');
+      if (opts.json) printJson({ embedded: report.embedded, already_done: report.alreadyDone, embedder: report.embedder });
+      else out(`reindexed with ${report.embedder}: ${report.embedded} facts embedded, ${report.alreadyDone} already done`);
+    });
+}

@@ -1,0 +1,98 @@
+// `engram checkpoint save|resume|list`: an agent's working state (a JSON object), saved and
+// resumed through the daemon's CheckpointService. The --json shapes are MCP's checkpoint payloads.
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { notFound } from '../../../shared/errors.ts';
+import type { Checkpoint } from '../../types.ts';
+import { out, printJson, usage, withClient, type Cli } from '../context.ts';
+import { checkpointJson, checkpointSavedJson } from '../json.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The state flags → a JSON object (a usage error when it is not one). */
+function readState(o: { state?: string; stateFile?: string }): Record<string, unknown> {
+  if (o.state !== undefined && o.stateFile !== undefined) usage('give --state or --state-file, not both');
+  let text = o.state;
+  let from = '--state';
+  if (o.stateFile !== undefined) {
+    from = `--state-file ${o.stateFile}`;
+    // Not a usage error: the flag is fine, the file is not readable (exit 1).
+    text = readFileSync(o.stateFile === '-' ? 0 : o.stateFile, 'utf8');
+  }
+  if (text === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    usage(`${from} must be a JSON object: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    usage(`${from} must be a JSON object, got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function printCheckpoint(c: Checkpoint): void {
+  const messages = c.messageCount !== undefined ? `, ${c.messageCount} messages` : '';
+  out(`checkpoint ${c.id} of "${c.agentId}", saved ${iso(c.createdAt)}${messages}`);
+  out(JSON.stringify(c.state, null, 2));
+}
+
+export function registerCheckpointCommands({ program, globals }: Cli): void {
+  const group = program
+    .command('checkpoint')
+    .description("save and resume an agent's working state (a JSON object)");
+
+  group
+    .command('save')
+    .description('save a checkpoint (the daemon keeps the newest ones per agent)')
+    .argument('<agent>', 'agent id (namespace)')
+    .option('--state <json>', 'the state, a JSON object (default {})')
+    .option('--state-file <file>', 'read the state from a file ("-" for stdin)')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, o, cmd: Command) => {
+      const opts = globals(cmd);
+      const state = readState(o);
+      const saved = await withClient(opts, (c) => c.checkpointSave(agent, state));
+      if (opts.json) printJson(checkpointSavedJson(saved));
+      else out(`saved checkpoint ${saved.id} for "${saved.agentId}"`);
+    });
+
+  group
+    .command('resume')
+    .description("print the agent's latest checkpoint")
+    .argument('<agent>', 'agent id (namespace)')
+    .addOption(new Option('--on-missing <mode>', 'no checkpoint: "error" (exit 1) or "empty" ({"found": false})').choices(['error', 'empty']).default('error'))
+    .option('--json', 'print JSON')
+    .action(async (agent: string, o, cmd: Command) => {
+      const opts = globals(cmd);
+      const latest = await withClient(opts, (c) => c.checkpointResume(agent));
+      if (!latest) {
+        if (o.onMissing === 'error') throw notFound(`no checkpoint for agent "${agent}"`);
+        if (opts.json) printJson({ found: false, agent_id: agent });
+        else out(`no checkpoint for agent "${agent}"`);
+        return;
+      }
+      if (opts.json) printJson(checkpointJson(latest));
+      else printCheckpoint(latest);
+    });
+
+  group
+    .command('list')
+    .description("the agent's checkpoints, newest first")
+    .argument('<agent>', 'agent id (namespace)')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, _o, cmd: Command) => {
+      const opts = globals(cmd);
+      const checkpoints = await withClient(opts, (c) => c.checkpointList(agent));
+      if (opts.json) {
+        printJson({ agent_id: agent, count: checkpoints.length, checkpoints: checkpoints.map(checkpointJson) });
+        return;
+      }
+      if (checkpoints.length === 0) out(`no checkpoint for agent "${agent}"`);
+      for (const c of checkpoints) {
+        const keys = Object.keys(c.state).length;
+        out(`${c.id}  ${iso(c.createdAt)}  ${keys} key${keys === 1 ? '' : 's'}${c.messageCount !== undefined ? `, ${c.messageCount} messages` : ''}`);
+      }
+    });
+}

@@ -1,0 +1,89 @@
+// `engram export <agent>`: every fact of a namespace, retired ones included, oldest first.
+// JSONL (a fact's whole record per line — `engram import` reads it back) to a file or stdout, or
+// a markdown/Obsidian vault in a directory (see io/markdown.ts).
+import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { Option, type Command } from 'commander';
+import type { EngramClient } from '../../client.ts';
+import type { Fact } from '../../types.ts';
+import { out, printJson, usage, withClient, type Cli } from '../context.ts';
+import { factJson } from '../json.ts';
+import { factNote, indexNote, type IndexEntry } from '../io/markdown.ts';
+import { ProgressBar } from '../progress.ts';
+
+/** One export line: the --json fact shape plus the embedder that made its vector. */
+export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder });
+
+async function each(c: EngramClient, agent: string, bar: ProgressBar, visit: (f: Fact) => Promise<void> | void): Promise<number> {
+  const total = (await c.stats(agent)).factCount;
+  let done = 0;
+  for await (const fact of c.listAll(agent)) {
+    await visit(fact);
+    done++;
+    bar.update('export', done, Math.max(total, done));
+  }
+  bar.done();
+  return done;
+}
+
+async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+/** JSONL to a file (written aside, then renamed: an interrupted export leaves no half file) or stdout. */
+async function exportJsonl(c: EngramClient, agent: string, path: string | undefined, bar: ProgressBar): Promise<number> {
+  if (!path) {
+    // `engram export a | head` closes the pipe early: that is the reader's choice, not a failure.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+    return each(c, agent, bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
+  }
+  const partial = `${path}.partial-${process.pid}`;
+  const stream: WriteStream = createWriteStream(partial, { mode: 0o600 });
+  try {
+    const count = await each(c, agent, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
+    stream.end();
+    await once(stream, 'finish');
+    renameSync(partial, path);
+    return count;
+  } catch (error) {
+    stream.destroy();
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
+
+async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<number> {
+  mkdirSync(dir, { recursive: true });
+  const entries: IndexEntry[] = [];
+  const count = await each(c, agent, bar, (f) => {
+    writeFileSync(join(dir, `${f.id}.md`), factNote(f));
+    entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== '', entities: f.entities });
+  });
+  writeFileSync(join(dir, 'index.md'), indexNote(agent, entries, Date.now()));
+  return count;
+}
+
+export function registerExportCommand({ program, globals }: Cli): void {
+  program
+    .command('export')
+    .description('export every fact of a namespace (retired ones too) as JSONL, or as a markdown/Obsidian vault')
+    .argument('<agent>', 'agent id (namespace)')
+    .addOption(new Option('--format <format>', 'jsonl (engram import reads it back) or markdown (one note per fact)').choices(['jsonl', 'markdown']).default('jsonl'))
+    .option('--out <path>', 'the file (jsonl; default stdout) or the directory (markdown, required)')
+    .option('--json', 'print a JSON summary (needs --out)')
+    .action(async (agent: string, o, cmd: Command) => {
+      const opts = globals(cmd);
+      if (o.format === 'markdown' && !o.out) usage('--format markdown needs --out DIR');
+      if (opts.json && !o.out) usage('--json needs --out (without it the export itself goes to stdout)');
+      const bar = new ProgressBar();
+      const count = await withClient(opts, (c) => (o.format === 'markdown' ? exportMarkdown(c, agent, o.out, bar) : exportJsonl(c, agent, o.out, bar)));
+      if (!o.out) return;
+      const path = resolve(o.out);
+      if (opts.json) printJson({ agent_id: agent, format: o.format, out: path, count });
+      else out(`exported ${count} fact${count === 1 ? '' : 's'} of "${agent}" to ${path}`);
+    });
+}

@@ -1,0 +1,127 @@
+// One line of an `engram import` JSONL file → a checked record, or a reason it is refused.
+// A line is {text, occurred_at?, tags?, entities?, source?, context?, meta?, confidence?, id?,
+// pinned?, superseded_by?, kind?}; the other keys of an `engram export` line (created_at,
+// access_count…) are assigned by the daemon and accepted but ignored. Any other key is refused,
+// so a typo ("occured_at") never silently drops a field.
+import { createHash } from 'node:crypto';
+import * as check from '../../../shared/validate.ts';
+import type { Limits } from '../../../shared/validate.ts';
+import { parseEventTime } from './times.ts';
+
+export interface ImportRecord {
+  text: string;
+  kind: 'fact' | 'alias';
+  occurredAt?: number;
+  tags: string[];
+  entities: string[];
+  source: string;
+  context: string;
+  /** "" = no meta. */
+  metaJson: string;
+  /** "" = no label (the legacy representation). */
+  confidence: string;
+  /** The fact's id where it came from (an export); maps superseded_by and finds facts already there. */
+  id?: string;
+  pinned: boolean;
+  supersededBy: string;
+  /** For kind "alias": what `engram alias` was given. */
+  alias?: { term: string; equivalents: string[] };
+  /** Derived from the agent and the record's content: the same line never writes twice. */
+  requestId: string;
+}
+
+const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'id', 'pinned', 'superseded_by']);
+/** What an export line carries that the daemon assigns on write. */
+const ASSIGNED = new Set(['agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder']);
+
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
+function optionalString(value: unknown, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new Error(`${field}: must be a string, got ${kindOf(value)}`);
+  return value;
+}
+
+function stringList(value: unknown, field: string): string[] {
+  if (value === undefined || value === null) return [];
+  return check.tags(value, field);
+}
+
+/** JSON with object keys sorted, so equal content hashes equally whatever its key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A stable, UUID-shaped request id for some content. */
+export function derivedRequestId(parts: unknown[]): string {
+  const h = createHash('sha256').update(canonicalJson(parts)).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+function aliasOf(metaJson: string): { term: string; equivalents: string[] } {
+  const meta = metaJson ? (JSON.parse(metaJson) as Record<string, unknown>) : {};
+  const term = meta.alias_term;
+  const equivalents = meta.alias_equivalents;
+  if (typeof term !== 'string' || !Array.isArray(equivalents) || !equivalents.every((e) => typeof e === 'string')) {
+    throw new Error('meta: an alias needs alias_term (a string) and alias_equivalents (a list of strings)');
+  }
+  return { term, equivalents };
+}
+
+/** Parses and checks one line; throws an Error whose message is the reason it is refused. */
+export function parseImportLine(agentId: string, line: string, limits: Limits): ImportRecord {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`must be a JSON object, got ${kindOf(raw)}`);
+  const o = raw as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !USED.has(k) && !ASSIGNED.has(k));
+  if (unknown.length > 0) throw new Error(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+
+  if (o.text === undefined) throw new Error('text: missing (every line needs the fact\'s text)');
+  const text = check.factText(o.text, limits);
+  const kind = o.kind === undefined || o.kind === null || o.kind === 'fact' || o.kind === 'summary' ? 'fact' : o.kind;
+  if (kind !== 'fact' && kind !== 'alias') throw new Error(`kind: must be "fact" or "alias", got ${JSON.stringify(o.kind)}`);
+  const meta = o.meta === undefined || o.meta === null ? {} : o.meta;
+  if (typeof meta !== 'object' || Array.isArray(meta)) throw new Error(`meta: must be a JSON object, got ${kindOf(meta)}`);
+  const metaJson = Object.keys(meta as object).length === 0 ? '' : check.metaJson(JSON.stringify(meta), limits, 'meta');
+  const confidence = optionalString(o.confidence, 'confidence');
+  if (confidence !== '') check.confidenceLabel(confidence);
+  const context = optionalString(o.context, 'context');
+  if (context !== '') check.factText(context, limits, 'context');
+  const id = o.id === undefined || o.id === null ? undefined : optionalString(o.id, 'id');
+  if (o.pinned !== undefined && o.pinned !== null && typeof o.pinned !== 'boolean') throw new Error(`pinned: must be true or false, got ${kindOf(o.pinned)}`);
+  const supersededBy = optionalString(o.superseded_by, 'superseded_by');
+  if (supersededBy !== '' && supersededBy !== 'agent') check.factId(supersededBy, 'superseded_by');
+
+  const record: Omit<ImportRecord, 'requestId'> = {
+    text,
+    kind,
+    occurredAt: parseEventTime(o.occurred_at, 'occurred_at'),
+    tags: stringList(o.tags, 'tags'),
+    entities: stringList(o.entities, 'entities'),
+    source: check.source(optionalString(o.source, 'source')),
+    context,
+    metaJson,
+    confidence,
+    ...(id ? { id } : {}),
+    pinned: o.pinned === true,
+    supersededBy,
+    ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
+  };
+  // The content, not the lifecycle state (pinned, superseded_by) or daemon bookkeeping: a later
+  // export of the same fact maps to the same request id.
+  const content = { ...record, metaJson: metaJson ? canonicalJson(JSON.parse(metaJson)) : '', pinned: undefined, supersededBy: undefined, alias: undefined };
+  return { ...record, requestId: derivedRequestId(['engram-import-v1', agentId, content]) };
+}

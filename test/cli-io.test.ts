@@ -1,0 +1,624 @@
+// `engram import`, `export`, `checkpoint`, `completion` and `--json` on every read, run as a user
+// runs them (`node bin/engram.js ...`) against a real daemon: exit codes, --json shapes, and that
+// an export imported into a new agent reproduces every field.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EngramClient } from '../client/index.ts';
+import { buildProgram } from '../client/cli/main.ts';
+import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
+
+let daemon: DaemonProcess;
+let client: EngramClient;
+let dir: string; // the working directory: files to import, exports; never a ./.engram
+
+beforeAll(async () => {
+  daemon = await startDaemon({ embedder: 'none' });
+  client = await daemon.client();
+  dir = tempDataDir('engram-cli-io-');
+});
+
+afterAll(async () => {
+  client?.close();
+  await daemon?.stop();
+  if (daemon) removeDir(daemon.dataDir);
+  if (dir) removeDir(dir);
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function env(): NodeJS.ProcessEnv {
+  const e = { ...process.env };
+  delete e.ENGRAM_HOME;
+  delete e.ENGRAM_TOKEN;
+  return e;
+}
+
+/** Runs `engram --data-dir <test daemon> <args>` (stdin: `input`, else empty); never rejects. */
+function engram(args: string[], input = ''): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [ENGRAM_BIN, '--data-dir', daemon.dataDir, ...args],
+      { cwd: dir, env: env(), timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+    child.stdin!.end(input);
+  });
+}
+
+async function engramJson<T = any>(args: string[], input = ''): Promise<T> {
+  const run = await engram([...args, '--json'], input);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+/** Starts `engram --data-dir <dataDir> <args>` and returns at once: its output so far, and its end. */
+function startEngram(dataDir: string, args: string[]): { output: Run; done: Promise<Run>; kill(): void } {
+  const child = spawn(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: Run = { code: null, stdout: '', stderr: '' };
+  child.stdout.on('data', (d) => (output.stdout += d));
+  child.stderr.on('data', (d) => (output.stderr += d));
+  const done = new Promise<Run>((resolve) => child.once('close', (code) => resolve({ ...output, code })));
+  return { output, done, kill: () => child.kill('SIGKILL') };
+}
+
+/** Resolves once a progress line is on stderr: the import has stored at least one line. */
+const progressShown = (output: Run) => waitFor(async () => (/import: \d+%/.test(output.stderr) ? true : undefined), 30_000, () => output.stderr);
+
+function file(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const parseJsonl = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+const FACT_KEYS = ['access_count', 'agent_id', 'confidence', 'context', 'created_at', 'embedder', 'entities', 'id', 'kind', 'last_accessed_at', 'meta', 'occurred_at', 'pinned', 'pinned_at', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at'];
+/** What the daemon assigns on write (or changes on access): never expected to round-trip. */
+const ASSIGNED = ['id', 'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at'];
+
+/** An export line without the daemon-assigned fields, its superseded_by mapped to positions. */
+function normalise(lines: any[]): any[] {
+  const position = new Map(lines.map((l, i) => [l.id, i]));
+  return lines.map((l) => {
+    const copy = { ...l };
+    for (const k of ASSIGNED) delete copy[k];
+    if (position.has(l.superseded_by)) copy.superseded_by = `#${position.get(l.superseded_by)}`;
+    copy.pinned_at_set = l.pinned_at !== null;
+    return copy;
+  });
+}
+
+describe('import (JSONL)', () => {
+  const agent = 'io-import';
+  const records = [
+    {
+      text: 'Alice prefers green tea in the morning',
+      occurred_at: '2024-05-08T13:56:00Z',
+      tags: ['drinks', 'alice'],
+      source: 'chat:42',
+      context: 'We talked about breakfast',
+      meta: { turn: 7, nested: { ok: true, list: [1, 'two'] } },
+      confidence: 'verified',
+    },
+    { text: 'The deploy key lives in the team vault', occurred_at: 1715126400000, tags: ['ops'], confidence: 'inferred' },
+    { text: 'Standup moved to 9:30', occurred_at: '2024-06-01', source: 'calendar' },
+    { text: 'Release train leaves on Thursdays', occurred_at: '2024-06-03T10:00:00+02:00', confidence: 'unverified', id: 'ext-1' },
+    { text: 'Bob owns the billing service', entities: ['Bob', 'billing service'], pinned: true },
+  ];
+
+  test('stores every field, prints "N imported, 0 already present", and exports them back', async () => {
+    const path = file('facts.jsonl', jsonl(records));
+    const run = await engram(['import', agent, path]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('5 imported, 0 already present\n');
+    expect(run.stderr).toMatch(/import: 100% \(5\/5\)/); // the progress bar (not a TTY: one line per 10%)
+
+    const exported = parseJsonl((await engram(['export', agent])).stdout);
+    expect(exported.map((f) => f.text)).toEqual(records.map((r) => r.text)); // file order kept
+    const expectedTimes = ['2024-05-08T13:56:00.000Z', '2024-05-08T00:00:00.000Z', '2024-06-01T00:00:00.000Z', '2024-06-03T08:00:00.000Z', null];
+    exported.forEach((f, i) => {
+      const r = records[i] as any;
+      expect(Object.keys(f).sort()).toEqual(FACT_KEYS);
+      expect(f.agent_id).toBe(agent);
+      expect(f.occurred_at).toBe(expectedTimes[i]);
+      expect(f.tags).toEqual(r.tags ?? []);
+      expect(f.entities).toEqual(r.entities ?? []);
+      expect(f.source).toBe(r.source ?? '');
+      expect(f.context).toBe(r.context ?? '');
+      expect(f.meta).toEqual(r.meta ?? {});
+      expect(f.confidence).toBe(r.confidence ?? '');
+      expect(f.pinned).toBe(r.pinned ?? false);
+      expect(f.superseded_by).toBe('');
+      expect(f.kind).toBe('fact');
+    });
+  });
+
+  test('re-running on the same file stores nothing twice: "0 imported, 5 already present"', async () => {
+    const before = await client.stats(agent);
+    const path = join(dir, 'facts.jsonl');
+    const run = await engram(['import', agent, path]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('0 imported, 5 already present\n');
+    const out = await engramJson(['import', agent, path]);
+    expect(out).toEqual({ agent_id: agent, imported: 0, already_present: 5, failed: 0, errors: [] });
+    expect((await client.stats(agent)).factCount).toBe(before.factCount);
+  });
+
+  test('resumes: after a partial run, the full file adds only the rest (key order and whitespace do not matter)', async () => {
+    const agent2 = 'io-import-resume';
+    const partial = file('partial.jsonl', jsonl(records.slice(0, 2)));
+    expect((await engram(['import', agent2, partial])).stdout).toBe('2 imported, 0 already present\n');
+    // The same records with their keys reordered and spaced out.
+    const reordered = records.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).reverse()), null, 0).replace(/,"/g, ', "'));
+    const full = file('full.jsonl', reordered.join('\n') + '\n');
+    const run = await engram(['import', agent2, full]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('3 imported, 2 already present\n');
+    const texts = (await client.list(agent2)).facts.map((f) => f.text);
+    expect(texts).toEqual(records.map((r) => r.text));
+  });
+
+  test('killed mid-import, a re-run completes it with every line stored exactly once', async () => {
+    const agent3 = 'io-import-killed';
+    const total = 800;
+    const lines = Array.from({ length: total }, (_, i) => ({ text: `bulk fact number ${i}`, tags: [`batch${i % 7}`] }));
+    const path = file('bulk.jsonl', jsonl(lines));
+    const importing = startEngram(daemon.dataDir, ['import', agent3, path]);
+    await progressShown(importing.output);
+    importing.kill();
+    await importing.done;
+    const stored = (await client.stats(agent3)).factCount;
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total); // it really was interrupted
+
+    const run = await engram(['import', agent3, path, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.imported + out.already_present).toBe(total);
+    expect(out.already_present).toBeGreaterThanOrEqual(stored); // and the write in flight at the kill may have landed since
+    const texts: string[] = [];
+    for await (const f of client.listAll(agent3)) texts.push(f.text);
+    expect(texts).toHaveLength(total);
+    expect(new Set(texts).size).toBe(total);
+  });
+
+  test('the daemon killed mid-import: exit 1 naming the line; after a restart the re-run stores each line once', async () => {
+    const own = await startDaemon({ embedder: 'none' });
+    let restarted: DaemonProcess | undefined;
+    try {
+      const total = 600;
+      const path = file('crash.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ text: `crash fact ${i}` }))));
+      const importing = startEngram(own.dataDir, ['import', 'io-crash', path]);
+      await progressShown(importing.output);
+      await own.kill9();
+      const stopped = await importing.done;
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toMatch(/engram: import stopped at line (\d+); re-run the same command to resume/);
+      const stopLine = Number(/stopped at line (\d+)/.exec(stopped.stderr)![1]);
+      expect(stopLine).toBeLessThan(total);
+      expect(stopped.stdout).toBe(`${stopLine - 1} imported, 0 already present\n`);
+
+      restarted = await startDaemon({ embedder: 'none', dataDir: own.dataDir });
+      const resumed = await startEngram(own.dataDir, ['import', 'io-crash', path]).done;
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const [, imported, present] = /^(\d+) imported, (\d+) already present\n$/.exec(resumed.stdout)!;
+      expect(Number(imported) + Number(present)).toBe(total);
+      expect(Number(present)).toBeGreaterThanOrEqual(stopLine - 1); // plus the uncertain write, if it landed
+      const c = await restarted.client();
+      const texts: string[] = [];
+      for await (const f of c.listAll('io-crash')) texts.push(f.text);
+      c.close();
+      expect(texts.sort()).toEqual(Array.from({ length: total }, (_, i) => `crash fact ${i}`).sort());
+    } finally {
+      await restarted?.stop();
+      await own.kill9();
+      removeDir(own.dataDir);
+    }
+  });
+
+  test('bad lines are reported with their number and reason, skipped whole, and the exit code is 1', async () => {
+    const agent4 = 'io-import-bad';
+    const lines = [
+      JSON.stringify({ text: 'first good line' }),
+      '{"text": "truncated',
+      JSON.stringify({ occurred_at: '2024-01-01' }),
+      JSON.stringify({ text: 'typo in a key', occured_at: '2024-01-01' }),
+      JSON.stringify({ text: 'impossible date', occurred_at: '2024-02-30' }),
+      JSON.stringify({ text: 'unknown label', confidence: 'certain' }),
+      JSON.stringify({ text: 'empty tag', tags: ['ok', ''] }),
+      JSON.stringify({ text: 'meta is a list', meta: [1, 2] }),
+      '',
+      JSON.stringify(['not', 'an', 'object']),
+      JSON.stringify({ text: 'last good line', tags: ['fine'] }),
+    ];
+    const path = file('bad.jsonl', lines.join('\n'));
+    const run = await engram(['import', agent4, path]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('2 imported, 0 already present, 8 failed\n');
+    const reported = run.stderr.split('\n').filter((l) => l.startsWith('engram: line '));
+    expect(reported.map((l) => Number(/^engram: line (\d+):/.exec(l)![1]))).toEqual([2, 3, 4, 5, 6, 7, 8, 10]);
+    expect(run.stderr).toMatch(/line 2: not JSON/);
+    expect(run.stderr).toMatch(/line 3: text: missing/);
+    expect(run.stderr).toMatch(/line 4: unknown field "occured_at"/);
+    expect(run.stderr).toMatch(/line 5: occurred_at: no such date or time: "2024-02-30"/);
+    expect(run.stderr).toMatch(/line 6: confidence: must be one of verified, inferred, unverified/);
+    expect(run.stderr).toMatch(/line 7: tags\[1\]: must not be empty/);
+    expect(run.stderr).toMatch(/line 8: meta: must be a JSON object/);
+    expect(run.stderr).toMatch(/line 10: must be a JSON object, got an array/);
+    // Nothing of a refused line was stored; the good ones were.
+    expect((await client.list(agent4)).facts.map((f) => f.text)).toEqual(['first good line', 'last good line']);
+
+    const json = await engram(['import', agent4, path, '--json']);
+    expect(json.code).toBe(1);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ agent_id: agent4, imported: 0, already_present: 2, failed: 8 });
+    expect(out.errors.map((e: any) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 10]);
+    for (const e of out.errors) expect(Object.keys(e).sort()).toEqual(['line', 'reason']);
+  });
+
+  test('usage and file errors: exit 2 for a bad --format, 1 for a missing file or daemon', async () => {
+    const badFormat = await engram(['import', 'io-x', join(dir, 'facts.jsonl'), '--format', 'csv']);
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr).toMatch(/Allowed choices are jsonl, conversation/);
+    const missing = await engram(['import', 'io-x', join(dir, 'no-such-file.jsonl')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/ENOENT.*no-such-file\.jsonl/);
+    expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const noAgent = await engram(['import', '', join(dir, 'facts.jsonl')]);
+    expect(noAgent.code).toBe(1);
+    expect(noAgent.stderr.trim().split('\n')).toEqual(['engram: invalid_argument: agent_id: must not be empty']);
+  });
+});
+
+describe('import --format conversation', () => {
+  const agent = 'io-conversation';
+  const conversation = {
+    sessions: [
+      {
+        occurred_at: '1:56 pm on 8 May, 2023',
+        turns: [
+          { speaker: 'Caroline', text: 'I went to a support group yesterday', id: 'D1:1' },
+          { speaker: 'Melanie', text: 'That sounds great!', id: 'D1:2' },
+        ],
+      },
+      { occurred_at: '2023-05-20T09:00:00Z', turns: [{ speaker: 'Caroline', text: 'I started a painting class' }] },
+    ],
+  };
+
+  test('stores one fact per turn with its session date and neighbours as context; a re-run adds nothing', async () => {
+    const path = file('chat.json', JSON.stringify(conversation));
+    const run = await engram(['import', agent, path, '--format', 'conversation']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('3 imported, 0 already present\n');
+    const facts = (await client.list(agent)).facts;
+    expect(facts.map((f) => [f.text, f.occurredAt, f.source])).toEqual([
+      ['Caroline: I went to a support group yesterday', Date.UTC(2023, 4, 8, 13, 56), 'conversation'],
+      ['Melanie: That sounds great!', Date.UTC(2023, 4, 8, 13, 56), 'conversation'],
+      ['Caroline: I started a painting class', Date.UTC(2023, 4, 20, 9), 'conversation'],
+    ]);
+    expect(JSON.parse(facts[0]!.metaJson)).toEqual({ turn_id: 'D1:1' });
+    expect(facts[0]!.context).toBe('Melanie: That sounds great!');
+
+    const again = await engramJson(['import', agent, path, '--format', 'conversation']);
+    expect(again).toEqual({ agent_id: agent, imported: 0, already_present: 3, failed: 0, errors: [] });
+    expect((await client.stats(agent)).factCount).toBe(3);
+  });
+
+  test('a malformed conversation is refused whole (exit 1), naming each problem', async () => {
+    const bad = { sessions: [{ occurred_at: 'last tuesday', turns: [{ speaker: '', text: 'hi' }, { speaker: 'A' }] }] };
+    const run = await engram(['import', 'io-conversation-bad', file('bad-chat.json', JSON.stringify(bad)), '--format', 'conversation']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/sessions\[0\]\.occurred_at: expected/);
+    expect(run.stderr).toMatch(/sessions\[0\]\.turns\[0\]\.speaker: must be a non-empty string/);
+    expect(run.stderr).toMatch(/sessions\[0\]\.turns\[1\]\.text: must be a non-empty string/);
+    expect(run.stderr).toMatch(/nothing was imported/);
+    expect(await client.listAgents()).not.toContain('io-conversation-bad');
+  });
+});
+
+describe('export', () => {
+  const agent = 'io-export';
+  let ids: Record<string, string>;
+
+  beforeAll(async () => {
+    const put = async (text: string, options = {}) => (await client.put(agent, text, options)).fact.id;
+    ids = {
+      full: await put('Alice prefers green tea', {
+        occurredAt: Date.UTC(2024, 4, 8, 13, 56),
+        tags: ['drinks', 'with "quotes"', 'ünïcödé'],
+        entities: ['Alice', 'Green Tea'],
+        source: 'chat: "morning" \\ notes',
+        context: 'breakfast talk',
+        metaJson: JSON.stringify({ turn: 7, nested: { list: [1, 'two', null], flag: false } }),
+        confidence: 'verified',
+      }),
+      multiline: await put('Line one\nLine two: "quoted" — and a tab\there\u2028and U+2028, DEL\u007f, emoji 🫖', { source: '---', tags: ['#hash', 'a: b'] }),
+      pinned: await put('The on-call phone number is in the runbook', { confidence: 'inferred' }),
+      forgotten: await put('The office is on the third floor'),
+      old: await put('The deploy key lives in the vault', { tags: ['ops'], confidence: 'unverified' }),
+    };
+    await client.pin(agent, ids.pinned!);
+    await client.forget(agent, ids.forgotten!);
+    ids.replacement = (await client.revise(agent, [ids.old!], 'The deploy key moved to the password manager', { confidence: 'verified' })).replacement.id;
+    ids.alias = (await client.alias(agent, 'k8s', ['kubernetes'])).fact.id;
+  });
+
+  test('JSONL: every field of every fact (retired included), to --out or stdout; --json summary', async () => {
+    const out = join(dir, 'export.jsonl');
+    const summary = await engramJson(['export', agent, '--out', out]);
+    expect(summary).toEqual({ agent_id: agent, format: 'jsonl', out, count: 7 });
+    const text = readFileSync(out, 'utf8');
+    const lines = parseJsonl(text);
+    expect(lines.map((l) => l.id)).toEqual([ids.full, ids.multiline, ids.pinned, ids.forgotten, ids.old, ids.replacement, ids.alias]);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(FACT_KEYS);
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    expect(byId.get(ids.forgotten)!.superseded_by).toBe('agent');
+    expect(byId.get(ids.old)!.superseded_by).toBe(ids.replacement);
+    expect(byId.get(ids.pinned)!.pinned).toBe(true);
+    expect(byId.get(ids.alias)!.kind).toBe('alias');
+    expect(byId.get(ids.full)!.meta).toEqual({ turn: 7, nested: { list: [1, 'two', null], flag: false } });
+
+    const text2 = await engram(['export', agent]);
+    expect(text2.code, text2.stderr).toBe(0);
+    expect(text2.stdout).toBe(text); // stdout carries the same lines
+    const human = await engram(['export', agent, '--out', join(dir, 'export2.jsonl')]);
+    expect(human.stdout).toBe(`exported 7 facts of "${agent}" to ${join(dir, 'export2.jsonl')}\n`);
+    expect(readdirSync(dir).filter((f) => f.includes('.partial-'))).toEqual([]);
+  });
+
+  test('importing an export into a new agent reproduces every field (retired, pinned, revised, alias)', async () => {
+    const source = parseJsonl(readFileSync(join(dir, 'export.jsonl'), 'utf8'));
+    const run = await engram(['import', 'io-export-copy', join(dir, 'export.jsonl')]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('7 imported, 0 already present\n');
+    const copy = parseJsonl((await engram(['export', 'io-export-copy'])).stdout);
+    expect(copy.every((l) => l.agent_id === 'io-export-copy')).toBe(true);
+    expect(normalise(copy)).toEqual(normalise(source));
+    // Field by field, for the record: what the brief names must match exactly.
+    source.forEach((s, i) => {
+      for (const k of ['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'pinned']) expect(copy[i][k], `${k} of line ${i + 1}`).toEqual(s[k]);
+    });
+    // The revised fact points at the copy of its replacement, not at the original.
+    expect(copy[4].superseded_by).toBe(copy[5].id);
+
+    // Import again, and import the copy's own export into itself: nothing new either way.
+    expect((await engram(['import', 'io-export-copy', join(dir, 'export.jsonl')])).stdout).toBe('0 imported, 7 already present\n');
+    const self = await engram(['import', 'io-export-copy', '-'], copy.map((l) => JSON.stringify(l)).join('\n'));
+    expect(self.code, self.stderr).toBe(0);
+    expect(self.stdout).toBe('0 imported, 7 already present\n');
+    expect((await client.stats('io-export-copy')).factCount).toBe(7);
+  });
+
+  test('markdown: one note per fact with quoted YAML frontmatter, the text as body, wikilinks for entities, an index', async () => {
+    const vault = join(dir, 'vault');
+    const summary = await engramJson(['export', agent, '--format', 'markdown', '--out', vault]);
+    expect(summary).toEqual({ agent_id: agent, format: 'markdown', out: vault, count: 7 });
+    const facts = parseJsonl(readFileSync(join(dir, 'export.jsonl'), 'utf8'));
+    expect(readdirSync(vault).sort()).toEqual([...facts.map((f) => `${f.id}.md`), 'index.md'].sort());
+
+    for (const f of facts) {
+      const { fields, body } = parseNote(readFileSync(join(vault, `${f.id}.md`), 'utf8'));
+      expect(fields).toEqual({
+        id: f.id,
+        agent_id: agent,
+        kind: f.kind,
+        created_at: f.created_at,
+        occurred_at: f.occurred_at ?? '',
+        confidence: f.confidence,
+        pinned: String(f.pinned),
+        superseded_by: f.superseded_by,
+        tags: f.tags,
+        entities: f.entities,
+        source: f.source,
+      });
+      expect(body.startsWith(`\n${f.text}\n`), body).toBe(true);
+      const links = [...body.matchAll(/\[\[([^\]]+)\]\]/g)].map((m) => m[1]);
+      expect(links).toEqual(f.entities);
+    }
+    const index = parseNote(readFileSync(join(vault, 'index.md'), 'utf8'));
+    expect(index.fields).toMatchObject({ agent_id: agent, fact_count: '7' });
+    for (const f of facts) expect(index.body).toContain(`[[${f.id}]]`);
+    expect(index.body).toContain('[[Alice]]');
+    expect(index.body).toContain('[[Green Tea]]');
+  });
+
+  test('usage errors exit 2: markdown without --out, --json without --out, an unknown format', async () => {
+    await Promise.all(
+      [['--format', 'markdown'], ['--json'], ['--format', 'csv']].map(async (args) => {
+        const run = await engram(['export', agent, ...args]);
+        expect(run.code, args.join(' ')).toBe(2);
+        expect(run.stdout).toBe('');
+      }),
+    );
+  });
+
+  test('an agent without facts exports nothing and succeeds', async () => {
+    const run = await engram(['export', 'io-nobody']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+  });
+});
+
+/** A tiny YAML frontmatter reader that only accepts what the export promises: `key: "quoted"` or
+ *  `key: ["quoted", ...]`, every scalar a double-quoted string with valid escapes and no raw
+ *  control character. The escapes used are also JSON's, so JSON.parse decodes them. */
+function parseNote(note: string): { fields: Record<string, string | string[]>; body: string } {
+  expect(note.startsWith('---\n')).toBe(true);
+  const end = note.indexOf('\n---\n', 4);
+  expect(end).toBeGreaterThan(0);
+  const quoted = String.raw`"(?:[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
+  const line = new RegExp(`^([a-z_]+): (${quoted}|\\[(?:${quoted}(?:, ${quoted})*)?\\])$`);
+  const fields: Record<string, string | string[]> = {};
+  for (const l of note.slice(4, end).split('\n')) {
+    const m = line.exec(l);
+    expect(m, `frontmatter line ${JSON.stringify(l)} is not key: "quoted"`).not.toBeNull();
+    fields[m![1]!] = JSON.parse(m![2]!);
+  }
+  return { fields, body: note.slice(end + 5) };
+}
+
+describe('checkpoint', () => {
+  test('resume without a checkpoint: exit 1 by default, {"found": false, "agent_id"} with --on-missing empty', async () => {
+    const [missing, empty, text, bad, list] = await Promise.all([
+      engram(['checkpoint', 'resume', 'io-cp-none']),
+      engramJson(['checkpoint', 'resume', 'io-cp-none', '--on-missing', 'empty']),
+      engram(['checkpoint', 'resume', 'io-cp-none', '--on-missing', 'empty']),
+      engram(['checkpoint', 'resume', 'io-cp-none', '--on-missing', 'maybe']),
+      engramJson(['checkpoint', 'list', 'io-cp-none']),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no checkpoint for agent "io-cp-none"/);
+    expect(missing.stdout).toBe('');
+    expect(empty).toEqual({ found: false, agent_id: 'io-cp-none' });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('no checkpoint for agent "io-cp-none"\n');
+    expect(bad.code).toBe(2);
+    expect(list).toEqual({ agent_id: 'io-cp-none', count: 0, checkpoints: [] });
+  });
+
+  test('save (--state, --state-file, stdin), resume the latest, list newest first', async () => {
+    const agent = 'io-cp';
+    const first = await engramJson(['checkpoint', 'save', agent, '--state', '{"step": 1, "messages": ["hi", "there"]}']);
+    expect(Object.keys(first).sort()).toEqual(['agent_id', 'checkpoint_id', 'created_at']);
+    expect(first.agent_id).toBe(agent);
+    const second = await engramJson(['checkpoint', 'save', agent, '--state-file', file('state.json', '{"step": 2, "todo": ["ship"]}')]);
+    const human = await engram(['checkpoint', 'save', agent, '--state-file', '-'], '{"step": 3}');
+    expect(human.code, human.stderr).toBe(0);
+    const third = /^saved checkpoint (\S+) for "io-cp"\n$/.exec(human.stdout)![1];
+
+    expect(await engramJson(['checkpoint', 'resume', agent])).toEqual({ id: third, created_at: expect.any(String), state: { step: 3 } });
+    const listed = await engramJson(['checkpoint', 'list', agent]);
+    expect(listed.agent_id).toBe(agent);
+    expect(listed.count).toBe(3);
+    expect(listed.checkpoints.map((c: any) => c.id)).toEqual([third, second.checkpoint_id, first.checkpoint_id]);
+    expect(listed.checkpoints[2]).toEqual({ id: first.checkpoint_id, created_at: first.created_at, state: { step: 1, messages: ['hi', 'there'] }, message_count: 2 });
+    expect(listed.checkpoints[1].state).toEqual({ step: 2, todo: ['ship'] });
+
+    const text = await engram(['checkpoint', 'resume', agent]);
+    expect(text.stdout).toMatch(new RegExp(`^checkpoint ${third} of "io-cp", saved \\S+\\n\\{\\n  "step": 3\\n\\}\\n$`));
+  });
+
+  test('a state that is not a JSON object is a usage error (2); an unreadable file fails (1)', async () => {
+    const usage = [['--state', '[1, 2]'], ['--state', '{oops'], ['--state', '{}', '--state-file', 'x.json']];
+    const runs = await Promise.all([
+      ...usage.map((args) => engram(['checkpoint', 'save', 'io-cp-bad', ...args])),
+      engram(['checkpoint', 'save', 'io-cp-bad', '--state-file', join(dir, 'missing.json')]),
+      engram(['checkpoint']), // a group without its verb
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 1, 2]);
+    expect(runs[0]!.stderr).toMatch(/--state must be a JSON object, got an array/);
+    expect(runs[2]!.stderr).toMatch(/--state or --state-file, not both/);
+    expect(runs[3]!.stderr).toMatch(/ENOENT/);
+    expect(await engramJson(['checkpoint', 'list', 'io-cp-bad'])).toMatchObject({ count: 0 });
+  });
+});
+
+describe('--json on every read', () => {
+  test('every command that reports something takes --json (checked on the command tree)', () => {
+    const program = buildProgram();
+    const withoutJson: string[] = [];
+    const walk = (cmd: typeof program, path: string[]) => {
+      for (const sub of cmd.commands) {
+        const name = [...path, sub.name()].join(' ');
+        if (sub.commands.length > 0) walk(sub, [...path, sub.name()]);
+        else if (!['daemon', 'mcp', 'completion'].includes(name) && !sub.options.some((o) => o.long === '--json')) withoutJson.push(name);
+      }
+    };
+    walk(program, []);
+    expect(withoutJson).toEqual([]);
+  });
+
+  const agent = 'io-json';
+  let factId: string;
+
+  beforeAll(async () => {
+    factId = (await client.put(agent, 'json shapes are stable', { tags: ['json'] })).fact.id;
+    await client.checkpointSave(agent, { at: 1 });
+  });
+
+  const STATS_KEYS = ['agent_count', 'embedder', 'fact_count', 'live_count', 'newest_created_at', 'oldest_created_at', 'pending_embeddings', 'pinned_count', 'retired_count', 'store_bytes', 'text_bytes', 'vector_count'];
+  test.each([
+    ['recall', () => ['recall', agent, 'json'], ['agent_id', 'count', 'facts', 'query', 'retrieval']],
+    ['recall --explain', () => ['recall', agent, 'json', '--explain'], ['agent_id', 'count', 'explained', 'facts', 'query', 'retrieval']],
+    ['batch-recall', () => ['batch-recall', agent, 'json', 'shapes'], ['agent_id', 'count', 'merged', 'per_query']],
+    ['list', () => ['list', agent], ['agent_id', 'facts', 'next_page_token']],
+    ['agents', () => ['agents'], ['agents']],
+    ['stats', () => ['stats', agent], ['agent_id', ...STATS_KEYS].sort()],
+    ['status', () => ['status'], ['address', 'daemon', 'data_dir', 'pid', 'store']],
+    ['doctor', () => ['doctor'], ['checks', 'healthy', 'rebuilt']],
+    ['checkpoint resume', () => ['checkpoint', 'resume', agent], ['created_at', 'id', 'state']],
+    ['checkpoint list', () => ['checkpoint', 'list', agent], ['agent_id', 'checkpoints', 'count']],
+  ])('%s --json prints its documented keys', async (_name, args, keys) => {
+    const out = await engramJson(args());
+    expect(Object.keys(out).sort()).toEqual(keys);
+  });
+
+  test('get --json prints {fact} with every field; without --json one "key value" line per field', async () => {
+    const got = await engramJson(['get', agent, factId]);
+    expect(Object.keys(got)).toEqual(['fact']);
+    expect(Object.keys(got.fact).sort()).toEqual(FACT_KEYS.filter((k) => k !== 'embedder'));
+    expect(got.fact).toMatchObject({ id: factId, text: 'json shapes are stable', tags: ['json'] });
+    const human = await engram(['get', agent, factId]);
+    expect(human.stdout).toMatch(new RegExp(`^id\\s+${factId}$`, 'm'));
+    expect(human.stdout).toMatch(/^tags\s+\["json"\]$/m);
+  });
+});
+
+describe('completion', () => {
+  let topLevel: string[];
+
+  beforeAll(async () => {
+    const help = await engram(['--help']);
+    const commands = help.stdout.slice(help.stdout.indexOf('Commands:'));
+    topLevel = [...commands.matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]!);
+    expect(topLevel).toEqual(expect.arrayContaining(['remember', 'recall', 'import', 'export', 'checkpoint', 'completion']));
+  });
+
+  test.each(['bash', 'zsh', 'fish'])('%s: mentions every command, subcommand and long option of the tree', async (shell) => {
+    const run = await engram(['completion', shell]);
+    expect(run.code, run.stderr).toBe(0);
+    for (const name of topLevel) expect(run.stdout, name).toMatch(new RegExp(`[|'" ]${name}[ '":)]`));
+    for (const sub of ['save', 'resume', 'list']) expect(run.stdout).toContain(`checkpoint|${sub}`);
+    const program = buildProgram();
+    const options = new Set<string>();
+    const walk = (cmd: typeof program) => {
+      for (const o of cmd.options) if (o.long && o.long !== '--version') options.add(o.long);
+      cmd.commands.forEach(walk);
+    };
+    walk(program);
+    for (const long of options) expect(run.stdout, long).toContain(shell === 'fish' ? `-l ${long.slice(2)}` : long);
+  });
+
+  test('bash: the script parses and completes commands, subcommands, options and choices', async () => {
+    const script = file('engram.bash', (await engram(['completion', 'bash'])).stdout);
+    const complete = (words: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const words_ = words.map((w) => `'${w}'`).join(' ');
+        const program = `source '${script}'; COMP_WORDS=(${words_}); COMP_CWORD=${words.length - 1}; _engram; printf '%s\\n' "\${COMPREPLY[@]}"`;
+        execFile('bash', ['-c', program], (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout.trim())));
+      });
+    expect((await complete(['engram', 'imp'])).split('\n')).toEqual(['import']);
+    expect((await complete(['engram', 'checkpoint', ''])).split('\n')).toEqual(['save', 'resume', 'list', 'help']);
+    expect((await complete(['engram', '--data-dir', 'list', 'checkpoint', 're'])).split('\n')).toEqual(['resume']);
+    expect((await complete(['engram', 'export', 'a', '--format', ''])).split('\n')).toEqual(['jsonl', 'markdown']);
+    expect((await complete(['engram', 'checkpoint', 'resume', 'a', '--on-missing', 'e'])).split('\n')).toEqual(['error', 'empty']);
+    expect((await complete(['engram', 'recall', '-k', '5', 'agent', '--ex'])).split('\n')).toEqual(['--explain']);
+    expect((await complete(['engram', 'completion', ''])).split('\n')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await complete(['engram', 'export', 'a', '--out', ''])).toBe(''); // file names (complete -o default)
+  });
+
+  test('an unknown shell is a usage error', async () => {
+    const run = await engram(['completion', 'powershell']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Allowed choices are bash, zsh, fish/);
+    expect(existsSync(join(dir, '.engram'))).toBe(false);
+  });
+});
