@@ -13,6 +13,7 @@ import type { Memory } from '../memory.ts';
 import type { RecallOptionsInput } from '../recall/plan.ts';
 import type { RetrievalMetadata } from '../recall/recall.ts';
 import type { Receipt } from '../recall/receipts.ts';
+import { restReceipt } from './views.ts';
 import type { FactRecord } from '../store/record.ts';
 
 export class MemoryBackend implements McpBackend {
@@ -141,42 +142,7 @@ function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
   };
 }
 
-const iso = (ms: number): string | null => (ms ? new Date(ms).toISOString() : null);
 
 /** The RecallReceipt wire shape (the same JSON `engram recall --explain --json` prints). */
-function receiptJson(r: Receipt): ReceiptJson {
-  return {
-    text: r.text,
-    weight: r.weight,
-    age_days: r.ageDays,
-    ranks: {
-      vector_rank: r.ranks.vector,
-      keyword_rank: r.ranks.keyword,
-      recency_rank: r.ranks.recency,
-      fused_score: r.ranks.fusedScore,
-      k: r.ranks.k,
-      weights: r.ranks.weights,
-    },
-    provenance: {
-      fact_id: r.provenance.factId,
-      written_at: iso(r.provenance.writtenAt),
-      superseded_by: r.provenance.supersededBy,
-      confidence: r.provenance.confidence,
-      pinned: r.provenance.pinned,
-      agent_id: r.provenance.agentId,
-    },
-    kg_links: r.kgLinks,
-    ...(r.ranking
-      ? {
-          ranking: {
-            base_score: r.ranking.baseScore,
-            final_score: r.ranking.finalScore,
-            factor: r.ranking.factor,
-            effective_confidence: r.ranking.effectiveConfidence,
-            confidence_weight: r.ranking.confidenceWeight,
-            policy: r.ranking.policy,
-          },
-        }
-      : {}),
-  };
-}
+/** The explain receipt in the shared JSON shape (the CLI's and REST's too). */
+const receiptJson = (r: Receipt): ReceiptJson => restReceipt(r);

@@ -6,7 +6,7 @@ import type { NamespaceIndex } from '../index/namespace.ts';
 import type { FactRecord } from '../store/record.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import { weakMatchFeedback, type WeakMatchFeedback } from './feedback.ts';
-import { RRF_K, type SignalWeights } from './fusion.ts';
+import { RRF_K } from './fusion.ts';
 import { CONFIDENCE_POLICY } from '../lifecycle/confidence.ts';
 import { mergeNamespaces } from './namespaces.ts';
 import type { RecallPlan, Scope } from './plan.ts';

@@ -8,7 +8,7 @@ import { resumeCheckpoint, saveCheckpoint } from '../../lifecycle/checkpoints.ts
 import { patchFact } from '../../lifecycle/patch.ts';
 import { badRequest } from './errors.ts';
 import { checkBodyFields, intParam, param, timeField } from './input.ts';
-import { checkpointView, restFact, restReceipt } from './json.ts';
+import { checkpointView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Method, Reply, RequestContext, Route } from './router.ts';

@@ -1,9 +1,10 @@
-// Daemon records → the shared JSON shapes (shared/json/shapes.ts). Only field renames live here:
+// Daemon records → the shared JSON shapes (shared/json/shapes.ts), for REST and MCP over HTTP.
+// Only field renames live here:
 // the shapes themselves are shared with the CLI so `engram ... --json` and REST agree.
-import { factJson, receiptJson, type CheckpointView, type FactView, type ReceiptView } from '../../../shared/json/shapes.ts';
-import type { Receipt } from '../../recall/receipts.ts';
-import type { CheckpointRecord } from '../../store/database.ts';
-import type { FactRecord } from '../../store/record.ts';
+import { factJson, receiptJson, type CheckpointView, type FactView, type ReceiptView } from '../../shared/json/shapes.ts';
+import type { Receipt } from '../recall/receipts.ts';
+import type { CheckpointRecord } from '../store/database.ts';
+import type { FactRecord } from '../store/record.ts';
 
 export const factView = (f: FactRecord): FactView => ({ ...f, metaJson: f.meta });
 
