@@ -2,7 +2,7 @@
 // postings (no re-tokenising), vectors from the saved USearch files caught up from the vectors
 // table (no re-embedding). Facts are read in key order, i.e. per namespace in id order.
 import { join } from 'node:path';
-import type { Tables } from '../store/database.ts';
+import type { StoredPostings, Tables } from '../store/database.ts';
 import { splitVectorEntryKey, namespaceRange } from '../store/keys.ts';
 import type { FactRecord } from '../store/record.ts';
 import { decodeFact } from '../store/record.ts';
@@ -32,11 +32,26 @@ export interface LoadResult {
 }
 
 const CHUNK = 1000;
+/** Read-ahead of the facts iterator: fewer thread-pool round trips at start-up. */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
 export async function loadCatalog(tables: Tables, catalog: Catalog, space: VectorSpace | null): Promise<LoadResult> {
   const result: LoadResult = { facts: 0, indexed: 0, missingPostings: 0, nextVectorKey: 1, unembedded: [] };
   let chunk: FactRecord[] = [];
-  for await (const raw of tables.facts.values()) {
+  // A pipeline: while one chunk is being indexed, the next chunk's postings are being read and
+  // the facts iterator reads ahead, so start-up waits on LevelDB as little as possible.
+  let indexing: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    const batch = chunk;
+    chunk = [];
+    if (batch.length === 0) return;
+    const postings = tables.postings.getMany(batch.map((f) => `${f.agentId}\u0000${f.id}`));
+    await indexing;
+    indexing = postings.then((stored) => indexChunk(catalog, batch, stored, result));
+  };
+  // classic-level's read-ahead option passes through sublevels; abstract-level's types omit it.
+  const readAhead = { highWaterMarkBytes: READ_AHEAD_BYTES } as { limit?: number };
+  for await (const raw of tables.facts.values(readAhead)) {
     const fact = decodeFact(raw);
     result.facts++;
     result.nextVectorKey = Math.max(result.nextVectorKey, fact.vectorKey + 1);
@@ -44,19 +59,16 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
     if (!isIndexed(fact)) continue;
     if (fact.embedder !== space?.embedder) result.unembedded.push(fact);
     chunk.push(fact);
-    if (chunk.length === CHUNK) {
-      await indexChunk(tables, catalog, chunk, result);
-      chunk = [];
-    }
+    if (chunk.length === CHUNK) await flush();
   }
-  await indexChunk(tables, catalog, chunk, result);
+  await flush();
+  await indexing;
   if (space) await loadVectorIndexes(tables, catalog, space);
   return result;
 }
 
-async function indexChunk(tables: Tables, catalog: Catalog, facts: FactRecord[], result: LoadResult): Promise<void> {
-  if (facts.length === 0) return;
-  const stored = await tables.postings.getMany(facts.map((f) => `${f.agentId}\u0000${f.id}`));
+/** Chunks are indexed in the order they were read, so each namespace is built in id order. */
+function indexChunk(catalog: Catalog, facts: FactRecord[], stored: (StoredPostings | undefined)[], result: LoadResult): void {
   facts.forEach((fact, i) => {
     const postings = stored[i];
     if (!postings) result.missingPostings++;
