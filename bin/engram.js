@@ -5,6 +5,11 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// `engram list x | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'daemon') {
   const { main } = await import('../daemon/main.ts');
