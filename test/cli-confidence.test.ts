@@ -2,9 +2,9 @@
 // real daemons: remember --confidence, revise, pin/unpin/forget, recall --min-confidence
 // --confidence-weight, and the update-and-restart refusal of an older daemon.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { execFile } from 'node:child_process';
 import type { EngramClient } from '../client/index.ts';
-import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { runEngram, type CliRun } from './fixtures/cli.ts';
+import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
 
 let daemon: DaemonProcess;
 let client: EngramClient;
@@ -23,23 +23,9 @@ afterAll(async () => {
   if (cwd) removeDir(cwd);
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `engram --data-dir <dir> <args>` and resolves with its exit code and output (never rejects). */
-function engram(args: string[], dataDir = daemon.dataDir): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.ENGRAM_HOME;
-  delete env.ENGRAM_TOKEN;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+function engram(args: string[], dataDir = daemon.dataDir): Promise<CliRun> {
+  return runEngram(args, { dataDir, cwd, timeoutMs: 30_000 });
 }
 
 /** Runs a command that must succeed with --json and returns the parsed output. */

@@ -3,6 +3,7 @@
 // an export imported into a new agent reproduces every field.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
+import { runEngram } from './fixtures/cli.ts';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngramClient } from '../client/index.ts';
@@ -41,15 +42,7 @@ function env(): NodeJS.ProcessEnv {
 
 /** Runs `engram --data-dir <test daemon> <args>` (stdin: `input`, else empty); never rejects. */
 function engram(args: string[], input = ''): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [ENGRAM_BIN, '--data-dir', daemon.dataDir, ...args],
-      { cwd: dir, env: env(), timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(input);
-  });
+  return runEngram(args, { dataDir: daemon.dataDir, cwd: dir, input });
 }
 
 async function engramJson<T = any>(args: string[], input = ''): Promise<T> {

@@ -2,9 +2,9 @@
 // every command's output (human and --json shapes), and its exit codes (0 success, 1 the
 // operation failed, 2 usage).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { execFile } from 'node:child_process';
 import type { EngramClient } from '../client/index.ts';
-import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { runEngram, type CliRun } from './fixtures/cli.ts';
+import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
 
 let daemon: DaemonProcess;
 let client: EngramClient;
@@ -23,12 +23,6 @@ afterAll(async () => {
   if (cwd) removeDir(cwd);
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 interface RunOptions {
   /** --data-dir to pass (default: the test daemon's); null passes none. */
   dataDir?: string | null;
@@ -36,18 +30,9 @@ interface RunOptions {
 }
 
 /** Runs `engram <args>` and resolves with its exit code and output (never rejects). */
-function engram(args: string[], options: RunOptions = {}): Promise<Run> {
+function engram(args: string[], options: RunOptions = {}): Promise<CliRun> {
   const dataDir = options.dataDir === undefined ? daemon.dataDir : options.dataDir;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  if (!options.env?.ENGRAM_HOME) delete env.ENGRAM_HOME;
-  delete env.ENGRAM_TOKEN;
-  const argv = [ENGRAM_BIN, ...(dataDir === null ? [] : ['--data-dir', dataDir]), ...args];
-  return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd, env, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runEngram(args, { dataDir, cwd, env: options.env, timeoutMs: 30_000 });
 }
 
 /** Runs a command that must succeed with --json and returns the parsed output. */
