@@ -1,40 +1,13 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { ConfidenceRanking, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
-export type { ConfidenceRanking, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { ConfidenceRanking, Fact, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+export type { ConfidenceRanking, Fact, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import type { RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
 import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 import type { Checkpoint as CheckpointMessage } from '../shared/gen/engram/v1/checkpoint_pb.ts';
-
-export interface Fact {
-  id: string;
-  agentId: string;
-  text: string;
-  createdAt: number;
-  occurredAt?: number;
-  updatedAt: number;
-  accessCount: number;
-  lastAccessedAt: number;
-  confidence: string;
-  pinned: boolean;
-  pinnedAt: number;
-  supersededBy: string;
-  kind: 'fact' | 'alias' | 'summary';
-  tags: string[];
-  entities: string[];
-  source: string;
-  context: string;
-  /** A JSON object as text ("" = {}). */
-  metaJson: string;
-  strength: number;
-  embedder: string;
-}
-
-
-
 
 export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
   return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
@@ -52,8 +25,6 @@ export interface Receipt {
   /** Present when confidence options were in effect: how the final score was made. */
   ranking?: ConfidenceRanking;
 }
-
-
 
 const KIND_NAMES: Record<number, Fact['kind']> = { [FactKind.ALIAS]: 'alias', [FactKind.SUMMARY]: 'summary' };
 

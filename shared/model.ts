@@ -2,6 +2,45 @@
 // the daemon's core produces them, the client library hands them to apps, and the JSON front
 // doors print them. One definition each, so the three cannot drift apart.
 
+export type FactKindName = 'fact' | 'alias' | 'summary';
+
+/** The fields of a fact every side shares; the daemon's stored record adds how it keeps its
+ *  vector, and carries meta as `meta` (the stored JSON key); everyone else says `metaJson`. */
+export interface FactFields {
+  /** Time-ordered, monotonic (ULID-like). */
+  id: string;
+  agentId: string;
+  text: string;
+  createdAt: number;
+  /** When the remembered thing happened, if the writer said so. */
+  occurredAt?: number;
+  updatedAt: number;
+  accessCount: number;
+  lastAccessedAt: number;
+  /** "verified", "inferred", "unverified", or "" (legacy: effectively inferred). */
+  confidence: string;
+  pinned: boolean;
+  pinnedAt: number;
+  /** Non-empty when retired: the replacement's id, or "agent" when forgotten. */
+  supersededBy: string;
+  kind: FactKindName;
+  tags: string[];
+  entities: string[];
+  source: string;
+  /** Text indexed with the fact but not returned as its text. */
+  context: string;
+  /** Importance in [0, 2]; 1 is neutral. */
+  strength: number;
+  /** The embedding model of the fact's vector ("" = none yet). */
+  embedder: string;
+}
+
+/** A fact as the library returns it and the JSON front doors print it. */
+export interface Fact extends FactFields {
+  /** A JSON object as text ("" = {}). */
+  metaJson: string;
+}
+
 export interface SignalWeights {
   vector: number;
   keyword: number;

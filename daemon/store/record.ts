@@ -1,29 +1,12 @@
 // The stored fact record and its codec. Records are JSON in LevelDB; a record written by an
 // older version that lacks a newer field loads with that field's zero value and behaves as before.
 
-export type FactKindName = 'fact' | 'alias' | 'summary';
+import type { FactFields } from '../../shared/model.ts';
+export type { FactKindName } from '../../shared/model.ts';
 
-export interface FactRecord {
-  id: string;
-  agentId: string;
-  text: string;
-  createdAt: number;
-  occurredAt?: number;
-  updatedAt: number;
-  accessCount: number;
-  lastAccessedAt: number;
-  confidence: string;
-  pinned: boolean;
-  pinnedAt: number;
-  supersededBy: string;
-  kind: FactKindName;
-  tags: string[];
-  entities: string[];
-  source: string;
-  context: string;
+export interface FactRecord extends FactFields {
+  /** A JSON object as text ("" = {}). */
   meta: string;
-  strength: number;
-  embedder: string;
   /** Key of this fact's vector in its namespace's vector index (0 = no vector). */
   vectorKey: number;
 }

@@ -1,35 +1,14 @@
 // The stable snake_case JSON shapes every JSON front door prints: `engram ... --json`, REST
 // responses and (where they overlap) the MCP payloads. Times are RFC 3339 (null when unset).
 // The input types are structural views, so the client's Fact/Receipt/Stats and the daemon's
-// records (after a field rename, see daemon/http/rest/json.ts) both fit without either side
+// records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { RetrievalMetadata, SignalWeights, Stats } from '../model.ts';
+import type { Fact, RetrievalMetadata, SignalWeights, Stats } from '../model.ts';
 
 export type SignalWeightsView = SignalWeights;
 
-export interface FactView {
-  id: string;
-  agentId: string;
-  text: string;
-  kind: 'fact' | 'alias' | 'summary';
-  createdAt: number;
-  occurredAt?: number;
-  updatedAt: number;
-  accessCount: number;
-  lastAccessedAt: number;
-  confidence: string;
-  pinned: boolean;
-  pinnedAt: number;
-  supersededBy: string;
-  tags: string[];
-  entities: string[];
-  source: string;
-  context: string;
-  /** A JSON object as text ("" = {}). */
-  metaJson: string;
-  strength: number;
-}
+export type FactView = Fact;
 
 export type RetrievalView = RetrievalMetadata;
 
