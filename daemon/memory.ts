@@ -383,12 +383,19 @@ export class Memory {
   // ------------------------------------------------------------------------------------------
   // Reads
 
-  /** The legacy recall RPCs: default options, one scope, optionally explained. */
-  async recall(agentIdInput: unknown, queryInput: unknown, topKInput: unknown, scope: Scope = 'agent', explain = false): Promise<SearchOutcome> {
+  /** The legacy recall RPCs: default options, one scope, optionally explained. Weak-match
+   *  feedback costs a vocabulary scan, so it is computed only for callers that return it. */
+  async recall(
+    agentIdInput: unknown,
+    queryInput: unknown,
+    topKInput: unknown,
+    how: { scope?: Scope; explain?: boolean; feedback?: boolean } = {},
+  ): Promise<SearchOutcome> {
+    const scope = how.scope ?? 'agent';
     const agentId = scope === 'shared' ? SHARED_AGENT_ID : check.agentId(agentIdInput);
     const query = check.query(queryInput, this.limits);
     const plan = defaultPlan(check.topK(topKInput, this.limits), this.options.recallDefaults);
-    return this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope, plan, explain });
+    return this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope, plan, explain: how.explain ?? false, feedback: how.feedback ?? false });
   }
 
   /** RecallWithOptions: per-call weights, relevance floor and filters. */
@@ -396,7 +403,7 @@ export class Memory {
     const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
     const query = check.query(input.query, this.limits);
     const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
-    return this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope: input.scope, plan, explain: input.explain });
+    return this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope: input.scope, plan, explain: input.explain, feedback: true });
   }
 
   /** Several queries under one policy, concurrently; a bad query fails only its own slot. */
@@ -408,7 +415,7 @@ export class Memory {
       queries.map(async (q, i) => {
         try {
           const query = check.query(q, this.limits, `queries[${i}]`);
-          const outcome = await this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope: input.scope, plan, explain: false });
+          const outcome = await this.searchAndCount({ agentId, query: await this.prepareQuery(query), scope: input.scope, plan, explain: false, feedback: false });
           return { query, facts: outcome.facts, retrieval: outcome.retrieval };
         } catch (error) {
           if (!(error instanceof EngramError)) throw error;

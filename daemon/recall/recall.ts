@@ -30,6 +30,8 @@ export interface SearchRequest {
   scope: Scope;
   plan: RecallPlan;
   explain: boolean;
+  /** Compute weak-match feedback (a vocabulary scan when the match is weak). */
+  feedback: boolean;
 }
 
 export interface SearchOutcome {
@@ -71,7 +73,7 @@ export async function search(memory: Memory, req: SearchRequest): Promise<Search
     const now = Date.now();
     outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now, req.plan.confidence));
   }
-  const feedback = weakMatchFeedback(namespaces, req.query.terms);
+  const feedback = req.feedback ? weakMatchFeedback(namespaces, req.query.terms) : undefined;
   if (feedback) outcome.feedback = feedback;
   return outcome;
 }

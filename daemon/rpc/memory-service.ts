@@ -34,13 +34,13 @@ export function memoryService(memory: Memory, profile: ReleaseProfile): ImplOf<t
       return recallResponse(await memory.recall(req.agentId, req.query, req.topK));
     },
     async recallShared(req) {
-      return recallResponse(await memory.recall(SHARED_AGENT_ID, req.query, req.topK, 'shared'));
+      return recallResponse(await memory.recall(SHARED_AGENT_ID, req.query, req.topK, { scope: 'shared' }));
     },
     async recallAll(req) {
-      return recallResponse(await memory.recall(req.agentId, req.query, req.topK, 'all'));
+      return recallResponse(await memory.recall(req.agentId, req.query, req.topK, { scope: 'all' }));
     },
     async recallExplain(req) {
-      const outcome = await memory.recall(req.agentId, req.query, req.topK, 'agent', true);
+      const outcome = await memory.recall(req.agentId, req.query, req.topK, { explain: true });
       return { receipts: outcome.receipts!.map(receiptMessage), retrieval: retrievalMessage(outcome.retrieval) };
     },
     async recallWithOptions(req) {

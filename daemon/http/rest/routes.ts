@@ -53,7 +53,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/v1/recall', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
     const agent = param(query, 'agent');
     const q = param(query, 'q');
-    const outcome = await memory.recall(agent, q, intParam(query, 'k'));
+    const outcome = await memory.recall(agent, q, intParam(query, 'k'), { feedback: true });
     const facts = outcome.facts.map(restFact);
     return { json: { agent_id: agent, query: q, count: facts.length, facts, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) } };
   }),
@@ -61,7 +61,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/v1/recall/explain', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
     const agent = param(query, 'agent');
     const q = param(query, 'q');
-    const outcome = await memory.recall(agent, q, intParam(query, 'k'), 'agent', true);
+    const outcome = await memory.recall(agent, q, intParam(query, 'k'), { explain: true, feedback: true });
     const explained = (outcome.receipts ?? []).map(restReceipt);
     return { json: { agent_id: agent, query: q, count: explained.length, explained, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) } };
   }),
