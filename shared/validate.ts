@@ -202,3 +202,8 @@ export function confidenceWeight(value: unknown, field = 'confidence_weight'): n
   }
   return value;
 }
+
+export function boolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean, got ${describe(value)}`);
+  return value;
+}

@@ -4,7 +4,7 @@
 import { invalidArgument, notFound } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import type { Memory } from '../memory.ts';
-import { SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
+import { pinState, SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
 import { checkLabel } from './confidence.ts';
 
 export interface PatchInput {
@@ -20,8 +20,8 @@ export async function patchFact(memory: Memory, input: PatchInput): Promise<Fact
   const agentId = check.agentId(input.agentId);
   const factId = check.factId(input.factId);
   check.requestId(input.requestId ?? '');
-  const pinned = input.pinned === undefined ? undefined : checkBoolean(input.pinned, 'pinned');
-  const forget = input.forget === undefined ? false : checkBoolean(input.forget, 'forget');
+  const pinned = input.pinned === undefined ? undefined : check.boolean(input.pinned, 'pinned');
+  const forget = input.forget === undefined ? false : check.boolean(input.forget, 'forget');
   const confidence = input.confidence === undefined ? undefined : checkLabel(input.confidence, 'confidence');
   if (pinned === undefined && !forget && confidence === undefined) {
     throw invalidArgument('patch', 'names nothing to change (pinned, forget or confidence)');
@@ -30,19 +30,10 @@ export async function patchFact(memory: Memory, input: PatchInput): Promise<Fact
     const before = await memory.store.get(agentId, factId);
     if (!before) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
     const now = Date.now();
-    const after: FactRecord = { ...before, updatedAt: now };
-    if (pinned !== undefined) {
-      after.pinned = pinned;
-      after.pinnedAt = pinned ? (before.pinned ? before.pinnedAt : now) : 0;
-    }
+    const after: FactRecord = { ...before, updatedAt: now, ...(pinned === undefined ? {} : pinState(before, pinned, now)) };
     if (confidence !== undefined) after.confidence = confidence;
     if (forget && before.supersededBy === '') after.supersededBy = SUPERSEDED_BY_AGENT;
     await memory.replace(before, after);
     return memory.access.overlay(after);
   });
-}
-
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, 'must be a boolean');
-  return value;
 }

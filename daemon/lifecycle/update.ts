@@ -5,7 +5,7 @@ import { EngramError, ErrorKind, invalidArgument } from '../../shared/errors.ts'
 import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import type { FactRecord } from '../store/record.ts';
-import { SUPERSEDED_BY_AGENT } from '../store/record.ts';
+import { pinState, SUPERSEDED_BY_AGENT } from '../store/record.ts';
 import { checkLabel } from './confidence.ts';
 
 
@@ -26,13 +26,12 @@ export interface FactPatch {
 }
 
 export function planReplacement(before: FactRecord, patch: FactPatch, limits: Limits, now: number): FactRecord {
-  const pinned = patch.pinned === undefined ? before.pinned : checkBoolean(patch.pinned, 'fact.pinned');
+  const pinned = patch.pinned === undefined ? before.pinned : check.boolean(patch.pinned, 'fact.pinned');
   const after: FactRecord = {
     ...before,
     text: check.factText(patch.text, limits, 'fact.text'),
     confidence: checkConfidence(patch.confidence, before.confidence),
-    pinned,
-    pinnedAt: pinned ? (before.pinned ? before.pinnedAt : now) : 0,
+    ...pinState(before, pinned, now),
     supersededBy: checkSupersededBy(patch.supersededBy ?? before.supersededBy, before),
     tags: patch.tags === undefined ? before.tags : check.tags(patch.tags, 'fact.tags'),
     entities: patch.entities === undefined ? before.entities : check.tags(patch.entities, 'fact.entities'),
@@ -47,10 +46,6 @@ export function planReplacement(before: FactRecord, patch: FactPatch, limits: Li
   return after;
 }
 
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, 'must be a boolean');
-  return value;
-}
 
 /** "" keeps the stored label: an old client that cannot express a label must not erase one.
  *  An unchanged unknown historical label is preserved; a new label must be a known one. */

@@ -41,3 +41,8 @@ export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: str
     vectorKey: raw.vectorKey ?? 0,
   };
 }
+
+/** Pinning keeps the first pin time; unpinning clears it. The one rule for every pin path. */
+export function pinState(before: FactRecord, pinned: boolean, now: number): Pick<FactRecord, 'pinned' | 'pinnedAt'> {
+  return { pinned, pinnedAt: pinned ? (before.pinned ? before.pinnedAt : now) : 0 };
+}
