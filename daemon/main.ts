@@ -147,7 +147,7 @@ function explainStartFailure(error: unknown, dataDir: string): never {
     process.stderr.write(`engram daemon: cannot listen: ${(error as Error).message}. Choose another address or stop what uses it.\n`);
     process.exit(1);
   }
-  if (error instanceof EngramError || (error as Error)?.name === 'RemoteEmbedError' || /embedder/i.test((error as Error)?.message ?? '')) {
+  if (error instanceof EngramError) {
     process.stderr.write(`engram daemon: cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }

@@ -24,6 +24,7 @@ import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { openTables } from './store/database.ts';
+import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { startRestServer } from './http/rest/server.ts';
 import { startMcpHttp } from './http/mcp.ts';
 
@@ -70,7 +71,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const tables = await openTables(paths.store);
-  const embedder = await createEmbedder(options.embedder, options.embedderConfig);
+  const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
+    // A provider that is down or misconfigured is the user's to fix: say so, without a stack.
+    throw new EngramError(ErrorKind.FailedPrecondition, `cannot use embedder "${options.embedder}": ${error.message}`);
+  });
   const recallDefaults: RecallDefaults = {
     ...(options.recallDefaults ?? { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0 }),
     // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
