@@ -3,10 +3,10 @@
 import { Capability } from '../../shared/capabilities.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
-import type { BatchRequest, BatchResult, McpBackend, RecallPolicy, SearchRequest, SearchResult, WrittenFact } from '../../shared/mcp/backend.ts';
+import { policyOf, type BatchRequest, type BatchResult, type McpBackend, type SearchRequest, type SearchResult, type WrittenFact } from '../../shared/mcp/backend.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
-import type { Fact, RetrievalMetadata } from '../types.ts';
+import type { Fact } from '../types.ts';
 import { receiptJson } from '../cli/json.ts';
 
 export class ClientBackend implements McpBackend {
@@ -109,14 +109,5 @@ function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel;
     topK: req.topK,
     ...(req.minConfidence !== undefined ? { minConfidence: req.minConfidence } : {}),
     ...(req.confidenceWeight !== undefined ? { confidenceWeight: req.confidenceWeight } : {}),
-  };
-}
-
-function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
-  return {
-    policy: r?.policy ?? '',
-    ...(r?.minConfidence !== undefined ? { minConfidence: r.minConfidence } : {}),
-    ...(r?.confidenceWeight !== undefined ? { confidenceWeight: r.confidenceWeight } : {}),
-    kg: r?.kg ?? '',
   };
 }

@@ -2,7 +2,7 @@
 // calls the gRPC adapters make (memory.ts, lifecycle/*), so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { BatchRequest, BatchResult, McpBackend, RecallPolicy, SearchRequest, SearchResult, WrittenFact } from '../../shared/mcp/backend.ts';
+import { policyOf, type BatchRequest, type BatchResult, type McpBackend, type SearchRequest, type SearchResult, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ReceiptJson } from '../../shared/mcp/payloads.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
@@ -11,7 +11,6 @@ import { patchFact } from '../lifecycle/patch.ts';
 import { revise } from '../lifecycle/revise.ts';
 import type { Memory } from '../memory.ts';
 import type { RecallOptionsInput } from '../recall/plan.ts';
-import type { RetrievalMetadata } from '../recall/recall.ts';
 import type { Receipt } from '../recall/receipts.ts';
 import { restReceipt } from './views.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -133,14 +132,6 @@ function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; con
   return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight };
 }
 
-function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
-  return {
-    policy: r?.policy ?? '',
-    ...(r?.minConfidence !== undefined ? { minConfidence: r.minConfidence } : {}),
-    ...(r?.confidenceWeight !== undefined ? { confidenceWeight: r.confidenceWeight } : {}),
-    kg: r?.kg ?? '',
-  };
-}
 
 
 /** The RecallReceipt wire shape (the same JSON `engram recall --explain --json` prints). */

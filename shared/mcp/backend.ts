@@ -2,6 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
+import type { RetrievalMetadata } from '../model.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 import type { ReceiptJson } from './payloads.ts';
 
@@ -87,4 +88,14 @@ export interface McpBackend {
   unpin(agentId: string, target: string): Promise<void>;
   /** Stores `entity` among the entities of the fact(s) `target` names. */
   link(agentId: string, target: string, entity: string): Promise<void>;
+}
+
+/** The recall policy an MCP result reports, read from the retrieval metadata (either side's). */
+export function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
+  return {
+    policy: r?.policy ?? '',
+    ...(r?.minConfidence !== undefined ? { minConfidence: r.minConfidence } : {}),
+    ...(r?.confidenceWeight !== undefined ? { confidenceWeight: r.confidenceWeight } : {}),
+    kg: r?.kg ?? '',
+  };
 }
