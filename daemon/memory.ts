@@ -361,6 +361,13 @@ export class Memory {
       this.vectorsDirty = true;
       return;
     }
+    if (isIndexed(before) && sameIndexInputs(before, after)) {
+      // A lifecycle change (pin, confidence, tags, meta…): the keyword, recency and vector rows
+      // stay as they are, only the record and its in-memory row change.
+      await this.store.replaceRecord(after);
+      ns.updateDoc(docOf(after));
+      return;
+    }
     const terms = termsOf(after);
     const vector = await this.vectorFor(before, after);
     await this.store.replace(before, after, { postings: toStoredPostings(terms), vector: vector ?? undefined });
@@ -522,6 +529,12 @@ interface Embedded {
 }
 
 const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
+
+/** Whether two versions of a fact index the same way: same keyword input, event time and
+ *  embedding input (see index/derive.ts). */
+function sameIndexInputs(a: FactRecord, b: FactRecord): boolean {
+  return a.text === b.text && a.context === b.context && a.occurredAt === b.occurredAt && embeddingText(a) === embeddingText(b);
+}
 
 export interface CheckedFields {
   text: string;

@@ -74,6 +74,12 @@ export class NamespaceIndex {
     this.recency.add(doc, info.recencyTime);
   }
 
+  /** Replaces a live fact's row when nothing its signals index changed (same terms, time, vector). */
+  updateDoc(info: Doc): void {
+    const doc = this.docByFactId.get(info.factId);
+    if (doc !== undefined) this.docs[doc] = info;
+  }
+
   /** Removes a fact from every in-memory structure (signal indexes, aliases). */
   remove(factId: string): Doc | undefined {
     this.aliases.remove(factId);

@@ -104,6 +104,11 @@ export class FactStore {
     return this.commit(ops, after, after);
   }
 
+  /** Rewrites only the fact row: for changes no derived row depends on (pin, confidence, tags…). */
+  replaceRecord(after: FactRecord): Promise<void> {
+    return this.commit([this.put(this.tables.facts, factKey(after.agentId, after.id), after)], after, after);
+  }
+
   remove(fact: FactRecord): Promise<void> {
     return this.commit([
       { type: 'del', sublevel: this.tables.facts, key: factKey(fact.agentId, fact.id) } as BatchOp,
