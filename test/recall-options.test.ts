@@ -1,5 +1,5 @@
 // The full recall contract (issue: recall engine): weights, relevance floor, batch, aliases,
-// weak-match feedback, event time and filters — against a real env.daemon.
+// weak-match feedback, event time and filters — against a real daemon.
 import { describe, expect, test } from 'vitest';
 import { CapabilityError } from '../client/index.ts';
 import { removeDir, startDaemon, useDaemon } from './fixtures/daemon.ts';

@@ -2,8 +2,9 @@
 // repeatable order with no duplicate text and no ineligible fact (fast-check, real daemon).
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import type { Fact, RecallOptions, Receipt } from '../client/index.ts';
+import type { Fact, RecallOptions } from '../client/index.ts';
 import { useDaemon } from './fixtures/daemon.ts';
+import { isTotalOrder } from './fixtures/receipts.ts';
 
 const env = useDaemon({ embedder: 'local' });
 let namespaceCounter = 0;
@@ -44,16 +45,6 @@ function eligible(fact: Fact, options: RecallOptions): boolean {
   return true;
 }
 
-function totallyOrdered(receipts: Receipt[]): boolean {
-  return receipts.every((r, i) => {
-    if (i === 0) return true;
-    const p = receipts[i - 1]!;
-    if (p.weight !== r.weight) return p.weight > r.weight;
-    if (p.fact.createdAt !== r.fact.createdAt) return p.fact.createdAt < r.fact.createdAt;
-    return p.fact.id < r.fact.id;
-  });
-}
-
 test('recall is total, repeatable, distinct and eligible for random stores and queries', async () => {
   await fc.assert(
     fc.asyncProperty(
@@ -75,7 +66,7 @@ test('recall is total, repeatable, distinct and eligible for random stores and q
         const ids = first.receipts.map((r) => r.fact.id);
 
         expect(second.receipts.map((r) => r.fact.id)).toEqual(ids);
-        expect(totallyOrdered(first.receipts)).toBe(true);
+        expect(isTotalOrder(first.receipts)).toBe(true);
         expect(new Set(first.receipts.map((r) => r.text)).size).toBe(ids.length);
         for (const r of first.receipts) expect(eligible(r.fact, options)).toBe(true);
         expect(ids.length).toBeLessThanOrEqual(options.topK!);

@@ -1,7 +1,7 @@
-// Recall's ordering guarantees (seed 000, "Recall result ordering"), against a real env.daemon.
+// Recall's ordering guarantees (seed 000, "Recall result ordering"), against a real daemon.
 import { describe, expect, test } from 'vitest';
-import type { Receipt } from '../client/index.ts';
 import { useDaemon } from './fixtures/daemon.ts';
+import { isTotalOrder, recomputeFusedScore } from './fixtures/receipts.ts';
 
 const env = useDaemon({ embedder: 'local' });
 
@@ -14,26 +14,6 @@ async function seed(agent: string, n: number): Promise<string[]> {
     ids.push((await env.client.put(agent, `note ${i} about ${topic} and the ${TOPICS[(i * 3) % TOPICS.length]} plan`)).fact.id);
   }
   return ids;
-}
-
-/** The documented arithmetic: B = Σ w_s / (k + rank_s), in the order vector, keyword, recency. */
-function recompute(r: Receipt): number {
-  const { vectorRank, keywordRank, recencyRank, k, weights } = r.ranks;
-  let score = 0;
-  if (vectorRank > 0) score += weights.vector / (k + vectorRank);
-  if (keywordRank > 0) score += weights.keyword / (k + keywordRank);
-  if (recencyRank > 0) score += weights.recency / (k + recencyRank);
-  return score;
-}
-
-function isTotalOrder(receipts: Receipt[]): boolean {
-  return receipts.every((r, i) => {
-    if (i === 0) return true;
-    const p = receipts[i - 1]!;
-    if (p.weight !== r.weight) return p.weight > r.weight;
-    if (p.fact.createdAt !== r.fact.createdAt) return p.fact.createdAt < r.fact.createdAt;
-    return p.fact.id < r.fact.id;
-  });
 }
 
 describe('deterministic order', () => {
@@ -122,7 +102,7 @@ describe('explain', () => {
     const { receipts } = await env.client.recallExplain('order', 'router deploy', { topK: 25 });
     expect(receipts.length).toBe(25);
     for (const r of receipts) {
-      expect(recompute(r)).toBe(r.ranks.fusedScore);
+      expect(recomputeFusedScore(r)).toBe(r.ranks.fusedScore);
       expect(r.weight).toBe(r.ranks.fusedScore);
       expect(r.ranks.k).toBe(60);
       expect(r.provenance.factId).toBe(r.fact.id);
