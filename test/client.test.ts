@@ -1,28 +1,12 @@
 // The client library's connection discipline: negotiation, renegotiation after a reconnect,
 // and writes whose outcome is unknown are never replayed.
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { UncertainWriteError } from '../client/index.ts';
-import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { useDaemonPool, type DaemonProcess } from './fixtures/daemon.ts';
 
-const daemons: DaemonProcess[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const d of daemons.splice(0)) await d.kill9();
-  for (const dir of dirs.splice(0)) removeDir(dir);
-});
-
-async function start(dataDir: string, args: string[] = []): Promise<DaemonProcess> {
-  const d = await startDaemon({ dataDir, args });
-  daemons.push(d);
-  return d;
-}
-
-function newDir(): string {
-  const dir = tempDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const pool = useDaemonPool();
+const newDir = pool.newDir;
+const start = (dataDir: string, args: string[] = []): Promise<DaemonProcess> => pool.start({ dataDir, args });
 
 describe('negotiation', () => {
   test('a daemon restarted under a live client is renegotiated before the next call', async () => {

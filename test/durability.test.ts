@@ -1,28 +1,12 @@
 // Acknowledged writes survive crashes; derived indexes catch up from LevelDB after a restart.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
-import { removeDir, ROOT, startDaemon, tempDataDir, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
+import { describe, expect, test } from 'vitest';
+import { ROOT, useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 
-const dirs: string[] = [];
-const daemons: DaemonProcess[] = [];
-
-async function start(dataDir: string, embedder: 'local' | 'none' = 'none'): Promise<DaemonProcess> {
-  const d = await startDaemon({ dataDir, embedder });
-  daemons.push(d);
-  return d;
-}
-
-afterEach(async () => {
-  for (const d of daemons.splice(0)) await d.kill9();
-  for (const dir of dirs.splice(0)) removeDir(dir);
-});
-
-function newDir(): string {
-  const dir = tempDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const pool = useDaemonPool();
+const newDir = pool.newDir;
+const start = (dataDir: string, embedder: 'local' | 'none' = 'none'): Promise<DaemonProcess> => pool.start({ dataDir, embedder });
 
 interface WriterResult {
   acked: Map<string, string>;

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
+import { ENGRAM_BIN, useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 
 const DIMS = 8;
 let server: Server;
@@ -54,29 +54,18 @@ function runCli(args: string[]): Promise<{ status: number | null; stdout: string
   });
 }
 
-const daemons: DaemonProcess[] = [];
-const dirs: string[] = [];
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') for (const d of daemons) console.log(d.log());
+const pool = useDaemonPool();
+const newDir = pool.newDir;
+afterEach(() => {
   failing = false;
-  for (const d of daemons.splice(0)) await d.kill9();
-  for (const dir of dirs.splice(0)) removeDir(dir);
 });
 
-async function startOllamaDaemon(dataDir: string): Promise<DaemonProcess> {
-  const d = await startDaemon({
+function startOllamaDaemon(dataDir: string): Promise<DaemonProcess> {
+  return pool.start({
     dataDir,
     args: ['--embedder', 'ollama', '--embed-url', url, '--embed-model', 'fake-embed'],
     env: { ENGRAM_RECONCILE_MS: '200' },
   });
-  daemons.push(d);
-  return d;
-}
-
-function newDir(): string {
-  const dir = tempDataDir();
-  dirs.push(dir);
-  return dir;
 }
 
 describe('a failing embedding provider', () => {
@@ -103,8 +92,7 @@ describe('a failing embedding provider', () => {
 describe('switching the embedding model', () => {
   test('recall runs keyword + recency and says so until engram reindex re-embeds every fact', async () => {
     const dataDir = newDir();
-    const local = await startDaemon({ dataDir, embedder: 'local' });
-    daemons.push(local);
+    const local = await pool.start({ dataDir, embedder: 'local' });
     let client = await local.client();
     for (let i = 0; i < 40; i++) await client.put('m', `harbour note ${i} about boats and tides`);
     client.close();
@@ -140,8 +128,7 @@ describe('switching the embedding model', () => {
 
   test('an interrupted reindex resumes: facts already done are skipped', async () => {
     const dataDir = newDir();
-    const local = await startDaemon({ dataDir, embedder: 'local' });
-    daemons.push(local);
+    const local = await pool.start({ dataDir, embedder: 'local' });
     let client = await local.client();
     for (let i = 0; i < 300; i++) await client.put('r', `ledger line ${i} on invoices`);
     client.close();
