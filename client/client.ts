@@ -155,37 +155,46 @@ export class EngramClient {
   /** Stores a fact. With `confidence` it needs confidence-write-v1 (PutWithOptions); without, the
    *  historical Put works on any daemon. */
   async put(agentId: string, text: string, options: WriteOptions = {}): Promise<{ fact: Fact; replayed: boolean }> {
-    const daemon = await this.connection.ready();
     check.agentId(agentId);
-    check.factText(text, daemon.limits);
-    const requestId = options.requestId ?? randomUUID();
     const memory = this.connection.memory;
-    if (options.confidence === undefined) {
-      const res = await this.write('Put', requestId, () => memory.put({ requestId, agentId, text, fields: fields(options) }));
-      return { fact: toFact(res.fact), replayed: res.replayed };
-    }
-    const confidence = check.confidenceLabel(options.confidence);
-    requireCapability(daemon, Capability.ConfidenceWrite, 'a write with a confidence label');
-    const res = await this.write('PutWithOptions', requestId, () =>
-      memory.putWithOptions({ requestId, agentId, text, fields: fields(options), options: { confidence } }),
-    );
-    return { fact: toFact(res.fact), replayed: res.replayed };
+    return this.putVia(text, options, {
+      legacy: ['Put', (base) => memory.put({ ...base, agentId })],
+      labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, confidence) => memory.putWithOptions({ ...base, agentId, options: { confidence } })],
+    });
   }
 
+  /** Stores a fact in the shared namespace (confidence needs confidence-shared-write-v1). */
   async putShared(text: string, options: WriteOptions = {}): Promise<{ fact: Fact; replayed: boolean }> {
+    const memory = this.connection.memory;
+    return this.putVia(text, options, {
+      legacy: ['PutShared', (base) => memory.putShared(base)],
+      labelled: ['PutSharedWithOptions', Capability.ConfidenceSharedWrite, (base, confidence) => memory.putSharedWithOptions({ ...base, options: { confidence } })],
+    });
+  }
+
+  /** One write path for both namespaces: the historical RPC without a label, the options RPC
+   *  (checked against the daemon's capabilities before sending) with one. */
+  private async putVia(
+    text: string,
+    options: WriteOptions,
+    rpcs: {
+      legacy: [string, (base: PutBase) => Promise<PutReply>];
+      labelled: [string, string, (base: PutBase, confidence: string) => Promise<PutReply>];
+    },
+  ): Promise<{ fact: Fact; replayed: boolean }> {
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
-    const requestId = options.requestId ?? randomUUID();
-    const memory = this.connection.memory;
+    const base: PutBase = { requestId: options.requestId ?? randomUUID(), text, fields: fields(options) };
+    let res: PutReply;
     if (options.confidence === undefined) {
-      const res = await this.write('PutShared', requestId, () => memory.putShared({ requestId, text, fields: fields(options) }));
-      return { fact: toFact(res.fact), replayed: res.replayed };
+      const [method, send] = rpcs.legacy;
+      res = await this.write(method, base.requestId, () => send(base));
+    } else {
+      const [method, capability, send] = rpcs.labelled;
+      const confidence = check.confidenceLabel(options.confidence);
+      requireCapability(daemon, capability, 'a write with a confidence label');
+      res = await this.write(method, base.requestId, () => send(base, confidence));
     }
-    const confidence = check.confidenceLabel(options.confidence);
-    requireCapability(daemon, Capability.ConfidenceSharedWrite, 'a shared write with a confidence label');
-    const res = await this.write('PutSharedWithOptions', requestId, () =>
-      memory.putSharedWithOptions({ requestId, text, fields: fields(options), options: { confidence } }),
-    );
     return { fact: toFact(res.fact), replayed: res.replayed };
   }
 
@@ -504,6 +513,14 @@ export class EngramClient {
 }
 
 const SCOPES = { agent: RecallScope.AGENT, shared: RecallScope.SHARED, all: RecallScope.ALL } as const;
+
+interface PutBase {
+  requestId: string;
+  text: string;
+  fields: ReturnType<typeof fields>;
+}
+
+type PutReply = { fact?: Parameters<typeof toFact>[0]; replayed: boolean };
 
 function fields(options: WriteOptions) {
   return {
