@@ -2,7 +2,7 @@
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { MemoryService } from '../../shared/gen/engram/v1/memory_pb.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
-import type { Memory } from '../memory.ts';
+import type { Memory, PutResult } from '../memory.ts';
 import type { SearchOutcome } from '../recall/recall.ts';
 import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
@@ -15,17 +15,18 @@ const recallResponse = (outcome: SearchOutcome) => ({
   retrieval: retrievalMessage(outcome.retrieval),
 });
 
+/** A committed (or replayed) write as the protocol returns it. */
+const written = ({ fact, replayed }: PutResult) => ({ fact: factMessage(fact), replayed });
+
 export function memoryService(memory: Memory, profile: ReleaseProfile): ImplOf<typeof MemoryService> {
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
   const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, confidenceServed);
   return {
     async put(req) {
-      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields) });
-      return { fact: factMessage(fact), replayed };
+      return written(await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields) }));
     },
     async putShared(req) {
-      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: SHARED_AGENT_ID, text: req.text, ...writeFields(req.fields) });
-      return { fact: factMessage(fact), replayed };
+      return written(await memory.put({ requestId: req.requestId, agentId: SHARED_AGENT_ID, text: req.text, ...writeFields(req.fields) }));
     },
     async get(req) {
       return { fact: factMessage(await memory.get(req.agentId, req.factId)) };
@@ -66,8 +67,7 @@ export function memoryService(memory: Memory, profile: ReleaseProfile): ImplOf<t
       };
     },
     async alias(req) {
-      const { fact, replayed } = await memory.alias({ requestId: req.requestId, agentId: req.agentId, term: req.term, equivalents: req.equivalents });
-      return { fact: factMessage(fact), replayed };
+      return written(await memory.alias({ requestId: req.requestId, agentId: req.agentId, term: req.term, equivalents: req.equivalents }));
     },
     async delete(req) {
       return { fact: factMessage(await memory.delete(req.agentId, req.factId, req.requestId)) };
@@ -98,12 +98,10 @@ export function memoryService(memory: Memory, profile: ReleaseProfile): ImplOf<t
       };
     },
     async putWithOptions(req) {
-      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence });
-      return { fact: factMessage(fact), replayed };
+      return written(await memory.put({ requestId: req.requestId, agentId: req.agentId, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
     },
     async putSharedWithOptions(req) {
-      const { fact, replayed } = await memory.put({ requestId: req.requestId, agentId: SHARED_AGENT_ID, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence });
-      return { fact: factMessage(fact), replayed };
+      return written(await memory.put({ requestId: req.requestId, agentId: SHARED_AGENT_ID, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
     },
     async revise(req) {
       const result = await revise(memory, {
