@@ -7,7 +7,7 @@ import { Catalog } from './index/catalog.ts';
 import { docOf, embeddingText, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
 import { loadAlias, loadCatalog, loadVectorIndexes, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
-import { terms as queryTerms } from './index/tokenizer.ts';
+import { terms as queryTerms, TOKENIZER_ID } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
 import { AccessTracker } from './lifecycle/access.ts';
 import { PendingSet } from './lifecycle/pending.ts';
@@ -62,6 +62,7 @@ export interface PutResult {
 const ACCESS_FLUSH_MS = 1000;
 const VECTOR_SAVE_MS = 60_000;
 const EMBEDDER_META_KEY = 'embedder';
+const TOKENIZER_META_KEY = 'tokenizer';
 
 export class Memory {
   readonly catalog = new Catalog();
@@ -104,7 +105,8 @@ export class Memory {
   private async load(): Promise<void> {
     const started = Date.now();
     this.vectorsOff = await this.checkEmbedderOfRecord();
-    const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true));
+    const tokenizerCurrent = await this.checkTokenizerOfRecord();
+    const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true), tokenizerCurrent);
     await this.access.load(this.tables);
     this.nextVectorKey = loaded.nextVectorKey;
     for (const fact of loaded.unembedded) if (this.isPending(fact)) this.pending.add(fact);
@@ -147,6 +149,25 @@ export class Memory {
 
   markVectorsDirty(): void {
     this.vectorsDirty = true;
+  }
+
+  /** The stored keyword rows depend on the tokenizer: a store written by another version is
+   *  indexed from its texts until `engram doctor --rebuild` rewrites the rows. */
+  private async checkTokenizerOfRecord(): Promise<boolean> {
+    const recorded = (await this.tables.meta.get(TOKENIZER_META_KEY)) as { id: string } | undefined;
+    if (recorded?.id === TOKENIZER_ID) return true;
+    const empty = (await this.tables.facts.keys({ limit: 1 }).all()).length === 0;
+    if (!recorded && empty) {
+      await this.recordTokenizer();
+      return true;
+    }
+    this.options.log(`the keyword index was written by tokenizer ${recorded?.id ?? '(unrecorded)'}, this daemon runs ${TOKENIZER_ID}: indexing from the texts; run engram doctor --rebuild to rewrite it`);
+    return false;
+  }
+
+  /** Called once the stored keyword rows match this tokenizer (a new store, or after a rebuild). */
+  async recordTokenizer(): Promise<void> {
+    await this.tables.meta.put(TOKENIZER_META_KEY, { id: TOKENIZER_ID });
   }
 
   /** The store records the model its vectors come from and never mixes two models' vectors. */

@@ -112,3 +112,39 @@ describe('crash safety', () => {
     for (const id of ids) expect(stored.has(id)).toBe(true);
   });
 });
+
+describe('derived index versions', () => {
+  test('a keyword index written by another tokenizer is not trusted: recall indexes from the texts until doctor --rebuild', async () => {
+    const dataDir = newDir();
+    let daemon = await start(dataDir);
+    let client = await daemon.client();
+    const { fact } = await client.put('tok', 'The lighthouse keeper logs every passing ship');
+    client.close();
+    await daemon.stop();
+
+    // Simulate a store from an older tokenizer: its stored terms no longer match the text.
+    const { openTables } = await import('../daemon/store/database.ts');
+    const tables = await openTables(join(dataDir, 'store'));
+    await tables.meta.put('tokenizer', { id: 'old-tokenizer-v0' });
+    await tables.postings.put(`tok\u0000${fact.id}`, { length: 1, terms: [['unrelated', 1]] });
+    await tables.db.close();
+
+    daemon = await start(dataDir);
+    expect(daemon.log()).toMatch(/tokenizer old-tokenizer-v0.*engram doctor --rebuild/);
+    client = await daemon.client();
+    const { receipts } = await client.recallExplain('tok', 'lighthouse keeper', { weights: { recency: 0 } });
+    expect(receipts[0]!.fact.id).toBe(fact.id);
+    expect(receipts[0]!.ranks.keywordRank).toBe(1);
+
+    let report;
+    for await (const event of client.doctor()) if (event.report) report = event.report;
+    expect(report).toMatchObject({ healthy: false });
+    for await (const event of client.doctor({ rebuild: true })) if (event.report) report = event.report;
+    expect(report).toMatchObject({ healthy: true, rebuilt: true });
+    client.close();
+    await daemon.stop();
+
+    daemon = await start(dataDir);
+    expect(daemon.log()).not.toMatch(/tokenizer/);
+  });
+});

@@ -57,6 +57,7 @@ export async function* doctor(memory: Memory, rebuild: boolean): AsyncGenerator<
     return;
   }
   yield* rewriteDerivedTables(memory, expected);
+  await memory.recordTokenizer();
   yield { kind: 'progress', phase: 'reloading indexes', done: 0, total: 1 };
   memory.catalog.clear();
   await loadCatalog(memory.tables, memory.catalog, memory.vectorSpace(false));

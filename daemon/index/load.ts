@@ -35,7 +35,9 @@ const CHUNK = 1000;
 /** Read-ahead of the facts iterator: fewer thread-pool round trips at start-up. */
 const READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
-export async function loadCatalog(tables: Tables, catalog: Catalog, space: VectorSpace | null): Promise<LoadResult> {
+/** `storedPostings` false: the stored keyword rows were made by another tokenizer version, so
+ *  every fact's terms are computed from its text instead (slower, but never stale). */
+export async function loadCatalog(tables: Tables, catalog: Catalog, space: VectorSpace | null, storedPostings = true): Promise<LoadResult> {
   const result: LoadResult = { facts: 0, indexed: 0, missingPostings: 0, nextVectorKey: 1, unembedded: [] };
   let chunk: FactRecord[] = [];
   // A pipeline: while one chunk is being indexed, the next chunk's postings are being read and
@@ -45,7 +47,9 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
     const batch = chunk;
     chunk = [];
     if (batch.length === 0) return;
-    const postings = tables.postings.getMany(batch.map((f) => `${f.agentId}\u0000${f.id}`));
+    const postings = storedPostings
+      ? tables.postings.getMany(batch.map((f) => `${f.agentId}\u0000${f.id}`))
+      : Promise.resolve(null);
     await indexing;
     indexing = postings.then((stored) => indexChunk(catalog, batch, stored, result));
   };
@@ -68,10 +72,10 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
 }
 
 /** Chunks are indexed in the order they were read, so each namespace is built in id order. */
-function indexChunk(catalog: Catalog, facts: FactRecord[], stored: (StoredPostings | undefined)[], result: LoadResult): void {
+function indexChunk(catalog: Catalog, facts: FactRecord[], stored: (StoredPostings | undefined)[] | null, result: LoadResult): void {
   facts.forEach((fact, i) => {
-    const postings = stored[i];
-    if (!postings) result.missingPostings++;
+    const postings = stored?.[i];
+    if (stored && !postings) result.missingPostings++;
     catalog.ensure(fact.agentId).add(docOf(fact), postings ? fromStoredPostings(postings) : termsOf(fact));
     result.indexed++;
   });

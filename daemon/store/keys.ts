@@ -5,10 +5,6 @@ const AFTER_SEP = '\u0001';
 
 export const factKey = (agentId: string, factId: string): string => agentId + SEP + factId;
 
-export function splitFactKey(key: string): { agentId: string; factId: string } {
-  const at = key.lastIndexOf(SEP);
-  return { agentId: key.slice(0, at), factId: key.slice(at + 1) };
-}
 
 /** The [gt, lt) range that holds exactly one namespace's keys. */
 export const namespaceRange = (agentId: string) => ({ gt: agentId + SEP, lt: agentId + AFTER_SEP });

@@ -14,8 +14,6 @@ export interface FactRecord extends FactFields {
 /** superseded_by value of a fact the agent retired without a replacement (forget). */
 export const SUPERSEDED_BY_AGENT = 'agent';
 
-export const isLive = (fact: FactRecord): boolean => fact.supersededBy === '';
-
 export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: string; text: string }): FactRecord {
   return {
     id: raw.id,
