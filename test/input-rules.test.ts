@@ -237,13 +237,14 @@ describe('top_k', () => {
 
   test.each([0, -1, 1001])('%i is rejected by Recall, RecallAll, RecallExplain and RecallShared', async (topK) => {
     await expectNothingWritten(async () => {
+      // Started one at a time: an early-started call could reject before anything listens.
       for (const call of [
-        memory.recall({ agentId, query: 'fact', topK }),
-        memory.recallAll({ agentId, query: 'fact', topK }),
-        memory.recallExplain({ agentId, query: 'fact', topK }),
-        memory.recallShared({ query: 'fact', topK }),
+        () => memory.recall({ agentId, query: 'fact', topK }),
+        () => memory.recallAll({ agentId, query: 'fact', topK }),
+        () => memory.recallExplain({ agentId, query: 'fact', topK }),
+        () => memory.recallShared({ query: 'fact', topK }),
       ]) {
-        const error = await expectInvalid(call, 'top_k');
+        const error = await expectInvalid(call(), 'top_k');
         expect(error.message).toMatch(/1000/);
       }
     });
@@ -283,12 +284,14 @@ describe('fact_id', () => {
     const agentId = 'factid-unknown';
     const kept = await put(agentId, 'the only fact here');
     await expectNothingWritten(async () => {
+      // Each call starts when it is awaited: a call started early could reject before anything
+      // listens for it (an unhandled rejection).
       for (const call of [
-        memory.get({ agentId, factId: UNKNOWN_ID }),
-        memory.delete({ agentId, factId: UNKNOWN_ID }),
-        memory.updateFact({ agentId, fact: { id: UNKNOWN_ID, text: 'replacement text' } }),
+        () => memory.get({ agentId, factId: UNKNOWN_ID }),
+        () => memory.delete({ agentId, factId: UNKNOWN_ID }),
+        () => memory.updateFact({ agentId, fact: { id: UNKNOWN_ID, text: 'replacement text' } }),
       ]) {
-        const error = await rejection(call);
+        const error = await rejection(call());
         expect(error.grpcCode, error.message).toBe(grpc.status.NOT_FOUND);
         expect(error.kind).toBe('not_found');
         expect(error.message).toContain(UNKNOWN_ID);
