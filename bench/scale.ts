@@ -2,9 +2,12 @@
 // one large namespace (hybrid and keyword-only), daemon restart time and resident memory.
 // The store is built in-process through the daemon's own core (fast bulk load, same code path
 // as a put), closed, then served by a real daemon process that is timed from spawn to serving.
+// `--keep DIR` builds each store in DIR/<size> and leaves it there; a later run with the same DIR
+// reuses it, so restart and latency can be measured again without rebuilding (1M takes ~30 min).
 // Prints a report; never asserts.
+import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { connect } from '../client/index.ts';
 import { Memory } from '../daemon/memory.ts';
 import { openTables } from '../daemon/store/database.ts';
@@ -20,6 +23,7 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '30000,100000,1000000' },
     embedder: { type: 'string', default: 'local' },
     queries: { type: 'string', default: '300' },
+    keep: { type: 'string' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -65,9 +69,11 @@ async function main(): Promise<void> {
   installSignalCleanup();
   const rows = [['facts', 'build puts/s', 'restart s', 'RSS MiB', 'RSS/100k', 'hybrid p50', 'hybrid p99', 'keyword p50', 'keyword p99']];
   for (const n of sizes) {
-    const dataDir = tempDir(`scale-${n}`);
+    const dataDir = values.keep ? resolve(values.keep, String(n)) : tempDir(`scale-${n}`);
     const facts = generateFacts(n);
-    const rate = await buildStore(dataDir, facts);
+    const reused = existsSync(join(dataDir, 'store'));
+    if (!reused) mkdirSync(dataDir, { recursive: true });
+    const rate = reused ? undefined : await buildStore(dataDir, facts);
     const spawned = performance.now();
     const daemon = await startDaemon(dataDir, { embedder });
     const restart = (performance.now() - spawned) / 1000;
@@ -75,7 +81,7 @@ async function main(): Promise<void> {
     const hybrid = summarize(await timeQueries(dataDir, queries, false));
     const keyword = summarize(await timeQueries(dataDir, queries, true));
     const rss = daemon.rssMiB();
-    rows.push([String(n), rate.toFixed(0), restart.toFixed(2), rss.toFixed(0), ((rss / n) * 100_000).toFixed(0), ms(hybrid.p50), ms(hybrid.p99), ms(keyword.p50), ms(keyword.p99)]);
+    rows.push([String(n), rate === undefined ? 'reused' : rate.toFixed(0), restart.toFixed(2), rss.toFixed(0), ((rss / n) * 100_000).toFixed(0), ms(hybrid.p50), ms(hybrid.p99), ms(keyword.p50), ms(keyword.p99)]);
     await daemon.stop();
     process.stdout.write(`${table(rows)}\n`);
   }

@@ -72,6 +72,11 @@ export class Memory {
   readonly reconciler: EmbeddingReconciler;
   private readonly inflightRequests = new Map<string, Promise<PutResult>>();
   private nextVectorKey = 1;
+  /** Vector keys handed to writes that have not reached the index yet. Commits can finish out of
+   *  order, so a saved vector index covers only the keys below the smallest of these. A write
+   *  that fails leaves its key here: later saves then cover less (start-up reads a little more),
+   *  never too much. */
+  private readonly openVectorKeys = new Set<number>();
   private vectorsDirty = false;
   private timers: NodeJS.Timeout[] = [];
   /** Why the vector signal is off for this store, or null when it is on. */
@@ -276,7 +281,7 @@ export class Memory {
       kind,
       strength: 1,
       embedder: embedded.embedder,
-      vectorKey: vector ? this.nextVectorKey++ : 0,
+      vectorKey: vector ? this.takeVectorKey() : 0,
       ...fields,
     };
     if (!recallable) {
@@ -316,7 +321,7 @@ export class Memory {
     return this.store.withLock(agentId, factId, async () => {
       const before = await this.store.get(agentId, factId);
       if (!before || !isIndexed(before) || before.embedder === this.embedder.id) return false;
-      const after: FactRecord = { ...before, embedder: this.embedder.id, vectorKey: vector ? this.nextVectorKey++ : 0 };
+      const after: FactRecord = { ...before, embedder: this.embedder.id, vectorKey: vector ? this.takeVectorKey() : 0 };
       const terms = termsOf(after);
       await this.store.replace(before, after, { postings: toStoredPostings(terms), vector: vector ?? undefined });
       this.indexFact(after, terms, this.vectorsOff ? null : vector);
@@ -325,7 +330,21 @@ export class Memory {
     });
   }
 
+  private takeVectorKey(): number {
+    const key = this.nextVectorKey++;
+    this.openVectorKeys.add(key);
+    return key;
+  }
+
+  /** Every vector key up to this one is settled: in its namespace's index, or never written. */
+  private settledVectorKey(): number {
+    let lowest = this.nextVectorKey;
+    for (const key of this.openVectorKeys) lowest = Math.min(lowest, key);
+    return lowest - 1;
+  }
+
   private indexFact(fact: FactRecord, terms: ReturnType<typeof termsOf>, vector: Float32Array | null): void {
+    this.openVectorKeys.delete(fact.vectorKey);
     const ns = this.catalog.ensure(fact.agentId);
     ns.replace(docOf(fact), terms);
     if (vector && fact.vectorKey) {
@@ -402,7 +421,7 @@ export class Memory {
       return bytes ? toFloat32(bytes) : null;
     }
     const { vector, embedder } = await this.embedForWrite(embeddingText(after));
-    after.vectorKey = vector ? this.nextVectorKey++ : 0;
+    after.vectorKey = vector ? this.takeVectorKey() : 0;
     after.embedder = embedder;
     if (this.isPending(after)) this.pending.add(after);
     return vector;
@@ -520,14 +539,14 @@ export class Memory {
     if (!this.vectorsDirty || this.vectorsOff) return;
     this.vectorsDirty = false;
     const dir = dataPaths(this.options.dataDir).vectors;
+    const coveredKey = this.settledVectorKey();
     for (const ns of this.catalog.all()) {
       if (!ns.vectors) continue;
-      const keys = ns.vectors.allKeys();
       ns.vectors.save(vectorIndexBase(dir, ns.agentId), {
         agentId: ns.agentId,
         embedder: this.embedder.id,
         dimensions: this.embedder.dimensions,
-        coveredKey: keys.reduce((max, key) => Math.max(max, key), 0),
+        coveredKey,
       });
     }
   }

@@ -94,6 +94,39 @@ describe('crash safety', () => {
     client.close();
   });
 
+  test('start-up matches keyword rows to facts in LevelDB key order, whatever the namespace names', async () => {
+    // Start-up reads facts and keyword rows side by side in LevelDB's key order (UTF-8 bytes),
+    // which JavaScript's string order does not match once a surrogate pair meets U+E000-U+FFFF.
+    // A missing row and an orphan row at namespace boundaries must cost only themselves.
+    const agents = ['\u{1F600}-agent', '\uE000-agent', '\uFFFD-agent', 'plain-agent', '\u00E9-agent'];
+    const dataDir = newDir();
+    let daemon = await start(dataDir);
+    let client = await daemon.client();
+    const last = new Map<string, string>();
+    for (const agent of agents) {
+      await client.put(agent, 'the lighthouse keeper logs the tide');
+      for (let i = 0; i < 3; i++) last.set(agent, (await client.put(agent, `filler note ${i} for ${agent}`)).fact.id);
+    }
+    client.close();
+    await daemon.stop();
+
+    const { openTables } = await import('../daemon/store/database.ts');
+    const tables = await openTables(join(dataDir, 'store'));
+    await tables.postings.del(`\uE000-agent\u0000${last.get('\uE000-agent')}`); // the namespace's last row lost
+    await tables.postings.put('\uFFFD-agent\u0000~orphan', { length: 1, terms: [['orphan', 1]] }); // a row with no fact
+    await tables.db.close();
+
+    daemon = await start(dataDir);
+    expect(daemon.log()).toContain(`loaded ${agents.length * 4} facts`);
+    expect(daemon.log()).toContain('1 facts lacked postings');
+    client = await daemon.client();
+    for (const agent of agents) {
+      const { receipts } = await client.recallExplain(agent, 'lighthouse tide', { topK: 1, weights: { recency: 0 } });
+      expect(receipts.map((r) => [r.fact.text, r.ranks.keywordRank])).toEqual([['the lighthouse keeper logs the tide', 1]]);
+    }
+    client.close();
+  });
+
   test('SIGTERM drains in-flight writes: every acknowledged write is there after restart, exit code 0', async () => {
     const dataDir = newDir();
     const daemon = await start(dataDir);
