@@ -5,7 +5,9 @@ import { mkdirSync } from 'node:fs';
 import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
 import { docOf, embeddingText, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
-import { loadAlias, loadCatalog, loadVectorIndexes, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
+import { loadAlias, loadCatalog, loadVectorIndexes, restoreCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
+import { saveSnapshot, snapshotPath, takeSnapshot, type Snapshot } from './index/snapshot.ts';
+import { BloomFilter } from './store/bloom.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms, TOKENIZER_ID } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
@@ -93,8 +95,11 @@ export class Memory {
   /** `tables` must be open (the caller opens them first: that is where a second daemon is refused). */
   static async open(options: MemoryOptions, tables: Tables): Promise<Memory> {
     mkdirSync(dataPaths(options.dataDir).vectors, { recursive: true });
-    const memory = new Memory(options, tables, await FactStore.open(tables));
-    await memory.load();
+    const taken = await takeSnapshot(tables, snapshotPath(options.dataDir));
+    const snapshot = taken.snapshot && taken.snapshot.tokenizer === TOKENIZER_ID && taken.snapshot.embedder === options.embedder.id ? taken.snapshot : null;
+    const why = snapshot ? '' : taken.snapshot ? 'it was made with another tokenizer or embedder' : taken.reason;
+    const memory = new Memory(options, tables, await FactStore.open(tables, snapshot ? new BloomFilter(snapshot.requestIds) : undefined));
+    await memory.load(snapshot, why);
     memory.startBackgroundWork();
     return memory;
   }
@@ -107,18 +112,30 @@ export class Memory {
     return this.options.limits;
   }
 
-  private async load(): Promise<void> {
+  /** Builds the in-memory indexes: from the snapshot of a clean shutdown when there is one
+   *  (`why` says why not otherwise), else from every fact in LevelDB. */
+  private async load(snapshot: Snapshot | null, why: string): Promise<void> {
     const started = Date.now();
     this.vectorsOff = await this.checkEmbedderOfRecord();
     const tokenizerCurrent = await this.checkTokenizerOfRecord();
-    const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true), tokenizerCurrent);
+    if (snapshot) {
+      const indexed = restoreCatalog(this.catalog, snapshot);
+      const space = this.vectorSpace(true);
+      if (space) await loadVectorIndexes(this.tables, this.catalog, space);
+      this.nextVectorKey = snapshot.nextVectorKey;
+      for (const fact of snapshot.pending) this.pending.add(fact);
+      this.options.log(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
+    } else {
+      const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true), tokenizerCurrent);
+      this.nextVectorKey = loaded.nextVectorKey;
+      for (const fact of loaded.unembedded) if (this.isPending(fact)) this.pending.add(fact);
+      this.options.log(
+        `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
+          (loaded.missingPostings ? `; ${loaded.missingPostings} facts lacked postings (run engram doctor --rebuild)` : '') +
+          ` (index snapshot not used: ${why})`,
+      );
+    }
     await this.access.load(this.tables);
-    this.nextVectorKey = loaded.nextVectorKey;
-    for (const fact of loaded.unembedded) if (this.isPending(fact)) this.pending.add(fact);
-    this.options.log(
-      `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
-        (loaded.missingPostings ? `; ${loaded.missingPostings} facts lacked postings (run engram doctor --rebuild)` : ''),
-    );
     if (this.vectorsOff) this.options.log(`vector signal off: ${this.vectorsOff}`);
     const interrupted = (await this.tables.meta.get('reindex')) as { target?: string } | undefined;
     if (interrupted) this.options.log(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
@@ -535,6 +552,25 @@ export class Memory {
   // ------------------------------------------------------------------------------------------
   // Shutdown
 
+  /** After the last write: the next start restores the indexes instead of rebuilding them. A
+   *  failure only costs that next start a full rebuild. */
+  private async saveSnapshot(): Promise<void> {
+    const started = Date.now();
+    try {
+      await saveSnapshot(this.tables, snapshotPath(this.options.dataDir), {
+        tokenizer: TOKENIZER_ID,
+        embedder: this.embedder.id,
+        nextVectorKey: this.nextVectorKey,
+        pending: this.pending.all(),
+        requestIds: this.store.requestIds.words,
+        namespaces: [...this.catalog.all()].map((ns) => ns.toState()),
+      });
+      this.options.log(`saved the index snapshot in ${Date.now() - started} ms`);
+    } catch (error) {
+      this.options.log(`could not save the index snapshot (the next start rebuilds from the store): ${(error as Error).message}`);
+    }
+  }
+
   saveVectorsIfDirty(): void {
     if (!this.vectorsDirty || this.vectorsOff) return;
     this.vectorsDirty = false;
@@ -557,6 +593,7 @@ export class Memory {
     await this.flushAccess();
     await this.store.drain();
     this.saveVectorsIfDirty();
+    await this.saveSnapshot();
     await this.tables.db.close();
     await this.embedder.close?.();
   }

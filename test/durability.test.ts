@@ -108,7 +108,7 @@ describe('crash safety', () => {
       for (let i = 0; i < 3; i++) last.set(agent, (await client.put(agent, `filler note ${i} for ${agent}`)).fact.id);
     }
     client.close();
-    await daemon.stop();
+    await daemon.kill9(); // no snapshot: start-up reads every fact and keyword row
 
     const { openTables } = await import('../daemon/store/database.ts');
     const tables = await openTables(join(dataDir, 'store'));
@@ -125,6 +125,74 @@ describe('crash safety', () => {
       expect(receipts.map((r) => [r.fact.text, r.ranks.keywordRank])).toEqual([['the lighthouse keeper logs the tide', 1]]);
     }
     client.close();
+  });
+
+  test('a clean stop saves an index snapshot: the next start restores it and recalls, replays and expands exactly as before', async () => {
+    const dataDir = newDir();
+    let daemon = await start(dataDir, 'local');
+    let client = await daemon.client();
+    const first = await client.put('snap', 'The greenhouse tomatoes need watering at dawn', { requestId: 'req-tomatoes' });
+    for (let i = 0; i < 20; i++) await client.put('snap', `garden log entry ${i}: weeded the ${i % 2 ? 'herb' : 'flower'} bed`, { tags: i % 5 ? [] : ['weekly'] });
+    const retired = (await client.put('snap', 'The greenhouse door sticks')).fact;
+    await client.delete('snap', retired.id);
+    await client.alias('snap', 'tomato', ['nightshade']);
+    const recalls = () =>
+      Promise.all([
+        client.recallExplain('snap', 'greenhouse tomatoes watering'),
+        client.recallExplain('snap', 'weeded herb bed', { topK: 6 }),
+        client.recallExplain('snap', 'nightshade greenhouse', { topK: 5, filters: { tagsAny: ['weekly'] } }),
+      ]);
+    const before = await recalls();
+    client.close();
+    expect(await daemon.stop()).toBe(0);
+    expect(daemon.log()).toContain('saved the index snapshot');
+
+    daemon = await start(dataDir, 'local');
+    expect(daemon.log()).toContain('loaded 21 recallable facts from the index snapshot'); // 22 written, 1 deleted
+    client = await daemon.client();
+    const after = await recalls();
+    const view = (r: (typeof before)[number]) => r.receipts.map((x) => [x.fact.id, x.ranks, x.weight]);
+    expect(after.map(view)).toEqual(before.map(view));
+    expect(after[2]!.retrieval.expandedTerms).toEqual(['tomato']);
+    // The request-id filter came back with the index: a repeated request is still answered once.
+    const again = await client.put('snap', 'The greenhouse tomatoes need watering at dawn', { requestId: 'req-tomatoes' });
+    expect(again).toMatchObject({ replayed: true, fact: { id: first.fact.id } });
+    // Writes after a restored start go on normally, and a crash then falls back to a full rebuild.
+    const late = (await client.put('snap', 'The compost heap is ready for spreading')).fact;
+    const beforeCrash = await recalls();
+    client.close();
+    await daemon.kill9();
+
+    daemon = await start(dataDir, 'local');
+    expect(daemon.log()).toContain('index snapshot not used: no clean shutdown recorded');
+    client = await daemon.client();
+    const { receipts } = await client.recallExplain('snap', 'compost heap spreading', { topK: 1 });
+    expect(receipts.map((r) => [r.fact.id, r.ranks.keywordRank, r.ranks.vectorRank])).toEqual([[late.id, 1, 1]]);
+    expect((await recalls()).map(view)).toEqual(beforeCrash.map(view));
+    client.close();
+  });
+
+  test('a damaged or foreign index snapshot is never trusted: start-up rebuilds from the store and says why', async () => {
+    const dataDir = newDir();
+    let daemon = await start(dataDir);
+    let client = await daemon.client();
+    for (let i = 0; i < 5; i++) await client.put('snap', `orchard note ${i}`);
+    client.close();
+    await daemon.stop();
+    const { truncateSync, statSync } = await import('node:fs');
+    const file = join(dataDir, 'index.snapshot');
+    truncateSync(file, statSync(file).size - 10);
+
+    daemon = await start(dataDir);
+    expect(daemon.log()).toMatch(/loaded 5 facts \(5 recallable\).*index snapshot not used: the snapshot file is unreadable/);
+    client = await daemon.client();
+    expect((await client.recall('snap', 'orchard note 3', { topK: 1, weights: { recency: 0 } })).facts.map((f) => f.text)).toEqual(['orchard note 3']);
+    client.close();
+    await daemon.stop();
+
+    // The same store started with another embedder: which facts are pending differs, so rebuild.
+    daemon = await start(dataDir, 'local');
+    expect(daemon.log()).toContain('index snapshot not used: it was made with another tokenizer or embedder');
   });
 
   test('SIGTERM drains in-flight writes: every acknowledged write is there after restart, exit code 0', async () => {

@@ -5,7 +5,7 @@
 // document frequencies and never returned; retiring one stops its expansion.
 import { terms as termsOf } from './tokenizer.ts';
 
-interface Rule {
+export interface Rule {
   aliasId: string;
   /** Every one of these terms must be in the query ... */
   when: string[];
@@ -18,6 +18,17 @@ export class AliasTable {
 
   get size(): number {
     return this.rules.length;
+  }
+
+  /** The rules as plain data (a snapshot); fromState restores them exactly. */
+  toState(): Rule[] {
+    return this.rules;
+  }
+
+  static fromState(rules: Rule[]): AliasTable {
+    const table = new AliasTable();
+    table.rules = rules;
+    return table;
   }
 
   add(aliasId: string, term: string, equivalents: readonly string[]): void {

@@ -17,6 +17,11 @@ export class Catalog {
     return ns;
   }
 
+  /** Adds a namespace restored from a snapshot. */
+  restore(ns: NamespaceIndex): void {
+    this.namespaces.set(ns.agentId, ns);
+  }
+
   all(): IterableIterator<NamespaceIndex> {
     return this.namespaces.values();
   }

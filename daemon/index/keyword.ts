@@ -29,6 +29,26 @@ export interface SearchOptions {
   limit?: number;
 }
 
+/** A KeywordIndex as flat arrays: term id i has name termNames[i] (null = a free id) and its
+ *  postings in slots offsets[i]..offsets[i+1] of docs/tfs/lens. */
+export interface KeywordState {
+  termNames: (string | null)[];
+  offsets: Int32Array;
+  docs: Int32Array;
+  tfs: Int32Array;
+  lens: Int32Array;
+  forward: ForwardState;
+  totalLength: number;
+}
+
+export interface ForwardState {
+  docs: Int32Array;
+  lengths: Int32Array;
+  starts: Int32Array;
+  arena: Int32Array;
+  arenaDead: number;
+}
+
 const MAX_DOC = 0x7ffffffe;
 const NO_DOC = 0x7fffffff; // sentinel above every doc; keeps the merge loop in int32
 
@@ -117,6 +137,40 @@ export class KeywordIndex {
     const idfs = lists.map((list) => idf(n, list.live));
     const m = this.score(lists, idfs, total / n);
     return this.rank(m, limit);
+  }
+
+  // ---- snapshot (a clean shutdown saves the index; the next start restores it) ----
+
+  /** Everything the index holds, as flat arrays. Term ids keep their numbers (free ids are null
+   *  names with empty lists), so the forward index's term ids stay valid as they are. */
+  toState(): KeywordState {
+    const offsets = new Int32Array(this.postings.length + 1);
+    for (let id = 0; id < this.postings.length; id++) offsets[id + 1] = offsets[id]! + (this.postings[id]?.live ?? 0);
+    const total = offsets[this.postings.length]!;
+    const docs = new Int32Array(total);
+    const tfs = new Int32Array(total);
+    const lens = new Int32Array(total);
+    this.postings.forEach((list, id) => list?.copyLiveTo(docs, tfs, lens, offsets[id]!));
+    const termNames = this.postings.map((list, id) => (list ? this.termNames[id]! : null));
+    return { termNames, offsets, docs, tfs, lens, forward: this.forward.toState(), totalLength: this.totalLength };
+  }
+
+  static fromState(state: KeywordState): KeywordIndex {
+    const index = new KeywordIndex();
+    state.termNames.forEach((term, id) => {
+      if (term === null) {
+        index.postings[id] = undefined;
+        index.freeIds.push(id);
+        return;
+      }
+      const [from, to] = [state.offsets[id]!, state.offsets[id + 1]!];
+      index.termIds.set(term, id);
+      index.termNames[id] = term;
+      index.postings[id] = Postings.of(state.docs.subarray(from, to), state.tfs.subarray(from, to), state.lens.subarray(from, to));
+    });
+    index.forward.restore(state.forward);
+    index.totalLength = state.totalLength;
+    return index;
   }
 
   // ---- search internals ----
@@ -237,6 +291,27 @@ class Postings implements PostingsView {
     this.docs = new Int32Array(capacity);
     this.tfs = new Int32Array(capacity);
     this.lens = new Int32Array(capacity);
+  }
+
+  /** A full list over the given arrays (live slots only; they are used in place, not copied). */
+  static of(docs: Int32Array, tfs: Int32Array, lens: Int32Array): Postings {
+    const list = new Postings(0);
+    list.docs = docs;
+    list.tfs = tfs;
+    list.lens = lens;
+    list.count = list.live = docs.length;
+    return list;
+  }
+
+  /** Writes the live slots, in doc order, at `at` of the given arrays. */
+  copyLiveTo(docs: Int32Array, tfs: Int32Array, lens: Int32Array, at: number): void {
+    for (let r = 0; r < this.count; r++) {
+      if (this.tfs[r] === 0) continue;
+      docs[at] = this.docs[r];
+      tfs[at] = this.tfs[r];
+      lens[at] = this.lens[r];
+      at++;
+    }
   }
 
   insert(doc: number, tf: number, len: number): void {
@@ -363,6 +438,28 @@ class ForwardIndex {
     this.rowOf.set(doc, row);
   }
 
+  toState(): ForwardState {
+    const rows = this.rowOf.size;
+    return {
+      docs: this.docs.slice(0, rows),
+      lengths: this.lengths.slice(0, rows),
+      starts: this.starts.slice(0, rows),
+      arena: this.arena.slice(0, this.arenaUsed),
+      arenaDead: this.arenaDead,
+    };
+  }
+
+  /** Takes over the arrays of a state (an empty index only). */
+  restore(state: ForwardState): void {
+    this.docs = state.docs;
+    this.lengths = state.lengths;
+    this.starts = state.starts;
+    this.arena = state.arena;
+    this.arenaUsed = state.arena.length;
+    this.arenaDead = state.arenaDead;
+    for (let row = 0; row < state.docs.length; row++) this.rowOf.set(state.docs[row], row);
+  }
+
   /** The doc's term ids (a view, valid until the next mutation), or undefined if absent. */
   termIds(doc: number): Int32Array | undefined {
     const row = this.rowOf.get(doc);
@@ -401,7 +498,7 @@ class ForwardIndex {
   }
 
   private growRows(): void {
-    const capacity = this.docs.length * 2;
+    const capacity = Math.max(64, this.docs.length * 2); // a restored index may have 0 rows
     this.docs = grow(this.docs, capacity);
     this.lengths = grow(this.lengths, capacity);
     this.starts = grow(this.starts, capacity);

@@ -9,7 +9,8 @@ import type { FactRecord } from '../store/record.ts';
 import { decodeFact } from '../store/record.ts';
 import type { Catalog } from './catalog.ts';
 import { docOf, fromStoredPostings, isIndexed, termsOf } from './derive.ts';
-import type { NamespaceIndex } from './namespace.ts';
+import { NamespaceIndex } from './namespace.ts';
+import type { Snapshot } from './snapshot.ts';
 import { VectorIndex } from './vectors.ts';
 import { parseAliasMeta } from './aliases.ts';
 
@@ -99,6 +100,17 @@ class PostingsCursor {
   close(): Promise<void> {
     return this.iterator.close();
   }
+}
+
+/** Restores every namespace of a snapshot; returns how many recallable facts they hold. */
+export function restoreCatalog(catalog: Catalog, snapshot: Snapshot): number {
+  let indexed = 0;
+  for (const state of snapshot.namespaces) {
+    const ns = NamespaceIndex.fromState(state);
+    catalog.restore(ns);
+    indexed += ns.size;
+  }
+  return indexed;
 }
 
 export const vectorIndexBase = (dir: string, agentId: string): string =>

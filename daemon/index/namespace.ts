@@ -1,10 +1,10 @@
 // Everything recall needs about one namespace, in memory: a small row per live fact (the doc)
 // plus the three signal indexes. Retired and deleted facts are removed here, so every doc in a
 // namespace index is a live fact. Rebuilt from LevelDB at start-up; never the source of truth.
-import { KeywordIndex } from './keyword.ts';
+import { KeywordIndex, type KeywordState } from './keyword.ts';
 import { RecencyOrder } from './recency.ts';
 import { VectorIndex } from './vectors.ts';
-import { AliasTable } from './aliases.ts';
+import { AliasTable, type Rule } from './aliases.ts';
 
 export interface Doc {
   factId: string;
@@ -19,17 +19,45 @@ export interface Doc {
   vectorKey: number;
 }
 
+/** A namespace's in-memory indexes as plain data (the vector index is saved on its own). */
+export interface NamespaceState {
+  agentId: string;
+  /** By doc number; undefined where a fact was removed (doc numbers are never reused). */
+  docs: (Doc | undefined)[];
+  keyword: KeywordState;
+  recency: { times: Float64Array; docs: Int32Array };
+  aliases: Rule[];
+}
+
 export class NamespaceIndex {
-  readonly keyword = new KeywordIndex();
-  readonly recency = new RecencyOrder();
   vectors: VectorIndex | null = null;
-  /** Query expansions of this namespace (alias records live here, not in the signal indexes). */
-  readonly aliases = new AliasTable();
-  private readonly docs: (Doc | undefined)[] = [];
   private readonly docByFactId = new Map<string, number>();
   private readonly docByVectorKey = new Map<number, number>();
 
-  constructor(readonly agentId: string) {}
+  constructor(
+    readonly agentId: string,
+    readonly keyword = new KeywordIndex(),
+    readonly recency = new RecencyOrder(),
+    /** Query expansions of this namespace (alias records live here, not in the signal indexes). */
+    readonly aliases = new AliasTable(),
+    private readonly docs: (Doc | undefined)[] = [],
+  ) {
+    docs.forEach((info, doc) => {
+      if (!info) return;
+      this.docByFactId.set(info.factId, doc);
+      if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
+    });
+  }
+
+  toState(): NamespaceState {
+    const { agentId, docs } = this;
+    return { agentId, docs, keyword: this.keyword.toState(), recency: this.recency.toState(), aliases: this.aliases.toState() };
+  }
+
+  static fromState(state: NamespaceState): NamespaceIndex {
+    const { agentId, keyword, recency, aliases, docs } = state;
+    return new NamespaceIndex(agentId, KeywordIndex.fromState(keyword), RecencyOrder.fromState(recency), AliasTable.fromState(aliases), docs);
+  }
 
   get size(): number {
     return this.docByFactId.size;

@@ -5,6 +5,18 @@ export class RecencyOrder {
   private times: number[] = [];
   private docs: number[] = [];
 
+  /** The order as two parallel arrays (a snapshot). */
+  toState(): { times: Float64Array; docs: Int32Array } {
+    return { times: Float64Array.from(this.times), docs: Int32Array.from(this.docs) };
+  }
+
+  static fromState(state: { times: Float64Array; docs: Int32Array }): RecencyOrder {
+    const order = new RecencyOrder();
+    order.times = Array.from(state.times);
+    order.docs = Array.from(state.docs);
+    return order;
+  }
+
   get size(): number {
     return this.docs.length;
   }

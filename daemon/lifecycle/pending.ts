@@ -19,6 +19,10 @@ export class PendingSet {
     this.keys.delete(`${fact.agentId}\u0000${fact.id}`);
   }
 
+  all(): PendingFact[] {
+    return [...this.keys.values()];
+  }
+
   /** Up to n queued facts, oldest first (they stay queued until delete). */
   take(n: number): PendingFact[] {
     const out: PendingFact[] = [];

@@ -6,7 +6,15 @@ const BITS = 1 << 24; // 2 MiB: ~1% false positives at 1.7M ids, degrading grace
 const HASHES = 7;
 
 export class BloomFilter {
-  private readonly bits = new Uint32Array(BITS / 32);
+  /** `bits`: a filter's bits as saved by a snapshot (anything of the wrong size is refused). */
+  constructor(private readonly bits: Uint32Array<ArrayBufferLike> = new Uint32Array(BITS / 32)) {
+    if (bits.length !== BITS / 32) throw new Error(`Bloom filter: expected ${BITS / 32} words, got ${bits.length}`);
+  }
+
+  /** The bits, for a snapshot. */
+  get words(): Uint32Array {
+    return this.bits;
+  }
 
   add(key: string): void {
     const [h1, h2] = hashes(key);

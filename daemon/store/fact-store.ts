@@ -24,10 +24,14 @@ export class FactStore {
   readonly ids: IdGenerator;
   private readonly committer: GroupCommitter;
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly requestIds = new BloomFilter();
   private readonly cache = new FactCache();
 
-  private constructor(readonly tables: Tables, idFloor: string) {
+  private constructor(
+    readonly tables: Tables,
+    idFloor: string,
+    /** Every committed request id (a filter: "certainly new" or "maybe seen"). */
+    readonly requestIds: BloomFilter,
+  ) {
     this.ids = new IdGenerator(idFloor);
     // Every batch also records the greatest id issued, so ids stay monotonic across restarts.
     this.committer = new GroupCommitter(tables.db, () => [
@@ -35,10 +39,11 @@ export class FactStore {
     ]);
   }
 
-  static async open(tables: Tables): Promise<FactStore> {
+  /** `requestIds`: the filter as a snapshot saved it; without one, it is built from the table. */
+  static async open(tables: Tables, requestIds?: BloomFilter): Promise<FactStore> {
     const floor = (await tables.meta.get(ID_FLOOR_KEY)) as { id?: string } | undefined;
-    const store = new FactStore(tables, floor?.id ?? '');
-    await store.loadRequestIds();
+    const store = new FactStore(tables, floor?.id ?? '', requestIds ?? new BloomFilter());
+    if (!requestIds) await store.loadRequestIds();
     return store;
   }
 
