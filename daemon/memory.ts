@@ -6,7 +6,7 @@ import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
 import { docOf, embeddingText, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
 import { loadAlias, loadCatalog, loadVectorIndexes, restoreCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
-import { saveSnapshot, snapshotPath, takeSnapshot, type Snapshot } from './index/snapshot.ts';
+import { saveSnapshot, sealSnapshot, takeSnapshot, type Snapshot } from './index/snapshot.ts';
 import { BloomFilter } from './store/bloom.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms, TOKENIZER_ID } from './index/tokenizer.ts';
@@ -18,7 +18,7 @@ import { EmbeddingReconciler } from './lifecycle/reconciler.ts';
 import { search, type PreparedQuery, type RetrievalMetadata, type SearchOutcome, type SearchRequest } from './recall/recall.ts';
 import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type Scope } from './recall/plan.ts';
 import { mergeBatch } from './recall/batch.ts';
-import type { Tables } from './store/database.ts';
+import { storeFingerprint, type Tables } from './store/database.ts';
 import { FactStore } from './store/fact-store.ts';
 import { namespaceRange, vectorEntryKey } from './store/keys.ts';
 import type { FactKindName, FactRecord } from './store/record.ts';
@@ -95,7 +95,7 @@ export class Memory {
   /** `tables` must be open (the caller opens them first: that is where a second daemon is refused). */
   static async open(options: MemoryOptions, tables: Tables): Promise<Memory> {
     mkdirSync(dataPaths(options.dataDir).vectors, { recursive: true });
-    const taken = await takeSnapshot(tables, snapshotPath(options.dataDir));
+    const taken = takeSnapshot(options.dataDir, tables.fingerprint);
     const snapshot = taken.snapshot && taken.snapshot.tokenizer === TOKENIZER_ID && taken.snapshot.embedder === options.embedder.id ? taken.snapshot : null;
     const why = snapshot ? '' : taken.snapshot ? 'it was made with another tokenizer or embedder' : taken.reason;
     const memory = new Memory(options, tables, await FactStore.open(tables, snapshot ? new BloomFilter(snapshot.requestIds) : undefined));
@@ -554,10 +554,10 @@ export class Memory {
 
   /** After the last write: the next start restores the indexes instead of rebuilding them. A
    *  failure only costs that next start a full rebuild. */
-  private async saveSnapshot(): Promise<void> {
+  private saveSnapshot(): string | null {
     const started = Date.now();
     try {
-      await saveSnapshot(this.tables, snapshotPath(this.options.dataDir), {
+      const token = saveSnapshot(this.options.dataDir, {
         tokenizer: TOKENIZER_ID,
         embedder: this.embedder.id,
         nextVectorKey: this.nextVectorKey,
@@ -566,8 +566,10 @@ export class Memory {
         namespaces: [...this.catalog.all()].map((ns) => ns.toState()),
       });
       this.options.log(`saved the index snapshot in ${Date.now() - started} ms`);
+      return token;
     } catch (error) {
       this.options.log(`could not save the index snapshot (the next start rebuilds from the store): ${(error as Error).message}`);
+      return null;
     }
   }
 
@@ -593,8 +595,9 @@ export class Memory {
     await this.flushAccess();
     await this.store.drain();
     this.saveVectorsIfDirty();
-    await this.saveSnapshot();
+    const token = this.saveSnapshot();
     await this.tables.db.close();
+    if (token) sealSnapshot(this.options.dataDir, token, storeFingerprint(this.tables.db.location));
     await this.embedder.close?.();
   }
 }

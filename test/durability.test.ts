@@ -190,6 +190,15 @@ describe('crash safety', () => {
     client.close();
     await daemon.stop();
 
+    // Another program wrote the store after the clean stop (here: a bare key, as any tool might).
+    const { openTables } = await import('../daemon/store/database.ts');
+    const tables = await openTables(join(dataDir, 'store'));
+    await tables.meta.put('written-by-a-tool', { at: 1 });
+    await tables.db.close();
+    daemon = await start(dataDir);
+    expect(daemon.log()).toContain('index snapshot not used: the store was written after the snapshot was saved');
+    await daemon.stop();
+
     // The same store started with another embedder: which facts are pending differs, so rebuild.
     daemon = await start(dataDir, 'local');
     expect(daemon.log()).toContain('index snapshot not used: it was made with another tokenizer or embedder');

@@ -3,23 +3,22 @@
 // pending-embedding queue and the next vector key — saved at a clean shutdown, so a million-fact
 // store restarts in seconds instead of a minute.
 //
-// When it is trusted: the file carries a random token, and the same token is put (synced) in the
-// store's meta table once the file is safely on disk. Start-up uses the file only if the tokens
-// match, and deletes the meta token before anything can write. Every acknowledged write is a
-// synced batch, which also makes that deletion durable, so a store written since the snapshot
-// never carries a matching token: a crash means a full rebuild from LevelDB, never a stale index.
-// Anything unexpected in the file also means a full rebuild. LevelDB stays the source of truth.
+// When it is trusted: after the store is closed, a seal file records the snapshot's random token
+// and the fingerprint of the store's files (names, sizes, times). The next start uses the snapshot
+// only if the store's files are exactly as sealed — any write since, by any program, changes them
+// — and removes the seal before writing anything, so it is never trusted twice. A crash, a foreign
+// write or anything unexpected in the file means a full rebuild from LevelDB, which stays the
+// source of truth.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Tables } from '../store/database.ts';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const META_KEY = 'index-snapshot';
 const FORMAT = 1;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
+const sealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
 
 export interface PendingKey {
   agentId: string;
@@ -47,8 +46,8 @@ interface Header {
   namespaces: number;
 }
 
-/** Writes the snapshot file, then records its token in the store (after which it is trusted). */
-export async function saveSnapshot(tables: Tables, path: string, snapshot: Snapshot): Promise<void> {
+/** Writes the snapshot file (not yet trusted: see sealSnapshot); returns its token. */
+export function saveSnapshot(dataDir: string, snapshot: Snapshot): string {
   const token = randomUUID();
   const out = new SectionWriter();
   const { tokenizer, embedder, nextVectorKey, pending } = snapshot;
@@ -56,24 +55,33 @@ export async function saveSnapshot(tables: Tables, path: string, snapshot: Snaps
   out.json(header);
   out.uint32(snapshot.requestIds);
   for (const ns of snapshot.namespaces) writeNamespace(out, ns);
-  out.writeFile(path);
-  await tables.db.batch([{ type: 'put', sublevel: tables.meta, key: META_KEY, value: { token } }], { sync: true });
+  out.writeFile(snapshotPath(dataDir));
+  return token;
+}
+
+/** After the store is closed: the snapshot describes the store as its files are now. */
+export function sealSnapshot(dataDir: string, token: string, fingerprint: string): void {
+  writeFileSync(sealPath(dataDir), JSON.stringify({ token, fingerprint }), { mode: 0o600 });
 }
 
 /**
- * The snapshot, if the store says it is current; null otherwise (with the reason). Either way the
- * store's token is gone afterwards, so the file can never be trusted twice.
+ * The snapshot, if the store's files are exactly as sealed (`fingerprint`: taken just before the
+ * store was opened); null otherwise, with the reason. The seal is removed either way.
  */
-export async function takeSnapshot(tables: Tables, path: string): Promise<{ snapshot: Snapshot | null; reason: string }> {
-  const recorded = (await tables.meta.get(META_KEY)) as { token?: string } | undefined;
-  if (!recorded) return { snapshot: null, reason: 'no clean shutdown recorded' };
-  await tables.meta.del(META_KEY);
-  if (!existsSync(path)) return { snapshot: null, reason: 'the snapshot file is missing' };
+export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: Snapshot | null; reason: string } {
+  let seal: { token?: string; fingerprint?: string };
   try {
-    const input = new SectionReader(path);
+    seal = JSON.parse(readFileSync(sealPath(dataDir), 'utf8')) as typeof seal;
+  } catch {
+    return { snapshot: null, reason: 'no clean shutdown recorded' };
+  }
+  rmSync(sealPath(dataDir), { force: true });
+  if (seal.fingerprint !== fingerprint) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
+  try {
+    const input = new SectionReader(snapshotPath(dataDir));
     const header = input.json<Header>();
     if (header.format !== FORMAT) return { snapshot: null, reason: `snapshot format ${header.format} is not ${FORMAT}` };
-    if (header.token !== recorded.token) return { snapshot: null, reason: 'the snapshot file is not the one the store recorded' };
+    if (header.token !== seal.token) return { snapshot: null, reason: 'the snapshot file is not the one that was sealed' };
     const requestIds = input.uint32();
     const namespaces = Array.from({ length: header.namespaces }, () => readNamespace(input));
     const { tokenizer, embedder, nextVectorKey, pending } = header;

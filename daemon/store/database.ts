@@ -1,5 +1,8 @@
 // The LevelDB store: one classic-level database, one sublevel per table. Opened only by the
 // daemon; LevelDB's own lock refuses a second daemon on the same directory.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { AbstractSublevel } from 'abstract-level';
 import type { FactRecord } from './record.ts';
@@ -29,6 +32,8 @@ export interface StoredPostings {
 
 export interface Tables {
   db: Root;
+  /** storeFingerprint of the store's directory just before this open. */
+  fingerprint: string;
   /** agentId NUL factId → FactRecord */
   facts: Table<FactRecord>;
   /** agentId NUL factId → the fact's keyword terms: the persisted keyword index, per fact */
@@ -58,7 +63,24 @@ export class StoreLockedError extends Error {
   }
 }
 
+/**
+ * Names, sizes and modification times of the store's files. LevelDB appends every write to its log
+ * and never rewrites a table file in place, so any write — by this daemon, another version, or a
+ * tool — and even a bare open changes it. Two equal fingerprints mean an untouched store.
+ */
+export function storeFingerprint(path: string): string {
+  if (!existsSync(path)) return '';
+  const files = readdirSync(path).sort();
+  return createHash('sha256')
+    .update(JSON.stringify(files.map((name) => {
+      const stat = statSync(join(path, name));
+      return [name, stat.size, stat.mtimeMs];
+    })))
+    .digest('hex');
+}
+
 export async function openTables(path: string): Promise<Tables> {
+  const fingerprint = storeFingerprint(path);
   const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
   try {
     await db.open();
@@ -69,6 +91,7 @@ export async function openTables(path: string): Promise<Tables> {
   }
   return {
     db,
+    fingerprint,
     facts: db.sublevel<string, FactRecord>('facts', { valueEncoding: 'json' }),
     postings: db.sublevel<string, StoredPostings>('postings', { valueEncoding: 'json' }),
     recency: db.sublevel<string, string>('recency', { valueEncoding: 'utf8' }),
