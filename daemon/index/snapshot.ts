@@ -18,7 +18,7 @@ import { SectionReader, SectionWriter } from './sections.ts';
 const FORMAT = 1;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
-const sealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
+export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
 
 export interface PendingKey {
   agentId: string;
@@ -61,7 +61,7 @@ export function saveSnapshot(dataDir: string, snapshot: Snapshot): string {
 
 /** After the store is closed: the snapshot describes the store as its files are now. */
 export function sealSnapshot(dataDir: string, token: string, fingerprint: string): void {
-  writeFileSync(sealPath(dataDir), JSON.stringify({ token, fingerprint }), { mode: 0o600 });
+  writeFileSync(snapshotSealPath(dataDir), JSON.stringify({ token, fingerprint }), { mode: 0o600 });
 }
 
 /**
@@ -71,11 +71,11 @@ export function sealSnapshot(dataDir: string, token: string, fingerprint: string
 export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: Snapshot | null; reason: string } {
   let seal: { token?: string; fingerprint?: string };
   try {
-    seal = JSON.parse(readFileSync(sealPath(dataDir), 'utf8')) as typeof seal;
+    seal = JSON.parse(readFileSync(snapshotSealPath(dataDir), 'utf8')) as typeof seal;
   } catch {
     return { snapshot: null, reason: 'no clean shutdown recorded' };
   }
-  rmSync(sealPath(dataDir), { force: true });
+  rmSync(snapshotSealPath(dataDir), { force: true });
   if (seal.fingerprint !== fingerprint) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
   try {
     const input = new SectionReader(snapshotPath(dataDir));
