@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { CapabilityError } from '../client/index.ts';
 import { removeDir, startDaemon, useDaemon } from './fixtures/daemon.ts';
+import { isTotalOrder } from './fixtures/receipts.ts';
 
 const env = useDaemon({ embedder: 'local' });
 const DAY = 86_400_000;
@@ -151,6 +152,31 @@ describe('event time and filters', () => {
     await env.client.put('event', 'trip to Rome', { occurredAt: now - 40 * DAY });
     const { facts } = await env.client.recall('event', '', { weights: { vector: 0, keyword: 0 }, topK: 3 });
     expect(facts.map((f) => f.text)).toEqual(['trip to Oslo', 'trip to Rome', 'trip to Lisbon']);
+  });
+
+  test('facts with the same event time share a recency rank, the next time takes the next rank; write times never tie', async () => {
+    const day1 = now - 10 * DAY;
+    const day2 = now - 3 * DAY;
+    const session = async (occurredAt: number, texts: string[]) => {
+      const ids: string[] = [];
+      for (const text of texts) ids.push((await env.client.put('same-moment', text, { occurredAt })).fact.id);
+      return ids;
+    };
+    const first = await session(day1, ['kayak club: we met at the pier', 'kayak club: the river was calm', 'kayak club: lunch by the boathouse']);
+    const second = await session(day2, ['kayak club: the race was windy', 'kayak club: we came third']);
+    const written = await putAll('same-moment', ['kayak club: new paddles ordered', 'kayak club: dues paid']); // write times only
+    const rankOf = (receipts: { fact: { id: string }; ranks: { recencyRank: number } }[]) => new Map(receipts.map((r) => [r.fact.id, r.ranks.recencyRank]));
+
+    const matched = rankOf((await env.client.recallExplain('same-moment', 'kayak club', { topK: 7, weights: { vector: 0 } })).receipts);
+    const recencyOnly = await env.client.recallExplain('same-moment', '', { topK: 7, weights: { vector: 0, keyword: 0 } });
+    for (const ranks of [matched, rankOf(recencyOnly.receipts)]) {
+      expect(written.map((id) => ranks.get(id))).toEqual([2, 1]); // newest write first, one rank each
+      expect(second.map((id) => ranks.get(id))).toEqual([3, 3]);
+      expect(first.map((id) => ranks.get(id))).toEqual([4, 4, 4]);
+    }
+    // Equal recency, equal score: the total order's tie-break (created_at, then id) orders them.
+    expect(recencyOnly.receipts.map((r) => r.fact.id)).toEqual([...written.reverse(), ...second, ...first]);
+    expect(isTotalOrder(recencyOnly.receipts)).toBe(true);
   });
 
   test('window_days keeps only facts whose event time is recent', async () => {

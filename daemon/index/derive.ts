@@ -44,6 +44,7 @@ export function docOf(fact: FactRecord): Doc {
     factId: fact.id,
     createdAt: fact.createdAt,
     recencyTime: recencyTime(fact),
+    eventTime: fact.occurredAt !== undefined,
     textKey: textKeyOf(fact.text),
     confidence: fact.confidence,
     kind: fact.kind,

@@ -11,6 +11,9 @@ export interface Doc {
   createdAt: number;
   /** The time recency ranks by. */
   recencyTime: number;
+  /** recencyTime is the writer's event time (occurred_at), not the write time: facts with the
+   *  same event time are equally recent, while write times are refined by id (write order). */
+  eventTime: boolean;
   /** Identity of the text, for dedup without reading facts. */
   textKey: string;
   confidence: string;

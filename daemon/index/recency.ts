@@ -1,5 +1,5 @@
 // Recency order of one namespace: docs sorted by (time, doc) ascending, so the newest is last.
-// Appends (the common case: a new fact is the newest) are O(1); a rank is a binary search.
+// Appends (the common case: a new fact is the newest) are O(1); readers walk it newest first.
 
 export class RecencyOrder {
   private times: number[] = [];
@@ -34,15 +34,22 @@ export class RecencyOrder {
     this.docs.splice(at, 1);
   }
 
-  /** 1-based newest-first rank, or 0 if the doc is not in the order. */
-  rankOf(doc: number, time: number): number {
-    const at = this.lowerBound(time, doc);
-    return this.docs[at] === doc ? this.docs.length - at : 0;
-  }
-
-  /** Docs newest first, starting at newest-first position `skip`. */
-  *newest(skip = 0): Generator<number> {
-    for (let i = this.docs.length - 1 - skip; i >= 0; i--) yield this.docs[i]!;
+  /**
+   * Docs newest first, in runs that share one recency rank. At one time, the docs for which
+   * `sharesTime` holds (facts with the same event time: equally recent) form one run, oldest doc
+   * first as the tie-break wants; every other doc (a write time, refined by id) is a run of its
+   * own, newest first.
+   */
+  *newestRuns(sharesTime: (doc: number) => boolean): Generator<number[]> {
+    for (let i = this.docs.length - 1; i >= 0; ) {
+      let start = i;
+      while (start > 0 && this.times[start - 1] === this.times[i]) start--;
+      const shared: number[] = [];
+      for (let j = start; j <= i; j++) if (sharesTime(this.docs[j]!)) shared.push(this.docs[j]!);
+      if (shared.length > 0) yield shared;
+      for (let j = i; j >= start; j--) if (!sharesTime(this.docs[j]!)) yield [this.docs[j]!];
+      i = start - 1;
+    }
   }
 
   /** First index whose (time, doc) is >= the given pair. */

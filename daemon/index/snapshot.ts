@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 1;
+const FORMAT = 2;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -106,14 +106,14 @@ interface DocStrings {
 function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
   const { docs } = ns;
   const strings: DocStrings = { factIds: [], textKeys: [], confidences: [], kinds: [], tags: [] };
-  const times = new Float64Array(docs.length * 3); // createdAt, recencyTime, vectorKey per doc
+  const times = new Float64Array(docs.length * 4); // createdAt, recencyTime, vectorKey, eventTime per doc
   docs.forEach((doc, i) => {
     strings.factIds.push(doc?.factId ?? null);
     strings.textKeys.push(doc?.textKey ?? '');
     strings.confidences.push(doc?.confidence ?? '');
     strings.kinds.push(doc?.kind ?? '');
     if (doc?.tags.length) strings.tags.push([i, doc.tags]);
-    times.set([doc?.createdAt ?? 0, doc?.recencyTime ?? 0, doc?.vectorKey ?? 0], i * 3);
+    times.set([doc?.createdAt ?? 0, doc?.recencyTime ?? 0, doc?.vectorKey ?? 0, doc?.eventTime ? 1 : 0], i * 4);
   });
   out.json({ agentId: ns.agentId, ...strings, aliases: ns.aliases, termNames: ns.keyword.termNames });
   out.float64(times);
@@ -134,13 +134,14 @@ function readNamespace(input: SectionReader): NamespaceState {
       ? undefined
       : {
           factId,
-          createdAt: times[i * 3]!,
-          recencyTime: times[i * 3 + 1]!,
+          createdAt: times[i * 4]!,
+          recencyTime: times[i * 4 + 1]!,
+          eventTime: times[i * 4 + 3] === 1,
           textKey: head.textKeys[i]!,
           confidence: head.confidences[i]!,
           kind: head.kinds[i]!,
           tags: tags.get(i) ?? [],
-          vectorKey: times[i * 3 + 2]!,
+          vectorKey: times[i * 4 + 2]!,
         },
   );
   const [offsets, postingDocs, tfs, lens, forwardDocs, lengths, starts, arena] = Array.from({ length: 8 }, () => input.int32());

@@ -2,7 +2,7 @@
 // → dedup by text → top_k. Each query signal ranks a bounded candidate list (like any top-N
 // retriever), recency orders the matched candidates, and the unmatched rest is streamed lazily
 // only if top_k is not yet filled, so a million-fact namespace costs what the query touches.
-import type { NamespaceIndex } from '../index/namespace.ts';
+import type { Doc, NamespaceIndex } from '../index/namespace.ts';
 import type { Ranks } from './fusion.ts';
 import { RRF_K, compareResults, fusedScore } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
@@ -79,18 +79,38 @@ function countEligible(ns: NamespaceIndex, plan: RecallPlan): number {
   return n;
 }
 
-/** 1-based newest-first ranks of the given docs (event time, then id). */
+/**
+ * 1-based newest-first recency ranks of the given docs. Facts the writer gave the same event time
+ * (a conversation session's date, say) are equally recent and share a rank, the next time taking
+ * the next rank; write times never tie, since ids order writes within a millisecond. Imported
+ * history thereby gets one recency step per event, not one per fact (LoCoMo recall@10 0.666 →
+ * 0.683 with the default weights; npm run bench:quality). Same order as RecencyOrder.newestRuns.
+ */
 function newestFirstRanks(ns: NamespaceIndex, docs: number[]): Map<number, number> {
-  const sorted = [...docs].sort((a, b) => ns.doc(b).recencyTime - ns.doc(a).recencyTime || b - a);
-  return new Map(sorted.map((doc, i) => [doc, i + 1]));
+  const sorted = [...docs].sort((a, b) => {
+    const [x, y] = [ns.doc(a), ns.doc(b)];
+    return y.recencyTime - x.recencyTime || Number(y.eventTime) - Number(x.eventTime) || (x.eventTime ? a - b : b - a);
+  });
+  const ranks = new Map<number, number>();
+  let rank = 0;
+  sorted.forEach((doc, i) => {
+    if (i === 0 || !sameEventTime(ns.doc(sorted[i - 1]!), ns.doc(doc))) rank++;
+    ranks.set(doc, rank);
+  });
+  return ranks;
 }
 
-/** Every eligible fact, newest first, ranked by that position. */
+const sameEventTime = (a: Doc, b: Doc): boolean => a.eventTime && b.eventTime && a.recencyTime === b.recencyTime;
+
+/** Every eligible fact, newest first, ranked by recency (see newestFirstRanks); facts sharing a
+ *  rank come oldest first, so the stream is in total order. */
 function* newestEligible(ns: NamespaceIndex, plan: RecallPlan, score: (doc: number, recency: number) => RankedFact): Generator<RankedFact> {
   let rank = 0;
-  for (const doc of ns.recency.newest()) {
-    if (plan.filter && !plan.filter(ns.doc(doc))) continue;
-    yield score(doc, ++rank);
+  for (const run of ns.recency.newestRuns((doc) => ns.doc(doc).eventTime)) {
+    const eligible = plan.filter ? run.filter((doc) => plan.filter!(ns.doc(doc))) : run;
+    if (eligible.length === 0) continue;
+    rank++;
+    for (const doc of eligible) yield score(doc, rank);
   }
 }
 
