@@ -5,9 +5,8 @@ import { mkdirSync } from 'node:fs';
 import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
 import { docOf, embeddingText, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
-import { loadAlias, loadCatalog, loadVectorIndexes, restoreCatalog, toFloat32, vectorIndexBase, type VectorSpace } from './index/load.ts';
-import { saveSnapshot, sealSnapshot, takeSnapshot, type Snapshot } from './index/snapshot.ts';
-import { BloomFilter } from './store/bloom.ts';
+import { loadAlias, loadCatalog, loadVectorIndexes, restoreSnapshot, toFloat32, vectorIndexBase, type Restored, type VectorSpace } from './index/load.ts';
+import { saveSnapshot, sealSnapshot, takeSnapshot } from './index/snapshot.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms, TOKENIZER_ID } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
@@ -95,13 +94,25 @@ export class Memory {
   /** `tables` must be open (the caller opens them first: that is where a second daemon is refused). */
   static async open(options: MemoryOptions, tables: Tables): Promise<Memory> {
     mkdirSync(dataPaths(options.dataDir).vectors, { recursive: true });
-    const taken = takeSnapshot(options.dataDir, tables.fingerprint);
-    const snapshot = taken.snapshot && taken.snapshot.tokenizer === TOKENIZER_ID && taken.snapshot.embedder === options.embedder.id ? taken.snapshot : null;
-    const why = snapshot ? '' : taken.snapshot ? 'it was made with another tokenizer or embedder' : taken.reason;
-    const memory = new Memory(options, tables, await FactStore.open(tables, snapshot ? new BloomFilter(snapshot.requestIds) : undefined));
-    await memory.load(snapshot, why);
+    const { restored, why } = Memory.restore(options, tables);
+    const memory = new Memory(options, tables, await FactStore.open(tables, restored?.requestIds));
+    await memory.load(restored, why);
     memory.startBackgroundWork();
     return memory;
+  }
+
+  /** The in-memory state of the clean shutdown's snapshot, if it is current and sound; else why not. */
+  private static restore(options: MemoryOptions, tables: Tables): { restored: Restored | null; why: string } {
+    const { snapshot, reason } = takeSnapshot(options.dataDir, tables.fingerprint);
+    if (!snapshot) return { restored: null, why: reason };
+    if (snapshot.tokenizer !== TOKENIZER_ID || snapshot.embedder !== options.embedder.id) {
+      return { restored: null, why: 'it was made with another tokenizer or embedder' };
+    }
+    try {
+      return { restored: restoreSnapshot(snapshot), why: '' };
+    } catch (error) {
+      return { restored: null, why: `it could not be restored (${(error as Error).message})` };
+    }
   }
 
   get embedder(): Embedder {
@@ -114,16 +125,17 @@ export class Memory {
 
   /** Builds the in-memory indexes: from the snapshot of a clean shutdown when there is one
    *  (`why` says why not otherwise), else from every fact in LevelDB. */
-  private async load(snapshot: Snapshot | null, why: string): Promise<void> {
+  private async load(restored: Restored | null, why: string): Promise<void> {
     const started = Date.now();
     this.vectorsOff = await this.checkEmbedderOfRecord();
     const tokenizerCurrent = await this.checkTokenizerOfRecord();
-    if (snapshot) {
-      const indexed = restoreCatalog(this.catalog, snapshot);
+    if (restored) {
+      for (const ns of restored.namespaces) this.catalog.restore(ns);
       const space = this.vectorSpace(true);
-      if (space) await loadVectorIndexes(this.tables, this.catalog, space);
-      this.nextVectorKey = snapshot.nextVectorKey;
-      for (const fact of snapshot.pending) this.pending.add(fact);
+      const highestSaved = space ? await loadVectorIndexes(this.tables, this.catalog, space) : 0;
+      this.nextVectorKey = Math.max(restored.nextVectorKey, highestSaved + 1);
+      for (const fact of restored.pending) this.pending.add(fact);
+      const indexed = restored.namespaces.reduce((n, ns) => n + ns.size, 0);
       this.options.log(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
     } else {
       const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true), tokenizerCurrent);

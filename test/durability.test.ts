@@ -127,6 +127,32 @@ describe('crash safety', () => {
     client.close();
   });
 
+  test('vector keys are never reused: a fact written after a crash and a rebuild keeps its vector through the next crash', async () => {
+    const dataDir = newDir();
+    let daemon = await start(dataDir, 'local');
+    let client = await daemon.client();
+    for (const text of ['the orchard ladder is in the barn', 'the cider press needs a new screw']) await client.put('keys', text);
+    const last = (await client.put('keys', 'the beehive frames were cleaned')).fact;
+    await client.delete('keys', last.id); // the highest vector key now belongs to no fact
+    client.close();
+    await daemon.stop(); // the saved vector index covers that key
+
+    daemon = await start(dataDir, 'local');
+    await daemon.kill9(); // so the next start rebuilds its indexes from the facts alone
+    daemon = await start(dataDir, 'local');
+    client = await daemon.client();
+    const late = (await client.put('keys', 'The submarine periscope needs new seals')).fact;
+    client.close();
+    await daemon.kill9(); // before any save: only LevelDB has the new vector
+
+    daemon = await start(dataDir, 'local');
+    client = await daemon.client();
+    const { receipts } = await client.recallExplain('keys', 'submarine periscope seals', { topK: 1 });
+    expect(receipts.map((r) => [r.fact.id, r.ranks.vectorRank])).toEqual([[late.id, 1]]);
+    expect((await client.stats('keys')).vectorCount).toBe(3);
+    client.close();
+  });
+
   test('a clean stop saves an index snapshot: the next start restores it and recalls, replays and expands exactly as before', async () => {
     const dataDir = newDir();
     let daemon = await start(dataDir, 'local');

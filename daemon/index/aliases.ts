@@ -26,6 +26,7 @@ export class AliasTable {
   }
 
   static fromState(rules: Rule[]): AliasTable {
+    if (!Array.isArray(rules)) throw new Error('alias state: not a list of rules');
     const table = new AliasTable();
     table.rules = rules;
     return table;

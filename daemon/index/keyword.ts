@@ -155,7 +155,9 @@ export class KeywordIndex {
     return { termNames, offsets, docs, tfs, lens, forward: this.forward.toState(), totalLength: this.totalLength };
   }
 
+  /** Throws if the state is not one toState could have made (a damaged snapshot). */
   static fromState(state: KeywordState): KeywordIndex {
+    checkState(state);
     const index = new KeywordIndex();
     state.termNames.forEach((term, id) => {
       if (term === null) {
@@ -617,6 +619,25 @@ function sortBest(order: Int32Array, lo: number, hi: number, scores: Float64Arra
 
 // ---------------------------------------------------------------------------
 // Shared helpers
+
+/** The invariants search and remove rely on: list bounds, doc-sorted lists, forward records
+ *  inside the arena. Linear in the state's size, a small price next to reading it. */
+function checkState(state: KeywordState): void {
+  const { termNames, offsets, docs, tfs, lens, forward } = state;
+  const bad = (what: string) => new Error(`keyword index state: ${what}`);
+  if (!Array.isArray(termNames) || offsets.length !== termNames.length + 1 || offsets[0] !== 0) throw bad('term table');
+  if (offsets[termNames.length] !== docs.length || tfs.length !== docs.length || lens.length !== docs.length) throw bad('postings size');
+  for (let id = 0; id < termNames.length; id++) {
+    if (offsets[id + 1]! < offsets[id]!) throw bad('postings offsets');
+    for (let p = offsets[id]! + 1; p < offsets[id + 1]!; p++) if (docs[p - 1]! >= docs[p]!) throw bad('postings order');
+  }
+  const rows = forward.docs.length;
+  if (forward.lengths.length !== rows || forward.starts.length !== rows) throw bad('forward rows');
+  for (let row = 0; row < rows; row++) {
+    const start = forward.starts[row]!;
+    if (!(start >= 0 && start < forward.arena.length && start + 1 + forward.arena[start]! <= forward.arena.length)) throw bad('forward arena');
+  }
+}
 
 function grow(a: Int32Array, capacity: number): Int32Array {
   const b = new Int32Array(capacity);

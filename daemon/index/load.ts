@@ -2,6 +2,7 @@
 // postings (no re-tokenising), read alongside the facts in key order; vectors from the saved
 // USearch files caught up from the vectors table (no re-embedding). Facts are read in key order,
 // i.e. per namespace in id order.
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredPostings, Tables } from '../store/database.ts';
 import { compareKeys, factKey, namespaceRange, splitVectorEntryKey, vectorEntryKey } from '../store/keys.ts';
@@ -11,6 +12,7 @@ import type { Catalog } from './catalog.ts';
 import { docOf, fromStoredPostings, isIndexed, termsOf } from './derive.ts';
 import { NamespaceIndex } from './namespace.ts';
 import type { Snapshot } from './snapshot.ts';
+import { BloomFilter } from '../store/bloom.ts';
 import { VectorIndex } from './vectors.ts';
 import { parseAliasMeta } from './aliases.ts';
 
@@ -59,7 +61,7 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
   } finally {
     await postings?.close();
   }
-  if (space) await loadVectorIndexes(tables, catalog, space);
+  if (space) result.nextVectorKey = Math.max(result.nextVectorKey, (await loadVectorIndexes(tables, catalog, space)) + 1);
   return result;
 }
 
@@ -102,26 +104,56 @@ class PostingsCursor {
   }
 }
 
-/** Restores every namespace of a snapshot; returns how many recallable facts they hold. */
-export function restoreCatalog(catalog: Catalog, snapshot: Snapshot): number {
-  let indexed = 0;
-  for (const state of snapshot.namespaces) {
-    const ns = NamespaceIndex.fromState(state);
-    catalog.restore(ns);
-    indexed += ns.size;
-  }
-  return indexed;
+/** What a snapshot restores: everything start-up would otherwise rebuild from the facts. */
+export interface Restored {
+  namespaces: NamespaceIndex[];
+  requestIds: BloomFilter;
+  nextVectorKey: number;
+  pending: Snapshot['pending'];
+}
+
+/** Builds the in-memory state of a snapshot; throws if any part of it is inconsistent, so the
+ *  caller rebuilds from the store (nothing built from a damaged snapshot is ever used). */
+export function restoreSnapshot(snapshot: Snapshot): Restored {
+  return {
+    namespaces: snapshot.namespaces.map((state) => NamespaceIndex.fromState(state)),
+    requestIds: new BloomFilter(snapshot.requestIds),
+    nextVectorKey: snapshot.nextVectorKey,
+    pending: snapshot.pending,
+  };
 }
 
 export const vectorIndexBase = (dir: string, agentId: string): string =>
   join(dir, Buffer.from(agentId, 'utf8').toString('base64url') || '_');
 
-export async function loadVectorIndexes(tables: Tables, catalog: Catalog, space: VectorSpace): Promise<void> {
-  for (const ns of catalog.all()) await loadVectors(tables, ns, space);
+/**
+ * Loads every namespace's vector index; returns the highest vector key the saved files name.
+ * New vector keys must start above it: a key a saved file covers is never read from LevelDB again,
+ * so reusing one (say, of a deleted fact, after a rebuild) would lose the new fact's vector.
+ */
+export async function loadVectorIndexes(tables: Tables, catalog: Catalog, space: VectorSpace): Promise<number> {
+  let highest = 0;
+  const loaded = new Set<string>();
+  for (const ns of catalog.all()) {
+    highest = Math.max(highest, await loadVectors(tables, ns, space));
+    loaded.add(vectorIndexBase(space.dir, ns.agentId));
+  }
+  // A namespace whose facts are all gone still has its saved file, and the keys that file covers.
+  for (const base of savedIndexBases(space.dir)) {
+    const info = loaded.has(base) ? null : VectorIndex.readInfo(base);
+    if (info) highest = Math.max(highest, info.coveredKey, info.keys.at(-1) ?? 0);
+  }
+  return highest;
 }
 
-/** Loads the saved index if it matches, drops its stale keys, then adds what it lacks from LevelDB. */
-async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpace): Promise<void> {
+function savedIndexBases(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((name) => name.endsWith('.json')).map((name) => join(dir, name.slice(0, -'.json'.length)));
+}
+
+/** Loads the saved index if it matches, drops its stale keys, then adds what it lacks from LevelDB.
+ *  Returns the highest key the saved file covers or holds (0 without one). */
+async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpace): Promise<number> {
   const saved = space.useSaved && VectorIndex.load(vectorIndexBase(space.dir, ns.agentId), space.embedder, space.dimensions);
   const index = (saved && saved.index) || new VectorIndex(space.dimensions);
   const inIndex = new Set(index.allKeys());
@@ -137,6 +169,7 @@ async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpac
   }
   index.flushPending();
   ns.vectors = index.size > 0 ? index : null;
+  return saved ? Math.max(saved.info.coveredKey, saved.info.keys.at(-1) ?? 0) : 0; // keys are saved sorted
 }
 
 /** LevelDB hands back views into shared buffers; copy into an aligned Float32Array. */

@@ -11,6 +11,7 @@ export class RecencyOrder {
   }
 
   static fromState(state: { times: Float64Array; docs: Int32Array }): RecencyOrder {
+    if (state.times.length !== state.docs.length) throw new Error('recency state: times and docs differ in length');
     const order = new RecencyOrder();
     order.times = Array.from(state.times);
     order.docs = Array.from(state.docs);
@@ -38,7 +39,8 @@ export class RecencyOrder {
    * Docs newest first, in runs that share one recency rank. At one time, the docs for which
    * `sharesTime` holds (facts with the same event time: equally recent) form one run, oldest doc
    * first as the tie-break wants; every other doc (a write time, refined by id) is a run of its
-   * own, newest first.
+   * own, newest first. (Recall orders a shared run by the total order itself: doc order is id
+   * order only as long as writes reach the index in commit order.)
    */
   *newestRuns(sharesTime: (doc: number) => boolean): Generator<number[]> {
     for (let i = this.docs.length - 1; i >= 0; ) {

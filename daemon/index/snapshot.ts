@@ -69,19 +69,20 @@ export function sealSnapshot(dataDir: string, token: string, fingerprint: string
  * store was opened); null otherwise, with the reason. The seal is removed either way.
  */
 export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: Snapshot | null; reason: string } {
-  let seal: { token?: string; fingerprint?: string };
+  let seal: { token?: string; fingerprint?: string } | null;
   try {
     seal = JSON.parse(readFileSync(snapshotSealPath(dataDir), 'utf8')) as typeof seal;
   } catch {
     return { snapshot: null, reason: 'no clean shutdown recorded' };
   }
   rmSync(snapshotSealPath(dataDir), { force: true });
-  if (seal.fingerprint !== fingerprint) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
+  if (seal?.fingerprint !== fingerprint) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
   try {
     const input = new SectionReader(snapshotPath(dataDir));
     const header = input.json<Header>();
     if (header.format !== FORMAT) return { snapshot: null, reason: `snapshot format ${header.format} is not ${FORMAT}` };
     if (header.token !== seal.token) return { snapshot: null, reason: 'the snapshot file is not the one that was sealed' };
+    if (!Array.isArray(header.pending) || !Number.isInteger(header.namespaces) || !Number.isInteger(header.nextVectorKey)) throw new Error('bad header');
     const requestIds = input.uint32();
     const namespaces = Array.from({ length: header.namespaces }, () => readNamespace(input));
     const { tokenizer, embedder, nextVectorKey, pending } = header;

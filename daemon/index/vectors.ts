@@ -115,12 +115,21 @@ export class VectorIndex {
     renameSync(`${base}.json.tmp`, `${base}.json`);
   }
 
+  /** The description saved beside an index file, or null if there is none readable. */
+  static readInfo(base: string): SavedIndexInfo | null {
+    try {
+      return JSON.parse(readFileSync(`${base}.json`, 'utf8')) as SavedIndexInfo;
+    } catch {
+      return null;
+    }
+  }
+
   /** Loads a saved index, or returns null if there is none or it was made for another model. */
   static load(base: string, embedder: string, dimensions: number): { index: VectorIndex; info: SavedIndexInfo } | null {
-    if (!existsSync(`${base}.json`) || !existsSync(`${base}.usearch`)) return null;
+    if (!existsSync(`${base}.usearch`)) return null;
     try {
-      const info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as SavedIndexInfo;
-      if (info.embedder !== embedder || info.dimensions !== dimensions) return null;
+      const info = VectorIndex.readInfo(base);
+      if (!info || info.embedder !== embedder || info.dimensions !== dimensions) return null;
       const vi = new VectorIndex(dimensions);
       vi.index.load(`${base}.usearch`);
       for (const key of info.keys) vi.keys.add(key);

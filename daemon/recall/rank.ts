@@ -110,6 +110,8 @@ function* newestEligible(ns: NamespaceIndex, plan: RecallPlan, score: (doc: numb
     const eligible = plan.filter ? run.filter((doc) => plan.filter!(ns.doc(doc))) : run;
     if (eligible.length === 0) continue;
     rank++;
+    // Equal rank, equal score: the total order's tie-break decides (created_at, then id).
+    if (eligible.length > 1) eligible.sort((a, b) => ns.doc(a).createdAt - ns.doc(b).createdAt || (ns.doc(a).factId < ns.doc(b).factId ? -1 : 1));
     for (const doc of eligible) yield score(doc, rank);
   }
 }

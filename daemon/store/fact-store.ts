@@ -95,10 +95,13 @@ export class FactStore {
   /** `derived` undefined: a record no index holds (an alias). */
   insert(fact: FactRecord, derived: DerivedRows | undefined, requestId: string): Promise<void> {
     const ops = derived ? this.factOps(fact, derived) : [this.put(this.tables.facts, factKey(fact.agentId, fact.id), fact)];
-    if (!requestId) return this.commit(ops, fact, fact);
-    const key = requestKey(fact.agentId, requestId);
-    ops.push(this.put(this.tables.requests, key, fact.id));
-    return this.commit(ops, fact, fact).then(() => this.requestIds.add(key));
+    const key = requestId ? requestKey(fact.agentId, requestId) : '';
+    if (key) ops.push(this.put(this.tables.requests, key, fact.id));
+    // One continuation whether or not there is a request id: writers committed in one batch then
+    // resume in commit order, which is id order, so the index numbers their docs in id order.
+    return this.commit(ops, fact, fact).then(() => {
+      if (key) this.requestIds.add(key);
+    });
   }
 
   /** Replaces a fact and its derived rows; `derived` undefined = the fact is no longer indexed (retired). */
