@@ -107,10 +107,19 @@ function decodeRequest(method: DescMethod, bytes: Buffer): MessageShape<DescMess
   }
 }
 
-function callContext(service: DescService, method: DescMethod, call: ServerSurfaceCall): CallContext {
+/**
+ * The call's context, and `settle` for when its handler is done. grpc-js reports "cancelled" when
+ * any call's stream closes, finished or not; only a cancel while the handler runs means anything,
+ * and aborting is not free (it builds a DOMException), so a settled call is never aborted.
+ */
+function callContext(service: DescService, method: DescMethod, call: ServerSurfaceCall): { ctx: CallContext; settle: () => void } {
   const controller = new AbortController();
-  call.on('cancelled', () => controller.abort());
-  return { method: `${service.name}/${method.name}`, metadata: call.metadata, signal: controller.signal };
+  let running = true;
+  call.on('cancelled', () => {
+    if (running) controller.abort();
+  });
+  const ctx = { method: `${service.name}/${method.name}`, metadata: call.metadata, signal: controller.signal };
+  return { ctx, settle: () => (running = false) };
 }
 
 function serverHandler(
@@ -119,36 +128,41 @@ function serverHandler(
   handler: unknown,
   options: ServeOptions,
 ): grpc.UntypedHandleCall {
-  const prepare = (call: ServerSurfaceCall & { request: Buffer }) => {
-    const ctx = callContext(service, method, call);
+  const prepare = (ctx: CallContext, call: ServerSurfaceCall & { request: Buffer }) => {
     options.guard?.(ctx);
-    return { ctx, request: decodeRequest(method, call.request) };
+    return decodeRequest(method, call.request);
   };
   if (method.methodKind === 'server_streaming') {
     const stream = handler as StreamHandler<MethodShape>;
     return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
+      const { ctx, settle } = callContext(service, method, call);
       try {
-        const { ctx, request } = prepare(call);
-        for await (const message of stream(request, ctx)) {
+        for await (const message of stream(prepare(ctx, call), ctx)) {
           if (ctx.signal.aborted) return;
           call.write(message);
         }
         call.end();
       } catch (error) {
         call.emit('error', toServiceError(error, method, options));
+      } finally {
+        settle();
       }
     };
   }
   const unary = handler as UnaryHandler<MethodShape>;
   return (call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    const { ctx, settle } = callContext(service, method, call);
     Promise.resolve()
-      .then(() => {
-        const { ctx, request } = prepare(call);
-        return unary(request, ctx);
-      })
+      .then(() => unary(prepare(ctx, call), ctx))
       .then(
-        (response) => callback(null, response),
-        (error) => callback(toServiceError(error, method, options)),
+        (response) => {
+          settle();
+          callback(null, response);
+        },
+        (error) => {
+          settle();
+          callback(toServiceError(error, method, options));
+        },
       );
   };
 }
