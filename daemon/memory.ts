@@ -6,7 +6,7 @@ import type { Embedder } from './embed/provider.ts';
 import { Catalog } from './index/catalog.ts';
 import { docOf, embeddingText, isIndexed, termsOf, toStoredPostings } from './index/derive.ts';
 import { loadAlias, loadCatalog, loadVectorIndexes, restoreSnapshot, toFloat32, vectorIndexBase, type Restored, type VectorSpace } from './index/load.ts';
-import { saveSnapshot, sealSnapshot, takeSnapshot } from './index/snapshot.ts';
+import { saveSnapshot, sealSnapshot, takeSnapshot, type SnapshotId } from './index/snapshot.ts';
 import type { NamespaceIndex } from './index/namespace.ts';
 import { terms as queryTerms, TOKENIZER_ID } from './index/tokenizer.ts';
 import { VectorIndex } from './index/vectors.ts';
@@ -566,10 +566,10 @@ export class Memory {
 
   /** After the last write: the next start restores the indexes instead of rebuilding them. A
    *  failure only costs that next start a full rebuild. */
-  private saveSnapshot(): string | null {
+  private saveSnapshot(): SnapshotId | null {
     const started = Date.now();
     try {
-      const token = saveSnapshot(this.options.dataDir, {
+      const id = saveSnapshot(this.options.dataDir, {
         tokenizer: TOKENIZER_ID,
         embedder: this.embedder.id,
         nextVectorKey: this.nextVectorKey,
@@ -578,7 +578,7 @@ export class Memory {
         namespaces: [...this.catalog.all()].map((ns) => ns.toState()),
       });
       this.options.log(`saved the index snapshot in ${Date.now() - started} ms`);
-      return token;
+      return id;
     } catch (error) {
       this.options.log(`could not save the index snapshot (the next start rebuilds from the store): ${(error as Error).message}`);
       return null;
@@ -607,9 +607,9 @@ export class Memory {
     await this.flushAccess();
     await this.store.drain();
     this.saveVectorsIfDirty();
-    const token = this.saveSnapshot();
+    const snapshot = this.saveSnapshot();
     await this.tables.db.close();
-    if (token) sealSnapshot(this.options.dataDir, token, storeFingerprint(this.tables.db.location));
+    if (snapshot) sealSnapshot(this.options.dataDir, snapshot, storeFingerprint(this.tables.db.location));
     await this.embedder.close?.();
   }
 }

@@ -205,7 +205,7 @@ describe('crash safety', () => {
     for (let i = 0; i < 5; i++) await client.put('snap', `orchard note ${i}`);
     client.close();
     await daemon.stop();
-    const { truncateSync, statSync } = await import('node:fs');
+    const { readFileSync, truncateSync, statSync, writeFileSync } = await import('node:fs');
     const file = join(dataDir, 'index.snapshot');
     truncateSync(file, statSync(file).size - 10);
 
@@ -214,6 +214,14 @@ describe('crash safety', () => {
     client = await daemon.client();
     expect((await client.recall('snap', 'orchard note 3', { topK: 1, weights: { recency: 0 } })).facts.map((f) => f.text)).toEqual(['orchard note 3']);
     client.close();
+    await daemon.stop();
+
+    // One flipped byte, same size: the checksum refuses it.
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(file, bytes);
+    daemon = await start(dataDir);
+    expect(daemon.log()).toMatch(/index snapshot not used: the snapshot file is unreadable \(.*checksum mismatch\)/);
     await daemon.stop();
 
     // Another program wrote the store after the clean stop (here: a bare key, as any tool might).

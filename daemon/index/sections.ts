@@ -1,8 +1,9 @@
 // A file of typed sections read back in the order they were written: JSON values and typed
 // arrays. Arrays are stored raw (native byte order) and 8-byte aligned, so reading one is a view
 // into the file's buffer, not a parse — what lets a million-fact index load in a second or two.
-// The file is a cache of derived data: a reader that finds anything unexpected throws, and the
-// caller rebuilds from LevelDB instead.
+// The file is a cache of derived data: a reader that finds anything unexpected (a checksum that
+// does not match included) throws, and the caller rebuilds from LevelDB instead.
+import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 
 const MAGIC = Buffer.from('ENGSECT1');
@@ -43,12 +44,17 @@ export class SectionWriter {
     this.section(Kind.Uint32, bytesOf(array));
   }
 
-  /** Writes to a temporary file, syncs it, then renames it over `path`: never a torn file. */
-  writeFile(path: string): void {
+  /** Writes to a temporary file, syncs it, then renames it over `path`: never a torn file.
+   *  Returns the file's SHA-256, for a reader to check it against. */
+  writeFile(path: string): string {
     const temporary = `${path}.${process.pid}.tmp`;
     const fd = openSync(temporary, 'w', 0o600);
+    const hash = createHash('sha256');
     try {
-      for (const part of this.parts) writeSync(fd, part);
+      for (const part of this.parts) {
+        writeSync(fd, part);
+        hash.update(part);
+      }
       fsyncSync(fd);
     } catch (error) {
       closeSync(fd);
@@ -57,6 +63,7 @@ export class SectionWriter {
     }
     closeSync(fd);
     renameSync(temporary, path);
+    return hash.digest('hex');
   }
 
   private section(kind: Kind, payload: Uint8Array): void {
@@ -71,8 +78,10 @@ export class SectionReader {
   private readonly buffer: Buffer;
   private at = MAGIC.length;
 
-  constructor(path: string) {
+  /** `sha256`: what the writer returned; a file that does not match is refused. */
+  constructor(path: string, sha256: string) {
     const data = readFileSync(path);
+    if (createHash('sha256').update(data).digest('hex') !== sha256) throw new Error(`${path}: checksum mismatch`);
     // Typed-array views need an aligned start; a large read normally has one already.
     this.buffer = data.byteOffset % 8 === 0 ? data : Buffer.from(data);
     if (this.buffer.length < MAGIC.length || !this.buffer.subarray(0, MAGIC.length).equals(MAGIC)) {

@@ -4,7 +4,7 @@
 // store restarts in seconds instead of a minute.
 //
 // When it is trusted: after the store is closed, a seal file records the snapshot's random token
-// and the fingerprint of the store's files (names, sizes, times). The next start uses the snapshot
+// and checksum and the fingerprint of the store's files (names, sizes, times). The next start uses the snapshot
 // only if the store's files are exactly as sealed — any write since, by any program, changes them
 // — and removes the seal before writing anything, so it is never trusted twice. A crash, a foreign
 // write or anything unexpected in the file means a full rebuild from LevelDB, which stays the
@@ -46,8 +46,14 @@ interface Header {
   namespaces: number;
 }
 
-/** Writes the snapshot file (not yet trusted: see sealSnapshot); returns its token. */
-export function saveSnapshot(dataDir: string, snapshot: Snapshot): string {
+/** What ties a seal to one snapshot file. */
+export interface SnapshotId {
+  token: string;
+  sha256: string;
+}
+
+/** Writes the snapshot file (not yet trusted: see sealSnapshot). */
+export function saveSnapshot(dataDir: string, snapshot: Snapshot): SnapshotId {
   const token = randomUUID();
   const out = new SectionWriter();
   const { tokenizer, embedder, nextVectorKey, pending } = snapshot;
@@ -55,13 +61,13 @@ export function saveSnapshot(dataDir: string, snapshot: Snapshot): string {
   out.json(header);
   out.uint32(snapshot.requestIds);
   for (const ns of snapshot.namespaces) writeNamespace(out, ns);
-  out.writeFile(snapshotPath(dataDir));
-  return token;
+  const sha256 = out.writeFile(snapshotPath(dataDir));
+  return { token, sha256 };
 }
 
 /** After the store is closed: the snapshot describes the store as its files are now. */
-export function sealSnapshot(dataDir: string, token: string, fingerprint: string): void {
-  writeFileSync(snapshotSealPath(dataDir), JSON.stringify({ token, fingerprint }), { mode: 0o600 });
+export function sealSnapshot(dataDir: string, id: SnapshotId, fingerprint: string): void {
+  writeFileSync(snapshotSealPath(dataDir), JSON.stringify({ ...id, fingerprint }), { mode: 0o600 });
 }
 
 /**
@@ -69,7 +75,7 @@ export function sealSnapshot(dataDir: string, token: string, fingerprint: string
  * store was opened); null otherwise, with the reason. The seal is removed either way.
  */
 export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: Snapshot | null; reason: string } {
-  let seal: { token?: string; fingerprint?: string } | null;
+  let seal: Partial<SnapshotId> & { fingerprint?: string } | null;
   try {
     seal = JSON.parse(readFileSync(snapshotSealPath(dataDir), 'utf8')) as typeof seal;
   } catch {
@@ -78,7 +84,7 @@ export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: 
   rmSync(snapshotSealPath(dataDir), { force: true });
   if (seal?.fingerprint !== fingerprint) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
   try {
-    const input = new SectionReader(snapshotPath(dataDir));
+    const input = new SectionReader(snapshotPath(dataDir), String(seal.sha256));
     const header = input.json<Header>();
     if (header.format !== FORMAT) return { snapshot: null, reason: `snapshot format ${header.format} is not ${FORMAT}` };
     if (header.token !== seal.token) return { snapshot: null, reason: 'the snapshot file is not the one that was sealed' };
