@@ -153,6 +153,27 @@ describe('crash safety', () => {
     client.close();
   });
 
+  test('foreign or damaged files in the vectors folder are ignored: start-up rebuilds the index and writes keep their vectors', async () => {
+    const dataDir = newDir();
+    let daemon = await start(dataDir, 'local');
+    let client = await daemon.client();
+    await client.put('junk', 'the lighthouse lamp was polished');
+    client.close();
+    await daemon.stop();
+    const { readdirSync, writeFileSync } = await import('node:fs');
+    const vectors = join(dataDir, 'vectors');
+    for (const name of readdirSync(vectors).filter((n) => n.endsWith('.json'))) writeFileSync(join(vectors, name), '{"keys":[5]}');
+    writeFileSync(join(vectors, 'notes.json'), '{}');
+
+    daemon = await start(dataDir, 'local');
+    client = await daemon.client();
+    const late = (await client.put('junk', 'The submarine periscope needs new seals')).fact;
+    const { receipts } = await client.recallExplain('junk', 'submarine periscope seals', { topK: 1 });
+    expect(receipts.map((r) => [r.fact.id, r.ranks.vectorRank])).toEqual([[late.id, 1]]);
+    expect((await client.stats('junk')).vectorCount).toBe(2);
+    client.close();
+  });
+
   test('a clean stop saves an index snapshot: the next start restores it and recalls, replays and expands exactly as before', async () => {
     const dataDir = newDir();
     let daemon = await start(dataDir, 'local');

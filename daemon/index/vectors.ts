@@ -115,13 +115,19 @@ export class VectorIndex {
     renameSync(`${base}.json.tmp`, `${base}.json`);
   }
 
-  /** The description saved beside an index file, or null if there is none readable. */
+  /** The description saved beside an index file, or null if there is none of the expected shape
+   *  (a foreign or damaged file is ignored: the index is then rebuilt from LevelDB). */
   static readInfo(base: string): SavedIndexInfo | null {
+    let info: Partial<SavedIndexInfo> | null;
     try {
-      return JSON.parse(readFileSync(`${base}.json`, 'utf8')) as SavedIndexInfo;
+      info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Partial<SavedIndexInfo> | null;
     } catch {
       return null;
     }
+    const isKey = (k: unknown): k is number => Number.isSafeInteger(k) && (k as number) >= 0;
+    if (!info || !isKey(info.coveredKey) || !Array.isArray(info.keys) || !info.keys.every(isKey)) return null;
+    if (typeof info.embedder !== 'string' || typeof info.dimensions !== 'number') return null;
+    return info as SavedIndexInfo;
   }
 
   /** Loads a saved index, or returns null if there is none or it was made for another model. */
