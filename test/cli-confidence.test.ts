@@ -3,41 +3,13 @@
 // --confidence-weight, and the update-and-restart refusal of an older daemon.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EngramClient } from '../client/index.ts';
-import { runEngram, type CliRun } from './fixtures/cli.ts';
-import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { FACT_ID, useCliDaemon } from './fixtures/cli.ts';
+import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
 
-let daemon: DaemonProcess;
-let client: EngramClient;
-let cwd: string; // an empty working directory, so the default ./.engram never exists
+const env = useCliDaemon();
+const { engram, engramJson } = env;
 
-beforeAll(async () => {
-  daemon = await startDaemon({ embedder: 'none' });
-  client = await daemon.client();
-  cwd = tempDataDir('engram-cli-cwd-');
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  if (daemon) removeDir(daemon.dataDir);
-  if (cwd) removeDir(cwd);
-});
-
-/** Runs `engram --data-dir <dir> <args>` and resolves with its exit code and output (never rejects). */
-function engram(args: string[], dataDir = daemon.dataDir): Promise<CliRun> {
-  return runEngram(args, { dataDir, cwd, timeoutMs: 30_000 });
-}
-
-/** Runs a command that must succeed with --json and returns the parsed output. */
-async function engramJson<T = any>(args: string[], dataDir?: string): Promise<T> {
-  const run = await engram([...args, '--json'], dataDir);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
-
-const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
-async function storeCounts(c: EngramClient = client) {
+async function storeCounts(c: EngramClient = env.client) {
   const s = await c.stats();
   return [s.factCount, s.liveCount, s.retiredCount, s.pinnedCount, s.textBytes];
 }
@@ -47,7 +19,7 @@ describe('remember --confidence', () => {
     const out = await engramJson(['remember', 'cli-conf', 'The fire exit is behind the kitchen', '--confidence', 'verified']);
     expect(out.fact).toMatchObject({ agent_id: 'cli-conf', text: 'The fire exit is behind the kitchen', confidence: 'verified' });
     expect(out.fact.id).toMatch(FACT_ID);
-    expect((await client.get('cli-conf', out.fact.id)).confidence).toBe('verified');
+    expect((await env.client.get('cli-conf', out.fact.id)).confidence).toBe('verified');
   });
 
   test('without --confidence the legacy empty label is kept', async () => {
@@ -67,30 +39,30 @@ describe('remember --confidence', () => {
 
 describe('revise', () => {
   test('revise <id1> <id2> --text --json retires both; an omitted label is the cautious minimum', async () => {
-    const a = (await client.put('cli-revise', 'The printer is on floor 1', { confidence: 'verified' })).fact.id;
-    const b = (await client.put('cli-revise', 'The printer is on floor 3', { confidence: 'unverified' })).fact.id;
+    const a = (await env.client.put('cli-revise', 'The printer is on floor 1', { confidence: 'verified' })).fact.id;
+    const b = (await env.client.put('cli-revise', 'The printer is on floor 3', { confidence: 'unverified' })).fact.id;
     const out = await engramJson(['revise', 'cli-revise', a, b, '--text', 'The printer is on floor 2']);
     expect(Object.keys(out).sort()).toEqual(['failures', 'replacement', 'replayed', 'retired_ids']);
     expect(out.retired_ids).toEqual([a, b]);
     expect(out.failures).toEqual([]);
     expect(out.replayed).toBe(false);
     expect(out.replacement).toMatchObject({ text: 'The printer is on floor 2', confidence: 'unverified', pinned: false, superseded_by: '' });
-    for (const id of [a, b]) expect((await client.get('cli-revise', id)).supersededBy).toBe(out.replacement.id);
-    expect((await client.recall('cli-revise', 'printer floor')).facts.map((f) => f.id)).toEqual([out.replacement.id]);
+    for (const id of [a, b]) expect((await env.client.get('cli-revise', id)).supersededBy).toBe(out.replacement.id);
+    expect((await env.client.recall('cli-revise', 'printer floor')).facts.map((f) => f.id)).toEqual([out.replacement.id]);
   });
 
   test('--confidence overrides the derived label; the human output names replacement and targets', async () => {
-    const a = (await client.put('cli-revise-h', 'Lunch is at noon')).fact.id;
+    const a = (await env.client.put('cli-revise-h', 'Lunch is at noon')).fact.id;
     const run = await engram(['revise', 'cli-revise-h', a, '--text', 'Lunch is at 12:30', '--confidence', 'verified']);
     expect(run.code, run.stderr).toBe(0);
-    const replacement = (await client.list('cli-revise-h')).facts.at(-1)!;
+    const replacement = (await env.client.list('cli-revise-h')).facts.at(-1)!;
     expect(replacement).toMatchObject({ text: 'Lunch is at 12:30', confidence: 'verified' });
     expect(run.stdout).toBe(`revised: ${replacement.id} (verified) replaces ${a}\n`);
   });
 
   test('a retired target exits 1 and stores nothing', async () => {
-    const a = (await client.put('cli-revise-r', 'Old door code')).fact.id;
-    await client.forget('cli-revise-r', a);
+    const a = (await env.client.put('cli-revise-r', 'Old door code')).fact.id;
+    await env.client.forget('cli-revise-r', a);
     const before = await storeCounts();
     const run = await engram(['revise', 'cli-revise-r', a, '--text', 'New door code']);
     expect(run.code).toBe(1);
@@ -101,19 +73,19 @@ describe('revise', () => {
 
 describe('pin, unpin, forget', () => {
   test('pin and unpin change only the pin; forget retires (human and --json)', async () => {
-    const { fact } = await client.put('cli-pin', 'The server room key is in the safe', { confidence: 'verified', tags: ['ops'] });
+    const { fact } = await env.client.put('cli-pin', 'The server room key is in the safe', { confidence: 'verified', tags: ['ops'] });
     const pin = await engram(['pin', 'cli-pin', fact.id]);
     expect(pin.code, pin.stderr).toBe(0);
     expect(pin.stdout).toBe(`pinned ${fact.id}\n`);
-    expect(await client.get('cli-pin', fact.id)).toMatchObject({ pinned: true, confidence: 'verified', tags: ['ops'] });
+    expect(await env.client.get('cli-pin', fact.id)).toMatchObject({ pinned: true, confidence: 'verified', tags: ['ops'] });
 
     const unpin = await engramJson(['unpin', 'cli-pin', fact.id]);
     expect(unpin.fact).toMatchObject({ id: fact.id, pinned: false, pinned_at: null, confidence: 'verified', tags: ['ops'] });
 
     const forget = await engramJson(['forget', 'cli-pin', fact.id]);
     expect(forget.fact).toMatchObject({ id: fact.id, superseded_by: 'agent', confidence: 'verified' });
-    expect((await client.recall('cli-pin', 'server room key')).facts).toEqual([]);
-    expect((await client.list('cli-pin')).facts.map((f) => f.id)).toEqual([fact.id]);
+    expect((await env.client.recall('cli-pin', 'server room key')).facts).toEqual([]);
+    expect((await env.client.list('cli-pin')).facts.map((f) => f.id)).toEqual([fact.id]);
   });
 
   test('an unknown fact exits 1 with not_found', async () => {
@@ -127,10 +99,10 @@ describe('recall --min-confidence --confidence-weight', () => {
   const agent = 'cli-recall-conf';
 
   beforeAll(async () => {
-    await client.put(agent, 'the parking garage closes at ten', { confidence: 'verified' });
-    await client.put(agent, 'the parking garage may close at nine');
-    await client.put(agent, 'the parking garage closes at eleven, someone said', { confidence: 'unverified' });
-    await client.put(agent, 'the parking garage closes at midnight on Fridays', { confidence: 'inferred' });
+    await env.client.put(agent, 'the parking garage closes at ten', { confidence: 'verified' });
+    await env.client.put(agent, 'the parking garage may close at nine');
+    await env.client.put(agent, 'the parking garage closes at eleven, someone said', { confidence: 'unverified' });
+    await env.client.put(agent, 'the parking garage closes at midnight on Fridays', { confidence: 'inferred' });
   });
 
   test('--explain --json shows a ranking object per receipt and the retrieval policy', async () => {
@@ -206,7 +178,7 @@ describe('against an older daemon (engram daemon --compat v0.1)', () => {
 
   test('remember --confidence exits 1 with the update-and-restart message and stores nothing', async () => {
     const before = await storeCounts(oldClient);
-    const run = await engram(['remember', 'cli-old', 'a labelled fact', '--confidence', 'verified'], old.dataDir);
+    const run = await engram(['remember', 'cli-old', 'a labelled fact', '--confidence', 'verified'], { dataDir: old.dataDir });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/confidence-write-v1/);
@@ -216,17 +188,17 @@ describe('against an older daemon (engram daemon --compat v0.1)', () => {
   });
 
   test('revise and recall --confidence-weight are refused the same way; remember, pin and forget still work', async () => {
-    const id = (await engramJson(['remember', 'cli-old', 'an unlabelled fact'], old.dataDir)).fact.id;
+    const id = (await engramJson(['remember', 'cli-old', 'an unlabelled fact'], { dataDir: old.dataDir })).fact.id;
     const before = await storeCounts(oldClient);
-    const revise = await engram(['revise', 'cli-old', id, '--text', 'a revision'], old.dataDir);
+    const revise = await engram(['revise', 'cli-old', id, '--text', 'a revision'], { dataDir: old.dataDir });
     expect(revise.code).toBe(1);
     expect(revise.stderr).toMatch(/Update Engram and restart the daemon/);
-    const recall = await engram(['recall', 'cli-old', 'fact', '--confidence-weight', '0.3'], old.dataDir);
+    const recall = await engram(['recall', 'cli-old', 'fact', '--confidence-weight', '0.3'], { dataDir: old.dataDir });
     expect(recall.code).toBe(1);
     expect(recall.stderr).toMatch(/Update Engram and restart the daemon/);
     expect(await storeCounts(oldClient)).toEqual(before);
 
-    expect((await engramJson(['pin', 'cli-old', id], old.dataDir)).fact.pinned).toBe(true);
-    expect((await engramJson(['forget', 'cli-old', id], old.dataDir)).fact).toMatchObject({ pinned: true, superseded_by: 'agent' });
+    expect((await engramJson(['pin', 'cli-old', id], { dataDir: old.dataDir })).fact.pinned).toBe(true);
+    expect((await engramJson(['forget', 'cli-old', id], { dataDir: old.dataDir })).fact).toMatchObject({ pinned: true, superseded_by: 'agent' });
   });
 });

@@ -1,71 +1,32 @@
 // `engram import`, `export`, `checkpoint`, `completion` and `--json` on every read, run as a user
 // runs them (`node bin/engram.js ...`) against a real daemon: exit codes, --json shapes, and that
 // an export imported into a new agent reproduces every field.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
-import { runEngram } from './fixtures/cli.ts';
+import { engramEnv, useCliDaemon, type CliRun } from './fixtures/cli.ts';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EngramClient } from '../client/index.ts';
 import { buildProgram } from '../client/cli/main.ts';
-import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
+import { ENGRAM_BIN, removeDir, startDaemon, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 
-let daemon: DaemonProcess;
-let client: EngramClient;
-let dir: string; // the working directory: files to import, exports; never a ./.engram
-
-beforeAll(async () => {
-  daemon = await startDaemon({ embedder: 'none' });
-  client = await daemon.client();
-  dir = tempDataDir('engram-cli-io-');
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  if (daemon) removeDir(daemon.dataDir);
-  if (dir) removeDir(dir);
-});
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function env(): NodeJS.ProcessEnv {
-  const e = { ...process.env };
-  delete e.ENGRAM_HOME;
-  delete e.ENGRAM_TOKEN;
-  return e;
-}
-
-/** Runs `engram --data-dir <test daemon> <args>` (stdin: `input`, else empty); never rejects. */
-function engram(args: string[], input = ''): Promise<Run> {
-  return runEngram(args, { dataDir: daemon.dataDir, cwd: dir, input });
-}
-
-async function engramJson<T = any>(args: string[], input = ''): Promise<T> {
-  const run = await engram([...args, '--json'], input);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
+const env = useCliDaemon();
+const { engram, engramJson } = env;
 
 /** Starts `engram --data-dir <dataDir> <args>` and returns at once: its output so far, and its end. */
-function startEngram(dataDir: string, args: string[]): { output: Run; done: Promise<Run>; kill(): void } {
-  const child = spawn(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: Run = { code: null, stdout: '', stderr: '' };
+function startEngram(dataDir: string, args: string[]): { output: CliRun; done: Promise<CliRun>; kill(): void } {
+  const child = spawn(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd: env.cwd, env: engramEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: CliRun = { code: null, stdout: '', stderr: '' };
   child.stdout.on('data', (d) => (output.stdout += d));
   child.stderr.on('data', (d) => (output.stderr += d));
-  const done = new Promise<Run>((resolve) => child.once('close', (code) => resolve({ ...output, code })));
+  const done = new Promise<CliRun>((resolve) => child.once('close', (code) => resolve({ ...output, code })));
   return { output, done, kill: () => child.kill('SIGKILL') };
 }
 
 /** Resolves once a progress line is on stderr: the import has stored at least one line. */
-const progressShown = (output: Run) => waitFor(async () => (/import: \d+%/.test(output.stderr) ? true : undefined), 30_000, () => output.stderr);
+const progressShown = (output: CliRun) => waitFor(async () => (/import: \d+%/.test(output.stderr) ? true : undefined), 30_000, () => output.stderr);
 
 function file(name: string, content: string): string {
-  const path = join(dir, name);
+  const path = join(env.cwd, name);
   writeFileSync(path, content);
   return path;
 }
@@ -135,14 +96,14 @@ describe('import (JSONL)', () => {
   });
 
   test('re-running on the same file stores nothing twice: "0 imported, 5 already present"', async () => {
-    const before = await client.stats(agent);
-    const path = join(dir, 'facts.jsonl');
+    const before = await env.client.stats(agent);
+    const path = join(env.cwd, 'facts.jsonl');
     const run = await engram(['import', agent, path]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('0 imported, 5 already present\n');
     const out = await engramJson(['import', agent, path]);
     expect(out).toEqual({ agent_id: agent, imported: 0, already_present: 5, failed: 0, errors: [] });
-    expect((await client.stats(agent)).factCount).toBe(before.factCount);
+    expect((await env.client.stats(agent)).factCount).toBe(before.factCount);
   });
 
   test('resumes: after a partial run, the full file adds only the rest (key order and whitespace do not matter)', async () => {
@@ -155,7 +116,7 @@ describe('import (JSONL)', () => {
     const run = await engram(['import', agent2, full]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('3 imported, 2 already present\n');
-    const texts = (await client.list(agent2)).facts.map((f) => f.text);
+    const texts = (await env.client.list(agent2)).facts.map((f) => f.text);
     expect(texts).toEqual(records.map((r) => r.text));
   });
 
@@ -164,11 +125,11 @@ describe('import (JSONL)', () => {
     const total = 800;
     const lines = Array.from({ length: total }, (_, i) => ({ text: `bulk fact number ${i}`, tags: [`batch${i % 7}`] }));
     const path = file('bulk.jsonl', jsonl(lines));
-    const importing = startEngram(daemon.dataDir, ['import', agent3, path]);
+    const importing = startEngram(env.daemon.dataDir, ['import', agent3, path]);
     await progressShown(importing.output);
     importing.kill();
     await importing.done;
-    const stored = (await client.stats(agent3)).factCount;
+    const stored = (await env.client.stats(agent3)).factCount;
     expect(stored).toBeGreaterThan(0);
     expect(stored).toBeLessThan(total); // it really was interrupted
 
@@ -178,7 +139,7 @@ describe('import (JSONL)', () => {
     expect(out.imported + out.already_present).toBe(total);
     expect(out.already_present).toBeGreaterThanOrEqual(stored); // and the write in flight at the kill may have landed since
     const texts: string[] = [];
-    for await (const f of client.listAll(agent3)) texts.push(f.text);
+    for await (const f of env.client.listAll(agent3)) texts.push(f.text);
     expect(texts).toHaveLength(total);
     expect(new Set(texts).size).toBe(total);
   });
@@ -247,7 +208,7 @@ describe('import (JSONL)', () => {
     expect(run.stderr).toMatch(/line 8: meta: must be a JSON object/);
     expect(run.stderr).toMatch(/line 10: must be a JSON object, got an array/);
     // Nothing of a refused line was stored; the good ones were.
-    expect((await client.list(agent4)).facts.map((f) => f.text)).toEqual(['first good line', 'last good line']);
+    expect((await env.client.list(agent4)).facts.map((f) => f.text)).toEqual(['first good line', 'last good line']);
 
     const json = await engram(['import', agent4, path, '--json']);
     expect(json.code).toBe(1);
@@ -258,14 +219,14 @@ describe('import (JSONL)', () => {
   });
 
   test('usage and file errors: exit 2 for a bad --format, 1 for a missing file or daemon', async () => {
-    const badFormat = await engram(['import', 'io-x', join(dir, 'facts.jsonl'), '--format', 'csv']);
+    const badFormat = await engram(['import', 'io-x', join(env.cwd, 'facts.jsonl'), '--format', 'csv']);
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toMatch(/Allowed choices are jsonl, conversation/);
-    const missing = await engram(['import', 'io-x', join(dir, 'no-such-file.jsonl')]);
+    const missing = await engram(['import', 'io-x', join(env.cwd, 'no-such-file.jsonl')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/ENOENT.*no-such-file\.jsonl/);
     expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    const noAgent = await engram(['import', '', join(dir, 'facts.jsonl')]);
+    const noAgent = await engram(['import', '', join(env.cwd, 'facts.jsonl')]);
     expect(noAgent.code).toBe(1);
     expect(noAgent.stderr.trim().split('\n')).toEqual(['engram: invalid_argument: agent_id: must not be empty']);
   });
@@ -291,7 +252,7 @@ describe('import --format conversation', () => {
     const run = await engram(['import', agent, path, '--format', 'conversation']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('3 imported, 0 already present\n');
-    const facts = (await client.list(agent)).facts;
+    const facts = (await env.client.list(agent)).facts;
     expect(facts.map((f) => [f.text, f.occurredAt, f.source])).toEqual([
       ['Caroline: I went to a support group yesterday', Date.UTC(2023, 4, 8, 13, 56), 'conversation'],
       ['Melanie: That sounds great!', Date.UTC(2023, 4, 8, 13, 56), 'conversation'],
@@ -302,7 +263,7 @@ describe('import --format conversation', () => {
 
     const again = await engramJson(['import', agent, path, '--format', 'conversation']);
     expect(again).toEqual({ agent_id: agent, imported: 0, already_present: 3, failed: 0, errors: [] });
-    expect((await client.stats(agent)).factCount).toBe(3);
+    expect((await env.client.stats(agent)).factCount).toBe(3);
   });
 
   test('a malformed conversation is refused whole (exit 1), naming each problem', async () => {
@@ -313,7 +274,7 @@ describe('import --format conversation', () => {
     expect(run.stderr).toMatch(/sessions\[0\]\.turns\[0\]\.speaker: must be a non-empty string/);
     expect(run.stderr).toMatch(/sessions\[0\]\.turns\[1\]\.text: must be a non-empty string/);
     expect(run.stderr).toMatch(/nothing was imported/);
-    expect(await client.listAgents()).not.toContain('io-conversation-bad');
+    expect(await env.client.listAgents()).not.toContain('io-conversation-bad');
   });
 });
 
@@ -322,7 +283,7 @@ describe('export', () => {
   let ids: Record<string, string>;
 
   beforeAll(async () => {
-    const put = async (text: string, options = {}) => (await client.put(agent, text, options)).fact.id;
+    const put = async (text: string, options = {}) => (await env.client.put(agent, text, options)).fact.id;
     ids = {
       full: await put('Alice prefers green tea', {
         occurredAt: Date.UTC(2024, 4, 8, 13, 56),
@@ -338,14 +299,14 @@ describe('export', () => {
       forgotten: await put('The office is on the third floor'),
       old: await put('The deploy key lives in the vault', { tags: ['ops'], confidence: 'unverified' }),
     };
-    await client.pin(agent, ids.pinned!);
-    await client.forget(agent, ids.forgotten!);
-    ids.replacement = (await client.revise(agent, [ids.old!], 'The deploy key moved to the password manager', { confidence: 'verified' })).replacement.id;
-    ids.alias = (await client.alias(agent, 'k8s', ['kubernetes'])).fact.id;
+    await env.client.pin(agent, ids.pinned!);
+    await env.client.forget(agent, ids.forgotten!);
+    ids.replacement = (await env.client.revise(agent, [ids.old!], 'The deploy key moved to the password manager', { confidence: 'verified' })).replacement.id;
+    ids.alias = (await env.client.alias(agent, 'k8s', ['kubernetes'])).fact.id;
   });
 
   test('JSONL: every field of every fact (retired included), to --out or stdout; --json summary', async () => {
-    const out = join(dir, 'export.jsonl');
+    const out = join(env.cwd, 'export.jsonl');
     const summary = await engramJson(['export', agent, '--out', out]);
     expect(summary).toEqual({ agent_id: agent, format: 'jsonl', out, count: 7 });
     const text = readFileSync(out, 'utf8');
@@ -362,14 +323,14 @@ describe('export', () => {
     const text2 = await engram(['export', agent]);
     expect(text2.code, text2.stderr).toBe(0);
     expect(text2.stdout).toBe(text); // stdout carries the same lines
-    const human = await engram(['export', agent, '--out', join(dir, 'export2.jsonl')]);
-    expect(human.stdout).toBe(`exported 7 facts of "${agent}" to ${join(dir, 'export2.jsonl')}\n`);
-    expect(readdirSync(dir).filter((f) => f.includes('.partial-'))).toEqual([]);
+    const human = await engram(['export', agent, '--out', join(env.cwd, 'export2.jsonl')]);
+    expect(human.stdout).toBe(`exported 7 facts of "${agent}" to ${join(env.cwd, 'export2.jsonl')}\n`);
+    expect(readdirSync(env.cwd).filter((f) => f.includes('.partial-'))).toEqual([]);
   });
 
   test('importing an export into a new agent reproduces every field (retired, pinned, revised, alias)', async () => {
-    const source = parseJsonl(readFileSync(join(dir, 'export.jsonl'), 'utf8'));
-    const run = await engram(['import', 'io-export-copy', join(dir, 'export.jsonl')]);
+    const source = parseJsonl(readFileSync(join(env.cwd, 'export.jsonl'), 'utf8'));
+    const run = await engram(['import', 'io-export-copy', join(env.cwd, 'export.jsonl')]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('7 imported, 0 already present\n');
     const copy = parseJsonl((await engram(['export', 'io-export-copy'])).stdout);
@@ -383,18 +344,18 @@ describe('export', () => {
     expect(copy[4].superseded_by).toBe(copy[5].id);
 
     // Import again, and import the copy's own export into itself: nothing new either way.
-    expect((await engram(['import', 'io-export-copy', join(dir, 'export.jsonl')])).stdout).toBe('0 imported, 7 already present\n');
-    const self = await engram(['import', 'io-export-copy', '-'], copy.map((l) => JSON.stringify(l)).join('\n'));
+    expect((await engram(['import', 'io-export-copy', join(env.cwd, 'export.jsonl')])).stdout).toBe('0 imported, 7 already present\n');
+    const self = await engram(['import', 'io-export-copy', '-'], { input: copy.map((l) => JSON.stringify(l)).join('\n') });
     expect(self.code, self.stderr).toBe(0);
     expect(self.stdout).toBe('0 imported, 7 already present\n');
-    expect((await client.stats('io-export-copy')).factCount).toBe(7);
+    expect((await env.client.stats('io-export-copy')).factCount).toBe(7);
   });
 
   test('markdown: one note per fact with quoted YAML frontmatter, the text as body, wikilinks for entities, an index', async () => {
-    const vault = join(dir, 'vault');
+    const vault = join(env.cwd, 'vault');
     const summary = await engramJson(['export', agent, '--format', 'markdown', '--out', vault]);
     expect(summary).toEqual({ agent_id: agent, format: 'markdown', out: vault, count: 7 });
-    const facts = parseJsonl(readFileSync(join(dir, 'export.jsonl'), 'utf8'));
+    const facts = parseJsonl(readFileSync(join(env.cwd, 'export.jsonl'), 'utf8'));
     expect(readdirSync(vault).sort()).toEqual([...facts.map((f) => `${f.id}.md`), 'index.md'].sort());
 
     for (const f of facts) {
@@ -483,7 +444,7 @@ describe('checkpoint', () => {
     expect(Object.keys(first).sort()).toEqual(['agent_id', 'checkpoint_id', 'created_at']);
     expect(first.agent_id).toBe(agent);
     const second = await engramJson(['checkpoint', 'save', agent, '--state-file', file('state.json', '{"step": 2, "todo": ["ship"]}')]);
-    const human = await engram(['checkpoint', 'save', agent, '--state-file', '-'], '{"step": 3}');
+    const human = await engram(['checkpoint', 'save', agent, '--state-file', '-'], { input: '{"step": 3}' });
     expect(human.code, human.stderr).toBe(0);
     const third = /^saved checkpoint (\S+) for "io-cp"\n$/.exec(human.stdout)![1];
 
@@ -503,7 +464,7 @@ describe('checkpoint', () => {
     const usage = [['--state', '[1, 2]'], ['--state', '{oops'], ['--state', '{}', '--state-file', 'x.json']];
     const runs = await Promise.all([
       ...usage.map((args) => engram(['checkpoint', 'save', 'io-cp-bad', ...args])),
-      engram(['checkpoint', 'save', 'io-cp-bad', '--state-file', join(dir, 'missing.json')]),
+      engram(['checkpoint', 'save', 'io-cp-bad', '--state-file', join(env.cwd, 'missing.json')]),
       engram(['checkpoint']), // a group without its verb
     ]);
     expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 1, 2]);
@@ -533,8 +494,8 @@ describe('--json on every read', () => {
   let factId: string;
 
   beforeAll(async () => {
-    factId = (await client.put(agent, 'json shapes are stable', { tags: ['json'] })).fact.id;
-    await client.checkpointSave(agent, { at: 1 });
+    factId = (await env.client.put(agent, 'json shapes are stable', { tags: ['json'] })).fact.id;
+    await env.client.checkpointSave(agent, { at: 1 });
   });
 
   const STATS_KEYS = ['agent_count', 'embedder', 'fact_count', 'live_count', 'newest_created_at', 'oldest_created_at', 'pending_embeddings', 'pinned_count', 'retired_count', 'store_bytes', 'text_bytes', 'vector_count'];
@@ -612,6 +573,6 @@ describe('completion', () => {
     const run = await engram(['completion', 'powershell']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/Allowed choices are bash, zsh, fish/);
-    expect(existsSync(join(dir, '.engram'))).toBe(false);
+    expect(existsSync(join(env.cwd, '.engram'))).toBe(false);
   });
 });

@@ -2,52 +2,16 @@
 // every command's output (human and --json shapes), and its exit codes (0 success, 1 the
 // operation failed, 2 usage).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { EngramClient } from '../client/index.ts';
-import { runEngram, type CliRun } from './fixtures/cli.ts';
+import { FACT_ID, useCliDaemon } from './fixtures/cli.ts';
 import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
 
-let daemon: DaemonProcess;
-let client: EngramClient;
-let cwd: string; // an empty working directory, so the default ./.engram never exists
-
-beforeAll(async () => {
-  daemon = await startDaemon({ embedder: 'none' });
-  client = await daemon.client();
-  cwd = tempDataDir('engram-cli-cwd-');
-});
-
-afterAll(async () => {
-  client?.close();
-  await daemon?.stop();
-  if (daemon) removeDir(daemon.dataDir);
-  if (cwd) removeDir(cwd);
-});
-
-interface RunOptions {
-  /** --data-dir to pass (default: the test daemon's); null passes none. */
-  dataDir?: string | null;
-  env?: Record<string, string>;
-}
-
-/** Runs `engram <args>` and resolves with its exit code and output (never rejects). */
-function engram(args: string[], options: RunOptions = {}): Promise<CliRun> {
-  const dataDir = options.dataDir === undefined ? daemon.dataDir : options.dataDir;
-  return runEngram(args, { dataDir, cwd, env: options.env, timeoutMs: 30_000 });
-}
-
-/** Runs a command that must succeed with --json and returns the parsed output. */
-async function engramJson<T = any>(args: string[], options: RunOptions = {}): Promise<T> {
-  const run = await engram([...args, '--json'], options);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
-
-const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const env = useCliDaemon();
+const { engram, engramJson } = env;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 async function seed(agent: string, texts: string[]): Promise<string[]> {
   const ids: string[] = [];
-  for (const text of texts) ids.push((await client.put(agent, text)).fact.id);
+  for (const text of texts) ids.push((await env.client.put(agent, text)).fact.id);
   return ids;
 }
 
@@ -57,7 +21,7 @@ describe('remember', () => {
     expect(run.code, run.stderr).toBe(0);
     const match = /^remembered ([0-9A-HJKMNP-TV-Z]{26}) in "cli-remember"\n$/.exec(run.stdout);
     expect(match, run.stdout).not.toBeNull();
-    const stored = await client.get('cli-remember', match![1]!);
+    const stored = await env.client.get('cli-remember', match![1]!);
     expect(stored.text).toBe('The build server is called hopper');
   });
 
@@ -82,7 +46,7 @@ describe('remember', () => {
     expect(out.fact.created_at).toMatch(ISO_TIME);
     expect(Date.parse(out.fact.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(out.fact.created_at)).toBeLessThanOrEqual(Date.now() + 1000);
-    expect((await client.get('cli-remember', out.fact.id)).source).toBe('runbook');
+    expect((await env.client.get('cli-remember', out.fact.id)).source).toBe('runbook');
   });
 });
 
@@ -98,7 +62,7 @@ describe('recall', () => {
       'deploy keys rotate every quarter',
       'lunch is at noon on Fridays',
     ]);
-    sharedId = (await client.putShared('company wide deploy freeze in December')).fact.id;
+    sharedId = (await env.client.putShared('company wide deploy freeze in December')).fact.id;
   });
 
   test('prints one line per fact, id first', async () => {
@@ -234,7 +198,7 @@ describe('stats', () => {
   });
 
   test('without an agent counts the whole store', async () => {
-    const expected = await client.stats();
+    const expected = await env.client.stats();
     const out = await engramJson(['stats']);
     expect(out.agent_id).toBeNull();
     expect(out).toMatchObject({ fact_count: expected.factCount, live_count: expected.liveCount, agent_count: expected.agentCount });
@@ -264,12 +228,12 @@ describe('forget', () => {
 
 describe('status', () => {
   test('--json names the daemon (version, capabilities, instance) and the store size', async () => {
-    const expected = await client.stats();
+    const expected = await env.client.stats();
     const out = await engramJson(['status']);
-    expect(out.data_dir).toBe(daemon.dataDir);
-    expect(out.pid).toBe(daemon.child.pid);
+    expect(out.data_dir).toBe(env.daemon.dataDir);
+    expect(out.pid).toBe(env.daemon.child.pid);
     expect(out.daemon.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(out.daemon.instance_id).toBe(daemon.discovery.instanceId);
+    expect(out.daemon.instance_id).toBe(env.daemon.discovery.instanceId);
     expect(out.daemon.capabilities).toContain('doctor-v1');
     expect(out.daemon.capabilities).toEqual([...out.daemon.capabilities].sort());
     expect(out.store.fact_count).toBe(expected.factCount);
@@ -278,8 +242,8 @@ describe('status', () => {
   test('prints a human summary', async () => {
     const run = await engram(['status']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`pid ${daemon.child.pid}`);
-    expect(run.stdout).toContain(`data dir  ${daemon.dataDir}`);
+    expect(run.stdout).toContain(`pid ${env.daemon.child.pid}`);
+    expect(run.stdout).toContain(`data dir  ${env.daemon.dataDir}`);
     expect(run.stdout).toMatch(/^facts\s+\d+ \(/m);
   });
 });
@@ -329,11 +293,11 @@ describe('exit codes', () => {
   });
 
   test('1 when the input is refused: an empty agent id names agent_id', async () => {
-    const before = await client.stats();
+    const before = await env.client.stats();
     const run = await engram(['remember', '', 'a fact for nobody']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/agent_id/);
-    expect((await client.stats()).factCount).toBe(before.factCount);
+    expect((await env.client.stats()).factCount).toBe(before.factCount);
   });
 
   test('1 with not_found when forgetting a well-formed id that does not exist', async () => {
@@ -357,9 +321,9 @@ describe('exit codes', () => {
 
 describe('ENGRAM_HOME', () => {
   test('selects the data dir when --data-dir is absent', async () => {
-    const run = await engram(['remember', 'cli-home', 'found through ENGRAM_HOME'], { dataDir: null, env: { ENGRAM_HOME: daemon.dataDir } });
+    const run = await engram(['remember', 'cli-home', 'found through ENGRAM_HOME'], { dataDir: null, env: { ENGRAM_HOME: env.daemon.dataDir } });
     expect(run.code, run.stderr).toBe(0);
-    const listed = await client.list('cli-home');
+    const listed = await env.client.list('cli-home');
     expect(listed.facts.map((f) => f.text)).toEqual(['found through ENGRAM_HOME']);
   });
 
