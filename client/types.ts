@@ -5,6 +5,7 @@ import type { ConfidenceRanking, Fact, RetrievalMetadata, SignalWeights, Stats, 
 export type { ConfidenceRanking, Fact, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
+import { factToMessage } from '../shared/fact-message.ts';
 import type { RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
 import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 import type { Checkpoint as CheckpointMessage } from '../shared/gen/engram/v1/checkpoint_pb.ts';
@@ -135,32 +136,9 @@ export function toStats(m: StatsResponse): Stats {
   };
 }
 
-const KIND_NUMBERS: Record<Fact['kind'], FactKind> = { fact: FactKind.FACT, alias: FactKind.ALIAS, summary: FactKind.SUMMARY };
-
 /** The whole fact as UpdateFact sends it back. */
 export function toFactMessage(f: Fact): MessageInitShape<typeof FactSchema> {
-  return {
-    id: f.id,
-    agentId: f.agentId,
-    text: f.text,
-    createdAtMs: BigInt(f.createdAt),
-    occurredAtMs: f.occurredAt === undefined ? undefined : BigInt(f.occurredAt),
-    updatedAtMs: BigInt(f.updatedAt),
-    accessCount: f.accessCount,
-    lastAccessedAtMs: BigInt(f.lastAccessedAt),
-    confidence: f.confidence,
-    pinned: f.pinned,
-    pinnedAtMs: BigInt(f.pinnedAt),
-    supersededBy: f.supersededBy,
-    kind: KIND_NUMBERS[f.kind],
-    tags: f.tags,
-    entities: f.entities,
-    source: f.source,
-    context: f.context,
-    metaJson: f.metaJson,
-    strength: f.strength,
-    embedder: f.embedder,
-  };
+  return factToMessage(f, f.metaJson);
 }
 
 export interface Checkpoint {

@@ -1,6 +1,7 @@
 // Records and results ↔ protocol messages. Pure mapping, no behaviour.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { FactKind, type FactSchema, type Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
+import type { FactSchema, Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
+import { factToMessage } from '../../shared/fact-message.ts';
 import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
 import type { RecallOptionsInput, Scope } from '../recall/plan.ts';
 import type { WeakMatchFeedback } from '../recall/feedback.ts';
@@ -8,38 +9,11 @@ import type { FactFields } from '../../shared/gen/engram/v1/memory_pb.ts';
 import type { FactPatch } from '../lifecycle/update.ts';
 import type { RetrievalMetadata } from '../recall/recall.ts';
 import type { Receipt } from '../recall/receipts.ts';
-import type { FactKindName, FactRecord } from '../store/record.ts';
+import type { FactRecord } from '../store/record.ts';
 import type { WriteInput } from '../memory.ts';
 
-const KIND_TO_PROTO: Record<FactKindName, FactKind> = {
-  fact: FactKind.FACT,
-  alias: FactKind.ALIAS,
-  summary: FactKind.SUMMARY,
-};
-
 export function factMessage(fact: FactRecord): MessageInitShape<typeof FactSchema> {
-  return {
-    id: fact.id,
-    agentId: fact.agentId,
-    text: fact.text,
-    createdAtMs: BigInt(fact.createdAt),
-    occurredAtMs: fact.occurredAt === undefined ? undefined : BigInt(fact.occurredAt),
-    updatedAtMs: BigInt(fact.updatedAt),
-    accessCount: fact.accessCount,
-    lastAccessedAtMs: BigInt(fact.lastAccessedAt),
-    confidence: fact.confidence,
-    pinned: fact.pinned,
-    pinnedAtMs: BigInt(fact.pinnedAt),
-    supersededBy: fact.supersededBy,
-    kind: KIND_TO_PROTO[fact.kind],
-    tags: fact.tags,
-    entities: fact.entities,
-    source: fact.source,
-    context: fact.context,
-    metaJson: fact.meta,
-    strength: fact.strength,
-    embedder: fact.embedder,
-  };
+  return factToMessage(fact, fact.meta);
 }
 
 /** Optional write fields: absent message = all defaults. */

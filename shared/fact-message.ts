@@ -1,0 +1,33 @@
+// A fact as the protocol's Fact message, written once for both sides: the daemon sends its
+// records this way, the client sends a whole fact back this way (the legacy UpdateFact path).
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { FactKind, type FactSchema } from './gen/engram/v1/fact_pb.ts';
+import type { FactFields, FactKindName } from './model.ts';
+
+const KIND_TO_PROTO: Record<FactKindName, FactKind> = { fact: FactKind.FACT, alias: FactKind.ALIAS, summary: FactKind.SUMMARY };
+
+/** `metaJson`: the fact's meta object as text ("" = {}). */
+export function factToMessage(fact: FactFields, metaJson: string): MessageInitShape<typeof FactSchema> {
+  return {
+    id: fact.id,
+    agentId: fact.agentId,
+    text: fact.text,
+    createdAtMs: BigInt(fact.createdAt),
+    occurredAtMs: fact.occurredAt === undefined ? undefined : BigInt(fact.occurredAt),
+    updatedAtMs: BigInt(fact.updatedAt),
+    accessCount: fact.accessCount,
+    lastAccessedAtMs: BigInt(fact.lastAccessedAt),
+    confidence: fact.confidence,
+    pinned: fact.pinned,
+    pinnedAtMs: BigInt(fact.pinnedAt),
+    supersededBy: fact.supersededBy,
+    kind: KIND_TO_PROTO[fact.kind],
+    tags: fact.tags,
+    entities: fact.entities,
+    source: fact.source,
+    context: fact.context,
+    metaJson,
+    strength: fact.strength,
+    embedder: fact.embedder,
+  };
+}
