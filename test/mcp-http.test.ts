@@ -17,15 +17,7 @@ async function startMcpDaemon(): Promise<DaemonProcess & { mcpAddress: string }>
 describeMcpContract('streamable HTTP (engram daemon --mcp-http)', async () => {
   const daemon = await startMcpDaemon();
   const session = await openHttp(daemon.mcpAddress, daemon.discovery.token);
-  return {
-    session,
-    daemon,
-    async close() {
-      await session.close();
-      await daemon.stop();
-      removeDir(daemon.dataDir);
-    },
-  };
+  return { session, daemon };
 });
 
 describe('MCP over HTTP: transport rules', () => {

@@ -12,15 +12,7 @@ import { describeMcpContract } from './fixtures/mcp-contract.ts';
 describeMcpContract('stdio (engram mcp)', async () => {
   const daemon = await startDaemon();
   const session = await openStdio(['--data-dir', daemon.dataDir]);
-  return {
-    session,
-    daemon,
-    async close() {
-      await session.close();
-      await daemon.stop();
-      removeDir(daemon.dataDir);
-    },
-  };
+  return { session, daemon };
 });
 
 describe('engram mcp start-up', () => {
