@@ -17,8 +17,8 @@
  * The package is a 300 MB JSON file (seconds to parse, ~1 GB of memory while doing it), so the first
  * use converts it once into a compact binary cache that loads in a fraction of a second.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../store/atomic-file.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,25 +219,6 @@ function cacheLayout(wordCount: number, wordBytes: number) {
   return { pc, ranks, matrix, words, total: words + wordBytes };
 }
 
-/** Write to a private temporary file in the same directory, then rename: concurrent builders are safe. */
-async function writeAtomically(target: string, data: Buffer): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true });
-  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(data);
-      await handle.sync(); // so a crash can never leave a renamed but empty file behind
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, target);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
-}
-
 /** Null if the header is not ours or does not match the file's length. */
 function checkHeader(header: Uint32Array, fileBytes: number): { wordCount: number; wordBytes: number } | null {
   const [magic, version, dimensions, wordCount, , wordBytes, pcWords] = header;
@@ -285,7 +266,7 @@ async function ensureCache(): Promise<string> {
   const started = performance.now();
   const table = await readSource(jsonPath);
   const pc = principalComponent(table);
-  await writeAtomically(target, encodeCache({ ...table, pc }));
+  writeFileAtomically(target, [encodeCache({ ...table, pc })]);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(`engram: word-vector cache ready: ${target} (${table.words.length} words, ${seconds} s)\n`);
   return target;

@@ -4,7 +4,8 @@
 // The file is a cache of derived data: a reader that finds anything unexpected (a checksum that
 // does not match included) throws, and the caller rebuilds from LevelDB instead.
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomically } from '../store/atomic-file.ts';
 
 const MAGIC = Buffer.from('ENGSECT1');
 const HEADER_BYTES = 16; // kind u32, reserved u32, byte length f64
@@ -44,25 +45,11 @@ export class SectionWriter {
     this.section(Kind.Uint32, bytesOf(array));
   }
 
-  /** Writes to a temporary file, syncs it, then renames it over `path`: never a torn file.
-   *  Returns the file's SHA-256, for a reader to check it against. */
+  /** Writes the file whole (never torn); returns its SHA-256, for a reader to check it against. */
   writeFile(path: string): string {
-    const temporary = `${path}.${process.pid}.tmp`;
-    const fd = openSync(temporary, 'w', 0o600);
     const hash = createHash('sha256');
-    try {
-      for (const part of this.parts) {
-        writeSync(fd, part);
-        hash.update(part);
-      }
-      fsyncSync(fd);
-    } catch (error) {
-      closeSync(fd);
-      unlinkSync(temporary);
-      throw error;
-    }
-    closeSync(fd);
-    renameSync(temporary, path);
+    for (const part of this.parts) hash.update(part);
+    writeFileAtomically(path, this.parts);
     return hash.digest('hex');
   }
 

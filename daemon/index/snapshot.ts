@@ -10,7 +10,8 @@
 // write or anything unexpected in the file means a full rebuild from LevelDB, which stays the
 // source of truth.
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomically } from '../store/atomic-file.ts';
 import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
@@ -67,7 +68,7 @@ export function saveSnapshot(dataDir: string, snapshot: Snapshot): SnapshotId {
 
 /** After the store is closed: the snapshot describes the store as its files are now. */
 export function sealSnapshot(dataDir: string, id: SnapshotId, fingerprint: string): void {
-  writeFileSync(snapshotSealPath(dataDir), JSON.stringify({ ...id, fingerprint }), { mode: 0o600 });
+  writeFileAtomically(snapshotSealPath(dataDir), [Buffer.from(JSON.stringify({ ...id, fingerprint }))]);
 }
 
 /**

@@ -2,7 +2,8 @@
 // themselves live in LevelDB, this index is saved with the highest vector key it covers and the
 // keys it holds, then caught up from LevelDB at start-up instead of being rebuilt.
 import { Index, MetricKind, ScalarKind } from 'usearch';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { writeFileAtomically } from '../store/atomic-file.ts';
 
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
@@ -111,8 +112,7 @@ export class VectorIndex {
     this.index.save(`${base}.usearch.tmp`);
     renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
     const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b) };
-    writeFileSync(`${base}.json.tmp`, JSON.stringify(saved));
-    renameSync(`${base}.json.tmp`, `${base}.json`);
+    writeFileAtomically(`${base}.json`, [Buffer.from(JSON.stringify(saved))]);
   }
 
   /** The description saved beside an index file, or null if there is none of the expected shape

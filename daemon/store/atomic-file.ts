@@ -1,0 +1,24 @@
+// Writing a whole file so that a reader sees the old file or the new one, never a torn one: write
+// a private temporary file beside it, sync it, then rename it over the target. Concurrent writers
+// (two daemons building the same cache) each use their own temporary name.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export function writeFileAtomically(target: string, parts: readonly Uint8Array[]): void {
+  mkdirSync(dirname(target), { recursive: true });
+  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(temporary, 'w', 0o600);
+    try {
+      for (const part of parts) writeSync(fd, part);
+      fsyncSync(fd); // so a crash can never leave a renamed but empty file behind
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
