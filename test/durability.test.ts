@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import type { EngramClient } from '../client/index.ts';
 import { ROOT, useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
@@ -34,6 +35,14 @@ function runWriter(dataDir: string, agent: string, prefix: string): { done: Prom
   });
   const done = new Promise<WriterResult>((resolve) => child.once('exit', () => resolve({ acked, uncertain })));
   return { done, ackCount: () => acked.size };
+}
+
+/** The periscope fact is the query's nearest vector, and the namespace holds `vectors` vectors:
+ *  the fact's vector reached the index. */
+async function expectNearestByVector(client: EngramClient, agent: string, factId: string, vectors: number): Promise<void> {
+  const { receipts } = await client.recallExplain(agent, 'submarine periscope seals', { topK: 1 });
+  expect(receipts.map((r) => [r.fact.id, r.ranks.vectorRank])).toEqual([[factId, 1]]);
+  expect((await client.stats(agent)).vectorCount).toBe(vectors);
 }
 
 describe('crash safety', () => {
@@ -147,9 +156,7 @@ describe('crash safety', () => {
 
     daemon = await start(dataDir, 'local');
     client = await daemon.client();
-    const { receipts } = await client.recallExplain('keys', 'submarine periscope seals', { topK: 1 });
-    expect(receipts.map((r) => [r.fact.id, r.ranks.vectorRank])).toEqual([[late.id, 1]]);
-    expect((await client.stats('keys')).vectorCount).toBe(3);
+    await expectNearestByVector(client, 'keys', late.id, 3);
     client.close();
   });
 
@@ -168,9 +175,7 @@ describe('crash safety', () => {
     daemon = await start(dataDir, 'local');
     client = await daemon.client();
     const late = (await client.put('junk', 'The submarine periscope needs new seals')).fact;
-    const { receipts } = await client.recallExplain('junk', 'submarine periscope seals', { topK: 1 });
-    expect(receipts.map((r) => [r.fact.id, r.ranks.vectorRank])).toEqual([[late.id, 1]]);
-    expect((await client.stats('junk')).vectorCount).toBe(2);
+    await expectNearestByVector(client, 'junk', late.id, 2);
     client.close();
   });
 
