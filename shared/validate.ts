@@ -25,13 +25,30 @@ const FACT_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 function requireString(value: unknown, field: string): string {
-  if (typeof value !== 'string') throw invalidArgument(field, `must be a string, got ${describe(value)}`);
+  if (typeof value !== 'string') throw invalidArgument(field, `must be a string, got ${kindOf(value)}`);
   if (!value.isWellFormed()) throw invalidArgument(field, 'must be valid UTF-8 (lone surrogate found)');
   return value;
 }
 
-function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+/** A value's kind as error messages name it: "null", "an array", "string", "number"… */
+export function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/** What JSON text that must hold an object holds: the object, or why it is not one — it does not
+ *  parse (`syntax`: the parser's message), or it parses to something else (`got`: its kind). Every
+ *  front door words its own error from this. */
+export type JsonObjectResult = { object: Record<string, unknown> } | { syntax: string } | { got: string };
+
+export function parseJsonObject(text: string): JsonObjectResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { syntax: (error as Error).message };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { got: kindOf(parsed) };
+  return { object: parsed as Record<string, unknown> };
 }
 
 /** Agent ids are never trimmed or normalised: " a " and "a" are distinct namespaces. */
@@ -64,7 +81,7 @@ export function query(value: unknown, limits: Limits, field = 'query'): string {
 /** Absent means the default (8); a present value must be an integer in 1..maxTopK. */
 export function topK(value: unknown, limits: Limits, field = 'top_k'): number {
   if (value === undefined) return DEFAULT_TOP_K;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidArgument(field, `must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidArgument(field, `must be an integer, got ${kindOf(value)}`);
   if (value < 1 || value > limits.maxTopK) throw invalidArgument(field, `must be between 1 and ${limits.maxTopK}, got ${value}`);
   return value;
 }
@@ -93,7 +110,7 @@ export function pageSize(value: unknown, field = 'page_size'): number {
 }
 
 export function tags(value: unknown, field = 'tags'): string[] {
-  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of strings, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of strings, got ${kindOf(value)}`);
   if (value.length > MAX_TAGS) throw invalidArgument(field, `at most ${MAX_TAGS} entries`);
   return value.map((tag, i) => {
     const t = requireString(tag, `${field}[${i}]`);
@@ -114,15 +131,9 @@ export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): s
   const text = requireString(value, field);
   if (text === '') return '';
   if (utf8Bytes(text) > limits.maxTextBytes) throw invalidArgument(field, `must be at most ${limits.maxTextBytes} bytes`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidArgument(field, 'must be a JSON object (it does not parse)');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw invalidArgument(field, `must be a JSON object, got ${describe(parsed)}`);
-  }
+  const parsed = parseJsonObject(text);
+  if ('syntax' in parsed) throw invalidArgument(field, 'must be a JSON object (it does not parse)');
+  if ('got' in parsed) throw invalidArgument(field, `must be a JSON object, got ${parsed.got}`);
   return text;
 }
 
@@ -176,7 +187,7 @@ export function optionsTopK(value: unknown, limits: Limits, field = 'top_k'): nu
 }
 
 export function queries(value: unknown, limits: Limits, field = 'queries'): unknown[] {
-  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of strings, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of strings, got ${kindOf(value)}`);
   if (value.length === 0) throw invalidArgument(field, 'must name at least one query');
   if (value.length > limits.maxBatch) throw invalidArgument(field, `at most ${limits.maxBatch} queries per batch, got ${value.length}`);
   return value;
@@ -204,6 +215,6 @@ export function confidenceWeight(value: unknown, field = 'confidence_weight'): n
 }
 
 export function boolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean, got ${describe(value)}`);
+  if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean, got ${kindOf(value)}`);
   return value;
 }

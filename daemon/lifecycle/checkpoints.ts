@@ -49,12 +49,8 @@ function checkState(value: unknown): string {
   if (value === undefined || value === '') return '{}';
   if (typeof value !== 'string') throw invalidArgument('state_json', 'must be a string holding a JSON object');
   if (Buffer.byteLength(value, 'utf8') > MAX_STATE_BYTES) throw invalidArgument('state_json', `must be at most ${MAX_STATE_BYTES} bytes`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw invalidArgument('state_json', 'must be a JSON object (it does not parse)');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalidArgument('state_json', 'must be a JSON object');
+  const parsed = check.parseJsonObject(value);
+  if ('syntax' in parsed) throw invalidArgument('state_json', 'must be a JSON object (it does not parse)');
+  if ('got' in parsed) throw invalidArgument('state_json', 'must be a JSON object');
   return value;
 }

@@ -6,6 +6,7 @@ import { notFound } from '../../../shared/errors.ts';
 import type { Checkpoint } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { checkpointJson, checkpointSavedJson } from '../json.ts';
+import { parseJsonObject } from '../../../shared/validate.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -20,16 +21,10 @@ function readState(o: { state?: string; stateFile?: string }): Record<string, un
     text = readFileSync(o.stateFile === '-' ? 0 : o.stateFile, 'utf8');
   }
   if (text === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    usage(`${from} must be a JSON object: ${(error as Error).message}`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    usage(`${from} must be a JSON object, got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}`);
-  }
-  return parsed as Record<string, unknown>;
+  const parsed = parseJsonObject(text);
+  if ('syntax' in parsed) usage(`${from} must be a JSON object: ${parsed.syntax}`);
+  if ('got' in parsed) usage(`${from} must be a JSON object, got ${parsed.got}`);
+  return parsed.object;
 }
 
 function printCheckpoint(c: Checkpoint): void {

@@ -6,15 +6,10 @@ import { out, parseTime, positiveInt, printJson, usage, withClient, type Cli } f
 import { factJson, feedbackJson, receiptJson, retrievalJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts } from '../render.ts';
+import { parseJsonObject } from '../../../shared/validate.ts';
 
 function metaFlag(value: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    usage(`--meta must be a JSON object, got "${value}"`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) usage(`--meta must be a JSON object, got "${value}"`);
+  if (!('object' in parseJsonObject(value))) usage(`--meta must be a JSON object, got "${value}"`);
   return value;
 }
 

@@ -34,11 +34,10 @@ const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source
 /** What an export line carries that the daemon assigns on write. */
 const ASSIGNED = new Set(['agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder']);
 
-const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 function optionalString(value: unknown, field: string): string {
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new Error(`${field}: must be a string, got ${kindOf(value)}`);
+  if (typeof value !== 'string') throw new Error(`${field}: must be a string, got ${check.kindOf(value)}`);
   return value;
 }
 
@@ -78,14 +77,10 @@ function aliasOf(metaJson: string): { term: string; equivalents: string[] } {
 
 /** Parses and checks one line; throws an Error whose message is the reason it is refused. */
 export function parseImportLine(agentId: string, line: string, limits: Limits): ImportRecord {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(line);
-  } catch (error) {
-    throw new Error(`not JSON: ${(error as Error).message}`);
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`must be a JSON object, got ${kindOf(raw)}`);
-  const o = raw as Record<string, unknown>;
+  const parsed = check.parseJsonObject(line);
+  if ('syntax' in parsed) throw new Error(`not JSON: ${parsed.syntax}`);
+  if ('got' in parsed) throw new Error(`must be a JSON object, got ${parsed.got}`);
+  const o = parsed.object;
   const unknown = Object.keys(o).filter((k) => !USED.has(k) && !ASSIGNED.has(k));
   if (unknown.length > 0) throw new Error(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
 
@@ -94,14 +89,14 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
   const kind = o.kind === undefined || o.kind === null || o.kind === 'fact' || o.kind === 'summary' ? 'fact' : o.kind;
   if (kind !== 'fact' && kind !== 'alias') throw new Error(`kind: must be "fact" or "alias", got ${JSON.stringify(o.kind)}`);
   const meta = o.meta === undefined || o.meta === null ? {} : o.meta;
-  if (typeof meta !== 'object' || Array.isArray(meta)) throw new Error(`meta: must be a JSON object, got ${kindOf(meta)}`);
+  if (typeof meta !== 'object' || Array.isArray(meta)) throw new Error(`meta: must be a JSON object, got ${check.kindOf(meta)}`);
   const metaJson = Object.keys(meta as object).length === 0 ? '' : check.metaJson(JSON.stringify(meta), limits, 'meta');
   const confidence = optionalString(o.confidence, 'confidence');
   if (confidence !== '') check.confidenceLabel(confidence);
   const context = optionalString(o.context, 'context');
   if (context !== '') check.factText(context, limits, 'context');
   const id = o.id === undefined || o.id === null ? undefined : optionalString(o.id, 'id');
-  if (o.pinned !== undefined && o.pinned !== null && typeof o.pinned !== 'boolean') throw new Error(`pinned: must be true or false, got ${kindOf(o.pinned)}`);
+  if (o.pinned !== undefined && o.pinned !== null && typeof o.pinned !== 'boolean') throw new Error(`pinned: must be true or false, got ${check.kindOf(o.pinned)}`);
   const supersededBy = optionalString(o.superseded_by, 'superseded_by');
   if (supersededBy !== '' && supersededBy !== 'agent') check.factId(supersededBy, 'superseded_by');
 

@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ErrorKind } from '../../../shared/errors.ts';
 import { badRequest, HttpError } from './errors.ts';
+import { parseJsonObject } from '../../../shared/validate.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -24,14 +25,10 @@ export async function readJsonObject(req: IncomingMessage, limit = MAX_BODY_BYTE
     throw error;
   }
   if (text.trim() === '') throw badRequest('body', 'a JSON object is required');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw badRequest('body', 'is not valid JSON');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('body', 'must be a JSON object');
-  return parsed as Record<string, unknown>;
+  const parsed = parseJsonObject(text);
+  if ('syntax' in parsed) throw badRequest('body', 'is not valid JSON');
+  if ('got' in parsed) throw badRequest('body', 'must be a JSON object');
+  return parsed.object;
 }
 
 function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -5,6 +5,7 @@ import type { McpBackend } from '../backend.ts';
 import type { CheckpointResumePayload, CheckpointSavePayload } from '../payloads.ts';
 import { failure, success } from '../result.ts';
 import { resumeText } from '../text.ts';
+import { parseJsonObject } from '../../validate.ts';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString();
 
@@ -40,13 +41,7 @@ export async function checkpointResume(args: arg.Args, backend: McpBackend): Pro
 }
 
 function checkStateObject(state: string): void {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(state);
-  } catch (error) {
-    throw new arg.ToolInputError(`state must be a JSON object: ${(error as Error).message}`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new arg.ToolInputError(`state must be a JSON object, got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed}`);
-  }
+  const parsed = parseJsonObject(state);
+  if ('syntax' in parsed) throw new arg.ToolInputError(`state must be a JSON object: ${parsed.syntax}`);
+  if ('got' in parsed) throw new arg.ToolInputError(`state must be a JSON object, got ${parsed.got}`);
 }
