@@ -13,6 +13,7 @@ import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtu
 import { openTables } from '../daemon/store/database.ts';
 import { factKey } from '../daemon/store/keys.ts';
 import { dataPaths } from '../shared/discovery.ts';
+import { expectStatus, rejectionOf } from './fixtures/errors.ts';
 
 let daemon: DaemonProcess;
 let client: EngramClient;
@@ -41,31 +42,9 @@ const RECENCY_ONLY = { vector: 0, keyword: 0, recency: 1 };
 
 // Helpers ------------------------------------------------------------------------------------
 
-/** Awaits a call that must fail and returns its error. */
-async function failure(call: Promise<unknown>): Promise<EngramError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'the call succeeded but should have been rejected').toBeInstanceOf(EngramError);
-  return error as EngramError;
-}
-
-/** A daemon rejection: an RpcError with this status code (and field, when given). */
-async function expectStatus(call: Promise<unknown>, code: grpc.status, field?: string): Promise<RpcError> {
-  const error = await failure(call);
-  expect(error, error.message).toBeInstanceOf(RpcError);
-  expect((error as RpcError).grpcCode, error.message).toBe(code);
-  if (field !== undefined) {
-    expect(error.field).toBe(field);
-    if (code === grpc.status.INVALID_ARGUMENT) expect(error.message.startsWith(`${field}: `), error.message).toBe(true);
-  }
-  return error as RpcError;
-}
-
 /** A rejection by the library before anything was sent: invalid_argument naming the field. */
 async function expectRefusedByLibrary(call: Promise<unknown>, field: string): Promise<void> {
-  const error = await failure(call);
+  const error = await rejectionOf(call, EngramError);
   expect(error).not.toBeInstanceOf(RpcError);
   expect(error.kind).toBe('invalid_argument');
   expect(error.field).toBe(field);

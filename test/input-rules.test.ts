@@ -9,6 +9,7 @@ import { createServiceClient, RpcError, type ClientOf } from '../shared/grpc/bri
 import { MemoryService, PutRequestSchema, PutResponseSchema } from '../shared/gen/engram/v1/memory_pb.ts';
 import type { Fact } from '../shared/gen/engram/v1/fact_pb.ts';
 import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+import { expectStatus, rejectionOf } from './fixtures/errors.ts';
 
 let daemon: DaemonProcess;
 let raw: grpc.Client;
@@ -30,23 +31,10 @@ afterAll(async () => {
 const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const PUT_PATH = '/engram.v1.MemoryService/Put';
 
-/** Runs a call that must fail and returns its RpcError. */
-async function rejection(call: Promise<unknown>): Promise<RpcError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'the call succeeded but should have been rejected').toBeInstanceOf(RpcError);
-  return error as RpcError;
-}
-
 /** The call fails with INVALID_ARGUMENT and the error names `field` (metadata and message). */
 async function expectInvalid(call: Promise<unknown>, field: string): Promise<RpcError> {
-  const error = await rejection(call);
-  expect(error.grpcCode, error.message).toBe(grpc.status.INVALID_ARGUMENT);
+  const error = await expectStatus(call, grpc.status.INVALID_ARGUMENT, field);
   expect(error.kind).toBe('invalid_argument');
-  expect(error.field).toBe(field);
-  expect(error.message.startsWith(`${field}: `), error.message).toBe(true);
   return error;
 }
 
@@ -132,7 +120,7 @@ describe('agent_id', () => {
     expect(await listIds('trim-ns')).toEqual([bare.id]);
     const recalled = await memory.recall({ agentId: 'trim-ns', query: 'namespace' });
     expect(recalled.facts.map((f) => f.id)).toEqual([bare.id]);
-    const cross = await rejection(memory.get({ agentId: 'trim-ns', factId: padded.id }));
+    const cross = await rejectionOf(memory.get({ agentId: 'trim-ns', factId: padded.id }), RpcError);
     expect(cross.grpcCode).toBe(grpc.status.NOT_FOUND);
     const agents = (await memory.listAgents({})).agentIds;
     expect(agents).toContain(' trim-ns ');
@@ -291,7 +279,7 @@ describe('fact_id', () => {
         () => memory.delete({ agentId, factId: UNKNOWN_ID }),
         () => memory.updateFact({ agentId, fact: { id: UNKNOWN_ID, text: 'replacement text' } }),
       ]) {
-        const error = await rejection(call());
+        const error = await rejectionOf(call(), RpcError);
         expect(error.grpcCode, error.message).toBe(grpc.status.NOT_FOUND);
         expect(error.kind).toBe('not_found');
         expect(error.message).toContain(UNKNOWN_ID);
@@ -379,7 +367,7 @@ describe('UpdateFact', () => {
     expect(retired.supersededBy).toBe('agent');
 
     const before = await snapshot();
-    const error = await rejection(memory.updateFact({ agentId, fact: { ...retired, supersededBy: '' } }));
+    const error = await rejectionOf(memory.updateFact({ agentId, fact: { ...retired, supersededBy: '' } }), RpcError);
     expect(error.grpcCode, error.message).toBe(grpc.status.FAILED_PRECONDITION);
     expect(error.kind).toBe('failed_precondition');
     expect(error.field).toBe('fact.superseded_by');
