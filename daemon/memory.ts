@@ -72,7 +72,6 @@ export class Memory {
   readonly pending = new PendingSet();
   readonly reconciler: EmbeddingReconciler;
   private readonly inflightRequests = new Map<string, Promise<PutResult>>();
-  private nextVectorKey = 1;
   /** Vector keys handed to writes that have not reached the index yet. Commits can finish out of
    *  order, so a saved vector index covers only the keys below the smallest of these. A write
    *  that fails leaves its key here: later saves then cover less (start-up reads a little more),
@@ -132,14 +131,13 @@ export class Memory {
     if (restored) {
       for (const ns of restored.namespaces) this.catalog.restore(ns);
       const space = this.vectorSpace(true);
-      const highestSaved = space ? await loadVectorIndexes(this.tables, this.catalog, space) : 0;
-      this.nextVectorKey = Math.max(restored.nextVectorKey, highestSaved + 1);
+      if (space) await loadVectorIndexes(this.tables, this.catalog, space);
       for (const fact of restored.pending) this.pending.add(fact);
       const indexed = restored.namespaces.reduce((n, ns) => n + ns.size, 0);
       this.options.log(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
     } else {
       const loaded = await loadCatalog(this.tables, this.catalog, this.vectorSpace(true), tokenizerCurrent);
-      this.nextVectorKey = loaded.nextVectorKey;
+      this.store.skipVectorKeysUpTo(loaded.nextVectorKey - 1);
       for (const fact of loaded.unembedded) if (this.isPending(fact)) this.pending.add(fact);
       this.options.log(
         `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
@@ -360,14 +358,14 @@ export class Memory {
   }
 
   private takeVectorKey(): number {
-    const key = this.nextVectorKey++;
+    const key = this.store.takeVectorKey();
     this.openVectorKeys.add(key);
     return key;
   }
 
   /** Every vector key up to this one is settled: in its namespace's index, or never written. */
   private settledVectorKey(): number {
-    let lowest = this.nextVectorKey;
+    let lowest = this.store.issuedVectorKey + 1;
     for (const key of this.openVectorKeys) lowest = Math.min(lowest, key);
     return lowest - 1;
   }
@@ -572,7 +570,6 @@ export class Memory {
       const id = saveSnapshot(this.options.dataDir, {
         tokenizer: TOKENIZER_ID,
         embedder: this.embedder.id,
-        nextVectorKey: this.nextVectorKey,
         pending: this.pending.all(),
         requestIds: this.store.requestIds.words,
         namespaces: [...this.catalog.all()].map((ns) => ns.toState()),

@@ -2,7 +2,6 @@
 // postings (no re-tokenising), read alongside the facts in key order; vectors from the saved
 // USearch files caught up from the vectors table (no re-embedding). Facts are read in key order,
 // i.e. per namespace in id order.
-import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredPostings, Tables } from '../store/database.ts';
 import { compareKeys, factKey, namespaceRange, splitVectorEntryKey, vectorEntryKey } from '../store/keys.ts';
@@ -61,7 +60,7 @@ export async function loadCatalog(tables: Tables, catalog: Catalog, space: Vecto
   } finally {
     await postings?.close();
   }
-  if (space) result.nextVectorKey = Math.max(result.nextVectorKey, (await loadVectorIndexes(tables, catalog, space)) + 1);
+  if (space) await loadVectorIndexes(tables, catalog, space);
   return result;
 }
 
@@ -108,7 +107,6 @@ class PostingsCursor {
 export interface Restored {
   namespaces: NamespaceIndex[];
   requestIds: BloomFilter;
-  nextVectorKey: number;
   pending: Snapshot['pending'];
 }
 
@@ -118,7 +116,6 @@ export function restoreSnapshot(snapshot: Snapshot): Restored {
   return {
     namespaces: snapshot.namespaces.map((state) => NamespaceIndex.fromState(state)),
     requestIds: new BloomFilter(snapshot.requestIds),
-    nextVectorKey: snapshot.nextVectorKey,
     pending: snapshot.pending,
   };
 }
@@ -126,34 +123,12 @@ export function restoreSnapshot(snapshot: Snapshot): Restored {
 export const vectorIndexBase = (dir: string, agentId: string): string =>
   join(dir, Buffer.from(agentId, 'utf8').toString('base64url') || '_');
 
-/**
- * Loads every namespace's vector index; returns the highest vector key the saved files name.
- * New vector keys must start above it: a key a saved file covers is never read from LevelDB again,
- * so reusing one (say, of a deleted fact, after a rebuild) would lose the new fact's vector.
- */
-export async function loadVectorIndexes(tables: Tables, catalog: Catalog, space: VectorSpace): Promise<number> {
-  let highest = 0;
-  const loaded = new Set<string>();
-  for (const ns of catalog.all()) {
-    highest = Math.max(highest, await loadVectors(tables, ns, space));
-    loaded.add(vectorIndexBase(space.dir, ns.agentId));
-  }
-  // A namespace whose facts are all gone still has its saved file, and the keys that file covers.
-  for (const base of savedIndexBases(space.dir)) {
-    const info = loaded.has(base) ? null : VectorIndex.readInfo(base);
-    if (info) highest = Math.max(highest, info.coveredKey, info.keys.at(-1) ?? 0);
-  }
-  return highest;
+export async function loadVectorIndexes(tables: Tables, catalog: Catalog, space: VectorSpace): Promise<void> {
+  for (const ns of catalog.all()) await loadVectors(tables, ns, space);
 }
 
-function savedIndexBases(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name.endsWith('.json')).map((name) => join(dir, name.slice(0, -'.json'.length)));
-}
-
-/** Loads the saved index if it matches, drops its stale keys, then adds what it lacks from LevelDB.
- *  Returns the highest key the saved file covers or holds (0 without one). */
-async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpace): Promise<number> {
+/** Loads the saved index if it matches, drops its stale keys, then adds what it lacks from LevelDB. */
+async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpace): Promise<void> {
   const saved = space.useSaved && VectorIndex.load(vectorIndexBase(space.dir, ns.agentId), space.embedder, space.dimensions);
   const index = (saved && saved.index) || new VectorIndex(space.dimensions);
   const inIndex = new Set(index.allKeys());
@@ -169,7 +144,6 @@ async function loadVectors(tables: Tables, ns: NamespaceIndex, space: VectorSpac
   }
   index.flushPending();
   ns.vectors = index.size > 0 ? index : null;
-  return saved ? Math.max(saved.info.coveredKey, saved.info.keys.at(-1) ?? 0) : 0; // keys are saved sorted
 }
 
 /** LevelDB hands back views into shared buffers; copy into an aligned Float32Array. */

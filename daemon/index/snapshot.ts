@@ -1,7 +1,7 @@
 // The index snapshot: what start-up would otherwise rebuild by reading every fact in LevelDB —
-// each namespace's docs, keyword index, recency order and aliases, plus the request-id filter, the
-// pending-embedding queue and the next vector key — saved at a clean shutdown, so a million-fact
-// store restarts in seconds instead of a minute.
+// each namespace's docs, keyword index, recency order and aliases, plus the request-id filter and
+// the pending-embedding queue — saved at a clean shutdown, so a million-fact store restarts in
+// seconds instead of a minute.
 //
 // When it is trusted: after the store is closed, a seal file records the snapshot's random token
 // and checksum and the fingerprint of the store's files (names, sizes, times). The next start uses the snapshot
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 2;
+const FORMAT = 3;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -31,7 +31,6 @@ export interface Snapshot {
   tokenizer: string;
   /** The embedder the daemon ran with: which facts are pending depends on it. */
   embedder: string;
-  nextVectorKey: number;
   pending: PendingKey[];
   requestIds: Uint32Array;
   namespaces: NamespaceState[];
@@ -42,7 +41,6 @@ interface Header {
   token: string;
   tokenizer: string;
   embedder: string;
-  nextVectorKey: number;
   pending: PendingKey[];
   namespaces: number;
 }
@@ -57,8 +55,8 @@ export interface SnapshotId {
 export function saveSnapshot(dataDir: string, snapshot: Snapshot): SnapshotId {
   const token = randomUUID();
   const out = new SectionWriter();
-  const { tokenizer, embedder, nextVectorKey, pending } = snapshot;
-  const header: Header = { format: FORMAT, token, tokenizer, embedder, nextVectorKey, pending, namespaces: snapshot.namespaces.length };
+  const { tokenizer, embedder, pending } = snapshot;
+  const header: Header = { format: FORMAT, token, tokenizer, embedder, pending, namespaces: snapshot.namespaces.length };
   out.json(header);
   out.uint32(snapshot.requestIds);
   for (const ns of snapshot.namespaces) writeNamespace(out, ns);
@@ -89,11 +87,11 @@ export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: 
     const header = input.json<Header>();
     if (header.format !== FORMAT) return { snapshot: null, reason: `snapshot format ${header.format} is not ${FORMAT}` };
     if (header.token !== seal.token) return { snapshot: null, reason: 'the snapshot file is not the one that was sealed' };
-    if (!Array.isArray(header.pending) || !Number.isInteger(header.namespaces) || !Number.isInteger(header.nextVectorKey)) throw new Error('bad header');
+    if (!Array.isArray(header.pending) || !Number.isInteger(header.namespaces)) throw new Error('bad header');
     const requestIds = input.uint32();
     const namespaces = Array.from({ length: header.namespaces }, () => readNamespace(input));
-    const { tokenizer, embedder, nextVectorKey, pending } = header;
-    return { snapshot: { tokenizer, embedder, nextVectorKey, pending, requestIds, namespaces }, reason: '' };
+    const { tokenizer, embedder, pending } = header;
+    return { snapshot: { tokenizer, embedder, pending, requestIds, namespaces }, reason: '' };
   } catch (error) {
     return { snapshot: null, reason: `the snapshot file is unreadable (${(error as Error).message})` };
   }

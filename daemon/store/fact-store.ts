@@ -20,29 +20,53 @@ export interface DerivedRows {
 
 const ID_FLOOR_KEY = 'id_floor';
 
+/** What the id floor record holds; a field a store written by an older version lacks is absent. */
+interface IssuedFloor {
+  id?: string;
+  vectorKey?: number;
+}
+
 export class FactStore {
   readonly ids: IdGenerator;
+  /** The next vector key to hand out. Like ids, vector keys are never reused — a saved vector
+   *  index trusts every key it covers — so the highest one issued is recorded with every batch. */
+  private nextVectorKey: number;
   private readonly committer: GroupCommitter;
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly cache = new FactCache();
 
   private constructor(
     readonly tables: Tables,
-    idFloor: string,
+    floor: IssuedFloor,
     /** Every committed request id (a filter: "certainly new" or "maybe seen"). */
     readonly requestIds: BloomFilter,
   ) {
-    this.ids = new IdGenerator(idFloor);
-    // Every batch also records the greatest id issued, so ids stay monotonic across restarts.
+    this.ids = new IdGenerator(floor.id ?? '');
+    this.nextVectorKey = (floor.vectorKey ?? 0) + 1;
+    // Every batch also records the greatest id and vector key issued, so neither is reused after a restart.
     this.committer = new GroupCommitter(tables.db, () => [
-      { type: 'put', sublevel: tables.meta, key: ID_FLOOR_KEY, value: { id: this.ids.greatest } } as BatchOp,
+      { type: 'put', sublevel: tables.meta, key: ID_FLOOR_KEY, value: { id: this.ids.greatest, vectorKey: this.nextVectorKey - 1 } } as BatchOp,
     ]);
+  }
+
+  takeVectorKey(): number {
+    return this.nextVectorKey++;
+  }
+
+  /** The highest vector key issued so far (0: none). */
+  get issuedVectorKey(): number {
+    return this.nextVectorKey - 1;
+  }
+
+  /** Never hand out `key` or below (a store written before the floor recorded vector keys). */
+  skipVectorKeysUpTo(key: number): void {
+    this.nextVectorKey = Math.max(this.nextVectorKey, key + 1);
   }
 
   /** `requestIds`: the filter as a snapshot saved it; without one, it is built from the table. */
   static async open(tables: Tables, requestIds?: BloomFilter): Promise<FactStore> {
-    const floor = (await tables.meta.get(ID_FLOOR_KEY)) as { id?: string } | undefined;
-    const store = new FactStore(tables, floor?.id ?? '', requestIds ?? new BloomFilter());
+    const floor = ((await tables.meta.get(ID_FLOOR_KEY)) ?? {}) as IssuedFloor;
+    const store = new FactStore(tables, floor, requestIds ?? new BloomFilter());
     if (!requestIds) await store.loadRequestIds();
     return store;
   }
