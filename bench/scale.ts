@@ -5,16 +5,17 @@
 // `--keep DIR` builds each store in DIR/<size> and leaves it there; a later run with the same DIR
 // reuses it, so restart and latency can be measured again without rebuilding (1M takes ~30 min).
 // "restart" is a start after a clean stop (the index snapshot is restored); "rebuild" is a start
-// as after a crash (every index rebuilt from LevelDB). Prints a report; never asserts.
+// as after a crash (every index rebuilt from the store). Prints a report; never asserts.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { connect } from '../client/index.ts';
-import { Memory } from '../daemon/memory.ts';
-import { openTables } from '../daemon/store/database.ts';
+import { callContext, DAEMON } from '../daemon/core/context.ts';
+import { Engram } from '../daemon/core/engram.ts';
 import { createEmbedder } from '../daemon/embed/index.ts';
 import { snapshotSealPath } from '../daemon/index/snapshot.ts';
-import { DEFAULT_WEIGHTS } from '../daemon/recall/fusion.ts';
+import { DEFAULT_WEIGHTS } from '../daemon/recall/registry.ts';
+import { LevelStore } from '../daemon/store/level/level-store.ts';
 import { DEFAULT_LIMITS } from '../shared/validate.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
@@ -36,20 +37,19 @@ const BATCH = 512;
 
 /** Writes n facts through the core (group-committed puts, 512 in flight), with progress. */
 async function buildStore(dataDir: string, facts: string[]): Promise<number> {
-  const tables = await openTables(join(dataDir, 'store'));
-  const memory = await Memory.open(
-    { dataDir, embedder: await createEmbedder(embedder), limits: DEFAULT_LIMITS, recallDefaults: { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0, confidenceWeight: 0 }, log: () => {} },
-    tables,
-  );
+  const store = await LevelStore.open(join(dataDir, 'store'));
+  const recallDefaults = { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0, confidenceWeight: 0 };
+  const core = await Engram.open({ dataDir, vectorDir: join(dataDir, 'vectors'), embedder: await createEmbedder(embedder), limits: DEFAULT_LIMITS, recallDefaults, log: () => {} }, store);
+  const ctx = callContext(DAEMON);
   const started = performance.now();
   let shown = -1;
   for (let i = 0; i < facts.length; i += BATCH) {
-    await Promise.all(facts.slice(i, i + BATCH).map((text) => memory.put({ agentId: AGENT, text })));
+    await Promise.all(facts.slice(i, i + BATCH).map((text) => core.put(ctx, { agentId: AGENT, text })));
     const pct = Math.floor(((i + BATCH) / facts.length) * 100);
     if (pct !== shown && pct % 5 === 0) process.stderr.write(`building ${facts.length} facts: ${Math.min(pct, 100)}%\n`);
     shown = pct;
   }
-  await memory.close(); // saves the vector index, as a daemon does on SIGTERM
+  await core.close(); // saves the vector index and the snapshot, as a daemon does on SIGTERM
   return facts.length / ((performance.now() - started) / 1000);
 }
 

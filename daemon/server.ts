@@ -1,32 +1,33 @@
-// The composition root: opens the store, loads the embedder and indexes, and serves the
-// protocol on a unix socket (mode 0600) and optionally on loopback TCP behind a bearer token.
+// The composition root: opens the store, loads the embedder and the core, and serves the
+// protocol on a unix socket (mode 0600), optionally on loopback TCP behind a bearer token, and
+// the HTTP doors (REST, MCP) on their own listeners.
 import * as grpc from '@grpc/grpc-js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
 import { dataPaths, type Discovery } from '../shared/discovery.ts';
-import { addService, type CallGuard } from '../shared/grpc/bridge.ts';
+import { addService, type Authenticate } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
-import { checkpointService } from './rpc/checkpoint-service.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
+import { EngramError, ErrorKind } from '../shared/errors.ts';
+import { BearerAuthenticator } from './auth/bearer.ts';
+import { Engram } from './core/engram.ts';
 import { createEmbedder, type EmbedderConfig, type EmbedderName } from './embed/index.ts';
-import { Memory } from './memory.ts';
-import { DEFAULT_WEIGHTS } from './recall/fusion.ts';
+import { startHttpServer, type HttpServer } from './http/server.ts';
 import type { RecallDefaults } from './recall/plan.ts';
+import { DEFAULT_WEIGHTS } from './recall/registry.ts';
 import { adminService } from './rpc/admin-service.ts';
-import { bearerTokenGuard } from './rpc/auth.ts';
+import { bearerTokenCaller, unixSocketCaller } from './rpc/auth.ts';
+import { checkpointService } from './rpc/checkpoint-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
-import { openTables } from './store/database.ts';
-import { EngramError, ErrorKind } from '../shared/errors.ts';
-import { startRestServer } from './http/rest/server.ts';
-import { startMcpHttp } from './http/mcp.ts';
+import { LevelStore } from './store/level/level-store.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -44,21 +45,21 @@ export interface DaemonOptions {
   reconcileIntervalMs?: number;
   /** Checkpoints kept per agent (default 20). */
   checkpointKeep?: number;
-  /** REST listener ("127.0.0.1:8080"); absent = no REST API. */
+  /** HTTP listener for REST and MCP ("127.0.0.1:8080"); absent = none. */
   http?: string;
-  /** Bearer token for TCP and REST (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
+  /** Bearer token for TCP and HTTP (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
   token?: string;
-  /** Serve REST without a token (refused unless --http is loopback). */
+  /** Serve --http without a token (refused unless it is loopback). */
   noAuth?: boolean;
-  /** MCP over streamable HTTP ("127.0.0.1:8765"); absent = none. Always behind the token. */
+  /** An HTTP listener for MCP alone ("127.0.0.1:8765"); absent = none. Always behind the token. */
   mcpHttp?: string;
   log?: (message: string) => void;
 }
 
 export interface RunningDaemon {
-  memory: Memory;
+  core: Engram;
   discovery: Discovery;
-  /** Drains in-flight calls, persists the vector index, closes the store. */
+  /** Drains in-flight calls, persists the indexes, closes the store. */
   close(): Promise<void>;
 }
 
@@ -70,7 +71,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
 
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
-  const tables = await openTables(paths.store);
+  const store = await LevelStore.open(paths.store);
   const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
     // A provider that is down or misconfigured is the user's to fix: say so, without a stack.
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot use embedder "${options.embedder}": ${error.message}`);
@@ -80,24 +81,39 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
   };
-  const memory = await Memory.open({ dataDir: options.dataDir, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, checkpointKeep: options.checkpointKeep, log }, tables);
+  const core = await Engram.open(
+    { dataDir: options.dataDir, vectorDir: paths.vectors, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, checkpointKeep: options.checkpointKeep, log },
+    store,
+  );
+  try {
+    return await serve(options, core, profile, limits, log);
+  } catch (error) {
+    // Leave the store as a clean stop would (the next start restores its indexes), then fail.
+    await core.close();
+    throw error;
+  }
+}
+
+async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfile, limits: Limits, log: (message: string) => void): Promise<RunningDaemon> {
+  const paths = dataPaths(options.dataDir);
   const token = options.token ?? loadOrCreateToken(paths.token);
+  const authenticator = new BearerAuthenticator(token);
   const instanceId = randomUUID();
   let serving = true;
 
-  const register = (server: grpc.Server, guard?: CallGuard) => {
-    const serve = { guard, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
-    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => (memory.vectorsOff ? 'none' : embedder.id) }), serve);
-    addService(server, MemoryService, memoryService(memory, profile), serve);
-    addService(server, AdminService, adminService(memory), serve);
-    addService(server, CheckpointService, checkpointService(memory), serve);
+  const register = (server: grpc.Server, authenticate: Authenticate) => {
+    const serve = { authenticate, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
+    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => core.activeEmbedder() }), serve);
+    addService(server, MemoryService, memoryService(core, profile), serve);
+    addService(server, AdminService, adminService(core), serve);
+    addService(server, CheckpointService, checkpointService(core), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 
   // Only this process holds the store lock, so a socket file left here is stale.
   rmSync(paths.socket, { force: true });
   const unixServer = new grpc.Server();
-  register(unixServer);
+  register(unixServer, unixSocketCaller);
   await bind(unixServer, `unix:${paths.socket}`);
   chmodSync(paths.socket, 0o600);
 
@@ -105,18 +121,20 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   let tcpAddress: string | undefined;
   if (options.listen) {
     tcpServer = new grpc.Server();
-    register(tcpServer, bearerTokenGuard(token));
+    register(tcpServer, bearerTokenCaller(authenticator));
     const port = await bind(tcpServer, options.listen);
     tcpAddress = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
   }
 
-  const rest = options.http ? await startRestServer(memory, { listen: options.http, token, noAuth: options.noAuth, log }) : undefined;
-  const mcpHttp = options.mcpHttp ? await startMcpHttp(memory, { listen: options.mcpHttp, token, log }) : undefined;
+  const http: HttpServer | undefined = options.http
+    ? await startHttpServer(core, { listen: options.http, surfaces: ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log })
+    : undefined;
+  const mcpHttp: HttpServer | undefined = options.mcpHttp ? await startHttpServer(core, { listen: options.mcpHttp, surfaces: ['mcp'], authenticator, log }) : undefined;
 
   const discovery: Discovery = {
     address: `unix:${paths.socket}`,
     ...(tcpAddress ? { tcpAddress } : {}),
-    ...(rest ? { httpAddress: rest.address } : {}),
+    ...(http ? { httpAddress: http.address } : {}),
     ...(mcpHttp ? { mcpHttpAddress: mcpHttp.address } : {}),
     token,
     pid: process.pid,
@@ -125,18 +143,18 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     startedAt: new Date().toISOString(),
   };
   writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));
-  log(`serving ${options.dataDir} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${embedder.id})`);
+  log(`serving ${options.dataDir} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${options.embedder})`);
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       serving = false;
-      await Promise.all([rest?.close(), mcpHttp?.close(), shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
-      await memory.close();
+      await Promise.all([http?.close(), mcpHttp?.close(), shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
+      await core.close();
       rmSync(paths.discovery, { force: true });
       rmSync(paths.socket, { force: true });
     })());
-  return { memory, discovery, close };
+  return { core, discovery, close };
 }
 
 function bind(server: grpc.Server, address: string): Promise<number> {

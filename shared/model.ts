@@ -82,6 +82,21 @@ export interface WeakMatchFeedback {
   advice: string;
 }
 
+/** An explain receipt: everything needed to recompute a returned fact's score, and where the
+ *  fact came from. The ranks are the protocol's fixed fields, one per signal. */
+export interface Receipt<F = Fact> {
+  text: string;
+  /** The final score that decided selection and order. */
+  weight: number;
+  ageDays: number;
+  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; fusedScore: number; k: number; weights: SignalWeights };
+  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
+  kgLinks: string[];
+  fact: F;
+  /** Present when confidence options were in effect: how the final score was made. */
+  ranking?: ConfidenceRanking;
+}
+
 /** How a receipt's final score was made when confidence options were in effect. */
 export interface ConfidenceRanking {
   baseScore: number;

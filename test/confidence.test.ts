@@ -10,8 +10,8 @@ import { createServiceClient, RpcError, type ClientOf } from '../shared/grpc/bri
 import { MemoryService, PutWithOptionsRequestSchema } from '../shared/gen/engram/v1/memory_pb.ts';
 import { EngramError, type EngramClient, type Fact, type Receipt } from '../client/index.ts';
 import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
-import { openTables } from '../daemon/store/database.ts';
-import { factKey } from '../daemon/store/keys.ts';
+import { openTables } from '../daemon/store/level/tables.ts';
+import { factKey } from '../daemon/store/level/keys.ts';
 import { dataPaths } from '../shared/discovery.ts';
 import { expectStatus, rejectionOf } from './fixtures/errors.ts';
 

@@ -119,7 +119,7 @@ describe('crash safety', () => {
     client.close();
     await daemon.kill9(); // no snapshot: start-up reads every fact and keyword row
 
-    const { openTables } = await import('../daemon/store/database.ts');
+    const { openTables } = await import('../daemon/store/level/tables.ts');
     const tables = await openTables(join(dataDir, 'store'));
     await tables.postings.del(`\uE000-agent\u0000${last.get('\uE000-agent')}`); // the namespace's last row lost
     await tables.postings.put('\uFFFD-agent\u0000~orphan', { length: 1, terms: [['orphan', 1]] }); // a row with no fact
@@ -251,7 +251,7 @@ describe('crash safety', () => {
     await daemon.stop();
 
     // Another program wrote the store after the clean stop (here: a bare key, as any tool might).
-    const { openTables } = await import('../daemon/store/database.ts');
+    const { openTables } = await import('../daemon/store/level/tables.ts');
     const tables = await openTables(join(dataDir, 'store'));
     await tables.meta.put('written-by-a-tool', { at: 1 });
     await tables.db.close();
@@ -293,7 +293,7 @@ describe('derived index versions', () => {
     await daemon.stop();
 
     // Simulate a store from an older tokenizer: its stored terms no longer match the text.
-    const { openTables } = await import('../daemon/store/database.ts');
+    const { openTables } = await import('../daemon/store/level/tables.ts');
     const tables = await openTables(join(dataDir, 'store'));
     await tables.meta.put('tokenizer', { id: 'old-tokenizer-v0' });
     await tables.postings.put(`tok\u0000${fact.id}`, { length: 1, terms: [['unrelated', 1]] });

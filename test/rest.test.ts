@@ -5,9 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
 import { CHECKPOINT_FIELDS, FORGET_FIELDS, REMEMBER_FIELDS, ROUTES } from '../daemon/http/rest/routes.ts';
-import { startRestServer } from '../daemon/http/rest/server.ts';
+import { startHttpServer, type HttpServerOptions } from '../daemon/http/server.ts';
 import { openApiDocument } from '../daemon/http/rest/openapi.ts';
-import type { Memory } from '../daemon/memory.ts';
+import { BearerAuthenticator } from '../daemon/auth/bearer.ts';
+import type { Engram } from '../daemon/core/engram.ts';
+
+/** The daemon's HTTP server over a stub core, serving REST as `--http` does. */
+const startRestServer = (core: Engram, options: Omit<HttpServerOptions, 'surfaces' | 'authenticator'> & { token?: string }) =>
+  startHttpServer(core, { ...options, surfaces: ['rest'], ...(options.token ? { authenticator: new BearerAuthenticator(options.token) } : {}) });
 
 interface Answer {
   status: number;
@@ -474,8 +479,8 @@ describe('in-process server (stub core)', () => {
       listAgents: async () => {
         throw new Error('leveldb exploded at /secret/path/store');
       },
-    } as unknown as Memory;
-    const server = await startRestServer(failing, { listen: '127.0.0.1:0', token: 'tok', log: (m) => logs.push(m) });
+    } as unknown as Engram;
+    const server = await startRestServer(failing, { listen: '127.0.0.1:0', token: 'tok', log: (m: string) => logs.push(m) });
     try {
       const res = await fetch(`http://${server.address}/v1/agents`, { headers: { authorization: 'Bearer tok' } });
       const text = await res.text();
@@ -495,14 +500,14 @@ describe('in-process server (stub core)', () => {
   });
 
   it('refuses --no-auth beyond loopback, and a missing token', async () => {
-    const memory = {} as Memory;
+    const memory = {} as Engram;
     await expect(startRestServer(memory, { listen: '0.0.0.0:0', noAuth: true, log: () => {} })).rejects.toThrow(/loopback/);
     await expect(startRestServer(memory, { listen: '127.0.0.1:0', log: () => {} })).rejects.toThrow(/token/);
     await expect(startRestServer(memory, { listen: 'nonsense', token: 't', log: () => {} })).rejects.toThrow(/HOST:\]PORT/);
   });
 
   it('serves --no-auth on loopback to local callers but refuses browser requests (Origin, foreign Host)', async () => {
-    const memory = { listAgents: async () => ['x'] } as unknown as Memory;
+    const memory = { listAgents: async () => ['x'] } as unknown as Engram;
     const server = await startRestServer(memory, { listen: '127.0.0.1:0', noAuth: true, log: () => {} });
     try {
       const url = `http://${server.address}/v1/agents`;

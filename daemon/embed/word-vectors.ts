@@ -18,7 +18,7 @@
  * use converts it once into a compact binary cache that loads in a fraction of a second.
  */
 import { open, readFile } from 'node:fs/promises';
-import { writeFileAtomically } from '../store/atomic-file.ts';
+import { writeFileAtomically } from '../files/atomic-file.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,28 +1,35 @@
-// McpBackend over the daemon's Memory core, for MCP over HTTP inside the daemon. The same core
-// calls the gRPC adapters make (memory.ts, lifecycle/*), so validation and semantics are one.
+// McpBackend over the daemon's core, for MCP over HTTP inside the daemon: one per tool call,
+// bound to the caller the HTTP door authenticated. The same core calls the gRPC adapters make,
+// so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { policyOf, type BatchRequest, type BatchResult, type McpBackend, type SearchRequest, type SearchResult, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ReceiptJson } from '../../shared/mcp/payloads.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
-import { resumeCheckpoint, saveCheckpoint } from '../lifecycle/checkpoints.ts';
-import { patchFact } from '../lifecycle/patch.ts';
-import { revise } from '../lifecycle/revise.ts';
-import type { Memory } from '../memory.ts';
+import type { Receipt } from '../../shared/model.ts';
+import { withRequestId, type CallContext } from '../core/context.ts';
+import type { Engram } from '../core/engram.ts';
 import type { RecallOptionsInput } from '../recall/plan.ts';
-import type { Receipt } from '../recall/receipts.ts';
 import { restReceipt } from './views.ts';
 import type { FactRecord } from '../store/record.ts';
 
-export class MemoryBackend implements McpBackend {
-  constructor(private readonly memory: Memory) {}
+export class CoreBackend implements McpBackend {
+  constructor(
+    private readonly core: Engram,
+    private readonly ctx: CallContext,
+  ) {}
+
+  /** MCP tools carry no request id: each write gets its own (a retry of a tool call is a new write). */
+  private get writeCtx(): CallContext {
+    return withRequestId(this.ctx, randomUUID());
+  }
 
   async search(req: SearchRequest): Promise<SearchResult> {
     // RecallWithOptions always: it is the path that carries weak-match feedback. With no
     // confidence option the weight is the configured default, as on every other front door;
     // the handler hides the confidence metadata of a call that ends up legacy.
-    const outcome = await this.memory.recallWithOptions({ agentId: req.agentId, query: req.query, scope: 'agent', explain: req.explain, options: recallOptions(req) });
+    const outcome = await this.core.recallWithOptions(this.ctx, { agentId: req.agentId, query: req.query, scope: 'agent', explain: req.explain, options: recallOptions(req) });
     return {
       facts: outcome.facts.map((f) => f.text),
       ...(req.explain ? { receipts: (outcome.receipts ?? []).map(receiptJson) } : {}),
@@ -32,7 +39,7 @@ export class MemoryBackend implements McpBackend {
   }
 
   async searchBatch(req: BatchRequest): Promise<BatchResult> {
-    const outcome = await this.memory.batchRecall({ agentId: req.agentId, queries: req.queries, scope: 'agent', options: recallOptions(req) });
+    const outcome = await this.core.batchRecall(this.ctx, { agentId: req.agentId, queries: req.queries, scope: 'agent', options: recallOptions(req) });
     return {
       perQuery: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map((f) => f.text), ...(r.error ? { error: r.error } : {}) })),
       merged: outcome.merged.map((f) => f.text),
@@ -41,21 +48,21 @@ export class MemoryBackend implements McpBackend {
   }
 
   async add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
-    const { fact } = await this.memory.put({ requestId: randomUUID(), agentId, text, ...(confidence !== undefined ? { confidence } : {}) });
+    const { fact } = await this.core.put(this.writeCtx, { agentId, text, ...(confidence !== undefined ? { confidence } : {}) });
     return { factId: fact.id, confidence: fact.confidence };
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {
-    await this.memory.alias({ requestId: randomUUID(), agentId, term, equivalents });
+    await this.core.alias(this.writeCtx, { agentId, term, equivalents });
   }
 
   async checkpointSave(agentId: string, stateJson: string): Promise<{ id: string; createdAt: number }> {
-    const saved = await saveCheckpoint(this.memory, { requestId: randomUUID(), agentId, state: stateJson });
+    const saved = await this.core.saveCheckpoint(this.writeCtx, { agentId, state: stateJson });
     return { id: saved.id, createdAt: saved.createdAt };
   }
 
   async checkpointResume(agentId: string) {
-    const latest = await resumeCheckpoint(this.memory, agentId);
+    const latest = await this.core.resumeCheckpoint(this.ctx, agentId);
     if (!latest) return undefined;
     const state = JSON.parse(latest.state || '{}') as Record<string, unknown>;
     return { id: latest.id, createdAt: latest.createdAt, state, ...(latest.messageCount !== undefined ? { messageCount: latest.messageCount } : {}) };
@@ -63,7 +70,7 @@ export class MemoryBackend implements McpBackend {
 
   async reviseByText(agentId: string, target: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
     const targets = await resolveTargets(target, this.lookup(agentId));
-    const res = await revise(this.memory, { requestId: randomUUID(), agentId, targetIds: targets.map((f) => f.id), text, ...(confidence !== undefined ? { confidence } : {}) });
+    const res = await this.core.revise(this.writeCtx, { agentId, targetIds: targets.map((f) => f.id), text, ...(confidence !== undefined ? { confidence } : {}) });
     if (res.failures.length) {
       // The replacement is committed; say so rather than reporting a bare failure.
       const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
@@ -73,22 +80,22 @@ export class MemoryBackend implements McpBackend {
   }
 
   async forget(agentId: string, target: string): Promise<void> {
-    for (const fact of await resolveTargets(target, this.lookup(agentId))) await patchFact(this.memory, { requestId: randomUUID(), agentId, factId: fact.id, forget: true });
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.core.patchFact(this.writeCtx, { agentId, factId: fact.id, forget: true });
   }
 
   async pin(agentId: string, target: string): Promise<void> {
-    for (const fact of await resolveTargets(target, this.lookup(agentId))) await patchFact(this.memory, { requestId: randomUUID(), agentId, factId: fact.id, pinned: true });
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.core.patchFact(this.writeCtx, { agentId, factId: fact.id, pinned: true });
   }
 
   async unpin(agentId: string, target: string): Promise<void> {
-    for (const fact of await resolveTargets(target, this.lookup(agentId))) await patchFact(this.memory, { requestId: randomUUID(), agentId, factId: fact.id, pinned: false });
+    for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.core.patchFact(this.writeCtx, { agentId, factId: fact.id, pinned: false });
   }
 
   /** A whole-fact UpdateFact with the entity added, as the legacy client path does it. */
   async link(agentId: string, target: string, entity: string): Promise<void> {
     for (const f of await resolveTargets(target, this.lookup(agentId))) {
       if (f.entities.includes(entity)) continue;
-      await this.memory.updateFact(agentId, {
+      await this.core.updateFact(this.writeCtx, agentId, {
         id: f.id,
         text: f.text,
         occurredAt: f.occurredAt,
@@ -106,11 +113,11 @@ export class MemoryBackend implements McpBackend {
   }
 
   private lookup(agentId: string): FactLookup<FactRecord> {
-    const memory = this.memory;
+    const { core, ctx } = this;
     return {
       get: async (factId) => {
         try {
-          return await memory.get(agentId, factId);
+          return await core.getFact(ctx, agentId, factId);
         } catch (error) {
           if (error instanceof EngramError && error.kind === ErrorKind.NotFound) return undefined;
           throw error;
@@ -119,7 +126,7 @@ export class MemoryBackend implements McpBackend {
       async *scan() {
         let pageToken = '';
         do {
-          const page = await memory.list(agentId, 1000, pageToken);
+          const page = await core.listFacts(ctx, agentId, 1000, pageToken);
           yield* page.facts;
           pageToken = page.nextPageToken;
         } while (pageToken);
@@ -132,8 +139,5 @@ function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; con
   return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight };
 }
 
-
-
-/** The RecallReceipt wire shape (the same JSON `engram recall --explain --json` prints). */
 /** The explain receipt in the shared JSON shape (the CLI's and REST's too). */
-const receiptJson = (r: Receipt): ReceiptJson => restReceipt(r);
+const receiptJson = (r: Receipt<FactRecord>): ReceiptJson => restReceipt(r);

@@ -1,8 +1,7 @@
 // What the indexes derive from a fact: its keyword terms (text plus context, so a fact's
 // context is searchable with it) and its doc row. One place, used by writes, start-up and doctor.
 import { createHash } from 'node:crypto';
-import { recencyTime } from '../store/fact-store.ts';
-import type { StoredPostings } from '../store/database.ts';
+import type { StoredTerms } from '../store/store.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { Doc } from './namespace.ts';
 import { termFrequencies } from './tokenizer.ts';
@@ -14,6 +13,9 @@ export interface Terms {
 
 /** Only live facts of kind "fact" are recallable; aliases and retired facts are not indexed. */
 export const isIndexed = (fact: FactRecord): boolean => fact.supersededBy === '' && fact.kind === 'fact';
+
+/** The time recency ranks a fact by: when it happened if the writer said so, else when it was written. */
+export const recencyTime = (fact: FactRecord): number => fact.occurredAt ?? fact.createdAt;
 
 /** What the keyword index reads for a fact: its text, its context, and — when the writer said
  *  when it happened — that date in words ("8 May 2023"), so "what happened in May 2023" matches. */
@@ -53,6 +55,12 @@ export function docOf(fact: FactRecord): Doc {
   };
 }
 
-export const toStoredPostings = (terms: Terms): StoredPostings => ({ length: terms.length, terms: [...terms.tf] });
+export const toStoredTerms = (terms: Terms): StoredTerms => ({ length: terms.length, terms: [...terms.tf] });
 
-export const fromStoredPostings = (stored: StoredPostings): Terms => ({ length: stored.length, tf: new Map(stored.terms) });
+export const fromStoredTerms = (stored: StoredTerms): Terms => ({ length: stored.length, tf: new Map(stored.terms) });
+
+/** Whether two versions of a fact index the same way: same keyword input, event time and
+ *  embedding input. */
+export function sameIndexInputs(a: FactRecord, b: FactRecord): boolean {
+  return a.text === b.text && a.context === b.context && a.occurredAt === b.occurredAt && embeddingText(a) === embeddingText(b);
+}

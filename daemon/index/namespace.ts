@@ -90,14 +90,15 @@ export class NamespaceIndex {
     return doc;
   }
 
-  /** Re-indexes a changed live fact under its existing doc number, keeping doc order = id order. */
+  /** Re-indexes a changed live fact under its existing doc number, keeping doc order = id order.
+   *  A vector under an unchanged vector key stays in the vector index. */
   replace(info: Doc, terms: { tf: Map<string, number>; length: number }): void {
     const doc = this.docByFactId.get(info.factId);
     if (doc === undefined) {
       this.add(info, terms);
       return;
     }
-    this.unindex(doc);
+    this.unindex(doc, info.vectorKey);
     this.docs[doc] = info;
     this.docByFactId.set(info.factId, doc);
     if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
@@ -121,12 +122,12 @@ export class NamespaceIndex {
     return info;
   }
 
-  private unindex(doc: number): Doc {
+  private unindex(doc: number, keptVectorKey = 0): Doc {
     const info = this.docs[doc]!;
     this.docs[doc] = undefined;
     this.keyword.remove(doc);
     this.recency.remove(doc, info.recencyTime);
-    if (info.vectorKey) {
+    if (info.vectorKey && info.vectorKey !== keptVectorKey) {
       this.docByVectorKey.delete(info.vectorKey);
       this.vectors?.remove(info.vectorKey);
     }

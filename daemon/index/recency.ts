@@ -28,6 +28,12 @@ export class RecencyOrder {
     this.docs.splice(at, 0, doc);
   }
 
+  /** Whether `doc` is in the order at `time`. */
+  contains(doc: number, time: number): boolean {
+    const at = this.lowerBound(time, doc);
+    return this.docs[at] === doc && this.times[at] === time;
+  }
+
   remove(doc: number, time: number): void {
     const at = this.lowerBound(time, doc);
     if (this.docs[at] !== doc) return;

@@ -5,7 +5,7 @@
 // does not match included) throws, and the caller rebuilds from LevelDB instead.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeFileAtomically } from '../store/atomic-file.ts';
+import { writeFileAtomically } from '../files/atomic-file.ts';
 
 const MAGIC = Buffer.from('ENGSECT1');
 const HEADER_BYTES = 16; // kind u32, reserved u32, byte length f64
@@ -14,14 +14,12 @@ enum Kind {
   Json = 1,
   Int32 = 2,
   Float64 = 3,
-  Uint32 = 4,
 }
 
 type ArrayKind = Exclude<Kind, Kind.Json>;
 const ARRAYS = {
   [Kind.Int32]: Int32Array,
   [Kind.Float64]: Float64Array,
-  [Kind.Uint32]: Uint32Array,
 } as const;
 
 const padding = (n: number): number => (8 - (n % 8)) % 8;
@@ -39,10 +37,6 @@ export class SectionWriter {
 
   float64(array: Float64Array): void {
     this.section(Kind.Float64, bytesOf(array));
-  }
-
-  uint32(array: Uint32Array): void {
-    this.section(Kind.Uint32, bytesOf(array));
   }
 
   /** Writes the file whole (never torn); returns its SHA-256, for a reader to check it against. */
@@ -89,10 +83,6 @@ export class SectionReader {
     return this.array(Kind.Float64);
   }
 
-  uint32(): Uint32Array {
-    return this.array(Kind.Uint32);
-  }
-
   private array<K extends ArrayKind>(kind: K): InstanceType<(typeof ARRAYS)[K]> {
     const payload = this.next(kind);
     const type = ARRAYS[kind];
@@ -112,6 +102,6 @@ export class SectionReader {
   }
 }
 
-function bytesOf(array: Int32Array | Float64Array | Uint32Array): Uint8Array {
+function bytesOf(array: Int32Array | Float64Array): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }

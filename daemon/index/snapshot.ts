@@ -1,22 +1,22 @@
-// The index snapshot: what start-up would otherwise rebuild by reading every fact in LevelDB —
-// each namespace's docs, keyword index, recency order and aliases, plus the request-id filter and
-// the pending-embedding queue — saved at a clean shutdown, so a million-fact store restarts in
-// seconds instead of a minute.
+// The index snapshot: what start-up would otherwise rebuild by reading every fact in the store —
+// each namespace's docs, keyword index, recency order and aliases, plus the pending-embedding
+// queue — saved at a clean shutdown, so a million-fact store restarts in seconds instead of a
+// minute.
 //
 // When it is trusted: after the store is closed, a seal file records the snapshot's random token
-// and checksum and the fingerprint of the store's files (names, sizes, times). The next start uses the snapshot
-// only if the store's files are exactly as sealed — any write since, by any program, changes them
-// — and removes the seal before writing anything, so it is never trusted twice. A crash, a foreign
-// write or anything unexpected in the file means a full rebuild from LevelDB, which stays the
-// source of truth.
+// and checksum and the store's change token (which changes with any write, by any program). The
+// next start uses the snapshot only if the store opens with exactly that token and the change
+// number the snapshot covers, and removes the seal before writing anything, so it is never trusted
+// twice. A crash, a foreign write or anything unexpected in the file means a full rebuild from the
+// store, which stays the source of truth.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { writeFileAtomically } from '../store/atomic-file.ts';
+import { writeFileAtomically } from '../files/atomic-file.ts';
 import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 3;
+const FORMAT = 4;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -31,8 +31,9 @@ export interface Snapshot {
   tokenizer: string;
   /** The embedder the daemon ran with: which facts are pending depends on it. */
   embedder: string;
+  /** The store's change number the indexes cover. */
+  seq: number;
   pending: PendingKey[];
-  requestIds: Uint32Array;
   namespaces: NamespaceState[];
 }
 
@@ -41,6 +42,7 @@ interface Header {
   token: string;
   tokenizer: string;
   embedder: string;
+  seq: number;
   pending: PendingKey[];
   namespaces: number;
 }
@@ -55,43 +57,41 @@ export interface SnapshotId {
 export function saveSnapshot(dataDir: string, snapshot: Snapshot): SnapshotId {
   const token = randomUUID();
   const out = new SectionWriter();
-  const { tokenizer, embedder, pending } = snapshot;
-  const header: Header = { format: FORMAT, token, tokenizer, embedder, pending, namespaces: snapshot.namespaces.length };
+  const { tokenizer, embedder, seq, pending } = snapshot;
+  const header: Header = { format: FORMAT, token, tokenizer, embedder, seq, pending, namespaces: snapshot.namespaces.length };
   out.json(header);
-  out.uint32(snapshot.requestIds);
   for (const ns of snapshot.namespaces) writeNamespace(out, ns);
   const sha256 = out.writeFile(snapshotPath(dataDir));
   return { token, sha256 };
 }
 
-/** After the store is closed: the snapshot describes the store as its files are now. */
-export function sealSnapshot(dataDir: string, id: SnapshotId, fingerprint: string): void {
-  writeFileAtomically(snapshotSealPath(dataDir), [Buffer.from(JSON.stringify({ ...id, fingerprint }))]);
+/** After the store is closed: the snapshot describes the store whose change token is `storeToken`. */
+export function sealSnapshot(dataDir: string, id: SnapshotId, storeToken: string): void {
+  writeFileAtomically(snapshotSealPath(dataDir), [Buffer.from(JSON.stringify({ ...id, storeToken }))]);
 }
 
 /**
- * The snapshot, if the store's files are exactly as sealed (`fingerprint`: taken just before the
- * store was opened); null otherwise, with the reason. The seal is removed either way.
+ * The snapshot, if the store opened with the sealed change token (`storeToken`); null otherwise,
+ * with the reason. The seal is removed either way.
  */
-export function takeSnapshot(dataDir: string, fingerprint: string): { snapshot: Snapshot | null; reason: string } {
-  let seal: Partial<SnapshotId> & { fingerprint?: string } | null;
+export function takeSnapshot(dataDir: string, storeToken: string): { snapshot: Snapshot | null; reason: string } {
+  let seal: Partial<SnapshotId> & { storeToken?: string } | null;
   try {
     seal = JSON.parse(readFileSync(snapshotSealPath(dataDir), 'utf8')) as typeof seal;
   } catch {
     return { snapshot: null, reason: 'no clean shutdown recorded' };
   }
   rmSync(snapshotSealPath(dataDir), { force: true });
-  if (seal?.fingerprint !== fingerprint) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
+  if (!storeToken || seal?.storeToken !== storeToken) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
   try {
     const input = new SectionReader(snapshotPath(dataDir), String(seal.sha256));
     const header = input.json<Header>();
     if (header.format !== FORMAT) return { snapshot: null, reason: `snapshot format ${header.format} is not ${FORMAT}` };
     if (header.token !== seal.token) return { snapshot: null, reason: 'the snapshot file is not the one that was sealed' };
-    if (!Array.isArray(header.pending) || !Number.isInteger(header.namespaces)) throw new Error('bad header');
-    const requestIds = input.uint32();
+    if (!Array.isArray(header.pending) || !Number.isInteger(header.namespaces) || !Number.isInteger(header.seq)) throw new Error('bad header');
     const namespaces = Array.from({ length: header.namespaces }, () => readNamespace(input));
-    const { tokenizer, embedder, pending } = header;
-    return { snapshot: { tokenizer, embedder, pending, requestIds, namespaces }, reason: '' };
+    const { tokenizer, embedder, seq, pending } = header;
+    return { snapshot: { tokenizer, embedder, seq, pending, namespaces }, reason: '' };
   } catch (error) {
     return { snapshot: null, reason: `the snapshot file is unreadable (${(error as Error).message})` };
   }

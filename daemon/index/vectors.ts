@@ -1,9 +1,9 @@
 // The vector index of one namespace: USearch HNSW, cosine. A derived structure: the vectors
-// themselves live in LevelDB, this index is saved with the highest vector key it covers and the
-// keys it holds, then caught up from LevelDB at start-up instead of being rebuilt.
+// themselves live in the store; this index is saved with the change number it covers and the
+// keys it holds, then caught up from the store's change log at start-up instead of being rebuilt.
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
-import { writeFileAtomically } from '../store/atomic-file.ts';
+import { writeFileAtomically } from '../files/atomic-file.ts';
 
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
@@ -17,8 +17,8 @@ export interface SavedIndexInfo {
   agentId: string;
   embedder: string;
   dimensions: number;
-  /** Every vector key <= coveredKey that was live at save time is in the saved index. */
-  coveredKey: number;
+  /** Every change up to this change number is in the saved index. */
+  coveredSeq: number;
   keys: number[];
 }
 
@@ -116,7 +116,7 @@ export class VectorIndex {
   }
 
   /** The description saved beside an index file, or null if there is none of the expected shape
-   *  (a foreign or damaged file is ignored: the index is then rebuilt from LevelDB). */
+   *  (a foreign or damaged file is ignored: the index is then rebuilt from the store). */
   static readInfo(base: string): SavedIndexInfo | null {
     let info: Partial<SavedIndexInfo> | null;
     try {
@@ -125,7 +125,7 @@ export class VectorIndex {
       return null;
     }
     const isKey = (k: unknown): k is number => Number.isSafeInteger(k) && (k as number) >= 0;
-    if (!info || !isKey(info.coveredKey) || !Array.isArray(info.keys) || !info.keys.every(isKey)) return null;
+    if (!info || !isKey(info.coveredSeq) || !Array.isArray(info.keys) || !info.keys.every(isKey)) return null;
     if (typeof info.embedder !== 'string' || typeof info.dimensions !== 'number') return null;
     return info as SavedIndexInfo;
   }
@@ -142,7 +142,7 @@ export class VectorIndex {
       if (vi.index.size() !== vi.keys.size) return null;
       return { index: vi, info };
     } catch {
-      return null; // a damaged derived file is rebuilt from LevelDB, never trusted
+      return null; // a damaged derived file is rebuilt from the store, never trusted
     }
   }
 }

@@ -3,38 +3,39 @@
 // rewrites a fact or races with a change to it. They are statistics, not acknowledged writes:
 // totals are kept in memory (shown on every read at once) and the changed ones are written in
 // one unsynced batch per interval, so a crash may lose the last interval's counts, never a fact.
-import type { AccessRow, Tables } from '../store/database.ts';
-import { factKey } from '../store/keys.ts';
 import type { FactRecord } from '../store/record.ts';
+import type { AccessRow, FactKey, MemoryStore } from '../store/store.ts';
+
+const keyOf = (agentId: string, factId: string): string => `${agentId}\u0000${factId}`;
 
 export class AccessTracker {
   private readonly totals = new Map<string, AccessRow>();
-  private dirty = new Set<string>();
+  private dirty = new Map<string, FactKey>();
 
   /** Loads the stored totals (start-up). */
-  async load(tables: Tables): Promise<void> {
-    for await (const [key, row] of tables.access.iterator()) this.totals.set(key, row);
+  async load(store: MemoryStore): Promise<void> {
+    for await (const [key, row] of store.scanAccess()) this.totals.set(keyOf(key.agentId, key.factId), row);
   }
 
   record(facts: readonly { agentId: string; id: string }[], now: number): void {
     for (const fact of facts) {
-      const key = factKey(fact.agentId, fact.id);
+      const key = keyOf(fact.agentId, fact.id);
       const row = this.totals.get(key);
       this.totals.set(key, { count: (row?.count ?? 0) + 1, last: now });
-      this.dirty.add(key);
+      this.dirty.set(key, { agentId: fact.agentId, factId: fact.id });
     }
   }
 
   /** The fact as readers see it: its record plus the access totals. */
   overlay(fact: FactRecord): FactRecord {
-    const row = this.totals.get(factKey(fact.agentId, fact.id));
+    const row = this.totals.get(keyOf(fact.agentId, fact.id));
     if (!row) return fact;
     return { ...fact, accessCount: fact.accessCount + row.count, lastAccessedAt: Math.max(fact.lastAccessedAt, row.last) };
   }
 
   /** A deleted fact's counts go with it (its row is deleted in the same batch as the fact). */
   forget(agentId: string, factId: string): void {
-    const key = factKey(agentId, factId);
+    const key = keyOf(agentId, factId);
     this.totals.delete(key);
     this.dirty.delete(key);
   }
@@ -44,14 +45,14 @@ export class AccessTracker {
   }
 
   /** Writes every changed total in one unsynced batch. */
-  async flush(tables: Tables): Promise<void> {
+  async flush(store: MemoryStore): Promise<void> {
     if (this.dirty.size === 0) return;
-    const keys = [...this.dirty];
-    this.dirty = new Set();
-    const ops = keys.flatMap((key) => {
+    const changed = [...this.dirty];
+    this.dirty = new Map();
+    const rows = changed.flatMap(([key, factKey]): [FactKey, AccessRow][] => {
       const row = this.totals.get(key);
-      return row ? [{ type: 'put' as const, key, value: row }] : [];
+      return row ? [[factKey, row]] : [];
     });
-    await tables.access.batch(ops);
+    await store.writeAccess(rows);
   }
 }

@@ -4,14 +4,15 @@
 import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import { invalidArgument } from '../../shared/errors.ts';
-import type { SignalWeights } from './fusion.ts';
 import { buildFilter, type DocFilter, type FilterInput } from './filters.ts';
 import { checkLabel, checkWeight, confidenceValue, type ConfidenceLabel } from '../lifecycle/confidence.ts';
+import { MODIFIERS, SIGNAL_NAMES, type SignalName, type Weights } from './registry.ts';
+import type { ActiveModifier } from './signal.ts';
 
 export type Scope = 'agent' | 'shared' | 'all';
 
 export interface RecallDefaults {
-  weights: SignalWeights;
+  weights: Weights;
   minRelevance: number;
   /** The configured default confidence weight (product default 0). */
   confidenceWeight: number;
@@ -25,32 +26,38 @@ export interface ConfidencePlan {
 
 export interface RecallPlan {
   topK: number;
-  weights: SignalWeights;
+  weights: Weights;
   minRelevance: number;
   filter: DocFilter | null;
   confidence: ConfidencePlan | null;
+  /** The score modifiers this plan runs, in registry order. */
+  modifiers: ActiveModifier[];
 }
 
 export interface RecallOptionsInput {
   topK?: unknown;
-  weights?: { vector?: unknown; keyword?: unknown; recency?: unknown };
+  weights?: Partial<Record<SignalName, unknown>>;
   minRelevance?: unknown;
   filters?: FilterInput;
   minConfidence?: unknown;
   confidenceWeight?: unknown;
 }
 
+function withModifiers(plan: Omit<RecallPlan, 'modifiers'>): RecallPlan {
+  return { ...plan, modifiers: MODIFIERS.flatMap((m) => m.activate(plan) ?? []) };
+}
+
 export function defaultPlan(topK: number, defaults: RecallDefaults): RecallPlan {
-  return { topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null };
+  return withModifiers({ topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null });
 }
 
 export function planFromOptions(options: RecallOptionsInput | undefined, defaults: RecallDefaults, limits: Limits, now: number): RecallPlan {
   const o = options ?? {};
-  const w = o.weights ?? {};
-  const weight = (value: unknown, name: keyof SignalWeights) =>
-    value === undefined ? defaults.weights[name] : check.signalWeight(value, `options.signal_weights.${name}`);
-  const weights = { vector: weight(w.vector, 'vector'), keyword: weight(w.keyword, 'keyword'), recency: weight(w.recency, 'recency') };
-  if (weights.vector + weights.keyword + weights.recency === 0) {
+  const given = o.weights ?? {};
+  const weights = Object.fromEntries(
+    SIGNAL_NAMES.map((name) => [name, given[name] === undefined ? defaults.weights[name] : check.signalWeight(given[name], `options.signal_weights.${name}`)]),
+  ) as Record<SignalName, number>;
+  if (SIGNAL_NAMES.every((name) => weights[name] === 0)) {
     throw invalidArgument('options.signal_weights', 'at least one signal weight must be positive');
   }
   // No confidence field at all = a request from before confidence-recall-v1: it keeps zero
@@ -63,13 +70,13 @@ export function planFromOptions(options: RecallOptionsInput | undefined, default
           minConfidence: o.minConfidence === undefined ? null : checkLabel(o.minConfidence, 'options.min_confidence'),
           weight: o.confidenceWeight === undefined ? defaults.confidenceWeight : checkWeight(o.confidenceWeight, 'options.confidence_weight'),
         };
-  return {
+  return withModifiers({
     topK: o.topK === undefined ? check.DEFAULT_TOP_K : check.optionsTopK(o.topK, limits, 'options.top_k'),
     weights,
     minRelevance: o.minRelevance === undefined ? defaults.minRelevance : check.minRelevance(o.minRelevance, 'options.min_relevance'),
     filter: allOf(o.filters ? buildFilter(o.filters, now) : null, confidenceFilter(confidence?.minConfidence ?? null)),
     confidence,
-  };
+  });
 }
 
 /** min_confidence filters before anything is ranked (document frequencies included). */

@@ -1,13 +1,13 @@
-// Recall within one namespace: eligible set → signals → fusion → total order → relevance floor
-// → dedup by text → top_k. Each query signal ranks a bounded candidate list (like any top-N
-// retriever), recency orders the matched candidates, and the unmatched rest is streamed lazily
-// only if top_k is not yet filled, so a million-fact namespace costs what the query touches.
-import type { Doc, NamespaceIndex } from '../index/namespace.ts';
-import type { Ranks } from './fusion.ts';
+// Recall within one namespace: eligible set → signals → fusion → modifiers → total order →
+// relevance floor → dedup by text → top_k. Each match signal ranks a bounded candidate list (like
+// any top-N retriever), order signals rank the matched candidates, and the unmatched rest is
+// streamed lazily only if top_k is not yet filled, so a million-fact namespace costs what the
+// query touches.
+import type { NamespaceIndex } from '../index/namespace.ts';
 import { RRF_K, compareResults, fusedScore } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
-import { confidenceValue } from '../lifecycle/confidence.ts';
-import { keywordCandidateCount, keywordRanks, vectorCandidateCount, vectorRanks, type VectorReader } from './signals.ts';
+import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
+import type { NamespaceQuery, OrderSignal, RankMap, VectorReader } from './signal.ts';
 
 export interface RankedFact {
   doc: number;
@@ -15,62 +15,65 @@ export interface RankedFact {
   agentId: string;
   createdAt: number;
   textKey: string;
-  ranks: Ranks;
+  ranks: SignalRanks;
   fused: number;
   final: number;
 }
 
-export interface NamespaceQuery {
-  terms: readonly string[];
-  vector: Float32Array | null;
-}
-
 export interface NamespaceRanking {
   results: RankedFact[];
-  keywordCandidates: number;
-  vectorCandidates: number;
-  vectorSearched: number;
+  /** Candidates each match signal ranked, and how many it searched for them. */
+  candidates: Partial<Record<SignalName, number>>;
+  searched: Partial<Record<SignalName, number>>;
   eligible: number;
 }
 
+type Score = (doc: number, orderRanks: ReadonlyMap<SignalName, number>) => RankedFact;
+
 export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan, readVectors: VectorReader): Promise<NamespaceRanking> {
   const { weights, filter } = plan;
-  const keyword = weights.keyword > 0 ? keywordRanks(ns, query.terms, filter, keywordCandidateCount(plan.topK)) : new Map<number, number>();
-  const vector =
-    weights.vector > 0 && query.vector
-      ? await vectorRanks(ns, query.vector, vectorCandidateCount(plan.topK), filter, readVectors)
-      : { ranks: new Map<number, number>(), searched: 0 };
-  const matched = [...new Set<number>([...keyword.keys(), ...vector.ranks.keys()])];
-
-  const confidenceWeight = plan.confidence?.weight ?? 0;
-  const score = (doc: number, recency: number): RankedFact => {
+  const matchRanks = new Map<SignalName, RankMap>();
+  const candidates: NamespaceRanking['candidates'] = {};
+  const searched: NamespaceRanking['searched'] = {};
+  for (const signal of matchSignals()) {
+    if (weights[signal.name as SignalName] > 0 && signal.applies(query)) {
+      const ranking = await signal.rank({ ns, query, topK: plan.topK, filter, readVectors });
+      matchRanks.set(signal.name as SignalName, ranking.ranks);
+      candidates[signal.name as SignalName] = ranking.ranks.size;
+      searched[signal.name as SignalName] = ranking.searched;
+    }
+  }
+  const ordering = orderSignals().filter((s) => weights[s.name as SignalName] > 0);
+  const score: Score = (doc, orderRanks) => {
     const info = ns.doc(doc);
-    const ranks: Ranks = { vector: vector.ranks.get(doc) ?? 0, keyword: keyword.get(doc) ?? 0, recency };
+    const ranks = {} as SignalRanks;
+    for (const name of SIGNAL_NAMES) ranks[name] = matchRanks.get(name)?.get(doc) ?? orderRanks.get(name) ?? 0;
     const fused = fusedScore(ranks, weights, RRF_K);
-    // final = B · (1 + w · c); with w = 0 the factor is exactly 1 and the legacy arithmetic holds.
-    const final = confidenceWeight === 0 ? fused : fused * (1 + confidenceWeight * confidenceValue(info.confidence));
+    let final = fused;
+    for (const modifier of plan.modifiers) final *= modifier.factor(info);
     return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final };
   };
 
+  const matched = [...new Set([...matchRanks.values()].flatMap((ranks) => [...ranks.keys()]))];
   let results: RankedFact[];
   if (matched.length > 0) {
-    // Recency orders what the query matched; a recent fact the query did not match is not pushed
-    // above an older one it did. The rest follow with score 0 (so top_k is still filled).
-    const recency = weights.recency > 0 ? newestFirstRanks(ns, matched) : new Map<number, number>();
-    const hits = matched.map((doc) => score(doc, recency.get(doc) ?? 0)).sort(compareResults);
+    // Order signals rank what the query matched: a recent fact the query did not match is not
+    // pushed above an older one it did. The rest follow with score 0 (so top_k is still filled).
+    const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, matched)] as const);
+    const hits = matched.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults);
     const skip = new Set(matched);
     results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !skip.has(doc), score), plan);
   } else {
-    // Nothing matched, or no query signal ran: recency ranks every eligible fact.
-    results = mergeDistinct([], weights.recency > 0 ? newestEligibleInOrder(ns, plan, score, confidenceWeight) : unmatched(ns, plan, () => true, score), plan);
+    // Nothing matched, or no match signal ran: the order signals rank every eligible fact.
+    results = mergeDistinct([], orderEveryEligible(ns, plan, ordering, score), plan);
   }
-  return {
-    results,
-    keywordCandidates: keyword.size,
-    vectorCandidates: vector.ranks.size,
-    vectorSearched: vector.searched,
-    eligible: filter ? countEligible(ns, plan) : ns.size,
-  };
+  return { results, candidates, searched, eligible: filter ? countEligible(ns, plan) : ns.size };
+}
+
+function ranksOf(among: readonly (readonly [SignalName, RankMap])[], doc: number): Map<SignalName, number> {
+  const out = new Map<SignalName, number>();
+  for (const [name, ranks] of among) out.set(name, ranks.get(doc) ?? 0);
+  return out;
 }
 
 function countEligible(ns: NamespaceIndex, plan: RecallPlan): number {
@@ -79,56 +82,37 @@ function countEligible(ns: NamespaceIndex, plan: RecallPlan): number {
   return n;
 }
 
-/**
- * 1-based newest-first recency ranks of the given docs. Facts the writer gave the same event time
- * (a conversation session's date, say) are equally recent and share a rank, the next time taking
- * the next rank; write times never tie, since ids order writes within a millisecond. Imported
- * history thereby gets one recency step per event, not one per fact (LoCoMo recall@10 0.666 →
- * 0.683 with the default weights; npm run bench:quality). Same order as RecencyOrder.newestRuns.
- */
-function newestFirstRanks(ns: NamespaceIndex, docs: number[]): Map<number, number> {
-  const sorted = [...docs].sort((a, b) => {
-    const [x, y] = [ns.doc(a), ns.doc(b)];
-    return y.recencyTime - x.recencyTime || Number(y.eventTime) - Number(x.eventTime) || (x.eventTime ? a - b : b - a);
-  });
-  const ranks = new Map<number, number>();
-  let rank = 0;
-  sorted.forEach((doc, i) => {
-    if (i === 0 || !sameEventTime(ns.doc(sorted[i - 1]!), ns.doc(doc))) rank++;
-    ranks.set(doc, rank);
-  });
-  return ranks;
-}
+const eligibleIn = (ns: NamespaceIndex, plan: RecallPlan) => (doc: number) => !plan.filter || plan.filter(ns.doc(doc));
 
-const sameEventTime = (a: Doc, b: Doc): boolean => a.eventTime && b.eventTime && a.recencyTime === b.recencyTime;
-
-/** Every eligible fact, newest first, ranked by recency (see newestFirstRanks); facts sharing a
- *  rank come oldest first, so the stream is in total order. */
-function* newestEligible(ns: NamespaceIndex, plan: RecallPlan, score: (doc: number, recency: number) => RankedFact): Generator<RankedFact> {
-  let rank = 0;
-  for (const run of ns.recency.newestRuns((doc) => ns.doc(doc).eventTime)) {
-    const eligible = plan.filter ? run.filter((doc) => plan.filter!(ns.doc(doc))) : run;
-    if (eligible.length === 0) continue;
-    rank++;
-    // Equal rank, equal score: the total order's tie-break decides (created_at, then id).
-    if (eligible.length > 1) eligible.sort((a, b) => ns.doc(a).createdAt - ns.doc(b).createdAt || (ns.doc(a).factId < ns.doc(b).factId ? -1 : 1));
-    for (const doc of eligible) yield score(doc, rank);
+/** Every eligible fact in total order when nothing matched. One order signal streams its runs
+ *  lazily; banded modifiers split that stream into bands merged back in order. Anything else
+ *  (several order signals, a modifier without bands) scores every eligible fact up front. */
+function orderEveryEligible(ns: NamespaceIndex, plan: RecallPlan, ordering: readonly OrderSignal[], score: Score): Iterator<RankedFact> {
+  if (ordering.length === 0) return unmatched(ns, plan, () => true, score);
+  const [signal] = ordering;
+  const banded = plan.modifiers.filter((m) => m.band);
+  if (ordering.length === 1 && plan.modifiers.length === banded.length && banded.length <= 1) {
+    const stream = () => streamRuns(ns, signal!, eligibleIn(ns, plan), score);
+    if (banded.length === 0) return stream();
+    const modifier = banded[0]!;
+    return mergeOrdered(modifier.bands!.map((band) => filterStream(stream(), (r) => modifier.band!(ns.doc(r.doc)) === band)));
   }
+  const eligible = [...ns.docsInOrder()].filter(eligibleIn(ns, plan));
+  const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, eligible)] as const);
+  return eligible.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults)[Symbol.iterator]();
 }
 
-/** Every eligible fact by recency, in total order. With a confidence weight the factor splits
- *  the facts into three bands (verified, inferred, unverified), each newest first on its own:
- *  merging the bands restores the total order without scoring every fact up front. */
-function newestEligibleInOrder(
-  ns: NamespaceIndex,
-  plan: RecallPlan,
-  score: (doc: number, recency: number) => RankedFact,
-  confidenceWeight: number,
-): Iterator<RankedFact> {
-  const all = newestEligible(ns, plan, score);
-  if (confidenceWeight === 0) return all;
-  const band = (c: number) => filterStream(newestEligible(ns, plan, score), (r) => confidenceValue(ns.doc(r.doc).confidence) === c);
-  return mergeOrdered([band(1), band(0), band(-1)]);
+/** One order signal's runs as ranked facts; facts sharing a rank come in the total order's
+ *  tie-break (created_at, then id), so the stream is in total order. */
+function* streamRuns(ns: NamespaceIndex, signal: OrderSignal, eligible: (doc: number) => boolean, score: Score): Generator<RankedFact> {
+  let rank = 0;
+  const name = signal.name as SignalName;
+  for (const run of signal.runs(ns, eligible)) {
+    rank++;
+    const ranks = new Map([[name, rank]]);
+    if (run.length > 1) run.sort((a, b) => ns.doc(a).createdAt - ns.doc(b).createdAt || (ns.doc(a).factId < ns.doc(b).factId ? -1 : 1));
+    for (const doc of run) yield score(doc, ranks);
+  }
 }
 
 function* filterStream<T>(stream: Iterator<T>, keep: (item: T) => boolean): Generator<T> {
@@ -149,15 +133,12 @@ function* mergeOrdered(streams: Iterator<RankedFact>[]): Generator<RankedFact> {
   }
 }
 
+const NO_RANKS: ReadonlyMap<SignalName, number> = new Map();
+
 /** Eligible facts with score 0, in tie-break order (created_at, then id: doc order). */
-function* unmatched(
-  ns: NamespaceIndex,
-  plan: RecallPlan,
-  include: (doc: number) => boolean,
-  score: (doc: number, recency: number) => RankedFact,
-): Generator<RankedFact> {
+function* unmatched(ns: NamespaceIndex, plan: RecallPlan, include: (doc: number) => boolean, score: Score): Generator<RankedFact> {
   for (const doc of ns.docsInOrder()) {
-    if (include(doc) && (!plan.filter || plan.filter(ns.doc(doc)))) yield score(doc, 0);
+    if (include(doc) && (!plan.filter || plan.filter(ns.doc(doc)))) yield score(doc, NO_RANKS);
   }
 }
 

@@ -1,35 +1,35 @@
 // Explain receipts: one per returned fact, carrying everything needed to recompute its score
-// (ranks, k, weights) plus where the fact came from.
+// (ranks, k, weights) plus where the fact came from. Recall keys ranks by signal name; the
+// protocol has one frozen field per signal, and this is the one place that maps the two.
+import type { Receipt } from '../../shared/model.ts';
 import type { FactRecord } from '../store/record.ts';
-import { RRF_K, type Ranks, type SignalWeights } from './fusion.ts';
+import { RRF_K } from './fusion.ts';
 import type { RankedFact } from './rank.ts';
 import type { ConfidencePlan } from './plan.ts';
+import type { SignalName, SignalRanks, Weights } from './registry.ts';
 import { CONFIDENCE_POLICY, confidenceValue, effectiveLabel } from '../lifecycle/confidence.ts';
 
-export interface Receipt {
-  text: string;
-  /** The final score that decided selection and order. */
-  weight: number;
-  ageDays: number;
-  ranks: Ranks & { fusedScore: number; k: number; weights: SignalWeights };
-  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
-  kgLinks: string[];
-  fact: FactRecord;
-  /** Present when confidence options were in effect. */
-  ranking?: ConfidenceRanking;
-}
+export type { Receipt } from '../../shared/model.ts';
 
-export type { ConfidenceRanking } from '../../shared/model.ts';
-import type { ConfidenceRanking } from '../../shared/model.ts';
+/** The protocol's rank field of each signal. */
+const RANK_FIELDS = { vector: 'vectorRank', keyword: 'keywordRank', recency: 'recencyRank' } as const satisfies Record<SignalName, string>;
+
+type RankFields = { [S in SignalName as (typeof RANK_FIELDS)[S]]: number };
+
+function rankFields(ranks: SignalRanks): RankFields {
+  const out = {} as Record<string, number>;
+  for (const [name, field] of Object.entries(RANK_FIELDS)) out[field] = ranks[name as SignalName];
+  return out as RankFields;
+}
 
 const DAY_MS = 86_400_000;
 
-export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: SignalWeights, now: number, confidence: ConfidencePlan | null): Receipt {
-  const receipt: Receipt = {
+export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: Weights, now: number, confidence: ConfidencePlan | null): Receipt<FactRecord> {
+  const receipt: Receipt<FactRecord> = {
     text: fact.text,
     weight: ranked.final,
     ageDays: Math.max(0, (now - fact.createdAt) / DAY_MS),
-    ranks: { ...ranked.ranks, fusedScore: ranked.fused, k: RRF_K, weights },
+    ranks: { ...rankFields(ranked.ranks), fusedScore: ranked.fused, k: RRF_K, weights: { ...weights } },
     provenance: {
       factId: fact.id,
       writtenAt: fact.createdAt,

@@ -4,13 +4,11 @@ import type { FactSchema, Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../../shared/fact-message.ts';
 import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
 import type { RecallOptionsInput, Scope } from '../recall/plan.ts';
-import type { WeakMatchFeedback } from '../recall/feedback.ts';
 import type { FactFields } from '../../shared/gen/engram/v1/memory_pb.ts';
 import type { FactPatch } from '../lifecycle/update.ts';
-import type { RetrievalMetadata } from '../recall/recall.ts';
-import type { Receipt } from '../recall/receipts.ts';
+import type { Receipt, RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
 import type { FactRecord } from '../store/record.ts';
-import type { WriteInput } from '../memory.ts';
+import type { WriteInput } from '../core/engram.ts';
 
 export function factMessage(fact: FactRecord): MessageInitShape<typeof FactSchema> {
   return factToMessage(fact, fact.meta);
@@ -67,19 +65,12 @@ export function retrievalMessage(meta: RetrievalMetadata): MessageInitShape<type
   };
 }
 
-export function receiptMessage(receipt: Receipt): MessageInitShape<typeof RecallReceiptSchema> {
+export function receiptMessage(receipt: Receipt<FactRecord>): MessageInitShape<typeof RecallReceiptSchema> {
   return {
     text: receipt.text,
     weight: receipt.weight,
     ageDays: receipt.ageDays,
-    ranks: {
-      vectorRank: receipt.ranks.vector,
-      keywordRank: receipt.ranks.keyword,
-      recencyRank: receipt.ranks.recency,
-      fusedScore: receipt.ranks.fusedScore,
-      k: receipt.ranks.k,
-      weights: receipt.ranks.weights,
-    },
+    ranks: receipt.ranks,
     provenance: { ...receipt.provenance, writtenAtMs: BigInt(receipt.provenance.writtenAt) },
     kgLinks: receipt.kgLinks,
     fact: factMessage(receipt.fact),

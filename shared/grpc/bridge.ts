@@ -19,21 +19,25 @@ export function methodPath(service: DescService, method: DescMethod): string {
 // Server side
 
 /** What a handler learns about its call besides the request. */
-export interface CallContext {
+export interface ServerCall {
   readonly method: string;
   readonly metadata: grpc.Metadata;
   /** Aborted when the client cancels or the deadline passes. */
   readonly signal: AbortSignal;
+  /** When the client stops waiting (ms since the epoch), if it set a deadline. */
+  readonly deadline?: number;
+  /** Who is calling, as the server's `authenticate` resolved it. */
+  readonly caller: unknown;
 }
 
 type UnaryHandler<M extends MethodShape> = (
   request: MessageShape<M['input']>,
-  ctx: CallContext,
+  call: ServerCall,
 ) => Promise<MessageInitShape<M['output']>>;
 
 type StreamHandler<M extends MethodShape> = (
   request: MessageShape<M['input']>,
-  ctx: CallContext,
+  call: ServerCall,
 ) => AsyncIterable<MessageInitShape<M['output']>>;
 
 /** The implementation of a service: one async function per method, named by its localName. */
@@ -48,14 +52,15 @@ export type ServiceImpl<S extends GenServiceMethods> = {
 /** The implementation type of a generated service constant, e.g. ImplOf<typeof MemoryService>. */
 export type ImplOf<T> = T extends GenService<infer S> ? ServiceImpl<S> : never;
 
-/** Runs before every handler; throw an EngramError to refuse the call (e.g. missing token). */
-export type CallGuard = (ctx: CallContext) => void;
+/** Runs before every handler and says who is calling; throws an EngramError to refuse the call
+ *  (e.g. a missing token). */
+export type Authenticate = (call: { method: string; metadata: grpc.Metadata }) => unknown;
 
 /** Called with every error that is not an EngramError (a bug): the daemon logs it. */
 export type InternalErrorSink = (method: string, error: unknown) => void;
 
 export interface ServeOptions {
-  guard?: CallGuard;
+  authenticate?: Authenticate;
   /** Whether a method ("package.Service/Method") is served; others answer UNIMPLEMENTED, as an
    *  older daemon that never had them would. Default: every implemented method. */
   serves?: (method: string) => boolean;
@@ -112,13 +117,16 @@ function decodeRequest(method: DescMethod, bytes: Buffer): MessageShape<DescMess
  * any call's stream closes, finished or not; only a cancel while the handler runs means anything,
  * and aborting is not free (it builds a DOMException), so a settled call is never aborted.
  */
-function callContext(service: DescService, method: DescMethod, call: ServerSurfaceCall): { ctx: CallContext; settle: () => void } {
+function serverCall(service: DescService, method: DescMethod, call: ServerSurfaceCall, options: ServeOptions): { ctx: ServerCall; settle: () => void } {
   const controller = new AbortController();
   let running = true;
   call.on('cancelled', () => {
     if (running) controller.abort();
   });
-  const ctx = { method: `${service.name}/${method.name}`, metadata: call.metadata, signal: controller.signal };
+  const name = `${service.name}/${method.name}`;
+  const caller = options.authenticate?.({ method: name, metadata: call.metadata });
+  const deadline = Number(call.getDeadline());
+  const ctx = { method: name, metadata: call.metadata, signal: controller.signal, caller, ...(Number.isFinite(deadline) ? { deadline } : {}) };
   return { ctx, settle: () => (running = false) };
 }
 
@@ -128,16 +136,15 @@ function serverHandler(
   handler: unknown,
   options: ServeOptions,
 ): grpc.UntypedHandleCall {
-  const prepare = (ctx: CallContext, call: ServerSurfaceCall & { request: Buffer }) => {
-    options.guard?.(ctx);
-    return decodeRequest(method, call.request);
-  };
   if (method.methodKind === 'server_streaming') {
     const stream = handler as StreamHandler<MethodShape>;
     return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
-      const { ctx, settle } = callContext(service, method, call);
+      let settle = () => {};
       try {
-        for await (const message of stream(prepare(ctx, call), ctx)) {
+        const started = serverCall(service, method, call, options);
+        const ctx = started.ctx;
+        settle = started.settle;
+        for await (const message of stream(decodeRequest(method, call.request), ctx)) {
           if (ctx.signal.aborted) return;
           call.write(message);
         }
@@ -151,9 +158,13 @@ function serverHandler(
   }
   const unary = handler as UnaryHandler<MethodShape>;
   return (call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-    const { ctx, settle } = callContext(service, method, call);
+    let settle = () => {};
     Promise.resolve()
-      .then(() => unary(prepare(ctx, call), ctx))
+      .then(() => {
+        const started = serverCall(service, method, call, options);
+        settle = started.settle;
+        return unary(decodeRequest(method, call.request), started.ctx);
+      })
       .then(
         (response) => {
           settle();

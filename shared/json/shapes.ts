@@ -4,23 +4,14 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { Fact, RetrievalMetadata, SignalWeights, Stats } from '../model.ts';
-
-export type SignalWeightsView = SignalWeights;
+import type { Fact, Receipt, RetrievalMetadata, Stats } from '../model.ts';
 
 export type FactView = Fact;
 
 export type RetrievalView = RetrievalMetadata;
 
-export interface ReceiptView {
-  text: string;
-  weight: number;
-  ageDays: number;
-  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; fusedScore: number; k: number; weights: SignalWeightsView };
-  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
-  kgLinks: string[];
-  ranking?: { baseScore: number; finalScore: number; factor: number; effectiveConfidence: string; confidenceWeight: number; policy: string };
-}
+/** A receipt, whatever fact type it carries (the JSON shape prints no fact). */
+export type ReceiptView = Omit<Receipt<unknown>, 'fact'>;
 
 export type StatsView = Stats;
 

@@ -6,41 +6,11 @@
 // strings in `facts`/`merged`; a client compiled against that contract reads strings, so we do
 // too. A caller that needs a fact's id (to update, forget or pin it) asks with explain: true,
 // whose receipts carry provenance.fact_id — or passes the exact text as the reflect target.
+import type { receiptJson } from '../json/shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 /** One explain receipt: the RecallReceipt JSON shape of `engram recall --explain --json`. */
-export interface ReceiptJson {
-  text: string;
-  /** The final score that decided selection and order. */
-  weight: number;
-  age_days: number;
-  ranks: {
-    vector_rank: number;
-    keyword_rank: number;
-    recency_rank: number;
-    fused_score: number;
-    k: number;
-    weights: { vector: number; keyword: number; recency: number };
-  };
-  provenance: {
-    fact_id: string;
-    written_at: string | null;
-    superseded_by: string;
-    confidence: string;
-    pinned: boolean;
-    agent_id: string;
-  };
-  kg_links: string[];
-  /** Only when confidence options were in effect: how the final score was made. */
-  ranking?: {
-    base_score: number;
-    final_score: number;
-    factor: number;
-    effective_confidence: string;
-    confidence_weight: number;
-    policy: string;
-  };
-}
+export type ReceiptJson = ReturnType<typeof receiptJson>;
 
 /** The effective confidence policy of a search (present only when confidence options applied). */
 export interface RetrievalJson {

@@ -5,6 +5,7 @@
 // its handler settles, so one slow recall does not hold up the next call. A response guarantees
 // only its own effects; a client needing write-then-read waits for the write's response.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EngramError } from '../errors.ts';
 import { ENGRAM_VERSION } from '../version.ts';
@@ -26,11 +27,16 @@ export interface EngramMcpServer {
   settled(): Promise<void>;
 }
 
-export function createMcpServer(backend: McpBackend, options: McpServerOptions = {}): EngramMcpServer {
+/** A backend, or one per call made from the caller's auth info (which the transport hands to
+ *  every request handler). */
+export type BackendSource = McpBackend | ((authInfo: AuthInfo | undefined) => McpBackend);
+
+export function createMcpServer(source: BackendSource, options: McpServerOptions = {}): EngramMcpServer {
   const server = new Server({ name: 'engram', title: 'Engram memory', version: ENGRAM_VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   const inflight = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const backend = typeof source === 'function' ? source(extra.authInfo) : source;
     const call = callTool(backend, request.params.name, request.params.arguments ?? {}, options);
     inflight.add(call);
     void call.finally(() => inflight.delete(call)).catch(() => {});

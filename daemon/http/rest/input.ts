@@ -1,7 +1,7 @@
 // Turning URL and body text into the values the core takes. Only what HTTP itself leaves
 // ambiguous is decided here (a repeated parameter, "abc" where a number goes, RFC 3339 → ms);
 // every rule about the values (ranges, emptiness, lengths) stays in the core.
-import { badRequest } from './errors.ts';
+import { badRequest } from '../errors.ts';
 
 /** Rejects query parameters the route does not declare. */
 export function checkQueryNames(query: URLSearchParams, allowed: readonly string[]): void {

@@ -1,7 +1,7 @@
 // Prometheus text exposition (format 0.0.4) for GET /metrics. Request series are labelled by
 // route template, never by raw path, so ids in URLs cannot grow the number of series; store
 // gauges are read from in-memory state at scrape time (no scan of the facts table).
-import type { Memory } from '../../memory.ts';
+import type { IndexGauges } from '../../core/engram.ts';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -32,25 +32,19 @@ export class Metrics {
     h.count++;
   }
 
-  render(memory: Memory): string {
+  render(gauges: IndexGauges): string {
     const lines: string[] = [];
     const gauge = (name: string, help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`);
-    let live = 0;
-    let namespaces = 0;
-    for (const ns of memory.catalog.all()) {
-      live += ns.size;
-      if (ns.size > 0) namespaces++;
-    }
-    // Named _total by the brief; it is a gauge (facts can be retired), counted from the indexes.
-    gauge('engram_facts_total', 'Live recallable facts in the store (retired and alias records excluded).', live);
-    gauge('engram_namespaces', 'Agent namespaces with at least one live fact.', namespaces);
-    gauge('engram_pending_embeddings', 'Recallable facts waiting for a vector from the current embedder.', memory.pending.size);
+    // A gauge despite the _total suffix (facts can be retired), counted from the indexes.
+    gauge('engram_facts_total', 'Live recallable facts in the store (retired and alias records excluded).', gauges.liveFacts);
+    gauge('engram_namespaces', 'Agent namespaces with at least one live fact.', gauges.namespaces);
+    gauge('engram_pending_embeddings', 'Recallable facts waiting for a vector from the current embedder.', gauges.pendingEmbeddings);
 
-    lines.push('# HELP engram_requests_total REST requests answered, by route template and status.', '# TYPE engram_requests_total counter');
+    lines.push('# HELP engram_requests_total HTTP requests answered, by route template and status.', '# TYPE engram_requests_total counter');
     for (const [key, n] of sorted(this.requests)) lines.push(`engram_requests_total{${key}} ${n}`);
 
     const name = 'engram_request_duration_seconds';
-    lines.push(`# HELP ${name} REST request duration, from the request's arrival to the end of its response.`, `# TYPE ${name} histogram`);
+    lines.push(`# HELP ${name} HTTP request duration, from the request's arrival to the end of its response.`, `# TYPE ${name} histogram`);
     for (const [key, h] of sorted(this.durations)) {
       BUCKETS.forEach((bound, i) => lines.push(`${name}_bucket{${key},le="${bound}"} ${h.counts[i]}`));
       lines.push(`${name}_bucket{${key},le="+Inf"} ${h.count}`, `${name}_sum{${key}} ${h.sum}`, `${name}_count{${key}} ${h.count}`);

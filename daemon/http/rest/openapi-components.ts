@@ -2,7 +2,7 @@
 // parameters and error responses. Response objects are closed (additionalProperties: false), so
 // the contract test's validation of live responses catches any key added without documenting it.
 import { DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
-import { MAX_BODY_BYTES } from './body.ts';
+import { BODY_LIMIT } from '../body.ts';
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
@@ -197,7 +197,7 @@ export const responses = {
   BadRequest: json(ref('Error'), 'Invalid input; the message and `field` name the field.'),
   Unauthorized: json(ref('Error'), 'Missing or wrong bearer token.'),
   NotFound: json(ref('Error'), 'No such fact or checkpoint.'),
-  PayloadTooLarge: json(ref('Error'), `The body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`),
+  PayloadTooLarge: json(ref('Error'), `The body exceeds ${BODY_LIMIT} bytes (1 MiB).`),
   Internal: json(ref('Error'), 'An internal error; never carries a stack trace (see the `ref` in the daemon log).'),
 };
 

@@ -2,19 +2,50 @@
 // shared JSON shapes. No business rule lives here; the core validates every value and its errors
 // are renamed to the REST field names (`fields`). The OpenAPI document (openapi.ts) describes
 // exactly this table; test/rest.test.ts compares the two.
-import { EngramError, ErrorKind, notFound } from '../../../shared/errors.ts';
+import { notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, feedbackJson, retrievalJson, statsJson } from '../../../shared/json/shapes.ts';
-import { resumeCheckpoint, saveCheckpoint } from '../../lifecycle/checkpoints.ts';
-import { patchFact } from '../../lifecycle/patch.ts';
-import { badRequest } from './errors.ts';
+import type { CallContext } from '../../core/context.ts';
+import type { Engram } from '../../core/engram.ts';
+import { badRequest } from '../errors.ts';
 import { checkBodyFields, intParam, param, timeField } from './input.ts';
 import { checkpointView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import type { Method, Reply, RequestContext, Route } from './router.ts';
 
-export interface RestContext extends RequestContext {
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/** What a route handler gets: the core, the call's context, and the request's parts. */
+export interface RestContext {
+  core: Engram;
+  ctx: CallContext;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Reads the body as a JSON object (400 if malformed). */
+  body(): Promise<Record<string, unknown>>;
   metrics: Metrics;
+}
+
+export interface Reply {
+  status?: number;
+  /** Serialised as JSON unless `text` is set. */
+  json?: unknown;
+  text?: { contentType: string; body: string };
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  method: Method;
+  /** An OpenAPI path template ("/v1/facts/{id}"), so the route table and the OpenAPI document
+   *  speak one vocabulary and can be compared mechanically. */
+  path: string;
+  /** false only for routes anyone may call (GET /healthz). */
+  auth: boolean;
+  /** Query parameters the route accepts; any other is a 400 (a typo like top_k= would
+   *  otherwise be silently ignored). */
+  query: string[];
+  /** Core field name → REST field name, for error messages. */
+  fields: Record<string, string>;
+  handle(ctx: RestContext): Promise<Reply>;
 }
 
 /** Core field names → the names a URL uses. */
@@ -28,7 +59,7 @@ function route(
   spec: { auth?: boolean; query?: string[]; fields?: Record<string, string> },
   handle: (ctx: RestContext) => Promise<Reply>,
 ): Route {
-  return { method, path, auth: spec.auth ?? true, query: spec.query ?? [], fields: spec.fields ?? {}, handle: handle as Route['handle'] };
+  return { method, path, auth: spec.auth ?? true, query: spec.query ?? [], fields: spec.fields ?? {}, handle };
 }
 
 export const REMEMBER_FIELDS = ['agent_id', 'text', 'occurred_at', 'tags', 'source', 'context'];
@@ -36,11 +67,11 @@ export const FORGET_FIELDS = ['agent_id', 'query', 'k', 'confirm'];
 export const CHECKPOINT_FIELDS = ['agent_id', 'state'];
 
 export const ROUTES: readonly Route[] = [
-  route('POST', '/v1/facts', { fields: BODY_FIELDS }, async ({ memory, body }) => {
+  route('POST', '/v1/facts', { fields: BODY_FIELDS }, async ({ core, ctx, body }) => {
     const b = await body();
     checkBodyFields(b, REMEMBER_FIELDS);
     const occurredAt = timeField(b.occurred_at, 'occurred_at');
-    const { fact } = await memory.put({ agentId: b.agent_id, text: b.text, occurredAt, tags: b.tags, source: b.source, context: b.context });
+    const { fact } = await core.put(ctx, { agentId: b.agent_id, text: b.text, occurredAt, tags: b.tags, source: b.source, context: b.context });
     return {
       status: 201,
       json: { fact: restFact(fact) },
@@ -50,87 +81,75 @@ export const ROUTES: readonly Route[] = [
 
   // The legacy recall: default options, so no confidence preference whatever the daemon's
   // configured default weight (seed 000: "The REST API retains ... zero preference").
-  route('GET', '/v1/recall', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
+  route('GET', '/v1/recall', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
     const agent = param(query, 'agent');
     const q = param(query, 'q');
-    const outcome = await memory.recall(agent, q, intParam(query, 'k'), { feedback: true });
+    const outcome = await core.recall(ctx, { agentId: agent, query: q, topK: intParam(query, 'k'), feedback: true });
     const facts = outcome.facts.map(restFact);
     return { json: { agent_id: agent, query: q, count: facts.length, facts, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) } };
   }),
 
-  route('GET', '/v1/recall/explain', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
+  route('GET', '/v1/recall/explain', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
     const agent = param(query, 'agent');
     const q = param(query, 'q');
-    const outcome = await memory.recall(agent, q, intParam(query, 'k'), { explain: true, feedback: true });
+    const outcome = await core.recall(ctx, { agentId: agent, query: q, topK: intParam(query, 'k'), explain: true, feedback: true });
     const explained = (outcome.receipts ?? []).map(restReceipt);
     return { json: { agent_id: agent, query: q, count: explained.length, explained, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) } };
   }),
 
-  route('GET', '/v1/facts', { query: ['agent', 'limit', 'page_token'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
+  route('GET', '/v1/facts', { query: ['agent', 'limit', 'page_token'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
     const agent = param(query, 'agent');
-    const page = await memory.list(agent, intParam(query, 'limit'), param(query, 'page_token'));
+    const page = await core.listFacts(ctx, agent, intParam(query, 'limit'), param(query, 'page_token'));
     return { json: { agent_id: agent, facts: page.facts.map(restFact), next_page_token: page.nextPageToken } };
   }),
 
-  route('GET', '/v1/facts/{id}', { query: ['agent'], fields: QUERY_FIELDS }, async ({ memory, query, params }) => {
-    return { json: { fact: restFact(await memory.get(param(query, 'agent'), params.id)) } };
+  route('GET', '/v1/facts/{id}', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query, params }) => {
+    return { json: { fact: restFact(await core.getFact(ctx, param(query, 'agent'), params.id)) } };
   }),
 
-  // Forget = retire (superseded_by "agent"): the fact stays listable, it is no longer recalled.
-  route('DELETE', '/v1/facts/{id}', { query: ['agent'], fields: QUERY_FIELDS }, async ({ memory, query, params }) => {
-    return { json: { fact: restFact(await patchFact(memory, { agentId: param(query, 'agent'), factId: params.id, forget: true })) } };
+  // Forgets (retires: superseded_by "agent"); it does not erase. The fact stays listable and
+  // readable by id, and is no longer recalled (operation forgetFact in the OpenAPI document).
+  route('DELETE', '/v1/facts/{id}', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query, params }) => {
+    return { json: { fact: restFact(await core.patchFact(ctx, { agentId: param(query, 'agent'), factId: params.id, forget: true })) } };
   }),
 
-  route('POST', '/v1/forget', { fields: BODY_FIELDS }, async ({ memory, body }) => {
+  route('POST', '/v1/forget', { fields: BODY_FIELDS }, async ({ core, ctx, body }) => {
     const b = await body();
     checkBodyFields(b, FORGET_FIELDS);
     // Checked before anything runs: a query can match more than the caller expects.
     if (b.confirm !== true) {
       throw badRequest('confirm', 'must be true: forgetting by query retires every fact the query recalls (up to k); recall first to see which');
     }
-    const { facts } = await memory.recall(b.agent_id, b.query, b.k);
-    const forgotten: string[] = [];
-    const failures: { id: string; error: string }[] = [];
-    for (const fact of facts) {
-      try {
-        await patchFact(memory, { agentId: fact.agentId, factId: fact.id, forget: true });
-        forgotten.push(fact.id);
-      } catch (error) {
-        if (error instanceof EngramError && error.kind === ErrorKind.NotFound) continue; // deleted meanwhile: nothing to forget
-        // Earlier retirements have committed: report them with the failure rather than a bare error.
-        if (!(error instanceof EngramError) || error.kind === ErrorKind.Internal) throw error;
-        failures.push({ id: fact.id, error: error.message });
-      }
-    }
+    const { forgotten, failures } = await core.forgetMatching(ctx, { agentId: b.agent_id, query: b.query, topK: b.k });
     return { json: { forgotten, ...(failures.length ? { failures } : {}) } };
   }),
 
-  route('GET', '/v1/agents', {}, async ({ memory }) => ({ json: { agents: await memory.listAgents() } })),
+  route('GET', '/v1/agents', {}, async ({ core, ctx }) => ({ json: { agents: await core.listAgents(ctx) } })),
 
-  route('GET', '/v1/stats', { query: ['agent'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
+  route('GET', '/v1/stats', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
     const agent = param(query, 'agent');
-    return { json: { agent_id: agent ?? null, ...statsJson(await memory.stats(agent)) } };
+    return { json: { agent_id: agent ?? null, ...statsJson(await core.stats(ctx, agent)) } };
   }),
 
-  route('POST', '/v1/checkpoints', { fields: BODY_FIELDS }, async ({ memory, body }) => {
+  route('POST', '/v1/checkpoints', { fields: BODY_FIELDS }, async ({ core, ctx, body }) => {
     const b = await body();
     checkBodyFields(b, CHECKPOINT_FIELDS);
     const state = b.state;
     if (state !== undefined && (state === null || typeof state !== 'object' || Array.isArray(state))) throw badRequest('state', 'must be a JSON object');
-    const saved = await saveCheckpoint(memory, { agentId: b.agent_id, state: state === undefined ? '' : JSON.stringify(state) });
+    const saved = await core.saveCheckpoint(ctx, { agentId: b.agent_id, state: state === undefined ? '' : JSON.stringify(state) });
     return { status: 201, json: checkpointSavedJson(checkpointView(saved)) };
   }),
 
-  route('GET', '/v1/checkpoints/latest', { query: ['agent'], fields: QUERY_FIELDS }, async ({ memory, query }) => {
+  route('GET', '/v1/checkpoints/latest', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
     const agent = param(query, 'agent');
-    const latest = await resumeCheckpoint(memory, agent);
+    const latest = await core.resumeCheckpoint(ctx, agent);
     if (!latest) throw notFound(`no checkpoint for agent ${JSON.stringify(agent)}`);
     return { json: checkpointJson(checkpointView(latest)) };
   }),
 
   route('GET', '/healthz', { auth: false }, async () => ({ json: { status: 'ok' } })),
 
-  route('GET', '/metrics', {}, async ({ memory, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(memory) } })),
+  route('GET', '/metrics', {}, async ({ core, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges()) } })),
 
   route('GET', '/v1/openapi.json', {}, async () => ({ json: openApiDocument() })),
 ];

@@ -1,7 +1,7 @@
 // Errors as REST answers them: an EngramError kind becomes an HTTP status, the field it names is
 // renamed to the REST spelling (the core says "top_k", the URL says "k"), and anything that is
 // not an EngramError is an internal error whose details go to the log, never to the caller.
-import { EngramError, ErrorKind } from '../../../shared/errors.ts';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
 /** An error the REST layer raises itself (bad JSON, 413, 405...), already in HTTP terms. */
 export class HttpError extends Error {

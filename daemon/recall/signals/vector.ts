@@ -1,34 +1,19 @@
-// The three signals of one namespace, each as doc → 1-based rank over the eligible docs. Every
-// signal orders ties by doc number, which is id order, so ranks are total and repeatable.
-import type { NamespaceIndex } from '../index/namespace.ts';
-import type { DocFilter } from './filters.ts';
+// Vector: cosine distance between the query's embedding and each fact's, through the
+// namespace's USearch index; a fixed number of nearest eligible neighbours take ranks.
+import type { NamespaceIndex } from '../../index/namespace.ts';
+import type { DocFilter } from '../filters.ts';
+import type { MatchRanking, MatchSignal, RankMap, VectorReader } from '../signal.ts';
 
-export type RankMap = Map<number, number>;
-
-/** How deep the keyword signal ranks: a fact below this BM25 position gets keyword rank 0, as a
- *  fact outside the vector neighbours gets vector rank 0. A fixed function of top_k. */
-export const keywordCandidateCount = (topK: number): number => Math.max(100, topK * 10);
-
-export function keywordRanks(ns: NamespaceIndex, queryTerms: readonly string[], filter: DocFilter | null, limit: number): RankMap {
-  const ranks: RankMap = new Map();
-  if (queryTerms.length === 0) return ranks;
-  const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
-  ns.keyword.search(queryTerms, { eligible, limit }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
-  return ranks;
-}
+export const vectorSignal = {
+  name: 'vector',
+  kind: 'match',
+  applies: (query) => query.vector !== null,
+  rank: ({ ns, query, topK, filter, readVectors }) => vectorRanks(ns, query.vector!, vectorCandidateCount(topK), filter, readVectors),
+} as const satisfies MatchSignal;
 
 /** How many nearest eligible neighbours the vector signal ranks: a fixed function of top_k, so
  *  the same query always sees the same candidate list. */
 export const vectorCandidateCount = (topK: number): number => Math.max(64, topK * 8);
-
-export interface VectorRanking {
-  ranks: RankMap;
-  /** How many neighbours were searched in the end (after widening). */
-  searched: number;
-}
-
-/** Reads stored vectors by vector key (from LevelDB: the HNSW graph cannot hand them back). */
-export type VectorReader = (agentId: string, keys: number[]) => Promise<(Float32Array | undefined)[]>;
 
 /** Below this many eligible vectors a filtered query is answered exactly, by brute force. */
 const EXACT_LIMIT = 4096;
@@ -38,13 +23,13 @@ const EXACT_LIMIT = 4096;
  *  eligible hits are found or the whole graph was searched, and if the graph still yields fewer
  *  than exist, the eligible set is searched exactly. A short list is never taken as proof that
  *  nothing else matched. */
-export async function vectorRanks(
+async function vectorRanks(
   ns: NamespaceIndex,
   query: Float32Array,
   wanted: number,
   filter: DocFilter | null,
   readVectors: VectorReader,
-): Promise<VectorRanking> {
+): Promise<MatchRanking> {
   const index = ns.vectors;
   if (!index || index.size === 0) return { ranks: new Map(), searched: 0 };
   const eligibleKeys = filter ? eligibleVectorKeys(ns, filter) : null;
@@ -84,7 +69,7 @@ function eligibleVectorKeys(ns: NamespaceIndex, filter: DocFilter): number[] {
 }
 
 /** Cosine distance by brute force over the given vectors (all stored L2-normalised). */
-async function exactRanks(ns: NamespaceIndex, query: Float32Array, wanted: number, keys: number[], readVectors: VectorReader): Promise<VectorRanking> {
+async function exactRanks(ns: NamespaceIndex, query: Float32Array, wanted: number, keys: number[], readVectors: VectorReader): Promise<MatchRanking> {
   const vectors = await readVectors(ns.agentId, keys);
   const hits: VectorHitDoc[] = [];
   keys.forEach((key, i) => {

@@ -5,6 +5,10 @@ const AFTER_SEP = '\u0001';
 
 export const factKey = (agentId: string, factId: string): string => agentId + SEP + factId;
 
+export function splitFactKey(key: string): { agentId: string; factId: string } {
+  const at = key.lastIndexOf(SEP);
+  return { agentId: key.slice(0, at), factId: key.slice(at + 1) };
+}
 
 /** The [gt, lt) range that holds exactly one namespace's keys. */
 export const namespaceRange = (agentId: string) => ({ gt: agentId + SEP, lt: agentId + AFTER_SEP });
@@ -20,10 +24,19 @@ export function splitVectorEntryKey(key: string): { agentId: string; vectorKey: 
 
 export const requestKey = (agentId: string, requestId: string): string => agentId + SEP + requestId;
 
-/** Times are offset so pre-1970 event times still sort correctly as fixed-width hex. */
-const TIME_OFFSET = 62135596800000;
-export const recencyEntryKey = (agentId: string, time: number, factId: string): string =>
-  agentId + SEP + (time + TIME_OFFSET).toString(16).padStart(12, '0') + SEP + factId;
+/** Change numbers are hex-padded so the change log reads in commit order. */
+const seqHex = (seq: number): string => seq.toString(16).padStart(12, '0');
+
+export const changeEntryKey = (seq: number, agentId: string, factId: string): string => seqHex(seq) + SEP + agentId + SEP + factId;
+
+/** The first change-log key after every change up to `seq`. */
+export const changesAfter = (seq: number): string => seqHex(seq + 1);
+
+export function splitChangeEntryKey(key: string): { seq: number; agentId: string; factId: string } {
+  const first = key.indexOf(SEP);
+  const last = key.lastIndexOf(SEP);
+  return { seq: parseInt(key.slice(0, first), 16), agentId: key.slice(first + 1, last), factId: key.slice(last + 1) };
+}
 
 /** Compares two keys in LevelDB's order (UTF-8 bytes, i.e. code points). JavaScript's `<` orders
  *  UTF-16 code units, which differs once a surrogate pair meets a character in U+E000–U+FFFF. */

@@ -2,7 +2,7 @@
 // instead of a LevelDB round trip through the thread pool. Writes update it after they commit.
 // A read that missed only fills the cache if no write happened while it was in flight, so a
 // slow read can never put back a record older than one a write already cached.
-import type { FactRecord } from './record.ts';
+import type { FactRecord } from '../record.ts';
 
 export class FactCache {
   private readonly entries = new Map<string, FactRecord>();

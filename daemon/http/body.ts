@@ -1,34 +1,33 @@
-// Request bodies: at most MAX_BODY_BYTES, JSON objects only. An oversized body is refused as
-// soon as it is known to be too big (from Content-Length, or while streaming a chunked body):
-// parsing stops there and nothing beyond the limit is ever held in memory.
+// Request bodies, the same for every HTTP door: at most BODY_LIMIT bytes, refused with 413 as
+// soon as it is known to be too big (from Content-Length, or while streaming a chunked body), so
+// nothing beyond the limit is ever held. After the answer the rest is dropped as it arrives, and
+// a client that keeps sending is cut off (discardRest).
 import type { IncomingMessage } from 'node:http';
-import { ErrorKind } from '../../../shared/errors.ts';
+import { ErrorKind } from '../../shared/errors.ts';
+import { parseJsonObject } from '../../shared/validate.ts';
 import { badRequest, HttpError } from './errors.ts';
-import { parseJsonObject } from '../../../shared/validate.ts';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export const BODY_LIMIT = 1024 * 1024;
 
 // Fatal: invalid bytes are an error rather than silently becoming U+FFFD in a stored fact.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-const tooLarge = () =>
-  new HttpError(413, ErrorKind.ResourceExhausted, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes (1 MiB)`);
+export const tooLarge = (): HttpError =>
+  new HttpError(413, ErrorKind.ResourceExhausted, `request body exceeds the limit of ${BODY_LIMIT} bytes (1 MiB)`);
 
-export async function readJsonObject(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) throw tooLarge();
-  let text: string;
+/** Whether a request declares a body over the limit (refused before any handler runs). */
+export const declaresTooMuch = (req: IncomingMessage): boolean => Number(req.headers['content-length'] ?? 0) > BODY_LIMIT;
+
+/** The body as text: valid UTF-8 or a 400 naming "body". Read straight from the socket with
+ *  the limit applied while it streams (so a refused rest can be dropped as it arrives). */
+export async function bodyText(req: IncomingMessage): Promise<string> {
+  const bytes = await readLimited(req, BODY_LIMIT);
   try {
-    text = UTF8.decode(await readLimited(req, limit));
+    return UTF8.decode(bytes);
   } catch (error) {
     if (error instanceof TypeError) throw badRequest('body', 'is not valid UTF-8');
     throw error;
   }
-  if (text.trim() === '') throw badRequest('body', 'a JSON object is required');
-  const parsed = parseJsonObject(text);
-  if ('syntax' in parsed) throw badRequest('body', 'is not valid JSON');
-  if ('got' in parsed) throw badRequest('body', 'must be a JSON object');
-  return parsed.object;
 }
 
 function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -38,7 +37,7 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        // Stop collecting: the server answers 413 at once and discards the rest (discardRest).
+        // Stop collecting: the answer is a 413 at once, and the rest is dropped (discardRest).
         cleanup();
         req.pause();
         chunks.length = 0;
@@ -60,10 +59,21 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off('end', onEnd);
       req.off('error', onError);
     };
+    if (req.readableEnded) return resolve(Buffer.alloc(0));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
   });
+}
+
+/** The body as a JSON object, or a 400 naming "body". */
+export async function jsonObjectBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const text = await bodyText(req);
+  if (text.trim() === '') throw badRequest('body', 'a JSON object is required');
+  const parsed = parseJsonObject(text);
+  if ('syntax' in parsed) throw badRequest('body', 'is not valid JSON');
+  if ('got' in parsed) throw badRequest('body', 'must be a JSON object');
+  return parsed.object;
 }
 
 /** After an early answer (413, 401, 404...), bytes of the body the client is still sending. */

@@ -1,0 +1,26 @@
+// The one bearer-token check, for every door that takes a token (gRPC over TCP, REST, MCP over
+// HTTP, the inspector). The scheme name is case-insensitive (RFC 7235); the token is compared
+// by digest in constant time, so neither its content nor its length leaks through timing.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Principal } from '../core/context.ts';
+
+export const TOKEN_PRINCIPAL: Principal = { id: 'token', via: 'bearer-token' };
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+export class BearerAuthenticator {
+  private readonly expected: Buffer;
+
+  constructor(token: string) {
+    if (!token) throw new Error('a bearer token is required');
+    this.expected = digest(token);
+  }
+
+  /** The principal an `Authorization` header value proves, or null if it proves none. */
+  principalOf(header: string | undefined): Principal | null {
+    const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+    // Compare even when there is no match, so a malformed header takes as long as a wrong token.
+    const ok = timingSafeEqual(digest(match?.[1] ?? ''), this.expected) && match !== null;
+    return ok ? TOKEN_PRINCIPAL : null;
+  }
+}

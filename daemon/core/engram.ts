@@ -1,0 +1,295 @@
+// The core every front door calls: one method per operation, each taking the call's context.
+// Inputs are checked here (or by the part a method hands them to) before anything runs; the
+// doors only translate their wire format. The parts behind it each do one job: the store keeps
+// everything durable, the write pipeline changes it, the indexer keeps the in-memory indexes in
+// step, the recall engine ranks, the jobs repair and re-embed.
+import { mkdirSync } from 'node:fs';
+import { EngramError, ErrorKind, notFound } from '../../shared/errors.ts';
+import * as check from '../../shared/validate.ts';
+import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
+import type { Embedder } from '../embed/provider.ts';
+import { Indexer } from '../index/indexer.ts';
+import { VectorSpace } from '../index/vector-space.ts';
+import { doctor, type DoctorEvent } from '../jobs/doctor.ts';
+import { EmbeddingReconciler } from '../jobs/reconciler.ts';
+import { Reindexer, type ReindexEvent } from '../jobs/reindex.ts';
+import { AccessTracker } from '../lifecycle/access.ts';
+import { DEFAULT_CHECKPOINT_KEEP } from '../lifecycle/checkpoints.ts';
+import type { PatchInput } from '../lifecycle/patch.ts';
+import type { FactPatch } from '../lifecycle/update.ts';
+import { RecallEngine, type BatchOutcome, type SearchOutcome } from '../recall/engine.ts';
+import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type Scope } from '../recall/plan.ts';
+import type { FactRecord } from '../store/record.ts';
+import type { CheckpointRecord, MemoryStore } from '../store/store.ts';
+import { WriteBarrier } from '../write/barrier.ts';
+import { WritePipeline } from '../write/pipeline.ts';
+import { FactStaging } from '../write/staging.ts';
+import { callContext, DAEMON, type CallContext } from './context.ts';
+import { computeStats, type Stats } from './stats.ts';
+import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
+import { Writes, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
+
+export type { PutResult, ReviseInput, ReviseResult, WriteInput } from './writes.ts';
+export type { BatchOutcome, SearchOutcome } from '../recall/engine.ts';
+
+export interface EngramOptions {
+  dataDir: string;
+  /** Folder of the saved vector indexes. */
+  vectorDir: string;
+  embedder: Embedder;
+  limits: Limits;
+  recallDefaults: RecallDefaults;
+  /** Checkpoints kept per agent (default 20). */
+  checkpointKeep?: number;
+  /** How often pending embeddings are retried (default 5 s). */
+  reconcileIntervalMs?: number;
+  log: (message: string) => void;
+}
+
+/** What the in-memory indexes hold now, for metrics. */
+export interface IndexGauges {
+  liveFacts: number;
+  namespaces: number;
+  pendingEmbeddings: number;
+}
+
+const ACCESS_FLUSH_MS = 1000;
+const VECTOR_SAVE_MS = 60_000;
+
+export class Engram {
+  private readonly indexer: Indexer;
+  private readonly access = new AccessTracker();
+  private readonly pipeline: WritePipeline;
+  private readonly writes: Writes;
+  private readonly recallEngine: RecallEngine;
+  private readonly reconciler: EmbeddingReconciler;
+  private readonly reindexer: Reindexer;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  private constructor(
+    private readonly options: EngramOptions,
+    private readonly store: MemoryStore,
+  ) {
+    this.indexer = new Indexer(new VectorSpace(options.embedder, options.vectorDir, options.log));
+    this.pipeline = new WritePipeline(store, new WriteBarrier());
+    const staging = new FactStaging(store, this.indexer, this.access);
+    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP);
+    this.recallEngine = new RecallEngine(this.indexer, store, this.access);
+    const daemon = callContext(DAEMON);
+    const attach = (agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive?: boolean) =>
+      this.writes.attachVector(daemon, agentId, factId, vector, embedder, withinExclusive);
+    this.reconciler = new EmbeddingReconciler(this.indexer, store, attach, options.log, options.reconcileIntervalMs);
+    this.reindexer = new Reindexer({ store, indexer: this.indexer, attach, exclusive: (work) => this.pipeline.exclusive(work), saveVectors: () => this.saveVectors(true) });
+  }
+
+  /** Builds the core over an open store (the caller opens it: that is where a second daemon is
+   *  refused), loads the indexes and starts the background work. */
+  static async open(options: EngramOptions, store: MemoryStore): Promise<Engram> {
+    mkdirSync(options.vectorDir, { recursive: true });
+    const core = new Engram(options, store);
+    await loadIndexes(store, core.indexer, options.dataDir, options.log);
+    await core.access.load(store);
+    core.startBackgroundWork();
+    return core;
+  }
+
+  private get limits(): Limits {
+    return this.options.limits;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Writes
+
+  put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
+    return this.writes.put(ctx, input);
+  }
+
+  putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {
+    return this.writes.putShared(ctx, input);
+  }
+
+  alias(ctx: CallContext, input: { agentId: unknown; term: unknown; equivalents: unknown }): Promise<PutResult> {
+    return this.writes.alias(ctx, input);
+  }
+
+  revise(ctx: CallContext, input: ReviseInput): Promise<ReviseResult> {
+    return this.writes.revise(ctx, input);
+  }
+
+  patchFact(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
+    return this.writes.patch(ctx, input);
+  }
+
+  updateFact(ctx: CallContext, agentId: unknown, patch: FactPatch): Promise<FactRecord> {
+    return this.writes.update(ctx, agentId, patch);
+  }
+
+  /** Erases a fact (Delete); forgetting is patchFact's `forget`. */
+  deleteFact(ctx: CallContext, agentId: unknown, factId: unknown): Promise<FactRecord> {
+    return this.writes.delete(ctx, agentId, factId);
+  }
+
+  saveCheckpoint(ctx: CallContext, input: { agentId: unknown; state: unknown }): Promise<CheckpointRecord> {
+    return this.writes.saveCheckpoint(ctx, input);
+  }
+
+  /** Retires every fact a query recalls (up to top_k); what was retired, and what failed. */
+  async forgetMatching(ctx: CallContext, input: { agentId: unknown; query: unknown; topK: unknown }): Promise<{ forgotten: string[]; failures: { id: string; error: string }[] }> {
+    const { facts } = await this.recall(ctx, input);
+    const forgotten: string[] = [];
+    const failures: { id: string; error: string }[] = [];
+    for (const fact of facts) {
+      try {
+        await this.patchFact({ ...ctx, requestId: '' }, { agentId: fact.agentId, factId: fact.id, forget: true });
+        forgotten.push(fact.id);
+      } catch (error) {
+        if (error instanceof EngramError && error.kind === ErrorKind.NotFound) continue; // deleted meanwhile: nothing to forget
+        // Earlier retirements have committed: report them with the failure rather than a bare error.
+        if (!(error instanceof EngramError) || error.kind === ErrorKind.Internal) throw error;
+        failures.push({ id: fact.id, error: error.message });
+      }
+    }
+    return { forgotten, failures };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reads
+
+  async getFact(_ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<FactRecord> {
+    const agentId = check.agentId(agentIdInput);
+    const factId = check.factId(factIdInput);
+    const [fact] = await this.store.getFacts([{ agentId, factId }]);
+    if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    return this.access.overlay(fact);
+  }
+
+  async listFacts(_ctx: CallContext, agentIdInput: unknown, pageSizeInput: unknown, pageTokenInput: unknown): Promise<{ facts: FactRecord[]; nextPageToken: string }> {
+    const agentId = check.agentId(agentIdInput);
+    const pageSize = check.pageSize(pageSizeInput);
+    const token = pageTokenInput === undefined || pageTokenInput === '' ? '' : check.factId(pageTokenInput, 'page_token');
+    const rows = await this.store.listFacts(agentId, token, pageSize + 1);
+    const facts = rows.slice(0, pageSize).map((f) => this.access.overlay(f));
+    return { facts, nextPageToken: rows.length > pageSize ? facts[facts.length - 1]!.id : '' };
+  }
+
+  /** Every namespace with at least one fact (live or retired), sorted. */
+  listAgents(_ctx: CallContext): Promise<string[]> {
+    return this.store.namespaces();
+  }
+
+  stats(_ctx: CallContext, agentIdInput: unknown): Promise<Stats> {
+    const agentId = agentIdInput === undefined ? undefined : check.agentId(agentIdInput);
+    return computeStats(this.store, this.indexer.vectors, agentId);
+  }
+
+  /** The legacy recall RPCs: default options, one scope, optionally explained. Weak-match
+   *  feedback costs a vocabulary scan, so it is computed only for callers that return it. */
+  recall(
+    _ctx: CallContext,
+    input: { agentId: unknown; query: unknown; topK: unknown; scope?: Scope; explain?: boolean; feedback?: boolean },
+  ): Promise<SearchOutcome> {
+    const scope = input.scope ?? 'agent';
+    const agentId = scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+    const query = check.query(input.query, this.limits);
+    const plan = defaultPlan(check.topK(input.topK, this.limits), this.options.recallDefaults);
+    return this.recallEngine.search({ agentId, query, scope, plan, explain: input.explain ?? false, feedback: input.feedback ?? false });
+  }
+
+  /** RecallWithOptions: per-call weights, relevance floor, filters and confidence options. */
+  recallWithOptions(_ctx: CallContext, input: { agentId: unknown; query: unknown; scope: Scope; explain: boolean; options?: RecallOptionsInput }): Promise<SearchOutcome> {
+    const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+    const query = check.query(input.query, this.limits);
+    const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
+    return this.recallEngine.search({ agentId, query, scope: input.scope, plan, explain: input.explain, feedback: true });
+  }
+
+  /** Several queries under one policy, concurrently; a bad query fails only its own slot. */
+  batchRecall(_ctx: CallContext, input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
+    const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+    const queries = check.queries(input.queries, this.limits);
+    const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
+    const checkQuery = (q: unknown, i: number) => check.query(q, this.limits, `queries[${i}]`);
+    return this.recallEngine.batch({ agentId, queries, scope: input.scope, plan, checkQuery });
+  }
+
+  async resumeCheckpoint(_ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord | undefined> {
+    const [latest] = await this.store.checkpoints(check.agentId(agentIdInput), 1);
+    return latest;
+  }
+
+  listCheckpoints(_ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord[]> {
+    return this.store.checkpoints(check.agentId(agentIdInput));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Admin
+
+  /** Checks (or rebuilds) every derived index against the facts; writes wait while it runs. */
+  doctor(_ctx: CallContext, rebuild: boolean): AsyncGenerator<DoctorEvent> {
+    return doctor({ store: this.store, indexer: this.indexer, holdWrites: () => this.pipeline.holdWrites(), saveVectors: () => this.saveVectors(true) }, rebuild);
+  }
+
+  /** Re-embeds every recallable fact with the running embedder (after a model switch). */
+  reindex(_ctx: CallContext): AsyncGenerator<ReindexEvent> {
+    return this.reindexer.run();
+  }
+
+  /** Embeds one batch of pending facts now (instead of at the next interval). */
+  reconcileNow(): Promise<number> {
+    return this.reconciler.runOnce();
+  }
+
+  /** The embedder recall uses now ("none" while the vector signal is off). */
+  activeEmbedder(): string {
+    return this.indexer.vectors.activeEmbedder;
+  }
+
+  gauges(): IndexGauges {
+    let liveFacts = 0;
+    let namespaces = 0;
+    for (const ns of this.indexer.catalog.all()) {
+      liveFacts += ns.size;
+      if (ns.size > 0) namespaces++;
+    }
+    return { liveFacts, namespaces, pendingEmbeddings: this.indexer.pending.size };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Background work and shutdown
+
+  private startBackgroundWork(): void {
+    this.reconciler.start();
+    this.timers.push(setInterval(() => void this.flushAccess(), ACCESS_FLUSH_MS).unref());
+    this.timers.push(setInterval(() => void this.saveVectors(false), VECTOR_SAVE_MS).unref());
+  }
+
+  private async flushAccess(): Promise<void> {
+    try {
+      await this.access.flush(this.store);
+    } catch (error) {
+      this.options.log(`access bookkeeping write failed (will not retry these counts): ${(error as Error).message}`);
+    }
+  }
+
+  /** Saves the vector indexes if they changed (or now, when `force`), then lets the store forget
+   *  the changes they cover. Every committed change is applied by then: writers apply theirs
+   *  synchronously after their commit resolves, and this runs from a timer or a job. */
+  private async saveVectors(force: boolean): Promise<void> {
+    if (force) this.indexer.vectors.markDirty();
+    const seq = this.store.lastSeq;
+    if (!this.indexer.vectors.saveIfDirty(this.indexer.catalog, seq)) return;
+    await this.store.pruneChanges(seq).catch((error: Error) => this.options.log(`could not prune the change log: ${error.message}`));
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    await this.reconciler.stop();
+    await this.flushAccess();
+    await this.store.drain();
+    await this.saveVectors(false);
+    const snapshot = saveIndexSnapshot(this.store, this.indexer, this.options.dataDir, this.options.log);
+    const token = await this.store.close();
+    if (snapshot) sealSnapshot(this.options.dataDir, snapshot, token);
+    await this.options.embedder.close?.();
+  }
+}

@@ -1,0 +1,107 @@
+// Start-up and shutdown of the in-memory indexes. Start-up restores them from the snapshot of a
+// clean shutdown when it is current and sound, else rebuilds them from the store; shutdown saves
+// the vector indexes and a new snapshot, and seals it with the store's closing token.
+import type { Indexer } from '../index/indexer.ts';
+import { loadCatalog, restoreNamespaces } from '../index/load.ts';
+import { saveSnapshot, sealSnapshot, takeSnapshot, type Snapshot, type SnapshotId } from '../index/snapshot.ts';
+import { TOKENIZER_ID } from '../index/tokenizer.ts';
+import { EMBEDDER_META, REINDEX_META } from '../jobs/reindex.ts';
+import { TOKENIZER_META } from '../jobs/doctor.ts';
+import type { MemoryStore } from '../store/store.ts';
+
+type Log = (message: string) => void;
+
+/** Builds the indexes: from the snapshot when it describes exactly this store, else from every
+ *  fact in the store (saying why). */
+export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir: string, log: Log): Promise<void> {
+  const started = Date.now();
+  const { vectors } = indexer;
+  const { snapshot, why } = usableSnapshot(store, dataDir, vectors.embedder.id);
+  vectors.off = await embedderOfRecordProblem(store, indexer);
+  const tokenizerCurrent = await tokenizerOfRecordIsCurrent(store, log);
+  let restored = false;
+  if (snapshot) {
+    try {
+      for (const ns of restoreNamespaces(snapshot)) indexer.catalog.restore(ns);
+      for (const fact of snapshot.pending) indexer.pending.add(fact);
+      restored = true;
+    } catch (error) {
+      indexer.catalog.clear();
+      log(`the index snapshot could not be restored (${(error as Error).message}); rebuilding from the store`);
+    }
+  }
+  if (restored) {
+    await vectors.load(store, indexer.catalog, true);
+    const indexed = [...indexer.catalog.all()].reduce((n, ns) => n + ns.size, 0);
+    log(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
+  } else {
+    const loaded = await loadCatalog(store, indexer.catalog, vectors.off ? null : vectors.embedder.id, tokenizerCurrent);
+    await vectors.load(store, indexer.catalog, true);
+    indexer.queueUnembedded(loaded.unembedded);
+    log(
+      `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
+        (loaded.missingTerms ? `; ${loaded.missingTerms} facts lacked postings (run engram doctor --rebuild)` : '') +
+        (snapshot ? '' : ` (index snapshot not used: ${why})`),
+    );
+  }
+  if (vectors.off) log(`vector signal off: ${vectors.off}`);
+  const interrupted = (await store.getMeta(REINDEX_META)) as { target?: string } | undefined;
+  if (interrupted) log(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
+}
+
+function usableSnapshot(store: MemoryStore, dataDir: string, embedder: string): { snapshot: Snapshot | null; why: string } {
+  const { snapshot, reason } = takeSnapshot(dataDir, store.openedToken);
+  if (!snapshot) return { snapshot: null, why: reason };
+  if (snapshot.tokenizer !== TOKENIZER_ID || snapshot.embedder !== embedder) return { snapshot: null, why: 'it was made with another tokenizer or embedder' };
+  if (snapshot.seq !== store.lastSeq) return { snapshot: null, why: `it covers change ${snapshot.seq}, the store is at ${store.lastSeq}` };
+  return { snapshot, why: '' };
+}
+
+/** The store records the model its vectors come from and never mixes two models' vectors:
+ *  why the vector signal must stay off, or null. */
+async function embedderOfRecordProblem(store: MemoryStore, indexer: Indexer): Promise<string | null> {
+  const { embedder } = indexer.vectors;
+  if (embedder.dimensions === 0) return 'embedder none';
+  const recorded = (await store.getMeta(EMBEDDER_META)) as { id: string; dimensions: number } | undefined;
+  if (!recorded) {
+    await store.commit([{ type: 'putMeta', name: EMBEDDER_META, value: { id: embedder.id, dimensions: embedder.dimensions } }]);
+    return null;
+  }
+  if (recorded.id === embedder.id && recorded.dimensions === embedder.dimensions) return null;
+  return `the store's vectors come from ${recorded.id} (${recorded.dimensions}-d) but the daemon runs ${embedder.id}; run engram reindex`;
+}
+
+/** The stored keyword rows depend on the tokenizer: a store written by another version is
+ *  indexed from its texts until `engram doctor --rebuild` rewrites the rows. */
+async function tokenizerOfRecordIsCurrent(store: MemoryStore, log: Log): Promise<boolean> {
+  const recorded = (await store.getMeta(TOKENIZER_META)) as { id: string } | undefined;
+  if (recorded?.id === TOKENIZER_ID) return true;
+  if (!recorded && (await store.namespaces()).length === 0) {
+    await store.commit([{ type: 'putMeta', name: TOKENIZER_META, value: { id: TOKENIZER_ID } }]);
+    return true;
+  }
+  log(`the keyword index was written by tokenizer ${recorded?.id ?? '(unrecorded)'}, this daemon runs ${TOKENIZER_ID}: indexing from the texts; run engram doctor --rebuild to rewrite it`);
+  return false;
+}
+
+/** After the last write: the next start restores the indexes instead of rebuilding them. A
+ *  failure only costs that next start a full rebuild. */
+export function saveIndexSnapshot(store: MemoryStore, indexer: Indexer, dataDir: string, log: Log): SnapshotId | null {
+  const started = Date.now();
+  try {
+    const id = saveSnapshot(dataDir, {
+      tokenizer: TOKENIZER_ID,
+      embedder: indexer.vectors.embedder.id,
+      seq: store.lastSeq,
+      pending: indexer.pending.all(),
+      namespaces: [...indexer.catalog.all()].map((ns) => ns.toState()),
+    });
+    log(`saved the index snapshot in ${Date.now() - started} ms`);
+    return id;
+  } catch (error) {
+    log(`could not save the index snapshot (the next start rebuilds from the store): ${(error as Error).message}`);
+    return null;
+  }
+}
+
+export { sealSnapshot };

@@ -1,0 +1,290 @@
+// Every mutation the core offers, each as one write through the pipeline: inputs are checked
+// here before anything runs, the plan reads the stored state under the fact's lock, and the
+// result recorded under the request id answers any repeat.
+import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import * as check from '../../shared/validate.ts';
+import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
+import { aliasText, type AliasMeta } from '../index/aliases.ts';
+import { isIndexed } from '../index/derive.ts';
+import { terms as queryTerms } from '../index/tokenizer.ts';
+import type { AccessTracker } from '../lifecycle/access.ts';
+import { checkState, expiredBy, newCheckpoint } from '../lifecycle/checkpoints.ts';
+import { checkLabel } from '../lifecycle/confidence.ts';
+import { applyPatch, checkPatch, type PatchInput } from '../lifecycle/patch.ts';
+import { checkTargets, checkTargetStates, replacementLabel, retired } from '../lifecycle/revise.ts';
+import { planReplacement, type FactPatch } from '../lifecycle/update.ts';
+import type { FactKindName, FactRecord } from '../store/record.ts';
+import { decodeFact } from '../store/record.ts';
+import type { CheckpointRecord, Json, MemoryStore } from '../store/store.ts';
+import type { FactStaging } from '../write/staging.ts';
+import { requestReused, type Commit, type WritePipeline } from '../write/pipeline.ts';
+import type { CallContext } from './context.ts';
+
+export interface WriteInput {
+  agentId: unknown;
+  text: unknown;
+  occurredAt?: unknown;
+  tags?: unknown;
+  entities?: unknown;
+  source?: unknown;
+  context?: unknown;
+  meta?: unknown;
+  confidence?: unknown;
+}
+
+export interface PutResult {
+  fact: FactRecord;
+  /** The request id had been committed before: this is the original fact, nothing was written. */
+  replayed: boolean;
+}
+
+export interface ReviseInput extends WriteInput {
+  targetIds: unknown;
+}
+
+export interface ReviseResult {
+  replacement: FactRecord;
+  retiredIds: string[];
+  /** Kept for the protocol: the replacement and its retirements commit together, so none fail alone. */
+  failures: { factId: string; error: string }[];
+  replayed: boolean;
+}
+
+/** A new fact before the store gives it an id (stamped right before its commit). */
+const draftFact = (agentId: string, fields: CheckedFields, kind: FactKindName): FactRecord => decodeFact({ id: '', agentId, kind, ...fields });
+
+/** A fact's fields as a writer gives them, checked. */
+interface CheckedFields {
+  text: string;
+  /** Set only by writes with options; absent keeps the legacy empty label. */
+  confidence?: string;
+  occurredAt?: number;
+  tags: string[];
+  entities: string[];
+  source: string;
+  context: string;
+  meta: string;
+}
+
+export class Writes {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly pipeline: WritePipeline,
+    private readonly staging: FactStaging,
+    private readonly access: AccessTracker,
+    private readonly limits: Limits,
+    private readonly checkpointKeep: number,
+  ) {}
+
+  /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
+  put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
+    const agentId = check.agentId(input.agentId);
+    const fields = this.checkFields(input);
+    if (input.confidence !== undefined) fields.confidence = checkLabel(input.confidence, 'options.confidence');
+    return this.insert(ctx, agentId, fields, 'fact');
+  }
+
+  /** PutShared: the same write into the shared namespace. */
+  putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {
+    return this.put(ctx, { ...input, agentId: SHARED_AGENT_ID });
+  }
+
+  /** Stores "term = equivalents" as an alias record of the namespace. */
+  alias(ctx: CallContext, input: { agentId: unknown; term: unknown; equivalents: unknown }): Promise<PutResult> {
+    const agentId = check.agentId(input.agentId);
+    const term = check.factText(input.term, this.limits, 'term');
+    if (queryTerms(term).length === 0) throw invalidArgument('term', 'has no searchable word (only stopwords or punctuation)');
+    const equivalents = check.tags(input.equivalents, 'equivalents');
+    if (equivalents.length === 0) throw invalidArgument('equivalents', 'must name at least one equivalent');
+    const meta: AliasMeta = { alias_term: term, alias_equivalents: equivalents };
+    const fields: CheckedFields = { text: aliasText(term, equivalents), tags: [], entities: [], source: '', context: '', meta: JSON.stringify(meta) };
+    return this.insert(ctx, agentId, fields, 'alias');
+  }
+
+  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName): Promise<PutResult> {
+    const requestId = check.requestId(ctx.requestId);
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId,
+      locks: [],
+      plan: async () => {
+        const stamp = await this.staging.created(draftFact(agentId, fields, kind));
+        return (): Commit<PutResult> => {
+          const { fact, change, apply } = stamp();
+          return { changes: [change], result: { fact, replayed: false }, record: { op: 'fact', factId: fact.id }, apply };
+        };
+      },
+      replay: async (recorded) => ({ fact: await this.recordedFact(agentId, requestId, recorded, 'fact'), replayed: true }),
+    });
+  }
+
+  /** Replaces live facts by one new fact, all in one commit. */
+  revise(ctx: CallContext, input: ReviseInput): Promise<ReviseResult> {
+    const agentId = check.agentId(input.agentId);
+    const targetIds = checkTargets(input.targetIds, this.limits);
+    const fields = this.checkFields(input);
+    const explicit = input.confidence === undefined ? undefined : checkLabel(input.confidence, 'options.confidence');
+    const requestId = check.requestId(ctx.requestId);
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId,
+      locks: targetIds,
+      plan: async () => {
+        const targets = checkTargetStates(await this.store.getFacts(targetIds.map((factId) => ({ agentId, factId }))), targetIds);
+        const stamp = await this.staging.created(draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact'));
+        return (): Commit<ReviseResult> => {
+          const replacement = stamp();
+          const retirements = targets.map((t) => this.staging.unindexed(t, retired(t, replacement.fact.id, replacement.fact.createdAt)));
+          const staged = [replacement, ...retirements];
+          return {
+            changes: staged.map((s) => s.change),
+            result: { replacement: replacement.fact, retiredIds: targetIds, failures: [], replayed: false },
+            record: { op: 'revise', factId: replacement.fact.id, retiredIds: targetIds },
+            apply: () => staged.forEach((s) => s.apply()),
+          };
+        };
+      },
+      replay: async (recorded) => {
+        const replacement = await this.recordedFact(agentId, requestId, recorded, 'revise', 'fact');
+        // Older versions recorded only the replacement's id.
+        const retiredIds = Array.isArray(recorded.retiredIds) ? (recorded.retiredIds as string[]) : await this.retiredBy(agentId, targetIds, replacement.id);
+        return { replacement, retiredIds, failures: [], replayed: true };
+      },
+    });
+  }
+
+  private async retiredBy(agentId: string, targetIds: string[], replacementId: string): Promise<string[]> {
+    const targets = await this.store.getFacts(targetIds.map((factId) => ({ agentId, factId })));
+    return targetIds.filter((_, i) => targets[i]?.supersededBy === replacementId);
+  }
+
+  /** PatchFact: pin, unpin, forget, confidence. */
+  patch(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
+    const patch = checkPatch(input);
+    return this.change(ctx, patch.agentId, patch.factId, 'patch', async (before) => applyPatch(before, patch, Date.now()));
+  }
+
+  /** Legacy UpdateFact: the caller sends back a whole fact it read and changed. */
+  update(ctx: CallContext, agentIdInput: unknown, patch: FactPatch): Promise<FactRecord> {
+    const agentId = check.agentId(agentIdInput);
+    const factId = check.factId(patch.id, 'fact.id');
+    return this.change(ctx, agentId, factId, 'update', async (before) => planReplacement(before, patch, this.limits, Date.now()));
+  }
+
+  /** A read-modify-write of one stored fact. */
+  private change(ctx: CallContext, agentId: string, factId: string, op: string, next: (before: FactRecord) => Promise<FactRecord>): Promise<FactRecord> {
+    const requestId = check.requestId(ctx.requestId);
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId,
+      locks: [factId],
+      plan: async () => {
+        const before = await this.stored(agentId, factId);
+        const { fact, change, apply } = await this.staging.changed(before, await next(before));
+        return () => ({ changes: [change], result: this.access.overlay(fact), record: { op, factId }, apply });
+      },
+      replay: async (recorded) => this.recordedFact(agentId, requestId, recorded, op),
+    });
+  }
+
+  /** Delete: erases the fact and its derived rows. A repeat returns the fact as it was erased. */
+  delete(ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<FactRecord> {
+    const agentId = check.agentId(agentIdInput);
+    const factId = check.factId(factIdInput);
+    const requestId = check.requestId(ctx.requestId);
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId,
+      locks: [factId],
+      plan: async () => {
+        const fact = await this.stored(agentId, factId);
+        const { change, apply } = this.staging.deleted(fact);
+        const erased = this.access.overlay(fact);
+        return () => ({ changes: [change], result: erased, record: { op: 'delete', fact: erased as unknown as Json }, apply });
+      },
+      replay: async (recorded) => {
+        if (recorded.op !== 'delete') throw requestReused(requestId, recorded, 'delete');
+        return decodeFact(recorded.fact as FactRecord);
+      },
+    });
+  }
+
+  /** SaveCheckpoint, dropping the agent's checkpoints beyond the newest `checkpointKeep`. */
+  saveCheckpoint(ctx: CallContext, input: { agentId: unknown; state: unknown }): Promise<CheckpointRecord> {
+    const agentId = check.agentId(input.agentId);
+    const state = checkState(input.state);
+    const requestId = check.requestId(ctx.requestId);
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId,
+      locks: ['checkpoints'],
+      plan: async () => {
+        const expired = expiredBy(await this.store.checkpointIds(agentId), this.checkpointKeep);
+        return (): Commit<CheckpointRecord> => {
+          const { id, time } = this.store.nextId(Date.now());
+          const checkpoint = newCheckpoint(agentId, id, time, state);
+          return {
+            changes: [{ type: 'putCheckpoint', checkpoint }, ...expired.map((checkpointId) => ({ type: 'deleteCheckpoint' as const, agentId, checkpointId }))],
+            result: checkpoint,
+            record: { op: 'checkpoint', checkpointId: id },
+          };
+        };
+      },
+      replay: async (recorded) => {
+        if (recorded.op !== 'checkpoint') throw requestReused(requestId, recorded, 'checkpoint');
+        const saved = (await this.store.checkpoints(agentId)).find((c) => c.id === recorded.checkpointId);
+        if (!saved) throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${requestId} saved checkpoint ${String(recorded.checkpointId)}, which has since expired`, 'request_id');
+        return saved;
+      },
+    });
+  }
+
+  /** Gives a live fact its vector from the current embedder (reconciler, reindex). False when the
+   *  fact changed meanwhile (retired, deleted, or already embedded). */
+  attachVector(ctx: CallContext, agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive = false): Promise<boolean> {
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId: '',
+      withinExclusive,
+      locks: [factId],
+      plan: async () => {
+        const [before] = await this.store.getFacts([{ agentId, factId }]);
+        if (!before || !isIndexed(before) || before.embedder === embedder) return () => ({ changes: [], result: false });
+        const { change, apply } = await this.staging.changed(before, { ...before }, { vector, embedder });
+        return () => ({ changes: [change], result: true, apply });
+      },
+      replay: async () => false,
+    });
+  }
+
+  private async stored(agentId: string, factId: string): Promise<FactRecord> {
+    const [fact] = await this.store.getFacts([{ agentId, factId }]);
+    if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    return fact;
+  }
+
+  /** The fact a recorded write produced, as it is now. */
+  private async recordedFact(agentId: string, requestId: string, recorded: Json, ...ops: string[]): Promise<FactRecord> {
+    // A bare fact id recorded by an older version answers any fact write.
+    if (!ops.includes(String(recorded.op)) && recorded.op !== 'fact') throw requestReused(requestId, recorded, ops[0]!);
+    const [fact] = await this.store.getFacts([{ agentId, factId: String(recorded.factId) }]);
+    if (!fact) {
+      throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${requestId} was committed as fact ${String(recorded.factId)}, which has since been deleted`, 'request_id');
+    }
+    return this.access.overlay(fact);
+  }
+
+  /** Validates the record fields of a write (text, tags, times…). */
+  private checkFields(input: WriteInput): CheckedFields {
+    const fields: CheckedFields = {
+      text: check.factText(input.text, this.limits),
+      tags: input.tags === undefined ? [] : check.tags(input.tags),
+      entities: input.entities === undefined ? [] : check.tags(input.entities, 'entities'),
+      source: input.source === undefined ? '' : check.source(input.source),
+      context: input.context === undefined || input.context === '' ? '' : check.factText(input.context, this.limits, 'context'),
+      meta: input.meta === undefined ? '' : check.metaJson(input.meta, this.limits),
+    };
+    if (input.occurredAt !== undefined) fields.occurredAt = check.timestampMs(input.occurredAt, 'occurred_at_ms');
+    return fields;
+  }
+}

@@ -1,0 +1,129 @@
+// The daemon's HTTP application (Hono): the REST routes, MCP at /mcp, one body limit, one
+// authenticator, one error shape. Every response carries Cache-Control: no-store (answers hold
+// memories) and nosniff; an unexpected error is logged under a reference and the caller sees only
+// the reference.
+import { randomBytes } from 'node:crypto';
+import type { HttpBindings } from '@hono/node-server';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
+import { matchedRoutes } from 'hono/route';
+import { ErrorKind } from '../../shared/errors.ts';
+import type { CallContext, Principal } from '../core/context.ts';
+import type { Engram } from '../core/engram.ts';
+import type { RequestHeaders } from './auth.ts';
+import { declaresTooMuch, discardRest, jsonObjectBody, tooLarge } from './body.ts';
+import { errorAnswer, HttpError } from './errors.ts';
+import { mcpHandler, MCP_PATH } from './mcp.ts';
+import { checkQueryNames } from './rest/input.ts';
+import { Metrics } from './rest/metrics.ts';
+import { ROUTES, type Reply, type Route } from './rest/routes.ts';
+
+export type Surface = 'rest' | 'mcp';
+
+export interface AppOptions {
+  surfaces: readonly Surface[];
+  /** Resolves the caller of a request, or throws the 401/403 to answer. */
+  authenticate: (headers: RequestHeaders) => Principal;
+  log: (message: string) => void;
+}
+
+type Env = { Bindings: HttpBindings; Variables: { principal: Principal; fields: Record<string, string> } };
+
+const KNOWN_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/** "/v1/facts/{id}" (OpenAPI) → "/v1/facts/:id" (Hono). */
+const honoPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
+const templateOf = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
+
+export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
+  const app = new Hono<Env>();
+  const metrics = new Metrics();
+  app.use('*', observe(metrics));
+  app.onError((error, c) => answerError(c, error, options.log));
+  app.notFound((c) => answerError(c, new HttpError(404, ErrorKind.NotFound, `no route ${new URL(c.req.url).pathname}; see GET /v1/openapi.json`), options.log));
+
+  const limitBody: MiddlewareHandler<Env> = async (c, next) => {
+    if (declaresTooMuch(c.env.incoming)) throw tooLarge();
+    await next();
+  };
+  const authenticate: MiddlewareHandler<Env> = async (c, next) => {
+    c.set('principal', options.authenticate({ authorization: c.req.header('authorization'), host: c.req.header('host'), origin: c.req.header('origin') }));
+    await next();
+  };
+
+  if (options.surfaces.includes('rest')) {
+    for (const route of ROUTES) {
+      const chain: MiddlewareHandler<Env>[] = route.auth ? [authenticate] : [];
+      if (route.method === 'POST') chain.push(limitBody);
+      app.on(route.method, honoPath(route.path), every(...chain), (c) => handleRoute(c, route, core, metrics));
+    }
+    // A method a path does not serve: 405 naming the ones it does (after the token check, so
+    // only a caller with the token learns what a private path serves).
+    for (const path of new Set(ROUTES.map((r) => r.path))) {
+      const onPath = ROUTES.filter((r) => r.path === path);
+      const allow = onPath.map((r) => r.method).join(', ');
+      app.all(honoPath(path), every(...(onPath.some((r) => r.auth) ? [authenticate] : [])), (c) => {
+        throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${path}; allowed: ${allow}`, undefined, { allow });
+      });
+    }
+  }
+  if (options.surfaces.includes('mcp')) {
+    const mcp = mcpHandler(core, options.log);
+    app.all(MCP_PATH, authenticate, limitBody, (c) => mcp(c.req.raw, c.env.incoming, contextOf(c)));
+  }
+  return app;
+}
+
+function contextOf(c: Context<Env>): CallContext {
+  return { principal: c.get('principal'), requestId: '', signal: c.req.raw.signal };
+}
+
+async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics: Metrics): Promise<Response> {
+  c.set('fields', route.fields);
+  const query = new URL(c.req.url).searchParams;
+  checkQueryNames(query, route.query);
+  const reply = await route.handle({ core, ctx: contextOf(c), params: c.req.param() as Record<string, string>, query, body: () => jsonObjectBody(c.env.incoming), metrics });
+  return send(c, reply);
+}
+
+/** Every answer carries these: answers hold memories, so no cache may keep them. */
+const COMMON_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
+function send(c: Context<Env>, reply: Reply): Response {
+  const body = reply.text ? reply.text.body : JSON.stringify(reply.json);
+  const contentType = reply.text ? reply.text.contentType : 'application/json; charset=utf-8';
+  return c.body(body, (reply.status ?? 200) as 200, { 'content-type': contentType, ...COMMON_HEADERS, ...reply.headers });
+}
+
+function answerError(c: Context<Env>, error: unknown, log: (message: string) => void): Response {
+  const answer = errorAnswer(error, c.get('fields') ?? {}, () => randomBytes(6).toString('hex'));
+  if (answer.body.error.ref !== undefined) {
+    const e = answer.internal as Error | undefined;
+    log(`HTTP internal error (ref ${answer.body.error.ref}) in ${c.req.method} ${routeLabel(c)}: ${e?.stack ?? String(e)}`);
+  }
+  return send(c, { status: answer.status, json: answer.body, headers: answer.headers });
+}
+
+/** The matched route template ("/v1/facts/{id}"), never the raw path, or "unmatched". */
+function routeLabel(c: Context): string {
+  const paths = matchedRoutes(c).map((r) => r.path).filter((p) => p !== '*' && p !== '/*');
+  return paths.length ? templateOf(paths[paths.length - 1]!) : 'unmatched';
+}
+
+/** Headers every answer carries, request metrics, and dropping what is left of a refused body. */
+function observe(metrics: Metrics): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const started = process.hrtime.bigint();
+    const { incoming, outgoing } = c.env;
+    outgoing.once('finish', () => {
+      const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
+      metrics.observe(method, routeLabel(c), outgoing.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    await next();
+    for (const [name, value] of Object.entries(COMMON_HEADERS)) c.res.headers.set(name, value);
+    // Before the answer is written: Node drops an unread body silently once the response
+    // finishes, and a client still sending would then wait for nothing.
+    const hasBody = incoming.headers['transfer-encoding'] !== undefined || Number(incoming.headers['content-length'] ?? 0) > 0;
+    if (hasBody && !incoming.readableEnded) discardRest(incoming);
+  };
+}

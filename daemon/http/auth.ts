@@ -1,0 +1,77 @@
+// Who may call the HTTP doors. Every route except the public ones needs `Authorization: Bearer
+// <token>`, checked by the daemon's one bearer authenticator. Without a token (--no-auth,
+// loopback only) any local process may call. In both modes, requests a web page could make are
+// refused unless they come from this server's own pages: a browser always sends Origin on
+// cross-site writes, and a DNS-rebound name shows up in Host, while curl and scripts send neither.
+import { isIP } from 'node:net';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import type { BearerAuthenticator } from '../auth/bearer.ts';
+import type { Principal } from '../core/context.ts';
+import { HttpError } from './errors.ts';
+
+/** A caller on loopback without a token (--no-auth). */
+export const LOOPBACK_PRINCIPAL: Principal = { id: 'local', via: 'loopback' };
+
+/** "8080" → loopback; "host:port" and "[v6]:port" as given. */
+export function parseListen(listen: string): { host: string; port: number } {
+  if (/^\d+$/.test(listen)) return { host: '127.0.0.1', port: Number(listen) };
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(listen);
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) {
+    throw new EngramError(ErrorKind.InvalidArgument, `--http: expected [HOST:]PORT (e.g. 127.0.0.1:8080), got "${listen}"`, 'http');
+  }
+  return { host: match[1] ?? match[2]!, port };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1' || bare.startsWith('::ffff:127.');
+}
+
+export interface HttpAuthOptions {
+  /** The daemon's bearer authenticator; absent only with noAuth. */
+  authenticator?: BearerAuthenticator;
+  /** Serve without a token; refused unless the listen host is loopback. */
+  noAuth?: boolean;
+}
+
+/** Refuses settings that would expose an unauthenticated API beyond this machine. */
+export function checkAuthOptions(host: string, options: HttpAuthOptions): void {
+  if (options.noAuth) {
+    if (!isLoopbackHost(host)) {
+      throw new EngramError(ErrorKind.InvalidArgument, `--no-auth is allowed only on a loopback address (127.0.0.1, ::1, localhost), not "${host}"`, 'no_auth');
+    }
+    return;
+  }
+  if (!options.authenticator) throw new EngramError(ErrorKind.InvalidArgument, 'the HTTP server needs a bearer token (token file, --token or ENGRAM_TOKEN) or --no-auth on loopback', 'token');
+}
+
+export interface RequestHeaders {
+  authorization?: string;
+  host?: string;
+  origin?: string;
+}
+
+const hostnameOf = (host: string): string => (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!);
+
+/** Resolves the caller of a request, or throws the 401/403 to answer. */
+export function httpAuthenticator(options: HttpAuthOptions, listenHost: string): (headers: RequestHeaders) => Principal {
+  const loopbackOnly = isLoopbackHost(listenHost);
+  return (headers) => {
+    const host = headers.host ?? '';
+    if (loopbackOnly && !isLoopbackHost(hostnameOf(host))) throw forbidden();
+    if (headers.origin !== undefined && (options.noAuth || headers.origin !== `http://${host}`)) throw forbidden();
+    if (options.noAuth) return LOOPBACK_PRINCIPAL;
+    const principal = options.authenticator!.principalOf(headers.authorization);
+    if (!principal) {
+      throw new HttpError(401, ErrorKind.Unauthenticated, 'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token file in the data directory)', undefined, {
+        'www-authenticate': 'Bearer realm="engram"',
+      });
+    }
+    return principal;
+  };
+}
+
+const forbidden = () => new HttpError(403, ErrorKind.PermissionDenied, 'only local requests that do not come from another web page are served');

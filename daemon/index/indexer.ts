@@ -1,0 +1,58 @@
+// The in-memory indexes of every namespace, kept in step with committed facts. Writers call one
+// of these after their commit; nothing else changes the indexes (start-up and doctor rebuild
+// them whole).
+import type { FactRecord } from '../store/record.ts';
+import { PendingSet } from '../lifecycle/pending.ts';
+import { Catalog } from './catalog.ts';
+import { docOf, isIndexed, type Terms } from './derive.ts';
+import { loadAlias } from './load.ts';
+import type { NamespaceIndex } from './namespace.ts';
+import type { VectorSpace } from './vector-space.ts';
+
+export class Indexer {
+  readonly catalog = new Catalog();
+  /** Recallable facts waiting for a vector from the current model. */
+  readonly pending = new PendingSet();
+
+  constructor(readonly vectors: VectorSpace) {}
+
+  namespace(agentId: string): NamespaceIndex | undefined {
+    return this.catalog.get(agentId);
+  }
+
+  /** A live recallable fact, new or changed. `vector`: its new vector; 'kept' = the one under its
+   *  unchanged vector key stays; null = none. */
+  indexed(fact: FactRecord, terms: Terms, vector: Float32Array | null | 'kept'): void {
+    const ns = this.catalog.ensure(fact.agentId);
+    ns.replace(docOf(fact), terms);
+    if (vector instanceof Float32Array && fact.vectorKey && !this.vectors.off) this.vectors.add(ns, fact.vectorKey, vector);
+    this.trackPending(fact);
+  }
+
+  /** A live recallable fact whose indexed inputs did not change (pin, confidence, tags…). */
+  updated(fact: FactRecord): void {
+    this.catalog.get(fact.agentId)?.updateDoc(docOf(fact));
+  }
+
+  /** A new alias record: its expansions apply from now on. */
+  aliasAdded(fact: FactRecord): void {
+    loadAlias(this.catalog, fact);
+  }
+
+  /** A fact that is no longer recallable (retired or erased), and an alias that no longer applies. */
+  removed(fact: FactRecord): void {
+    this.catalog.get(fact.agentId)?.remove(fact.id);
+    this.pending.delete(fact);
+    this.vectors.markDirty();
+  }
+
+  private trackPending(fact: FactRecord): void {
+    if (this.vectors.isPending(fact)) this.pending.add(fact);
+    else this.pending.delete(fact);
+  }
+
+  /** Queues the facts a load found without a vector from the current model. */
+  queueUnembedded(facts: readonly FactRecord[]): void {
+    for (const fact of facts) if (isIndexed(fact)) this.trackPending(fact);
+  }
+}

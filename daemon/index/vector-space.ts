@@ -1,0 +1,145 @@
+// The vector side of the indexes: which model makes this store's vectors, whether the vector
+// signal is on, and each namespace's USearch index — saved to files with the change number they
+// cover, loaded at start-up and caught up from the store's change log (never re-embedding).
+import { join } from 'node:path';
+import type { Embedder } from '../embed/provider.ts';
+import type { FactRecord } from '../store/record.ts';
+import type { MemoryStore } from '../store/store.ts';
+import type { Catalog } from './catalog.ts';
+import { isIndexed } from './derive.ts';
+import type { NamespaceIndex } from './namespace.ts';
+import { VectorIndex } from './vectors.ts';
+
+export interface Embedded {
+  vector: Float32Array | null;
+  /** What to record as the fact's embedder: the model id, or "" when it is still pending. */
+  embedder: string;
+}
+
+const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
+
+export class VectorSpace {
+  /** Why the vector signal is off for this store, or null when it is on. */
+  off: string | null = null;
+  private dirty = false;
+
+  constructor(
+    readonly embedder: Embedder,
+    /** Folder of the saved indexes. */
+    private readonly dir: string,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  get dimensions(): number {
+    return this.embedder.dimensions;
+  }
+
+  /** The embedder as retrieval metadata names it. */
+  get activeEmbedder(): string {
+    return this.off ? 'none' : this.embedder.id;
+  }
+
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  /** A recallable fact without a vector from the current model (vectors on). */
+  isPending(fact: FactRecord): boolean {
+    return !this.off && isIndexed(fact) && fact.embedder !== this.embedder.id;
+  }
+
+  /** Embeds a text for a write. A failing provider never fails the write: the fact is stored
+   *  keyword-only with embedder "" (pending) and the reconciler embeds it later. */
+  async embedForWrite(text: string): Promise<Embedded> {
+    if (this.off) return NOT_EMBEDDED;
+    try {
+      const [vector] = await this.embedder.embed([text]);
+      // The embedder is recorded even when the text had no known word: it ran, nothing is pending.
+      return { vector: vector ?? null, embedder: this.embedder.id };
+    } catch (error) {
+      this.log(`embedding failed, fact stored keyword-only and queued for the reconciler: ${(error as Error).message}`);
+      return NOT_EMBEDDED;
+    }
+  }
+
+  /** Adds a fact's vector to its namespace's index. */
+  add(ns: NamespaceIndex, vectorKey: number, vector: Float32Array): void {
+    ns.vectors ??= new VectorIndex(this.dimensions);
+    ns.vectors.add(vectorKey, vector);
+    this.dirty = true;
+  }
+
+  /** Saves every namespace's index as covering the changes up to `coveredSeq` (all of them
+   *  applied). Returns whether the saved files now cover that change. */
+  saveIfDirty(catalog: Catalog, coveredSeq: number): boolean {
+    if (this.off) return true;
+    if (!this.dirty) return false;
+    this.dirty = false;
+    for (const ns of catalog.all()) {
+      if (!ns.vectors) continue;
+      ns.vectors.save(this.indexBase(ns.agentId), { agentId: ns.agentId, embedder: this.embedder.id, dimensions: this.dimensions, coveredSeq });
+    }
+    return true;
+  }
+
+  /** Loads each namespace's index: the saved file caught up from the change log when it can be,
+   *  else every stored vector of the namespace (`useSaved` false: always the latter). */
+  async load(store: MemoryStore, catalog: Catalog, useSaved: boolean): Promise<void> {
+    if (this.off) return;
+    const saved = new Map<string, { index: VectorIndex; coveredSeq: number }>();
+    for (const ns of catalog.all()) {
+      const file = useSaved ? VectorIndex.load(this.indexBase(ns.agentId), this.embedder.id, this.dimensions) : null;
+      if (file && file.info.coveredSeq >= store.changesKeptAfter) saved.set(ns.agentId, { index: file.index, coveredSeq: file.info.coveredSeq });
+    }
+    const changed = await changedSince(store, saved);
+    for (const ns of catalog.all()) {
+      const from = saved.get(ns.agentId);
+      ns.vectors = from ? await catchUp(store, ns, from.index, changed.get(ns.agentId) ?? []) : await this.readAll(store, ns);
+      if (ns.vectors) ns.vectors.flushPending();
+    }
+  }
+
+  private async readAll(store: MemoryStore, ns: NamespaceIndex): Promise<VectorIndex | null> {
+    const index = new VectorIndex(this.dimensions);
+    for await (const [vectorKey, vector] of store.scanVectors(ns.agentId)) {
+      if (ns.docOfVectorKey(vectorKey) !== undefined) index.add(vectorKey, vector);
+    }
+    return index.size > 0 ? index : null;
+  }
+
+  private indexBase(agentId: string): string {
+    return join(this.dir, Buffer.from(agentId, 'utf8').toString('base64url') || '_');
+  }
+}
+
+/** Fact ids changed after the oldest saved index's change number, by namespace. */
+async function changedSince(store: MemoryStore, saved: Map<string, { coveredSeq: number }>): Promise<Map<string, { factId: string; seq: number }[]>> {
+  const byNamespace = new Map<string, { factId: string; seq: number }[]>();
+  if (saved.size === 0) return byNamespace;
+  const oldest = Math.min(...[...saved.values()].map((s) => s.coveredSeq));
+  for await (const change of store.changesSince(oldest)) {
+    if (!saved.has(change.agentId)) continue;
+    let list = byNamespace.get(change.agentId);
+    if (!list) byNamespace.set(change.agentId, (list = []));
+    list.push({ factId: change.factId, seq: change.seq });
+  }
+  return byNamespace;
+}
+
+/** A saved index plus what changed since: keys without a live fact leave, live facts' vectors
+ *  it lacks join. */
+async function catchUp(store: MemoryStore, ns: NamespaceIndex, index: VectorIndex, changed: { factId: string }[]): Promise<VectorIndex | null> {
+  for (const key of index.allKeys()) if (ns.docOfVectorKey(key) === undefined) index.remove(key);
+  const missing = new Set<number>();
+  for (const { factId } of changed) {
+    const doc = ns.docOf(factId);
+    const vectorKey = doc === undefined ? 0 : ns.doc(doc).vectorKey;
+    if (vectorKey && !index.has(vectorKey)) missing.add(vectorKey);
+  }
+  const keys = [...missing];
+  const vectors = await store.getVectors(ns.agentId, keys);
+  keys.forEach((key, i) => {
+    if (vectors[i]) index.add(key, vectors[i]!);
+  });
+  return index.size > 0 ? index : null;
+}

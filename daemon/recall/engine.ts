@@ -1,0 +1,188 @@
+// Recall over the indexes: choose the namespaces of the scope, embed and expand the query once,
+// rank each namespace, read the chosen facts, count the access. Plain recall and explain share
+// one ranking, so explain returns exactly the facts and order of recall.
+import { EngramError } from '../../shared/errors.ts';
+import type { RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
+import { SHARED_AGENT_ID } from '../../shared/validate.ts';
+import type { Indexer } from '../index/indexer.ts';
+import type { NamespaceIndex } from '../index/namespace.ts';
+import { terms as queryTerms } from '../index/tokenizer.ts';
+import type { AccessTracker } from '../lifecycle/access.ts';
+import { CONFIDENCE_POLICY } from '../lifecycle/confidence.ts';
+import type { FactRecord } from '../store/record.ts';
+import type { MemoryStore } from '../store/store.ts';
+import { mergeBatch } from './batch.ts';
+import { weakMatchFeedback } from './feedback.ts';
+import { RRF_K } from './fusion.ts';
+import { mergeNamespaces } from './namespaces.ts';
+import type { RecallPlan, Scope } from './plan.ts';
+import { rankNamespace, type NamespaceRanking, type RankedFact } from './rank.ts';
+import { toReceipt, type Receipt } from './receipts.ts';
+import { SIGNALS, type SignalName } from './registry.ts';
+import type { VectorReader } from './signal.ts';
+
+export interface PreparedQuery {
+  text: string;
+  terms: string[];
+  vector: Float32Array | null;
+  /** Why the query has no vector although vectors are on (e.g. the provider is down). */
+  vectorNote?: string;
+}
+
+export interface SearchRequest {
+  agentId: string;
+  query: string;
+  scope: Scope;
+  plan: RecallPlan;
+  explain: boolean;
+  /** Compute weak-match feedback (a vocabulary scan when the match is weak). */
+  feedback: boolean;
+}
+
+export interface SearchOutcome {
+  facts: FactRecord[];
+  /** Present when explain was requested: one per fact, same order. */
+  receipts?: Receipt<FactRecord>[];
+  retrieval: RetrievalMetadata;
+  feedback?: WeakMatchFeedback;
+}
+
+export interface BatchOutcome {
+  results: { query: string; facts: FactRecord[]; error?: string }[];
+  merged: FactRecord[];
+  retrieval?: RetrievalMetadata;
+}
+
+export function scopeNamespaces(agentId: string, scope: Scope): string[] {
+  if (scope === 'shared' || agentId === SHARED_AGENT_ID) return [SHARED_AGENT_ID];
+  return scope === 'all' ? [agentId, SHARED_AGENT_ID] : [agentId];
+}
+
+const key = (r: { agentId: string; factId: string }) => `${r.agentId}\u0000${r.factId}`;
+
+export class RecallEngine {
+  constructor(
+    private readonly indexer: Indexer,
+    private readonly store: MemoryStore,
+    private readonly access: AccessTracker,
+  ) {}
+
+  private readonly readVectors: VectorReader = (agentId, keys) => this.store.getVectors(agentId, keys);
+
+  async search(req: SearchRequest): Promise<SearchOutcome> {
+    const outcome = await this.rank(req, await this.prepare(req.query));
+    this.access.record(outcome.facts, Date.now());
+    return outcome;
+  }
+
+  /** Several queries under one plan, concurrently; a query that fails fails only its own slot. */
+  async batch(req: Omit<SearchRequest, 'query' | 'explain' | 'feedback'> & { queries: unknown[]; checkQuery: (q: unknown, i: number) => string }): Promise<BatchOutcome> {
+    const results = await Promise.all(
+      req.queries.map(async (q, i) => {
+        try {
+          const query = req.checkQuery(q, i);
+          const outcome = await this.search({ ...req, query, explain: false, feedback: false });
+          return { query, facts: outcome.facts, retrieval: outcome.retrieval };
+        } catch (error) {
+          if (!(error instanceof EngramError)) throw error;
+          return { query: typeof q === 'string' ? q : '', facts: [], error: error.message };
+        }
+      }),
+    );
+    return { results, merged: mergeBatch(results.map((r) => r.facts)), retrieval: results.find((r) => r.retrieval)?.retrieval };
+  }
+
+  /** One tokenisation and one embedding per query, reused by every namespace it searches. */
+  private async prepare(query: string): Promise<PreparedQuery> {
+    const terms = queryTerms(query);
+    const vectors = this.indexer.vectors;
+    if (vectors.off || query.trim() === '') return { text: query, terms, vector: null };
+    try {
+      return { text: query, terms, vector: (await vectors.embedder.embed([query]))[0] ?? null };
+    } catch (error) {
+      // A provider outage degrades recall to keyword + recency; it never fails it.
+      return { text: query, terms, vector: null, vectorNote: `off for this query (embedding failed: ${(error as Error).message})` };
+    }
+  }
+
+  private async rank(req: SearchRequest, query: PreparedQuery): Promise<SearchOutcome> {
+    const agentIds = scopeNamespaces(req.agentId, req.scope);
+    const namespaces = agentIds.map((id) => this.indexer.namespace(id));
+    const present = namespaces.filter((ns): ns is NamespaceIndex => ns !== undefined);
+    const expanded = [...new Set(present.flatMap((ns) => ns.aliases.expand(query.terms)))].sort();
+    const terms = [...query.terms, ...expanded];
+    const rankings = await Promise.all(
+      namespaces.map((ns) => (ns ? rankNamespace(ns, { terms, vector: query.vector }, req.plan, this.readVectors) : emptyRanking())),
+    );
+
+    const ranked = rankings.flatMap((r) => r.results);
+    const byKey = await this.readFacts(ranked);
+    const alive = (list: RankedFact[]) => list.filter((r) => byKey.has(key(r)));
+    const chosen =
+      rankings.length === 2
+        ? mergeNamespaces(alive(rankings[0]!.results), alive(rankings[1]!.results), (r) => byKey.get(key(r))!.text, req.plan.topK)
+        : alive(ranked);
+    const outcome: SearchOutcome = { facts: chosen.map((r) => byKey.get(key(r))!), retrieval: this.metadata(req, query, rankings, expanded) };
+    if (req.explain) {
+      const now = Date.now();
+      outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now, req.plan.confidence));
+    }
+    const feedback = req.feedback ? weakMatchFeedback(present, query.terms) : undefined;
+    if (feedback) outcome.feedback = feedback;
+    return outcome;
+  }
+
+  /** Reads ranked facts; a fact deleted between ranking and reading is dropped, not returned stale. */
+  private async readFacts(ranked: RankedFact[]): Promise<Map<string, FactRecord>> {
+    const rows = await this.store.getFacts(ranked.map((r) => ({ agentId: r.agentId, factId: r.factId })));
+    const byKey = new Map<string, FactRecord>();
+    for (const row of rows) if (row) byKey.set(key({ agentId: row.agentId, factId: row.id }), this.access.overlay(row));
+    return byKey;
+  }
+
+  private metadata(req: SearchRequest, query: PreparedQuery, rankings: NamespaceRanking[], expanded: string[]): RetrievalMetadata {
+    const { weights } = req.plan;
+    const vectors = this.indexer.vectors;
+    const notes: string[] = [];
+    const signals: string[] = [];
+    for (const signal of SIGNALS) {
+      const name = signal.name as SignalName;
+      if (weights[name] <= 0) continue;
+      if (signal.kind === 'match' && !signal.applies(query)) {
+        notes.push(vectors.off ? `${name}: off (${vectors.off})` : `${name}: ${query.vectorNote ?? 'the query has no known word'}`);
+      } else signals.push(name);
+    }
+    const sum = (pick: (r: NamespaceRanking) => number) => rankings.reduce((total, r) => total + pick(r), 0);
+    return {
+      weights: { ...weights },
+      signals,
+      eligibleCount: sum((r) => r.eligible),
+      keywordCandidates: sum((r) => r.candidates.keyword ?? 0),
+      vectorCandidates: sum((r) => r.candidates.vector ?? 0),
+      vectorSearched: sum((r) => r.searched.vector ?? 0),
+      embedder: vectors.activeEmbedder,
+      rrfK: RRF_K,
+      notes,
+      minRelevance: req.plan.minRelevance,
+      filtered: req.plan.filter !== null,
+      expandedTerms: expanded,
+      ...confidenceMetadata(req.plan),
+    };
+  }
+}
+
+async function emptyRanking(): Promise<NamespaceRanking> {
+  return { results: [], candidates: {}, searched: {}, eligible: 0 };
+}
+
+/** Confidence options as retrieval metadata reports them. Any confidence filter suppresses the
+ *  knowledge-graph hint tail, whose labels have no confidence receipts. */
+function confidenceMetadata(plan: RecallPlan): Pick<RetrievalMetadata, 'minConfidence' | 'confidenceWeight' | 'policy' | 'kg'> {
+  if (!plan.confidence) return { policy: '', kg: '' };
+  return {
+    ...(plan.confidence.minConfidence ? { minConfidence: plan.confidence.minConfidence } : {}),
+    confidenceWeight: plan.confidence.weight,
+    policy: CONFIDENCE_POLICY,
+    kg: plan.confidence.minConfidence ? 'suppressed_min_confidence' : '',
+  };
+}

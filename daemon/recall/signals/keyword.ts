@@ -1,0 +1,19 @@
+// Keyword: BM25 over the namespace's inverted index, the query's terms alias-expanded. A fact
+// below the candidate depth gets rank 0, as a fact outside the vector neighbours does.
+import type { MatchSignal } from '../signal.ts';
+
+/** How deep the keyword signal ranks: a fixed function of top_k. */
+export const keywordCandidateCount = (topK: number): number => Math.max(100, topK * 10);
+
+export const keywordSignal = {
+  name: 'keyword',
+  kind: 'match',
+  applies: () => true,
+  async rank({ ns, query, topK, filter }) {
+    const ranks = new Map<number, number>();
+    if (query.terms.length === 0) return { ranks, searched: 0 };
+    const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
+    ns.keyword.search(query.terms, { eligible, limit: keywordCandidateCount(topK) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
+    return { ranks, searched: ranks.size };
+  },
+} as const satisfies MatchSignal;

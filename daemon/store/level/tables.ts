@@ -1,0 +1,61 @@
+// The tables of the LevelDB store: one classic-level database, one sublevel per table. LevelDB's
+// own lock refuses a second process on the same directory.
+import { ClassicLevel } from 'classic-level';
+import type { AbstractSublevel } from 'abstract-level';
+import type { AccessRow, CheckpointRecord, Json, StoredTerms } from '../store.ts';
+import type { FactRecord } from '../record.ts';
+import { StoreLockedError } from '../store.ts';
+
+export type Root = ClassicLevel<string, string>;
+/** A table: one sublevel of the root database, string keys, values of type V. */
+export type Table<V> = AbstractSublevel<Root, string | Buffer | Uint8Array, string, V>;
+
+export interface Tables {
+  db: Root;
+  /** agentId NUL factId → FactRecord */
+  facts: Table<FactRecord>;
+  /** agentId NUL factId → the fact's keyword terms: the persisted keyword index, per fact */
+  postings: Table<StoredTerms>;
+  /** agentId NUL vectorKey(hex) → raw float32 bytes, so indexes rebuild without re-embedding */
+  vectors: Table<Uint8Array>;
+  /** agentId NUL requestId → the write's result as JSON (a bare fact id, from older versions) */
+  requests: Table<string>;
+  /** agentId NUL factId → { count, last }: access bookkeeping, kept apart from the fact record so
+   *  counting a recall never rewrites (or races with a change to) the fact itself */
+  access: Table<AccessRow>;
+  /** agentId NUL checkpointId → a saved agent state */
+  checkpoints: Table<CheckpointRecord>;
+  /** seq(hex) NUL agentId NUL factId → '': which facts each commit changed */
+  changes: Table<string>;
+  /** name → JSON: issued-id floor, embedder of record, tokenizer version, change-log bounds */
+  meta: Table<Json>;
+}
+
+/** Written by versions that kept a recency table; nothing reads it any more. */
+const RETIRED_TABLES = ['recency'];
+
+export async function openTables(path: string): Promise<Tables> {
+  const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+  try {
+    await db.open();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? '')) throw new StoreLockedError(path);
+    throw error;
+  }
+  for (const name of RETIRED_TABLES) {
+    const table = db.sublevel<string, string>(name, {});
+    if ((await table.keys({ limit: 1 }).all()).length > 0) await table.clear();
+  }
+  return {
+    db,
+    facts: db.sublevel<string, FactRecord>('facts', { valueEncoding: 'json' }),
+    postings: db.sublevel<string, StoredTerms>('postings', { valueEncoding: 'json' }),
+    vectors: db.sublevel<string, Uint8Array>('vectors', { valueEncoding: 'view' }),
+    requests: db.sublevel<string, string>('requests', { valueEncoding: 'utf8' }),
+    access: db.sublevel<string, AccessRow>('access', { valueEncoding: 'json' }),
+    checkpoints: db.sublevel<string, CheckpointRecord>('checkpoints', { valueEncoding: 'json' }),
+    changes: db.sublevel<string, string>('changes', { valueEncoding: 'utf8' }),
+    meta: db.sublevel<string, Json>('meta', { valueEncoding: 'json' }),
+  };
+}

@@ -1,0 +1,147 @@
+// The store interface: everything durable, in domain terms. The daemon's other parts know
+// nothing of keys, tables or a database library; they read through these methods and change
+// the store only by committing a whole mutation, which is atomic and durable when it resolves.
+// Every implementation runs the compliance suite in test/store/ (LevelDB today).
+import type { FactRecord } from './record.ts';
+
+export type Json = Record<string, unknown>;
+
+export interface FactKey {
+  agentId: string;
+  factId: string;
+}
+
+/** The keyword terms of one fact as the store keeps them: [term, tf] pairs and the term count. */
+export interface StoredTerms {
+  length: number;
+  terms: [string, number][];
+}
+
+/** What the derived indexes need of a live, recallable fact, kept with it so they rebuild
+ *  without re-tokenising or re-embedding. */
+export interface DerivedRows {
+  terms: StoredTerms;
+  /** Stored under fact.vectorKey. Absent while fact.vectorKey equals the previous version's:
+   *  the stored vector stays as it is. */
+  vector?: Float32Array;
+}
+
+export interface CheckpointRecord {
+  id: string;
+  agentId: string;
+  createdAt: number;
+  state: string;
+  messageCount?: number;
+}
+
+/** Access statistics of one fact (recall bumps them); kept apart from the fact record. */
+export interface AccessRow {
+  count: number;
+  last: number;
+}
+
+/** One part of a mutation. */
+export type Change =
+  /** Writes a fact record. `derived`: the rows of a recallable fact; null = it is not indexed
+   *  (an alias, or retired), so its rows go; 'unchanged' = only the record changes. `before` is
+   *  the stored version it replaces, if any (its vector row goes when the vector key changes). */
+  | { type: 'putFact'; fact: FactRecord; before?: FactRecord; derived: DerivedRows | null | 'unchanged' }
+  /** Erases a fact with its derived rows and access statistics. */
+  | { type: 'deleteFact'; fact: FactRecord }
+  /** Repairs of derived rows (doctor). */
+  | { type: 'putTerms'; key: FactKey; terms: StoredTerms }
+  | { type: 'deleteTerms'; key: FactKey }
+  | { type: 'deleteVector'; agentId: string; vectorKey: number }
+  | { type: 'putCheckpoint'; checkpoint: CheckpointRecord }
+  | { type: 'deleteCheckpoint'; agentId: string; checkpointId: string }
+  | { type: 'putMeta'; name: string; value: Json }
+  | { type: 'deleteMeta'; name: string }
+  /** The idempotency record: a repeat of (agentId, requestId) is answered from `result`. */
+  | { type: 'recordRequest'; agentId: string; requestId: string; result: Json };
+
+export type Mutation = readonly Change[];
+
+export interface ScannedFact {
+  fact: FactRecord;
+  /** With `withTerms`: the fact's stored keyword terms (undefined when it has none). */
+  terms?: StoredTerms;
+}
+
+/** A fact changed by the commit with change number `seq`. */
+export interface ChangedFact extends FactKey {
+  seq: number;
+}
+
+export interface MemoryStore {
+  /** Identifies the store's content as it was when this process opened it; `close()` returns
+   *  the token of the content it leaves. Equal tokens: nothing wrote the store in between. */
+  readonly openedToken: string;
+
+  /** A new fact or checkpoint id: time-ordered, never issued twice by this store. */
+  nextId(now: number): { id: string; time: number };
+  /** A new vector key: never issued twice, so a saved vector index can trust the keys it holds. */
+  nextVectorKey(): number;
+
+  getFacts(keys: readonly FactKey[]): Promise<(FactRecord | undefined)[]>;
+  /** One page of a namespace in id order (= creation order), after `afterId`. */
+  listFacts(agentId: string, afterId: string, limit: number): Promise<FactRecord[]>;
+  /** Every fact (of one namespace, or all), by namespace then id. */
+  scanFacts(options?: { agentId?: string; withTerms?: boolean }): AsyncIterable<ScannedFact>;
+  /** How many facts the store holds, live and retired. */
+  countFacts(): Promise<number>;
+  /** Namespaces holding at least one fact, sorted. */
+  namespaces(): Promise<string[]>;
+  /** Every stored keyword row, including rows whose fact is gone (doctor). */
+  scanTerms(): AsyncIterable<[FactKey, StoredTerms]>;
+
+  getVectors(agentId: string, vectorKeys: readonly number[]): Promise<(Float32Array | undefined)[]>;
+  /** A namespace's stored vectors by key. */
+  scanVectors(agentId: string): AsyncIterable<[number, Float32Array]>;
+  /** Every stored vector's key, including rows no fact points to (doctor). */
+  scanVectorKeys(): AsyncIterable<{ agentId: string; vectorKey: number }>;
+
+  /** The result recorded with an earlier write of (agentId, requestId). */
+  requestResult(agentId: string, requestId: string): Promise<Json | undefined>;
+
+  /** An agent's checkpoints, newest first. */
+  checkpoints(agentId: string, limit?: number): Promise<CheckpointRecord[]>;
+  /** The ids of an agent's checkpoints, newest first (without reading their states). */
+  checkpointIds(agentId: string): Promise<string[]>;
+
+  getMeta(name: string): Promise<Json | undefined>;
+
+  /** Access statistics are bookkeeping, not acknowledged writes: written without a sync. */
+  scanAccess(): AsyncIterable<[FactKey, AccessRow]>;
+  writeAccess(rows: readonly [FactKey, AccessRow][]): Promise<void>;
+
+  /** The change number of the last committed mutation (0: none). Numbers increase in commit
+   *  order and are never reused, also across a crash. */
+  readonly lastSeq: number;
+  /** Facts changed by commits after `seq`, in change order (a fact may appear more than once).
+   *  Only changes after `changesKeptAfter` are kept: asking for older ones throws. */
+  changesSince(seq: number): AsyncIterable<ChangedFact>;
+  readonly changesKeptAfter: number;
+  /** Forgets changes up to `seq` once every derived structure that needs them covers them. */
+  pruneChanges(seq: number): Promise<void>;
+
+  /** Applies a whole mutation atomically; resolves once it is durable, with its change number.
+   *  Concurrent commits may share one disk sync; they take numbers in the order they resolve. */
+  commit(mutation: Mutation): Promise<{ seq: number }>;
+  /** Resolves once every commit started so far has settled. */
+  drain(): Promise<void>;
+
+  /** Bytes the store occupies on disk (approximate). */
+  sizeBytes(): number;
+  close(): Promise<string>;
+}
+
+/** A second process holds the store: the caller refuses to start. */
+export class StoreLockedError extends Error {
+  constructor(where: string) {
+    super(
+      `the store at ${where} is locked: another Engram daemon is already serving this data directory. ` +
+        'Stop it first (engram status shows its pid), or pass a different --data-dir.',
+    );
+    this.name = 'StoreLockedError';
+  }
+}

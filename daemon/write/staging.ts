@@ -1,0 +1,100 @@
+// Turns a fact's next version into what a mutation needs: the store change (the record and its
+// derived rows: keyword terms, vector) and the index update to apply once it is committed. The
+// one place that decides what is derived from a fact, for every writer.
+import type { AccessTracker } from '../lifecycle/access.ts';
+import { embeddingText, isIndexed, sameIndexInputs, termsOf, toStoredTerms } from '../index/derive.ts';
+import type { Indexer } from '../index/indexer.ts';
+import type { Embedded } from '../index/vector-space.ts';
+import type { FactRecord } from '../store/record.ts';
+import type { Change, MemoryStore } from '../store/store.ts';
+
+export interface Staged {
+  /** The version the change stores. */
+  fact: FactRecord;
+  change: Change;
+  apply: () => void;
+}
+
+export class FactStaging {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly indexer: Indexer,
+    private readonly access: AccessTracker,
+  ) {}
+
+  private get vectors() {
+    return this.indexer.vectors;
+  }
+
+  /** A new fact (its id, created_at and updated_at still unset). Recallable facts are embedded
+   *  now; the returned stamp takes the id, to be called right before the commit. */
+  async created(draft: FactRecord): Promise<() => Staged> {
+    const fact = { ...draft };
+    let staged: Omit<Staged, 'fact'>;
+    if (!isIndexed(fact)) {
+      const apply = fact.kind === 'alias' && fact.supersededBy === '' ? () => this.indexer.aliasAdded(fact) : () => {};
+      staged = { change: { type: 'putFact', fact, derived: null }, apply };
+    } else {
+      const { vector, embedder } = await this.vectors.embedForWrite(embeddingText(fact));
+      fact.embedder = embedder;
+      fact.vectorKey = vector ? this.store.nextVectorKey() : 0;
+      const terms = termsOf(fact);
+      staged = {
+        change: { type: 'putFact', fact, derived: { terms: toStoredTerms(terms), ...(vector ? { vector } : {}) } },
+        apply: () => this.indexer.indexed(fact, terms, vector),
+      };
+    }
+    return () => {
+      const { id, time } = this.store.nextId(Date.now());
+      Object.assign(fact, { id, createdAt: time, updatedAt: time });
+      return { fact, ...staged };
+    };
+  }
+
+  /** The next version of a stored fact. `vector` given: the vector to attach (the reconciler,
+   *  reindex), instead of re-embedding a changed text. */
+  async changed(before: FactRecord, after: FactRecord, vector?: Embedded): Promise<Staged> {
+    if (!isIndexed(after)) return this.unindexed(before, after);
+    if (!vector && isIndexed(before) && sameIndexInputs(before, after)) {
+      // A lifecycle change (pin, confidence, tags, meta…): derived rows stay as they are.
+      return { fact: after, change: { type: 'putFact', fact: after, before, derived: 'unchanged' }, apply: () => this.indexer.updated(after) };
+    }
+    const terms = termsOf(after);
+    const sameVector = !vector && embeddingText(after) === embeddingText(before) && before.vectorKey !== 0;
+    if (sameVector) {
+      // The stored vector stays under its key, in the store and in the index.
+      return { fact: after, change: { type: 'putFact', fact: after, before, derived: { terms: toStoredTerms(terms) } }, apply: () => this.indexer.indexed(after, terms, 'kept') };
+    }
+    const next = vector ?? (await this.vectors.embedForWrite(embeddingText(after)));
+    const value = next.vector;
+    after.embedder = next.embedder;
+    after.vectorKey = value ? this.store.nextVectorKey() : 0;
+    return {
+      fact: after,
+      change: { type: 'putFact', fact: after, before, derived: { terms: toStoredTerms(terms), ...(value ? { vector: value } : {}) } },
+      apply: () => this.indexer.indexed(after, terms, value),
+    };
+  }
+
+  /** A version that is not recallable: retired, or an alias record (whose expansion follows it). */
+  unindexed(before: FactRecord, after: FactRecord): Staged {
+    after.vectorKey = 0; // its vector row goes with its index rows: vectorKey ≠ 0 ⇔ a stored vector
+    const apply = () => {
+      this.indexer.removed(after);
+      if (after.kind === 'alias' && after.supersededBy === '') this.indexer.aliasAdded(after);
+    };
+    return { fact: after, change: { type: 'putFact', fact: after, before, derived: null }, apply };
+  }
+
+  /** Erasing a stored fact: its record, derived rows and access counts. */
+  deleted(fact: FactRecord): Staged {
+    return {
+      fact,
+      change: { type: 'deleteFact', fact },
+      apply: () => {
+        this.indexer.removed(fact);
+        this.access.forget(fact.agentId, fact.id);
+      },
+    };
+  }
+}
