@@ -14,8 +14,10 @@ import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
 import {
   toCheckpoint, toFact, toFactMessage, toFeedback, toReceipt, toRetrieval, toStats, type Checkpoint,
-  type Fact, type Receipt, type RetrievalMetadata, type SignalWeights, type Stats, type WeakMatchFeedback,
+  type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
+
+export type { RecallFilters, RecallOptions } from './types.ts';
 
 export interface ConnectOptions {
   /** Data dir whose discovery file names the daemon (default: --data-dir rules: ENGRAM_HOME or ./.engram). */
@@ -52,31 +54,6 @@ export interface WriteOptions {
   source?: string;
   context?: string;
   metaJson?: string;
-}
-
-export interface RecallFilters {
-  /** Only facts whose event time (occurred_at, else created_at) is within the last N days. */
-  windowDays?: number;
-  tagsAny?: string[];
-  tagsAll?: string[];
-  createdAfter?: number;
-  createdBefore?: number;
-  occurredAfter?: number;
-  occurredBefore?: number;
-}
-
-/** Options beyond topK need a daemon with recall-options-v1; without them the legacy RPCs are used. */
-export interface RecallOptions {
-  topK?: number;
-  /** Unset weights use the daemon's configured defaults; 0 turns a signal off. */
-  weights?: Partial<SignalWeights>;
-  /** 0 = no floor; in (0, 1] drops results below that fraction of the top score. */
-  minRelevance?: number;
-  filters?: RecallFilters;
-  /** Only facts at least this confident (needs confidence-recall-v1). */
-  minConfidence?: 'verified' | 'inferred' | 'unverified';
-  /** final = B · (1 + w · c), w in [0, 0.5]; omitted: the dial option, else the daemon's default, else 0. */
-  confidenceWeight?: number;
 }
 
 export interface RecallResult {

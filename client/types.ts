@@ -1,8 +1,8 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { ConfidenceRanking, Fact, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
-export type { ConfidenceRanking, Fact, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+export type { ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../shared/fact-message.ts';
@@ -14,18 +14,31 @@ export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
   return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
 }
 
-export interface Receipt {
-  text: string;
-  /** The final score that decided selection and order. */
-  weight: number;
-  ageDays: number;
-  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; fusedScore: number; k: number; weights: SignalWeights };
-  provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
-  kgLinks: string[];
-  fact: Fact;
-  /** Present when confidence options were in effect: how the final score was made. */
-  ranking?: ConfidenceRanking;
+export interface RecallFilters {
+  /** Only facts whose event time (occurred_at, else created_at) is within the last N days. */
+  windowDays?: number;
+  tagsAny?: string[];
+  tagsAll?: string[];
+  createdAfter?: number;
+  createdBefore?: number;
+  occurredAfter?: number;
+  occurredBefore?: number;
 }
+
+/** Options beyond topK need a daemon with recall-options-v1; without them the legacy RPCs are used. */
+export interface RecallOptions {
+  topK?: number;
+  /** Unset weights use the daemon's configured defaults; 0 turns a signal off. */
+  weights?: Partial<SignalWeights>;
+  /** 0 = no floor; in (0, 1] drops results below that fraction of the top score. */
+  minRelevance?: number;
+  filters?: RecallFilters;
+  /** Only facts at least this confident (needs confidence-recall-v1). */
+  minConfidence?: 'verified' | 'inferred' | 'unverified';
+  /** final = B · (1 + w · c), w in [0, 0.5]; omitted: the dial option, else the daemon's default, else 0. */
+  confidenceWeight?: number;
+}
+
 
 const KIND_NAMES: Record<number, Fact['kind']> = { [FactKind.ALIAS]: 'alias', [FactKind.SUMMARY]: 'summary' };
 

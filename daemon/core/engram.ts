@@ -29,8 +29,17 @@ import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import { Writes, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
+// The shapes the operations take and return: the front doors import them from here only.
 export type { PutResult, ReviseInput, ReviseResult, WriteInput } from './writes.ts';
 export type { BatchOutcome, SearchOutcome } from '../recall/engine.ts';
+export type { RecallOptionsInput, Scope } from '../recall/plan.ts';
+export type { FactPatch } from '../lifecycle/update.ts';
+export type { PatchInput } from '../lifecycle/patch.ts';
+export type { FactRecord } from '../store/record.ts';
+export type { CheckpointRecord } from '../store/store.ts';
+export type { DoctorEvent } from '../jobs/doctor.ts';
+export type { ReindexEvent } from '../jobs/reindex.ts';
+export type { Stats } from './stats.ts';
 
 export interface EngramOptions {
   dataDir: string;

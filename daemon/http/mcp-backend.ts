@@ -10,9 +10,9 @@ import type { ConfidenceLabel } from '../../shared/validate.ts';
 import type { Receipt } from '../../shared/model.ts';
 import { withRequestId, type CallContext } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
-import type { RecallOptionsInput } from '../recall/plan.ts';
+import type { RecallOptionsInput } from '../core/engram.ts';
 import { restReceipt } from './views.ts';
-import type { FactRecord } from '../store/record.ts';
+import type { FactRecord } from '../core/engram.ts';
 
 export class CoreBackend implements McpBackend {
   constructor(

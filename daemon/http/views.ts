@@ -3,8 +3,8 @@
 // `engram ... --json` and REST agree.
 import { factJson, receiptJson, type CheckpointView, type FactView } from '../../shared/json/shapes.ts';
 import type { Receipt } from '../../shared/model.ts';
-import type { CheckpointRecord } from '../store/store.ts';
-import type { FactRecord } from '../store/record.ts';
+import type { CheckpointRecord } from '../core/engram.ts';
+import type { FactRecord } from '../core/engram.ts';
 
 export const factView = (f: FactRecord): FactView => ({ ...f, metaJson: f.meta });
 

@@ -3,7 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { CheckpointService, type CheckpointSchema } from '../../shared/gen/engram/v1/checkpoint_pb.ts';
 import type { Engram } from '../core/engram.ts';
-import type { CheckpointRecord } from '../store/store.ts';
+import type { CheckpointRecord } from '../core/engram.ts';
 import { coreContext as ctx } from './context.ts';
 
 function checkpointMessage(c: CheckpointRecord): MessageInitShape<typeof CheckpointSchema> {

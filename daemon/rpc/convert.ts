@@ -3,11 +3,11 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { FactSchema, Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../../shared/fact-message.ts';
 import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
-import type { RecallOptionsInput, Scope } from '../recall/plan.ts';
+import type { RecallOptionsInput, Scope } from '../core/engram.ts';
 import type { FactFields } from '../../shared/gen/engram/v1/memory_pb.ts';
-import type { FactPatch } from '../lifecycle/update.ts';
+import type { FactPatch } from '../core/engram.ts';
 import type { Receipt, RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
-import type { FactRecord } from '../store/record.ts';
+import type { FactRecord } from '../core/engram.ts';
 import type { WriteInput } from '../core/engram.ts';
 
 export function factMessage(fact: FactRecord): MessageInitShape<typeof FactSchema> {
