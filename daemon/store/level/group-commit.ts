@@ -44,7 +44,10 @@ export class GroupCommitter<T, R> {
     try {
       results = await this.write(group.map((w) => w.item));
     } catch (error) {
-      for (const waiter of group) waiter.reject(error);
+      // One bad item must not fail the writers it happened to share a batch with: each is
+      // retried alone, so only the items that cannot be written fail (nothing of them written).
+      if (group.length === 1) group[0]!.reject(error);
+      else for (const waiter of group) await this.flush([waiter]);
       return;
     }
     // Resolved in submission order, which is the order their results were assigned.
