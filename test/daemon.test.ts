@@ -3,7 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
 import { connect } from '../client/index.ts';
+import { createServiceClient } from '../shared/grpc/bridge.ts';
+import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
+import { expectStatus } from './fixtures/errors.ts';
 import { ENGRAM_BIN, removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
 
 let daemon: DaemonProcess;
@@ -37,6 +41,36 @@ describe('one daemon per data directory', () => {
   });
 });
 
+describe('settings', () => {
+  test('a bad value in a flag or its ENGRAM_* variable stops start-up (exit 2) with a message naming the setting', () => {
+    for (const [args, env, named] of [
+      [['--reconcile-ms', 'soon'], {}, '--reconcile-ms'],
+      [[], { ENGRAM_RECONCILE_MS: 'abc' }, 'ENGRAM_RECONCILE_MS'],
+      [[], { ENGRAM_CHECKPOINT_KEEP: '0' }, 'ENGRAM_CHECKPOINT_KEEP'],
+      [['--http', 'localhost'], {}, '--http'],
+      [['--embedder', 'bert'], {}, '--embedder'],
+    ] as const) {
+      const run = spawnSync(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', daemon.dataDir, '--embedder', 'none', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+        timeout: 30_000,
+      });
+      expect({ named, status: run.status }).toEqual({ named, status: 2 });
+      expect(run.stderr).toContain(named);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test('--help lists every flag with its variable and default', () => {
+    const run = spawnSync(process.execPath, [ENGRAM_BIN, 'daemon', '--help'], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(0);
+    const help = run.stdout.replace(/\s+/g, ' ');
+    for (const text of ['--data-dir', 'ENGRAM_HOME', '--embedder', 'ENGRAM_EMBEDDER', 'default: "local"', '--reconcile-ms', 'default: 5000, env: ENGRAM_RECONCILE_MS', 'ENGRAM_CACHE_DIR']) {
+      expect(help).toContain(text);
+    }
+  });
+});
+
 describe('TCP listener', () => {
   test('binds loopback and is advertised in the discovery file', () => {
     expect(daemon.discovery.tcpAddress).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -50,6 +84,25 @@ describe('TCP listener', () => {
     await expect(connect({ address: daemon.discovery.tcpAddress!, token: 'wrong-token', timeoutMs: 5000 })).rejects.toMatchObject({
       kind: 'unauthenticated',
     });
+  });
+
+  test('takes the scheme name in any case and refuses a token that differs only in length or case', async () => {
+    const raw = new grpc.Client(daemon.discovery.tcpAddress!, grpc.credentials.createInsecure());
+    const health = createServiceClient(HandshakeService, raw);
+    const call = (authorization: string) => {
+      const metadata = new grpc.Metadata();
+      metadata.set('authorization', authorization);
+      return health.hello({}, { metadata, timeoutMs: 5000 });
+    };
+    const { token } = daemon.discovery;
+    try {
+      for (const scheme of ['Bearer', 'bearer', 'BEARER']) expect((await call(`${scheme} ${token}`)).protocol).toBe('engram.v1');
+      for (const wrong of [`Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Bearer ${token.toUpperCase()}`, `Basic ${token}`, token]) {
+        await expectStatus(call(wrong), grpc.status.UNAUTHENTICATED);
+      }
+    } finally {
+      raw.close();
+    }
   });
 
   test('serves a call with the right token, on the same store as the socket', async () => {
