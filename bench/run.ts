@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --sizes 1000,10000,30000]`: recall latency and durable write
 // throughput, measured through real daemon processes over their unix socket. Prints a report;
-// it never asserts. See ARCHITECTURE.md §8 for the targets.
+// it never asserts. The targets are TARGET below.
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { cleanup, installSignalCleanup } from './daemon.ts';

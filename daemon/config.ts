@@ -8,13 +8,16 @@ import * as check from '../shared/validate.ts';
 import { EMBEDDER_NAMES, type EmbedderName } from './embed/index.ts';
 import { DEFAULT_WEIGHTS, SIGNAL_NAMES, type Weights } from './recall/registry.ts';
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
+import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
 const address = (flag: string) => (value: string): string => {
-  const full = /^\d+$/.test(value) ? `127.0.0.1:${value}` : value;
-  if (!/^(?:\[[^\]]+\]|[^:[\]]+):\d{1,5}$/.test(full)) throw new InvalidArgumentError(`${flag} takes [HOST:]PORT (e.g. 127.0.0.1:8080), got "${value}"`);
-  return full;
+  try {
+    return normalizeListen(value, flag);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 };
 
 const confidenceWeight = (value: string): number => {

@@ -4,7 +4,7 @@
 // profile exactly, so every client can be tested against every older daemon.
 
 export const Capability = {
-  /** PutWithOptions, Revise (seed 000 confidence semantics). */
+  /** PutWithOptions, Revise: writes that carry a confidence label. */
   ConfidenceWrite: 'confidence-write-v1',
   ConfidenceRecall: 'confidence-recall-v1',
   ConfidenceLifecycle: 'confidence-lifecycle-v1',

@@ -1,4 +1,4 @@
-// Input rules (ARCHITECTURE §7). The daemon enforces every rule before any effect; the client
+// Input rules. The daemon enforces every rule before any effect; the client
 // runs the same checks early so a bad call fails without a round trip. Each error names the field.
 import { invalidArgument } from './errors.ts';
 
@@ -180,7 +180,7 @@ export function windowDays(value: unknown, field = 'window_days'): number {
   return value;
 }
 
-/** Options variants treat a top_k <= 0 as the default (8), as the seed's *WithOptions calls do. */
+/** Options variants treat a top_k <= 0 as the default (8): in a proto3 message 0 means unset. */
 export function optionsTopK(value: unknown, limits: Limits, field = 'top_k'): number {
   if (typeof value === 'number' && Number.isInteger(value) && value <= 0) return DEFAULT_TOP_K;
   return topK(value, limits, field);

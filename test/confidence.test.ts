@@ -1,7 +1,6 @@
-// Confidence, revision and pins (issue 4, seed 000 "Confidence options" and "Recall result
-// ordering") against real daemon processes: labels on writes, writes that return the committed
-// fact, Revise, PatchFact, min_confidence / confidence_weight in recall, and the advertised
-// default weight. Daemon-side rules are checked through the raw protocol client (bypassing the
+// Confidence, revision and pins against real daemon processes: labels on writes, writes that
+// return the committed fact, Revise, PatchFact, min_confidence / confidence_weight in recall, and
+// the advertised default weight. Daemon-side rules are checked through the raw protocol client (bypassing the
 // library's early checks); library behaviour through the library.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as grpc from '@grpc/grpc-js';

@@ -1,4 +1,4 @@
-// The input rules of ARCHITECTURE §7, as enforced BY THE DAEMON. The client library checks the
+// The input rules (shared/validate.ts), as enforced BY THE DAEMON. The client library checks the
 // same rules early, so these tests bypass it: raw protocol requests over the unix socket, and for
 // invalid UTF-8 raw bytes. Every rejection must be INVALID_ARGUMENT (or the documented status),
 // name the offending field, and leave the store exactly as it was.

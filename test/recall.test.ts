@@ -1,4 +1,4 @@
-// Recall's ordering guarantees (seed 000, "Recall result ordering"), against a real daemon.
+// Recall's ordering guarantees (a total, repeatable order), against a real daemon.
 import { describe, expect, test } from 'vitest';
 import { useDaemon } from './fixtures/daemon.ts';
 import { isTotalOrder, recomputeFusedScore } from './fixtures/receipts.ts';

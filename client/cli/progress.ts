@@ -1,4 +1,4 @@
-// A progress bar on stderr for long work (doctor, later import/export/reindex). On a terminal
+// A progress bar on stderr for long work (doctor, import, export, reindex). On a terminal
 // it redraws one line; otherwise it prints a line per phase and every 10%, so logs stay readable.
 
 export class ProgressBar {

@@ -6,10 +6,9 @@ import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
 import { aliasText, type AliasMeta } from '../index/aliases.ts';
 import { isIndexed } from '../index/derive.ts';
-import { terms as queryTerms } from '../index/tokenizer.ts';
+import { terms } from '../index/tokenizer.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
 import { checkState, expiredBy, newCheckpoint } from '../lifecycle/checkpoints.ts';
-import { checkLabel } from '../lifecycle/confidence.ts';
 import { applyPatch, checkPatch, type PatchInput } from '../lifecycle/patch.ts';
 import { checkTargets, checkTargetStates, replacementLabel, retired } from '../lifecycle/revise.ts';
 import { planReplacement, type FactPatch } from '../lifecycle/update.ts';
@@ -80,7 +79,7 @@ export class Writes {
   put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
     const agentId = check.agentId(input.agentId);
     const fields = this.checkFields(input);
-    if (input.confidence !== undefined) fields.confidence = checkLabel(input.confidence, 'options.confidence');
+    if (input.confidence !== undefined) fields.confidence = check.confidenceLabel(input.confidence, 'options.confidence');
     return this.insert(ctx, agentId, fields, 'fact');
   }
 
@@ -93,7 +92,7 @@ export class Writes {
   alias(ctx: CallContext, input: { agentId: unknown; term: unknown; equivalents: unknown }): Promise<PutResult> {
     const agentId = check.agentId(input.agentId);
     const term = check.factText(input.term, this.limits, 'term');
-    if (queryTerms(term).length === 0) throw invalidArgument('term', 'has no searchable word (only stopwords or punctuation)');
+    if (terms(term).length === 0) throw invalidArgument('term', 'has no searchable word (only stopwords or punctuation)');
     const equivalents = check.tags(input.equivalents, 'equivalents');
     if (equivalents.length === 0) throw invalidArgument('equivalents', 'must name at least one equivalent');
     const meta: AliasMeta = { alias_term: term, alias_equivalents: equivalents };
@@ -123,7 +122,7 @@ export class Writes {
     const agentId = check.agentId(input.agentId);
     const targetIds = checkTargets(input.targetIds, this.limits);
     const fields = this.checkFields(input);
-    const explicit = input.confidence === undefined ? undefined : checkLabel(input.confidence, 'options.confidence');
+    const explicit = input.confidence === undefined ? undefined : check.confidenceLabel(input.confidence, 'options.confidence');
     const requestId = check.requestId(ctx.requestId);
     return this.pipeline.run(ctx, {
       agentId,

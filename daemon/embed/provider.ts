@@ -1,5 +1,5 @@
 /**
- * The contract every embedding provider implements ('local', 'none', later 'ollama' and 'openai').
+ * The contract every embedding provider implements ('local', 'ollama', 'openai', 'none').
  *
  * The store records `id` and `dimensions` next to the vectors it keeps, so a provider must never
  * change what it returns for a given text without also changing its id.

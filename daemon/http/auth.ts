@@ -3,32 +3,14 @@
 // loopback only) any local process may call. In both modes, requests a web page could make are
 // refused unless they come from this server's own pages: a browser always sends Origin on
 // cross-site writes, and a DNS-rebound name shows up in Host, while curl and scripts send neither.
-import { isIP } from 'node:net';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Principal } from '../core/context.ts';
 import { HttpError } from './errors.ts';
+import { isLoopbackHost } from './listen.ts';
 
 /** A caller on loopback without a token (--no-auth). */
 export const LOOPBACK_PRINCIPAL: Principal = { id: 'local', via: 'loopback' };
-
-/** "8080" → loopback; "host:port" and "[v6]:port" as given. */
-export function parseListen(listen: string): { host: string; port: number } {
-  if (/^\d+$/.test(listen)) return { host: '127.0.0.1', port: Number(listen) };
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(listen);
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) {
-    throw new EngramError(ErrorKind.InvalidArgument, `--http: expected [HOST:]PORT (e.g. 127.0.0.1:8080), got "${listen}"`, 'http');
-  }
-  return { host: match[1] ?? match[2]!, port };
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1' || bare.startsWith('::ffff:127.');
-}
 
 export interface HttpAuthOptions {
   /** The daemon's bearer authenticator; absent only with noAuth. */

@@ -7,7 +7,8 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Engram } from '../core/engram.ts';
 import { buildApp, type Surface } from './app.ts';
-import { checkAuthOptions, httpAuthenticator, isLoopbackHost, parseListen } from './auth.ts';
+import { checkAuthOptions, httpAuthenticator } from './auth.ts';
+import { isLoopbackHost, parseListen } from './listen.ts';
 
 export interface HttpServerOptions {
   /** "127.0.0.1:8080", "[::1]:0", or a bare port (= loopback). Port 0 picks a free port. */

@@ -3,7 +3,7 @@
 // expands forward only ("pto" → "paid time off", never the reverse), so a common phrase does not
 // drag an abbreviation into every query. Alias records are never embedded, never counted in
 // document frequencies and never returned; retiring one stops its expansion.
-import { terms as termsOf } from './tokenizer.ts';
+import { terms } from './tokenizer.ts';
 
 export interface Rule {
   aliasId: string;
@@ -33,10 +33,10 @@ export class AliasTable {
   }
 
   add(aliasId: string, term: string, equivalents: readonly string[]): void {
-    const from = termsOf(term);
+    const from = terms(term);
     if (from.length === 0) return;
     for (const equivalent of equivalents) {
-      const to = termsOf(equivalent);
+      const to = terms(equivalent);
       if (to.length === 0) continue;
       this.rules.push({ aliasId, when: from, add: to });
       if (from.length === 1 && to.length === 1) this.rules.push({ aliasId, when: to, add: from });

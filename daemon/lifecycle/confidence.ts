@@ -1,9 +1,8 @@
-// Confidence labels (seed 000, "Confidence options"): writer declarations, not probabilities.
+// Confidence labels: writer declarations, not probabilities.
 // New writes accept exactly verified, inferred or unverified; an absent/empty historical label
 // counts as inferred and an unknown historical label is kept but counts as unverified.
 
-export { CONFIDENCE_LABELS, CONFIDENCE_POLICY, MAX_CONFIDENCE_WEIGHT, type ConfidenceLabel } from '../../shared/validate.ts';
-export { confidenceLabel as checkLabel, confidenceWeight as checkWeight } from '../../shared/validate.ts';
+export { CONFIDENCE_POLICY, type ConfidenceLabel } from '../../shared/validate.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 
 /** c in final = B · (1 + w · c). */

@@ -4,7 +4,6 @@
 import { invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { pinState, SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
-import { checkLabel } from './confidence.ts';
 
 export interface PatchInput {
   agentId: unknown;
@@ -27,7 +26,7 @@ export function checkPatch(input: PatchInput): FactPatchRequest {
   const factId = check.factId(input.factId);
   const pinned = input.pinned === undefined ? undefined : check.boolean(input.pinned, 'pinned');
   const forget = input.forget === undefined ? false : check.boolean(input.forget, 'forget');
-  const confidence = input.confidence === undefined ? undefined : checkLabel(input.confidence, 'confidence');
+  const confidence = input.confidence === undefined ? undefined : check.confidenceLabel(input.confidence, 'confidence');
   if (pinned === undefined && !forget && confidence === undefined) {
     throw invalidArgument('patch', 'names nothing to change (pinned, forget or confidence)');
   }

@@ -6,7 +6,6 @@ import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import type { FactRecord } from '../store/record.ts';
 import { pinState, SUPERSEDED_BY_AGENT } from '../store/record.ts';
-import { checkLabel } from './confidence.ts';
 
 
 /** The mutable fields as a front door received them (not yet validated). */
@@ -51,7 +50,7 @@ export function planReplacement(before: FactRecord, patch: FactPatch, limits: Li
  *  An unchanged unknown historical label is preserved; a new label must be a known one. */
 function checkConfidence(value: unknown, stored: string): string {
   if (value === undefined || value === '' || value === stored) return stored;
-  return checkLabel(value, 'fact.confidence');
+  return check.confidenceLabel(value, 'fact.confidence');
 }
 
 function checkSupersededBy(value: unknown, before: FactRecord): string {

@@ -6,7 +6,7 @@ import type { RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { NamespaceIndex } from '../index/namespace.ts';
-import { terms as queryTerms } from '../index/tokenizer.ts';
+import { terms } from '../index/tokenizer.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
 import { CONFIDENCE_POLICY } from '../lifecycle/confidence.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -94,14 +94,14 @@ export class RecallEngine {
 
   /** One tokenisation and one embedding per query, reused by every namespace it searches. */
   private async prepare(query: string): Promise<PreparedQuery> {
-    const terms = queryTerms(query);
+    const queryTerms = terms(query);
     const vectors = this.indexer.vectors;
-    if (vectors.off || query.trim() === '') return { text: query, terms, vector: null };
+    if (vectors.off || query.trim() === '') return { text: query, terms: queryTerms, vector: null };
     try {
-      return { text: query, terms, vector: (await vectors.embedder.embed([query]))[0] ?? null };
+      return { text: query, terms: queryTerms, vector: (await vectors.embedder.embed([query]))[0] ?? null };
     } catch (error) {
       // A provider outage degrades recall to keyword + recency; it never fails it.
-      return { text: query, terms, vector: null, vectorNote: `off for this query (embedding failed: ${(error as Error).message})` };
+      return { text: query, terms: queryTerms, vector: null, vectorNote: `off for this query (embedding failed: ${(error as Error).message})` };
     }
   }
 
@@ -110,9 +110,9 @@ export class RecallEngine {
     const namespaces = agentIds.map((id) => this.indexer.namespace(id));
     const present = namespaces.filter((ns): ns is NamespaceIndex => ns !== undefined);
     const expanded = [...new Set(present.flatMap((ns) => ns.aliases.expand(query.terms)))].sort();
-    const terms = [...query.terms, ...expanded];
+    const expandedQuery = { terms: [...query.terms, ...expanded], vector: query.vector };
     const rankings = await Promise.all(
-      namespaces.map((ns) => (ns ? rankNamespace(ns, { terms, vector: query.vector }, req.plan, this.readVectors) : emptyRanking())),
+      namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, req.plan, this.readVectors) : emptyRanking())),
     );
 
     const ranked = rankings.flatMap((r) => r.results);

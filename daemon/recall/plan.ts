@@ -5,7 +5,7 @@ import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import { buildFilter, type DocFilter, type FilterInput } from './filters.ts';
-import { checkLabel, checkWeight, confidenceValue, type ConfidenceLabel } from '../lifecycle/confidence.ts';
+import { confidenceValue, type ConfidenceLabel } from '../lifecycle/confidence.ts';
 import { MODIFIERS, SIGNAL_NAMES, type SignalName, type Weights } from './registry.ts';
 import type { ActiveModifier } from './signal.ts';
 
@@ -67,8 +67,8 @@ export function planFromOptions(options: RecallOptionsInput | undefined, default
     o.minConfidence === undefined && o.confidenceWeight === undefined
       ? null
       : {
-          minConfidence: o.minConfidence === undefined ? null : checkLabel(o.minConfidence, 'options.min_confidence'),
-          weight: o.confidenceWeight === undefined ? defaults.confidenceWeight : checkWeight(o.confidenceWeight, 'options.confidence_weight'),
+          minConfidence: o.minConfidence === undefined ? null : check.confidenceLabel(o.minConfidence, 'options.min_confidence'),
+          weight: o.confidenceWeight === undefined ? defaults.confidenceWeight : check.confidenceWeight(o.confidenceWeight, 'options.confidence_weight'),
         };
   return withModifiers({
     topK: o.topK === undefined ? check.DEFAULT_TOP_K : check.optionsTopK(o.topK, limits, 'options.top_k'),

@@ -5,7 +5,7 @@ import type { Engram, PutResult, SearchOutcome } from '../core/engram.ts';
 import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import { Capability, type ReleaseProfile } from '../../shared/capabilities.ts';
-import { coreContext as ctx } from './context.ts';
+import { coreContext } from './context.ts';
 
 const recallResponse = (outcome: SearchOutcome) => ({
   facts: outcome.facts.map(factMessage),
@@ -20,29 +20,29 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, confidenceServed);
   return {
     async put(req, call) {
-      return written(await core.put(ctx(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields) }));
+      return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields) }));
     },
     async putShared(req, call) {
-      return written(await core.putShared(ctx(call, req.requestId), { text: req.text, ...writeFields(req.fields) }));
+      return written(await core.putShared(coreContext(call, req.requestId), { text: req.text, ...writeFields(req.fields) }));
     },
     async get(req, call) {
-      return { fact: factMessage(await core.getFact(ctx(call), req.agentId, req.factId)) };
+      return { fact: factMessage(await core.getFact(coreContext(call), req.agentId, req.factId)) };
     },
     async recall(req, call) {
-      return recallResponse(await core.recall(ctx(call), { agentId: req.agentId, query: req.query, topK: req.topK }));
+      return recallResponse(await core.recall(coreContext(call), { agentId: req.agentId, query: req.query, topK: req.topK }));
     },
     async recallShared(req, call) {
-      return recallResponse(await core.recall(ctx(call), { agentId: undefined, query: req.query, topK: req.topK, scope: 'shared' }));
+      return recallResponse(await core.recall(coreContext(call), { agentId: undefined, query: req.query, topK: req.topK, scope: 'shared' }));
     },
     async recallAll(req, call) {
-      return recallResponse(await core.recall(ctx(call), { agentId: req.agentId, query: req.query, topK: req.topK, scope: 'all' }));
+      return recallResponse(await core.recall(coreContext(call), { agentId: req.agentId, query: req.query, topK: req.topK, scope: 'all' }));
     },
     async recallExplain(req, call) {
-      const outcome = await core.recall(ctx(call), { agentId: req.agentId, query: req.query, topK: req.topK, explain: true });
+      const outcome = await core.recall(coreContext(call), { agentId: req.agentId, query: req.query, topK: req.topK, explain: true });
       return { receipts: outcome.receipts!.map(receiptMessage), retrieval: retrievalMessage(outcome.retrieval) };
     },
     async recallWithOptions(req, call) {
-      const outcome = await core.recallWithOptions(ctx(call), {
+      const outcome = await core.recallWithOptions(coreContext(call), {
         agentId: req.agentId,
         query: req.query,
         scope: scopeOf(req.scope),
@@ -56,7 +56,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       };
     },
     async batchRecall(req, call) {
-      const outcome = await core.batchRecall(ctx(call), { agentId: req.agentId, queries: req.queries, scope: scopeOf(req.scope), options: options(req.options) });
+      const outcome = await core.batchRecall(coreContext(call), { agentId: req.agentId, queries: req.queries, scope: scopeOf(req.scope), options: options(req.options) });
       return {
         results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(factMessage), error: r.error ?? '' })),
         merged: outcome.merged.map(factMessage),
@@ -64,20 +64,20 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       };
     },
     async alias(req, call) {
-      return written(await core.alias(ctx(call, req.requestId), { agentId: req.agentId, term: req.term, equivalents: req.equivalents }));
+      return written(await core.alias(coreContext(call, req.requestId), { agentId: req.agentId, term: req.term, equivalents: req.equivalents }));
     },
     async delete(req, call) {
-      return { fact: factMessage(await core.deleteFact(ctx(call, req.requestId), req.agentId, req.factId)) };
+      return { fact: factMessage(await core.deleteFact(coreContext(call, req.requestId), req.agentId, req.factId)) };
     },
     async list(req, call) {
-      const page = await core.listFacts(ctx(call), req.agentId, req.pageSize, req.pageToken);
+      const page = await core.listFacts(coreContext(call), req.agentId, req.pageSize, req.pageToken);
       return { facts: page.facts.map(factMessage), nextPageToken: page.nextPageToken };
     },
     async listAgents(_req, call) {
-      return { agentIds: await core.listAgents(ctx(call)) };
+      return { agentIds: await core.listAgents(coreContext(call)) };
     },
     async stats(req, call) {
-      const s = await core.stats(ctx(call), req.agentId);
+      const s = await core.stats(coreContext(call), req.agentId);
       const n = BigInt;
       return {
         factCount: n(s.factCount),
@@ -95,13 +95,13 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       };
     },
     async putWithOptions(req, call) {
-      return written(await core.put(ctx(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
+      return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
     },
     async putSharedWithOptions(req, call) {
-      return written(await core.putShared(ctx(call, req.requestId), { text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
+      return written(await core.putShared(coreContext(call, req.requestId), { text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
     },
     async revise(req, call) {
-      const result = await core.revise(ctx(call, req.requestId), {
+      const result = await core.revise(coreContext(call, req.requestId), {
         agentId: req.agentId,
         targetIds: req.targetIds,
         text: req.text,
@@ -111,7 +111,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       return { replacement: factMessage(result.replacement), retiredIds: result.retiredIds, failures: result.failures, replayed: result.replayed };
     },
     async patchFact(req, call) {
-      const fact = await core.patchFact(ctx(call, req.requestId), { agentId: req.agentId, factId: req.factId, pinned: req.pinned, forget: req.forget, confidence: req.confidence });
+      const fact = await core.patchFact(coreContext(call, req.requestId), { agentId: req.agentId, factId: req.factId, pinned: req.pinned, forget: req.forget, confidence: req.confidence });
       return { fact: factMessage(fact) };
     },
     async updateFact(req, call) {
@@ -119,7 +119,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       if (req.fact.agentId !== '' && req.fact.agentId !== req.agentId) {
         throw invalidArgument('fact.agent_id', 'must equal agent_id (a fact cannot move between namespaces)');
       }
-      return { fact: factMessage(await core.updateFact(ctx(call, req.requestId), req.agentId, factPatch(req.fact))) };
+      return { fact: factMessage(await core.updateFact(coreContext(call, req.requestId), req.agentId, factPatch(req.fact))) };
     },
   };
 }

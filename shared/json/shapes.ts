@@ -68,7 +68,7 @@ export function retrievalJson(r: RetrievalView) {
     filtered: r.filtered,
     expanded_terms: r.expandedTerms,
     vector_searched: r.vectorSearched,
-    // Legacy calls (no policy) omit the confidence metadata, as the seed's contract requires.
+    // Legacy calls (no policy) omit the confidence metadata: clients written before it see the shape they know.
     ...(r.policy ? { min_confidence: r.minConfidence ?? null, confidence_weight: r.confidenceWeight ?? 0, policy: r.policy, kg: r.kg } : {}),
   };
 }

@@ -1,6 +1,6 @@
 // Tool argument readers. MCP clients differ in how strictly they follow an input schema, and the
-// server does not turn on global schema enforcement (seed 000: "it does not enable global strict
-// MCP argument validation as a side effect"), so every argument a handler uses is checked here,
+// server does not turn on global schema enforcement (that would change what other tools of a
+// shared host accept), so every argument a handler uses is checked here,
 // explicitly, before any backend call. "Supplied" means the key is present — an explicit null
 // is a supplied value, and wrong.
 import { EngramError } from '../errors.ts';
@@ -60,7 +60,7 @@ export function nonEmpty(value: string, key: string): string {
   return value;
 }
 
-/** top_k: default 8; omitted or non-positive means the default, as in the seed's options calls. */
+/** top_k: default 8; omitted or non-positive means the default, as in the options RPCs (where 0 is unset). */
 export function topK(args: Args): number {
   if (!supplied(args, 'top_k')) return check.DEFAULT_TOP_K;
   const value = args.top_k;
@@ -92,7 +92,7 @@ export function enumArg<T extends string>(args: Args, key: string, allowed: read
   return value as T;
 }
 
-// Confidence options (seed 000, "Confidence options"): confidence only on writes that take a
+// Confidence options: confidence only on writes that take a
 // label, min_confidence and confidence_weight only on searches. Explicit null, wrong types,
 // unknown labels and non-finite or out-of-range weights are errors, never ignored.
 

@@ -1,5 +1,5 @@
-// Input schemas of the MCP tools: the parameter names, required sets and defaults of the seed's
-// wire contract. They are JSON Schema objects (not generated from types) because they ARE the
+// Input schemas of the MCP tools: the parameter names, required sets and defaults of the
+// GrayMatter wire contract, so agents written for it work unchanged. They are JSON Schema objects (not generated from types) because they ARE the
 // contract: a client compiles against exactly this text. Every schema is a flat object with
 // additionalProperties: false and no root combinator — several MCP hosts drop tools whose input
 // root has anyOf/oneOf/allOf.

@@ -1,5 +1,5 @@
 // Server instructions, sent in every initialize response; hosts show them to the model at the
-// start of a session. They exist because the seed system's users found that agents connected,
+// start of a session. They exist because agents connected to a memory server tend to connect,
 // searched now and then, and never stored anything: tool descriptions alone do not tell a model
 // WHEN to act. So this text is about timing — when to search, when to add — not about how.
 // It is a constant on purpose: it never carries store contents or anything from runtime state

@@ -21,7 +21,7 @@ const closed = (properties: Record<string, JsonSchema>, required: string[]): Jso
   additionalProperties: false,
 });
 
-/** Fact texts; nullable in the schema as in the seed, though Engram always sends an array. */
+/** Fact texts; nullable in the schema so clients of the GrayMatter contract validate, though Engram always sends an array. */
 const facts: JsonSchema = { type: ['array', 'null'], items: string };
 
 const retrieval = closed(

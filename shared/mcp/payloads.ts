@@ -1,4 +1,4 @@
-// The structuredContent payloads of the MCP tools (seed 000, "MCP wire contract"), as TypeScript
+// The structuredContent payloads of the MCP tools (the GrayMatter wire contract), as TypeScript
 // types. output-schemas.ts declares the same shapes as JSON Schema; the contract tests check that
 // every payload a real server returns validates against the declared schema.
 //

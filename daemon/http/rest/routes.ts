@@ -80,7 +80,7 @@ export const ROUTES: readonly Route[] = [
   }),
 
   // The legacy recall: default options, so no confidence preference whatever the daemon's
-  // configured default weight (seed 000: "The REST API retains ... zero preference").
+  // configured default weight: REST clients written before confidence weighting keep their ranking.
   route('GET', '/v1/recall', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
     const agent = param(query, 'agent');
     const q = param(query, 'q');

@@ -30,7 +30,7 @@ export async function checkpointResume(args: arg.Args, backend: McpBackend): Pro
     const empty: CheckpointResumePayload = { found: false, agent_id: agentId };
     return success(empty, resumeText(empty));
   }
-  // state and message_count are omitted when empty, as the seed's payload marks them optional.
+  // state and message_count are omitted when empty: the payload marks them optional.
   const payload: CheckpointResumePayload = {
     id: latest.id,
     created_at: rfc3339(latest.createdAt),

@@ -1,4 +1,5 @@
-// memory_reflect: one tool, six curation actions. The identity rules (seed 000, ADR-014):
+// memory_reflect: one tool, six curation actions. The identity rules (kept from the GrayMatter
+// contract, so its clients work unchanged):
 // agent_id is canonical, agent a deprecated alias; at least one is required; EVERY supplied one
 // must be a valid identity (null, wrong types, empty and whitespace-only are errors even when the
 // other is valid); agent_id wins when both are valid; identities are never trimmed.

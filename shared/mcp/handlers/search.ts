@@ -45,7 +45,8 @@ export async function memorySearchBatch(args: arg.Args, backend: McpBackend): Pr
 }
 
 /** The `retrieval` block: present when the caller gave a confidence option or the daemon applied
- *  a positive default weight; a legacy call omits it (seed: "Legacy calls omit the new metadata"). */
+ *  a positive default weight; a legacy call omits it, so a client written before confidence
+ *  options sees the payload it knows. */
 function retrievalOf(requested: boolean, policy: RecallPolicy): RetrievalJson | undefined {
   const weight = policy.confidenceWeight ?? 0;
   if (!requested && weight === 0) return undefined;

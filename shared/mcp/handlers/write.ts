@@ -13,8 +13,8 @@ export async function memoryAdd(args: arg.Args, backend: McpBackend): Promise<Ca
   const written = await backend.add(agentId, text, label);
   const payload: AddPayload = { agent_id: agentId, stored: true };
   let notice = `Memory stored for agent ${JSON.stringify(agentId)}.`;
-  // Only an explicitly labelled add reports its identity (seed: "Explicit-label add/update
-  // results carry fact_id and confidence"); a legacy add keeps the legacy payload.
+  // Only an explicitly labelled add reports its identity (fact_id and confidence); a legacy add
+  // keeps the legacy payload that clients written before labels expect.
   if (label !== undefined) {
     payload.fact_id = written.factId;
     payload.confidence = label;
