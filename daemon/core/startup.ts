@@ -2,7 +2,6 @@
 // clean shutdown when it is current and sound, else rebuilds them from the store; shutdown saves
 // the vector indexes and a new snapshot, and seals it with the store's closing token.
 import type { Indexer } from '../index/indexer.ts';
-import { loadCatalog, restoreNamespaces } from '../index/load.ts';
 import { saveSnapshot, sealSnapshot, takeSnapshot, type Snapshot, type SnapshotId } from '../index/snapshot.ts';
 import { TOKENIZER_ID } from '../index/tokenizer.ts';
 import { EMBEDDER_META, REINDEX_META } from '../jobs/reindex.ts';
@@ -17,16 +16,14 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
   const started = Date.now();
   const { vectors } = indexer;
   const { snapshot, why } = usableSnapshot(store, dataDir, vectors.embedder.id);
-  vectors.off = await embedderOfRecordProblem(store, indexer);
+  vectors.setOff(await embedderOfRecordProblem(store, indexer));
   const tokenizerCurrent = await tokenizerOfRecordIsCurrent(store, log);
   let restored = false;
   if (snapshot) {
     try {
-      for (const ns of restoreNamespaces(snapshot)) indexer.catalog.restore(ns);
-      for (const fact of snapshot.pending) indexer.pending.add(fact);
+      indexer.restore(snapshot);
       restored = true;
     } catch (error) {
-      indexer.catalog.clear();
       log(`the index snapshot could not be restored (${(error as Error).message}); rebuilding from the store`);
     }
   }
@@ -35,9 +32,8 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
     const indexed = [...indexer.catalog.all()].reduce((n, ns) => n + ns.size, 0);
     log(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
   } else {
-    const loaded = await loadCatalog(store, indexer.catalog, vectors.off ? null : vectors.embedder.id, tokenizerCurrent);
+    const loaded = await indexer.rebuild(store, tokenizerCurrent);
     await vectors.load(store, indexer.catalog, true);
-    indexer.queueUnembedded(loaded.unembedded);
     log(
       `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
         (loaded.missingTerms ? `; ${loaded.missingTerms} facts lacked postings (run engram doctor --rebuild)` : '') +

@@ -5,7 +5,9 @@ import type { FactRecord } from '../store/record.ts';
 import { PendingSet } from '../lifecycle/pending.ts';
 import { Catalog } from './catalog.ts';
 import { docOf, isIndexed, type Terms } from './derive.ts';
-import { loadAlias } from './load.ts';
+import { loadAlias, loadCatalog, restoreNamespaces, type LoadResult } from './load.ts';
+import type { Snapshot } from './snapshot.ts';
+import type { MemoryStore } from '../store/store.ts';
 import type { NamespaceIndex } from './namespace.ts';
 import type { VectorSpace } from './vector-space.ts';
 
@@ -51,8 +53,23 @@ export class Indexer {
     else this.pending.delete(fact);
   }
 
-  /** Queues the facts a load found without a vector from the current model. */
-  queueUnembedded(facts: readonly FactRecord[]): void {
-    for (const fact of facts) if (isIndexed(fact)) this.trackPending(fact);
+  /** Restores the indexes a snapshot saved; throws (leaving them empty) if any part is unsound. */
+  restore(snapshot: Snapshot): void {
+    try {
+      for (const ns of restoreNamespaces(snapshot)) this.catalog.restore(ns);
+      for (const fact of snapshot.pending) this.pending.add(fact);
+    } catch (error) {
+      this.catalog.clear();
+      throw error;
+    }
+  }
+
+  /** Builds the keyword, recency and alias indexes from every fact in the store (the vector
+   *  indexes are loaded by the vector space). `storedTerms` false: computed from the texts. */
+  async rebuild(store: MemoryStore, storedTerms = true): Promise<LoadResult> {
+    this.catalog.clear();
+    const loaded = await loadCatalog(store, this.catalog, this.vectors.off ? null : this.vectors.embedder.id, storedTerms);
+    for (const fact of loaded.unembedded) if (isIndexed(fact)) this.trackPending(fact);
+    return loaded;
   }
 }

@@ -19,8 +19,7 @@ export interface Embedded {
 const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
 
 export class VectorSpace {
-  /** Why the vector signal is off for this store, or null when it is on. */
-  off: string | null = null;
+  private offReason: string | null = null;
   private dirty = false;
 
   constructor(
@@ -29,6 +28,17 @@ export class VectorSpace {
     private readonly dir: string,
     private readonly log: (message: string) => void,
   ) {}
+
+  /** Why the vector signal is off for this store, or null when it is on. */
+  get off(): string | null {
+    return this.offReason;
+  }
+
+  /** Turns the vector signal off (with why) or on (null): the store's vectors come from another
+   *  model until a reindex, or the daemon runs without vectors. */
+  setOff(reason: string | null): void {
+    this.offReason = reason;
+  }
 
   get dimensions(): number {
     return this.embedder.dimensions;
@@ -97,6 +107,15 @@ export class VectorSpace {
       ns.vectors = from ? await catchUp(store, ns, from.index, changed.get(ns.agentId) ?? []) : await this.readAll(store, ns);
       if (ns.vectors) ns.vectors.flushPending();
     }
+  }
+
+  /** The running model became the store's (after a reindex): every namespace's index is built
+   *  anew from the stored vectors, and the signal is on. */
+  async rebuildAll(store: MemoryStore, catalog: Catalog): Promise<void> {
+    for (const ns of catalog.all()) ns.vectors = null;
+    this.offReason = null;
+    await this.load(store, catalog, false);
+    this.dirty = true;
   }
 
   private async readAll(store: MemoryStore, ns: NamespaceIndex): Promise<VectorIndex | null> {

@@ -5,7 +5,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isIndexed, recencyTime, termsOf, toStoredTerms } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
-import { loadCatalog } from '../index/load.ts';
 import { TOKENIZER_ID } from '../index/tokenizer.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { Change, MemoryStore, StoredTerms } from '../store/store.ts';
@@ -70,8 +69,7 @@ export async function* doctor(deps: DoctorDeps, rebuild: boolean): AsyncGenerato
     await deps.store.commit([{ type: 'putMeta', name: TOKENIZER_META, value: { id: TOKENIZER_ID } }]);
     yield { kind: 'progress', phase: 'reloading indexes', done: 0, total: 1 };
     const { indexer, store } = deps;
-    indexer.catalog.clear();
-    await loadCatalog(store, indexer.catalog, indexer.vectors.off ? null : indexer.vectors.embedder.id);
+    await indexer.rebuild(store);
     await indexer.vectors.load(store, indexer.catalog, false);
     indexer.vectors.markDirty();
     await deps.saveVectors();

@@ -98,10 +98,7 @@ export class Reindexer {
       { type: 'putMeta', name: EMBEDDER_META, value: { id: embedder.id, dimensions: embedder.dimensions } },
       { type: 'deleteMeta', name: REINDEX_META },
     ]);
-    for (const ns of indexer.catalog.all()) ns.vectors = null;
-    indexer.vectors.off = null;
-    await indexer.vectors.load(store, indexer.catalog, false);
-    indexer.vectors.markDirty();
+    await indexer.vectors.rebuildAll(store, indexer.catalog);
     await this.deps.saveVectors();
   }
 }
