@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 import { readDiscovery } from '../shared/discovery.ts';
 import { EngramError } from '../shared/errors.ts';
 import { parseDaemonArgs } from './config.ts';
-import { StoreLockedError } from './store/store.ts';
+import { StoreFormatError, StoreLockedError } from './store/store.ts';
 import { startDaemon, type DaemonOptions } from './server.ts';
 
 function options(argv: string[]): DaemonOptions | null {
@@ -36,7 +36,7 @@ function explainStartFailure(error: unknown, dataDir: string): never {
     process.stderr.write(`engram daemon: cannot listen: ${(error as Error).message}. Choose another address or stop what uses it.\n`);
     process.exit(1);
   }
-  if (error instanceof EngramError) {
+  if (error instanceof EngramError || error instanceof StoreFormatError) {
     process.stderr.write(`engram daemon: cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }

@@ -135,6 +135,14 @@ export interface MemoryStore {
   close(): Promise<string>;
 }
 
+/** The store was written by a newer Engram whose layout this one does not know. */
+export class StoreFormatError extends Error {
+  constructor(where: string, found: number, known: number) {
+    super(`the store at ${where} was written by a newer Engram (store format ${found}; this version reads up to ${known}). Upgrade Engram to open it; this version will not touch it.`);
+    this.name = 'StoreFormatError';
+  }
+}
+
 /** A second process holds the store: the caller refuses to start. */
 export class StoreLockedError extends Error {
   constructor(where: string) {

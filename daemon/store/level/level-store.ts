@@ -7,6 +7,7 @@ import type { FactRecord } from '../record.ts';
 import { decodeFact } from '../record.ts';
 import { IdGenerator } from '../ids.ts';
 import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, MemoryStore, Mutation, ScannedFact, StoredTerms } from '../store.ts';
+import { StoreFormatError } from '../store.ts';
 import { BloomFilter } from './bloom.ts';
 import { FactCache } from './fact-cache.ts';
 import { directoryBytes, storeFingerprint } from './fingerprint.ts';
@@ -20,6 +21,11 @@ type BatchOp = AbstractBatchOperation<Root, string, unknown>;
 
 const FLOOR_KEY = 'id_floor';
 const CHANGES_KEY = 'changes';
+const FORMAT_KEY = 'format';
+/** The layout this version writes. A store of a higher format was written by a newer version and
+ *  is refused whole; a lower (or unrecorded) one is upgraded on open. Format 1: the change log,
+ *  request records holding results, no recency table. */
+export const STORE_FORMAT = 1;
 
 /** What the floor record holds; a field a store written by an older version lacks is absent. */
 interface IssuedFloor {
@@ -60,7 +66,11 @@ export class LevelStore implements MemoryStore {
    *  process has it open. */
   static async open(path: string): Promise<LevelStore> {
     const openedToken = storeFingerprint(path);
-    const tables = await openTables(path);
+    const tables = await openTables(path, async (meta) => {
+      const format = ((await meta.get(FORMAT_KEY)) as { version?: number } | undefined)?.version ?? 0;
+      if (format > STORE_FORMAT) throw new StoreFormatError(path, format, STORE_FORMAT);
+      if (format < STORE_FORMAT) await meta.put(FORMAT_KEY, { version: STORE_FORMAT });
+    });
     const floor = ((await tables.meta.get(FLOOR_KEY)) ?? {}) as IssuedFloor;
     const changes = ((await tables.meta.get(CHANGES_KEY)) ?? {}) as { keptAfter?: number };
     const saved = takeRequestFilter(requestFilterPath(path), openedToken);

@@ -34,13 +34,21 @@ export interface Tables {
 /** Written by versions that kept a recency table; nothing reads it any more. */
 const RETIRED_TABLES = ['recency'];
 
-export async function openTables(path: string): Promise<Tables> {
+/** Opens the tables. `checkFormat` runs first, before anything is written: it refuses (throws)
+ *  a layout this version does not know, and the database is closed again. */
+export async function openTables(path: string, checkFormat: (meta: Table<Json>) => Promise<void> = async () => {}): Promise<Tables> {
   const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
   try {
     await db.open();
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? '')) throw new StoreLockedError(path);
+    throw error;
+  }
+  try {
+    await checkFormat(db.sublevel<string, Json>('meta', { valueEncoding: 'json' }));
+  } catch (error) {
+    await db.close();
     throw error;
   }
   for (const name of RETIRED_TABLES) {
