@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ENGRAM_BIN = fileURLToPath(new URL('../bin/engram.js', import.meta.url));
+const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 const children = new Set<ChildProcess>();
 const tempDirs = new Set<string>();

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { connect } from '../client/index.ts';
 import { callContext, DAEMON } from '../daemon/core/context.ts';
 import { Engram } from '../daemon/core/engram.ts';
+import { SILENT } from '../daemon/log.ts';
 import { createEmbedder } from '../daemon/embed/index.ts';
 import { snapshotSealPath } from '../daemon/index/snapshot.ts';
 import { DEFAULT_WEIGHTS } from '../daemon/recall/registry.ts';
@@ -39,7 +40,7 @@ const BATCH = 512;
 async function buildStore(dataDir: string, facts: string[]): Promise<number> {
   const store = await LevelStore.open(join(dataDir, 'store'));
   const recallDefaults = { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0, confidenceWeight: 0 };
-  const core = await Engram.open({ dataDir, vectorDir: join(dataDir, 'vectors'), embedder: await createEmbedder(embedder), limits: DEFAULT_LIMITS, recallDefaults, log: () => {} }, store);
+  const core = await Engram.open({ dataDir, vectorDir: join(dataDir, 'vectors'), embedder: await createEmbedder(embedder), limits: DEFAULT_LIMITS, recallDefaults, log: SILENT }, store);
   const ctx = callContext(DAEMON);
   const started = performance.now();
   let shown = -1;

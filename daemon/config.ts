@@ -10,6 +10,7 @@ import { DEFAULT_WEIGHTS, SIGNAL_NAMES, type Weights } from './recall/registry.t
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
 import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
+import { LOG_LEVELS, type LogLevel } from './log.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
 const address = (flag: string) => (value: string): string => {
@@ -73,7 +74,12 @@ interface ParsedOptions {
   auth: boolean;
   reconcileMs: number;
   checkpointKeep: number;
+  logLevel: LogLevel;
+  logFile?: string;
 }
+
+/** The daemon's options, and how it logs. */
+export type DaemonSettings = Omit<DaemonOptions, 'log'> & { logLevel: LogLevel; logFile?: string };
 
 /** The `engram daemon` command: every flag with its variable and default. */
 export function daemonCommand(): Command {
@@ -83,7 +89,7 @@ export function daemonCommand(): Command {
   };
   return new Command('engram daemon')
     .description('Serves one Engram store to every agent process on this machine.')
-    .addOption(option('--data-dir <dir>', 'the store (default ./.engram)', 'ENGRAM_HOME'))
+    .addOption(option('--data-dir <dir>', 'the store (default: the nearest .engram/ above the working directory, else the per-user data directory)', 'ENGRAM_HOME'))
     .addOption(option('--listen <[host:]port>', 'also listen on TCP (loopback by default; every call needs the bearer token)', 'ENGRAM_LISTEN').argParser(address('--listen')))
     .addOption(
       option('--embedder <name>', 'local: offline word vectors; ollama: an Ollama server; openai: an OpenAI-compatible /v1/embeddings; none: keyword + recency only', 'ENGRAM_EMBEDDER')
@@ -103,16 +109,18 @@ export function daemonCommand(): Command {
     .addOption(option('--no-auth', 'serve --http without a token (loopback addresses only)'))
     .addOption(option('--reconcile-ms <ms>', 'how often facts waiting for a vector are retried', 'ENGRAM_RECONCILE_MS').argParser(positiveInt('--reconcile-ms')).default(5000))
     .addOption(option('--checkpoint-keep <n>', 'checkpoints kept per agent', 'ENGRAM_CHECKPOINT_KEEP').argParser(positiveInt('--checkpoint-keep')).default(DEFAULT_CHECKPOINT_KEEP))
+    .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
+    .addOption(option('--log-file <path>', 'append JSON log lines to this file instead of stderr (engram start: DIR/daemon.log)', 'ENGRAM_LOG_FILE'))
     .addHelpText(
       'after',
-      '\nAlso read: ENGRAM_CACHE_DIR (where the local embedder keeps its converted word vectors; default node_modules/.cache/engram), OPENAI_API_KEY.',
+      '\nAlso read: ENGRAM_CACHE_DIR (where the local embedder keeps its converted word vectors; default the per-user cache directory, ~/.cache/engram on Linux), OPENAI_API_KEY.',
     )
     .helpOption('-h, --help')
     .allowExcessArguments(false)
     .exitOverride();
 }
 
-export function optionsFrom(parsed: ParsedOptions): DaemonOptions {
+export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
   return {
     dataDir: resolveDataDir(parsed.dataDir),
     listen: parsed.listen,
@@ -127,12 +135,14 @@ export function optionsFrom(parsed: ParsedOptions): DaemonOptions {
     mcpHttp: parsed.mcpHttp,
     token: parsed.token || undefined,
     noAuth: !parsed.auth,
+    logLevel: parsed.logLevel,
+    ...(parsed.logFile ? { logFile: parsed.logFile } : {}),
   };
 }
 
 /** Parses `engram daemon` arguments (and the environment) into the daemon's options; throws
  *  commander's error for a usage problem or a request for help. */
-export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) => void; writeErr: (s: string) => void }): DaemonOptions {
+export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) => void; writeErr: (s: string) => void }): DaemonSettings {
   const command = daemonCommand().configureOutput({ ...output, outputError: () => {} });
   command.parse(argv, { from: 'user' });
   return optionsFrom(command.opts<ParsedOptions>());

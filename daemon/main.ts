@@ -3,11 +3,12 @@
 import { CommanderError } from 'commander';
 import { readDiscovery } from '../shared/discovery.ts';
 import { EngramError } from '../shared/errors.ts';
-import { parseDaemonArgs } from './config.ts';
+import { parseDaemonArgs, type DaemonSettings } from './config.ts';
+import { createLog } from './log.ts';
 import { StoreFormatError, StoreLockedError } from './store/store.ts';
-import { startDaemon, type DaemonOptions } from './server.ts';
+import { startDaemon } from './server.ts';
 
-function options(argv: string[]): DaemonOptions | null {
+function options(argv: string[]): DaemonSettings | null {
   try {
     return parseDaemonArgs(argv, { writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
   } catch (error) {
@@ -46,9 +47,10 @@ function explainStartFailure(error: unknown, dataDir: string): never {
 export async function main(argv: string[]): Promise<void> {
   const settings = options(argv);
   if (!settings) return;
+  const log = createLog({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
   let daemon;
   try {
-    daemon = await startDaemon(settings);
+    daemon = await startDaemon({ ...settings, log, args: argv });
   } catch (error) {
     explainStartFailure(error, settings.dataDir);
   }
@@ -56,14 +58,17 @@ export async function main(argv: string[]): Promise<void> {
   let signals = 0;
   const stop = (signal: string) => {
     if (++signals > 1) {
-      process.stderr.write(`engram: second ${signal}, exiting now\n`);
+      log.warn(`second ${signal}, exiting now`);
       process.exit(130);
     }
-    process.stderr.write(`engram: ${signal}: draining calls and closing the store (send again to exit at once)\n`);
+    log.info(`${signal}: draining calls and closing the store (send again to exit at once)`);
     daemon.close().then(
-      () => process.exit(0),
+      () => {
+        log.info('stopped cleanly');
+        process.exit(0);
+      },
       (error) => {
-        process.stderr.write(`engram: shutdown failed: ${(error as Error).stack}\n`);
+        log.error(`shutdown failed: ${(error as Error).stack}`);
         process.exit(1);
       },
     );

@@ -28,6 +28,7 @@ import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { LevelStore } from './store/level/level-store.ts';
+import type { Log } from './log.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -53,7 +54,11 @@ export interface DaemonOptions {
   noAuth?: boolean;
   /** An HTTP listener for MCP alone ("127.0.0.1:8765"); absent = none. Always behind the token. */
   mcpHttp?: string;
-  log?: (message: string) => void;
+  log: Log;
+  /** How the daemon was started (its arguments after `engram daemon`), for `engram restart`. */
+  args?: string[];
+  /** Where the log goes, if to a file (told to clients through the discovery file). */
+  logFile?: string;
 }
 
 export interface RunningDaemon {
@@ -64,7 +69,7 @@ export interface RunningDaemon {
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
-  const log = options.log ?? ((m: string) => process.stderr.write(`engram: ${m}\n`));
+  const { log } = options;
   const profile = releaseProfile(options.profile ?? 'current');
   const limits = options.limits ?? DEFAULT_LIMITS;
   const paths = dataPaths(options.dataDir);
@@ -94,7 +99,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 }
 
-async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfile, limits: Limits, log: (message: string) => void): Promise<RunningDaemon> {
+async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfile, limits: Limits, log: Log): Promise<RunningDaemon> {
   const paths = dataPaths(options.dataDir);
   const token = options.token ?? loadOrCreateToken(paths.token);
   const authenticator = new BearerAuthenticator(token);
@@ -102,7 +107,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   let serving = true;
 
   const register = (server: grpc.Server, authenticate: Authenticate) => {
-    const serve = { authenticate, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
+    const serve = { authenticate, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
     addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => core.activeEmbedder() }), serve);
     addService(server, MemoryService, memoryService(core, profile), serve);
     addService(server, AdminService, adminService(core), serve);
@@ -141,9 +146,11 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     instanceId,
     version: ENGRAM_VERSION,
     startedAt: new Date().toISOString(),
+    ...(options.args ? { args: options.args } : {}),
+    ...(options.logFile ? { logFile: options.logFile } : {}),
   };
   writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));
-  log(`serving ${options.dataDir} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${options.embedder})`);
+  log.info(`serving ${options.dataDir} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${options.embedder})`);
 
   let closing: Promise<void> | undefined;
   const close = () =>

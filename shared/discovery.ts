@@ -1,13 +1,52 @@
 // Where a daemon lives and how a client finds it. The daemon writes the discovery file
 // (mode 0600) once it serves; clients read it. Both sides derive every path from the data dir.
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import envPaths from 'env-paths';
 
-export const DEFAULT_DATA_DIR = '.engram';
+/** The name of a project store: `engram init` makes one, and commands run anywhere below it use it. */
+export const PROJECT_DIR_NAME = '.engram';
 
-/** --data-dir, else ENGRAM_HOME, else ./.engram (resolved against the working directory). */
-export function resolveDataDir(explicit?: string): string {
-  return resolve(explicit ?? process.env.ENGRAM_HOME ?? DEFAULT_DATA_DIR);
+/** The platform's per-user directories for Engram (XDG on Linux: ~/.local/share/engram, ~/.cache/engram). */
+export const userPaths = () => envPaths('engram', { suffix: '' });
+
+export interface DataDirChoice {
+  dir: string;
+  /** Why this one: the flag, ENGRAM_HOME, a project store found above the working directory, or the per-user default. */
+  source: 'flag' | 'ENGRAM_HOME' | 'project' | 'user';
+}
+
+/** The data directory, in order: --data-dir, ENGRAM_HOME, the nearest `.engram/` directory from
+ *  `cwd` up (like git's .git), else the per-user data directory. */
+export function locateDataDir(explicit?: string, cwd: string = process.cwd()): DataDirChoice {
+  if (explicit) return { dir: resolve(cwd, explicit), source: 'flag' };
+  if (process.env.ENGRAM_HOME) return { dir: resolve(cwd, process.env.ENGRAM_HOME), source: 'ENGRAM_HOME' };
+  for (let at = resolve(cwd); ; at = dirname(at)) {
+    const candidate = join(at, PROJECT_DIR_NAME);
+    if (isDirectory(candidate)) return { dir: candidate, source: 'project' };
+    if (dirname(at) === at) break;
+  }
+  return { dir: userPaths().data, source: 'user' };
+}
+
+export const resolveDataDir = (explicit?: string): string => locateDataDir(explicit).dir;
+
+/** How `engram status` explains the choice. */
+export function describeChoice(choice: DataDirChoice): string {
+  return {
+    flag: 'given by --data-dir',
+    ENGRAM_HOME: 'given by ENGRAM_HOME',
+    project: 'the project store found above the working directory',
+    user: 'the per-user default: no --data-dir, ENGRAM_HOME or .engram/ above the working directory',
+  }[choice.source];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export const dataPaths = (dataDir: string) => ({
@@ -27,6 +66,10 @@ export interface Discovery {
   mcpHttpAddress?: string;
   /** "127.0.0.1:43210" if the daemon also serves the REST API (--http; bearer token unless --no-auth). */
   httpAddress?: string;
+  /** The daemon's own arguments after `engram daemon`, so `engram restart` can start it the same way. */
+  args?: string[];
+  /** Where it writes its log, if to a file. */
+  logFile?: string;
   /** Bearer token required on TCP. */
   token: string;
   pid: number;
@@ -36,19 +79,20 @@ export interface Discovery {
 }
 
 export class DaemonNotRunningError extends Error {
-  constructor(dataDir: string, reason: string) {
-    super(`no Engram daemon is serving ${dataDir} (${reason}). Start one with: engram daemon --data-dir ${dataDir}`);
+  constructor(dataDir: string, reason: string, why = '') {
+    super(`no Engram daemon is serving ${dataDir}${why ? `, ${why}` : ''} (${reason}). Start one with: engram start --data-dir ${dataDir}`);
     this.name = 'DaemonNotRunningError';
   }
 }
 
-export function readDiscovery(dataDir: string): Discovery {
+/** `why`: how the data dir was chosen, said in the error when no daemon serves it. */
+export function readDiscovery(dataDir: string, why = ''): Discovery {
   const path = dataPaths(dataDir).discovery;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
-    throw new DaemonNotRunningError(dataDir, `${path} does not exist`);
+    throw new DaemonNotRunningError(dataDir, `${path} does not exist`, why);
   }
   return JSON.parse(text) as Discovery;
 }

@@ -312,7 +312,7 @@ describe('exit codes', () => {
     try {
       const run = await engram(['recall', 'anyone', 'anything'], { dataDir: empty });
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`engram daemon --data-dir ${empty}`);
+      expect(run.stderr).toContain(`engram start --data-dir ${empty}`);
     } finally {
       removeDir(empty);
     }

@@ -1,6 +1,8 @@
 // The daemon process: one per data dir, private socket and discovery file, token-guarded TCP.
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
@@ -8,7 +10,7 @@ import { connect } from '../client/index.ts';
 import { createServiceClient } from '../shared/grpc/bridge.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { expectStatus } from './fixtures/errors.ts';
-import { ENGRAM_BIN, removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+import { ENGRAM_BIN, removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
 
 let daemon: DaemonProcess;
 
@@ -37,6 +39,34 @@ describe('one daemon per data directory', () => {
   test('the unix socket, discovery file and token file are private (0600)', () => {
     for (const name of ['engram.sock', 'daemon.json', 'token']) {
       expect(statSync(join(daemon.dataDir, name)).mode & 0o777, name).toBe(0o600);
+    }
+  });
+});
+
+describe('start-up', () => {
+  test('a start that fails (a busy port) leaves the last clean stop\'s snapshot usable: the next start restores it', async () => {
+    const dataDir = tempDataDir();
+    const busy = createServer();
+    try {
+      const first = await startDaemon({ dataDir });
+      const c = await first.client();
+      await c.put('snap', 'kept across a failed start');
+      c.close();
+      expect(await first.stop()).toBe(0);
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+      const port = (busy.address() as AddressInfo).port;
+      const failed = spawnSync(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', 'none', '--http', `127.0.0.1:${port}`], { encoding: 'utf8', timeout: 60_000 });
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toMatch(/cannot serve HTTP on 127\.0\.0\.1:\d+: EADDRINUSE/);
+      const again = await startDaemon({ dataDir });
+      expect(again.log()).toContain('loaded 1 recallable facts from the index snapshot');
+      const d = await again.client();
+      expect((await d.recall('snap', 'failed start')).facts.map((f) => f.text)).toEqual(['kept across a failed start']);
+      d.close();
+      await again.stop();
+    } finally {
+      busy.close();
+      removeDir(dataDir);
     }
   });
 });

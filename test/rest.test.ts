@@ -9,6 +9,7 @@ import { startHttpServer, type HttpServerOptions } from '../daemon/http/server.t
 import { openApiDocument } from '../daemon/http/rest/openapi.ts';
 import { BearerAuthenticator } from '../daemon/auth/bearer.ts';
 import type { Engram } from '../daemon/core/engram.ts';
+import { SILENT } from '../daemon/log.ts';
 
 /** The daemon's HTTP server over a stub core, serving REST as `--http` does. */
 const startRestServer = (core: Engram, options: Omit<HttpServerOptions, 'surfaces' | 'authenticator'> & { token?: string }) =>
@@ -480,7 +481,7 @@ describe('in-process server (stub core)', () => {
         throw new Error('leveldb exploded at /secret/path/store');
       },
     } as unknown as Engram;
-    const server = await startRestServer(failing, { listen: '127.0.0.1:0', token: 'tok', log: (m: string) => logs.push(m) });
+    const server = await startRestServer(failing, { listen: '127.0.0.1:0', token: 'tok', log: { ...SILENT, error: (m: string) => void logs.push(m) } });
     try {
       const res = await fetch(`http://${server.address}/v1/agents`, { headers: { authorization: 'Bearer tok' } });
       const text = await res.text();
@@ -501,14 +502,14 @@ describe('in-process server (stub core)', () => {
 
   it('refuses --no-auth beyond loopback, and a missing token', async () => {
     const memory = {} as Engram;
-    await expect(startRestServer(memory, { listen: '0.0.0.0:0', noAuth: true, log: () => {} })).rejects.toThrow(/loopback/);
-    await expect(startRestServer(memory, { listen: '127.0.0.1:0', log: () => {} })).rejects.toThrow(/token/);
-    await expect(startRestServer(memory, { listen: 'nonsense', token: 't', log: () => {} })).rejects.toThrow(/HOST:\]PORT/);
+    await expect(startRestServer(memory, { listen: '0.0.0.0:0', noAuth: true, log: SILENT })).rejects.toThrow(/loopback/);
+    await expect(startRestServer(memory, { listen: '127.0.0.1:0', log: SILENT })).rejects.toThrow(/token/);
+    await expect(startRestServer(memory, { listen: 'nonsense', token: 't', log: SILENT })).rejects.toThrow(/HOST:\]PORT/);
   });
 
   it('serves --no-auth on loopback to local callers but refuses browser requests (Origin, foreign Host)', async () => {
     const memory = { listAgents: async () => ['x'] } as unknown as Engram;
-    const server = await startRestServer(memory, { listen: '127.0.0.1:0', noAuth: true, log: () => {} });
+    const server = await startRestServer(memory, { listen: '127.0.0.1:0', noAuth: true, log: SILENT });
     try {
       const url = `http://${server.address}/v1/agents`;
       const ok = await fetch(url);

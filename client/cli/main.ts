@@ -12,13 +12,14 @@ import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
+import { registerLifecycleCommands } from './commands/lifecycle.ts';
 import { registerMemoryCommands } from './commands/memory.ts';
 
 export function buildProgram(setExit: (code: number) => void = () => {}): Command {
   const program = new Command('engram')
     .description('Long-term memory for AI agents: a shared daemon with hybrid, explainable recall.')
     .version(ENGRAM_VERSION)
-    .addOption(new Option('--data-dir <dir>', 'data directory of the daemon (default ./.engram or $ENGRAM_HOME)'))
+    .addOption(new Option('--data-dir <dir>', 'data directory of the daemon (default: $ENGRAM_HOME, else the nearest .engram/ above the working directory, else the per-user data directory)'))
     .addOption(new Option('--address <target>', 'daemon address instead of the discovery file (unix:/path or host:port)'))
     .addOption(new Option('--token <token>', 'bearer token for a TCP address').env('ENGRAM_TOKEN'))
     .showHelpAfterError()
@@ -42,6 +43,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerCheckpointCommands(cli);
   registerImportCommand(cli);
   registerExportCommand(cli);
+  registerLifecycleCommands(cli);
   registerAdminCommands(cli);
   registerCompletionCommand(cli);
   // Subcommands (checkpoint save…) report usage errors through the same exit path.

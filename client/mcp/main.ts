@@ -1,30 +1,46 @@
 // `engram mcp`: an MCP server on stdio for one agent host (Claude Code, Cursor, …), as a client
 // of the shared daemon — several agents are several `engram mcp` processes and one daemon. With
 // no daemon serving the data dir it starts one and says so on stderr (stdout is the protocol).
+import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolveDataDir } from '../../shared/discovery.ts';
 import { createMcpServer } from '../../shared/mcp/server.ts';
 import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
-import { ensureDaemon } from './daemon-start.ts';
+import { startDetached } from '../daemon-control.ts';
 
-const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]]
+const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--print-config]
 
 Serves Engram's memory tools over MCP on stdin/stdout, through the daemon of DIR
-(default ./.engram, or $ENGRAM_HOME), starting that daemon if none is running.
+(default: the nearest .engram/ above the working directory, else the per-user
+data directory; $ENGRAM_HOME overrides), starting that daemon if none is running.
   --data-dir DIR     the daemon's data directory
   --address TARGET   a daemon address instead (unix:/path or host:port); never auto-started
-  --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)`;
+  --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)
+  --print-config     print the mcpServers entry that runs this installation (for an agent
+                     host's configuration) and exit`;
 
 const say = (message: string) => process.stderr.write(`engram mcp: ${message}\n`);
+
+/** The agent host entry that runs this very installation (absolute paths, so it works from any
+ *  directory), with the flags given beside --print-config. */
+function hostConfig(flags: string[]) {
+  return { mcpServers: { engram: { command: process.execPath, args: [realpathSync(process.argv[1]!), 'mcp', ...flags] } } };
+}
 
 export async function main(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { 'data-dir': { type: 'string' }, address: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'data-dir': { type: 'string' },
+        address: { type: 'string' },
+        token: { type: 'string' },
+        'print-config': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (error) {
     say(`${(error as Error).message}\n${USAGE}`);
@@ -35,12 +51,16 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  if (values['print-config']) {
+    process.stdout.write(`${JSON.stringify(hostConfig(argv.filter((a) => a !== '--print-config')), null, 2)}\n`);
+    return 0;
+  }
   const dataDir = resolveDataDir(values['data-dir']);
   let client;
   try {
     if (!values.address) {
-      const daemon = await ensureDaemon(dataDir);
-      if (daemon.started) say(`no daemon was serving ${dataDir}; started one (pid ${daemon.pid}, log ${daemon.logPath})`);
+      const daemon = await startDetached(dataDir);
+      if (daemon.started) say(`no daemon was serving ${dataDir}; started one (pid ${daemon.pid}, log ${daemon.logPath}; engram stop --data-dir ${dataDir} stops it)`);
     }
     client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp' });
   } catch (error) {

@@ -27,6 +27,7 @@ import { FactStaging } from '../write/staging.ts';
 import { callContext, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
+import type { Log } from '../log.ts';
 import { Writes, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -52,7 +53,7 @@ export interface EngramOptions {
   checkpointKeep?: number;
   /** How often pending embeddings are retried (default 5 s). */
   reconcileIntervalMs?: number;
-  log: (message: string) => void;
+  log: Log;
 }
 
 /** What the in-memory indexes hold now, for metrics. */
@@ -276,7 +277,7 @@ export class Engram {
     try {
       await this.access.flush(this.store);
     } catch (error) {
-      this.options.log(`access bookkeeping write failed (will not retry these counts): ${(error as Error).message}`);
+      this.options.log.warn(`access bookkeeping write failed (will not retry these counts): ${(error as Error).message}`);
     }
   }
 
@@ -287,7 +288,7 @@ export class Engram {
     if (force) this.indexer.vectors.markDirty();
     const seq = this.store.lastSeq;
     if (!this.indexer.vectors.saveIfDirty(this.indexer.catalog, seq)) return;
-    await this.store.pruneChanges(seq).catch((error: Error) => this.options.log(`could not prune the change log: ${error.message}`));
+    await this.store.pruneChanges(seq).catch((error: Error) => this.options.log.warn(`could not prune the change log: ${error.message}`));
   }
 
   async close(): Promise<void> {

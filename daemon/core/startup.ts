@@ -8,7 +8,7 @@ import { EMBEDDER_META, REINDEX_META } from '../jobs/reindex.ts';
 import { TOKENIZER_META } from '../jobs/doctor.ts';
 import type { MemoryStore } from '../store/store.ts';
 
-type Log = (message: string) => void;
+import type { Log } from '../log.ts';
 
 /** Builds the indexes: from the snapshot when it describes exactly this store, else from every
  *  fact in the store (saying why). */
@@ -24,25 +24,25 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
       indexer.restore(snapshot);
       restored = true;
     } catch (error) {
-      log(`the index snapshot could not be restored (${(error as Error).message}); rebuilding from the store`);
+      log.warn(`the index snapshot could not be restored (${(error as Error).message}); rebuilding from the store`);
     }
   }
   if (restored) {
     await vectors.load(store, indexer.catalog, true);
     const indexed = [...indexer.catalog.all()].reduce((n, ns) => n + ns.size, 0);
-    log(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
+    log.info(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
   } else {
     const loaded = await indexer.rebuild(store, tokenizerCurrent);
     await vectors.load(store, indexer.catalog, true);
-    log(
+    log.info(
       `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
         (loaded.missingTerms ? `; ${loaded.missingTerms} facts lacked postings (run engram doctor --rebuild)` : '') +
         (snapshot ? '' : ` (index snapshot not used: ${why})`),
     );
   }
-  if (vectors.off) log(`vector signal off: ${vectors.off}`);
+  if (vectors.off) log.warn(`vector signal off: ${vectors.off}`);
   const interrupted = (await store.getMeta(REINDEX_META)) as { target?: string } | undefined;
-  if (interrupted) log(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
+  if (interrupted) log.warn(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
 }
 
 function usableSnapshot(store: MemoryStore, dataDir: string, embedder: string): { snapshot: Snapshot | null; why: string } {
@@ -76,7 +76,7 @@ async function tokenizerOfRecordIsCurrent(store: MemoryStore, log: Log): Promise
     await store.commit([{ type: 'putMeta', name: TOKENIZER_META, value: { id: TOKENIZER_ID } }]);
     return true;
   }
-  log(`the keyword index was written by tokenizer ${recorded?.id ?? '(unrecorded)'}, this daemon runs ${TOKENIZER_ID}: indexing from the texts; run engram doctor --rebuild to rewrite it`);
+  log.warn(`the keyword index was written by tokenizer ${recorded?.id ?? '(unrecorded)'}, this daemon runs ${TOKENIZER_ID}: indexing from the texts; run engram doctor --rebuild to rewrite it`);
   return false;
 }
 
@@ -92,10 +92,10 @@ export function saveIndexSnapshot(store: MemoryStore, indexer: Indexer, dataDir:
       pending: indexer.pending.all(),
       namespaces: [...indexer.catalog.all()].map((ns) => ns.toState()),
     });
-    log(`saved the index snapshot in ${Date.now() - started} ms`);
+    log.info(`saved the index snapshot in ${Date.now() - started} ms`);
     return id;
   } catch (error) {
-    log(`could not save the index snapshot (the next start rebuilds from the store): ${(error as Error).message}`);
+    log.warn(`could not save the index snapshot (the next start rebuilds from the store): ${(error as Error).message}`);
     return null;
   }
 }

@@ -21,8 +21,8 @@ import { open, readFile } from 'node:fs/promises';
 import { writeFileAtomically } from '../files/atomic-file.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isStopword, words } from '../index/tokenizer.ts';
+import { userPaths } from '../../shared/discovery.ts';
 import type { Embedder } from './provider.ts';
 
 /**
@@ -72,14 +72,10 @@ interface CacheContents extends WordTable {
 
 const require = createRequire(import.meta.url);
 
-/** The package root is two levels up from daemon/embed/. */
-function defaultCacheDir(): string {
-  const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-  return path.join(packageRoot, 'node_modules', '.cache', 'engram');
-}
-
+/** ENGRAM_CACHE_DIR, else the per-user cache directory (never inside node_modules, which a
+ *  reinstall wipes and a global install may not let us write). */
 function cacheDir(): string {
-  return process.env.ENGRAM_CACHE_DIR || defaultCacheDir();
+  return process.env.ENGRAM_CACHE_DIR || userPaths().cache;
 }
 
 function sourcePackage(): { jsonPath: string; version: string } {

@@ -10,6 +10,7 @@ import { matchedRoutes } from 'hono/route';
 import { ErrorKind } from '../../shared/errors.ts';
 import type { CallContext, Principal } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
+import type { Log } from '../log.ts';
 import type { RequestHeaders } from './auth.ts';
 import { declaresTooMuch, discardRest, jsonObjectBody, tooLarge } from './body.ts';
 import { errorAnswer, HttpError } from './errors.ts';
@@ -24,7 +25,7 @@ export interface AppOptions {
   surfaces: readonly Surface[];
   /** Resolves the caller of a request, or throws the 401/403 to answer. */
   authenticate: (headers: RequestHeaders) => Principal;
-  log: (message: string) => void;
+  log: Log;
 }
 
 type Env = { Bindings: HttpBindings; Variables: { principal: Principal; fields: Record<string, string> } };
@@ -95,11 +96,11 @@ function send(c: Context<Env>, reply: Reply): Response {
   return c.body(body, (reply.status ?? 200) as 200, { 'content-type': contentType, ...COMMON_HEADERS, ...reply.headers });
 }
 
-function answerError(c: Context<Env>, error: unknown, log: (message: string) => void): Response {
+function answerError(c: Context<Env>, error: unknown, log: Log): Response {
   const answer = errorAnswer(error, c.get('fields') ?? {}, () => randomBytes(6).toString('hex'));
   if (answer.body.error.ref !== undefined) {
     const e = answer.internal as Error | undefined;
-    log(`HTTP internal error (ref ${answer.body.error.ref}) in ${c.req.method} ${routeLabel(c)}: ${e?.stack ?? String(e)}`);
+    log.error(`HTTP internal error (ref ${answer.body.error.ref}) in ${c.req.method} ${routeLabel(c)}: ${e?.stack ?? String(e)}`);
   }
   return send(c, { status: answer.status, json: answer.body, headers: answer.headers });
 }

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { createMcpServer } from '../../shared/mcp/server.ts';
 import type { CallContext, Principal } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
+import type { Log } from '../log.ts';
 import { bodyText } from './body.ts';
 import { CoreBackend } from './mcp-backend.ts';
 
@@ -18,8 +19,8 @@ export const MCP_PATH = '/mcp';
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
-export function mcpHandler(core: Engram, log: (message: string) => void) {
-  const onUnexpectedError = (tool: string, error: unknown) => log(`MCP ${tool}: unexpected error: ${(error as Error)?.stack ?? error}`);
+export function mcpHandler(core: Engram, log: Log) {
+  const onUnexpectedError = (tool: string, error: unknown) => log.error(`MCP ${tool}: unexpected error: ${(error as Error)?.stack ?? error}`);
   /** `request`: the web request; `incoming`: the same request as Node received it (its body is
    *  read from there, under the server's limit). */
   return async (request: Request, incoming: IncomingMessage, ctx: CallContext): Promise<Response> => {

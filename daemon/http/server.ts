@@ -6,6 +6,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Engram } from '../core/engram.ts';
+import type { Log } from '../log.ts';
 import { buildApp, type Surface } from './app.ts';
 import { checkAuthOptions, httpAuthenticator } from './auth.ts';
 import { isLoopbackHost, parseListen } from './listen.ts';
@@ -17,7 +18,7 @@ export interface HttpServerOptions {
   authenticator?: BearerAuthenticator;
   /** Serve without a token; refused unless the listen host is loopback. */
   noAuth?: boolean;
-  log: (message: string) => void;
+  log: Log;
 }
 
 export interface HttpServer {
@@ -43,11 +44,11 @@ export async function startHttpServer(core: Engram, options: HttpServerOptions):
     );
     server.listen(port, host, () => resolve());
   });
-  server.on('error', (error) => options.log(`HTTP server error: ${error.message}`));
+  server.on('error', (error) => options.log.error(`HTTP server error: ${error.message}`));
   const bound = server.address() as AddressInfo;
   const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
   const what = options.surfaces.map((s) => (s === 'rest' ? 'REST API' : 'MCP at /mcp')).join(' and ');
-  options.log(`${what} on http://${address}${options.noAuth ? ' (no auth: loopback only)' : isLoopbackHost(host) ? '' : ' (beyond loopback: every call needs the bearer token)'}`);
+  options.log.info(`${what} on http://${address}${options.noAuth ? ' (no auth: loopback only)' : isLoopbackHost(host) ? '' : ' (beyond loopback: every call needs the bearer token)'}`);
 
   let closing: Promise<void> | undefined;
   const close = () =>

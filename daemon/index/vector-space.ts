@@ -3,6 +3,7 @@
 // cover, loaded at start-up and caught up from the store's change log (never re-embedding).
 import { join } from 'node:path';
 import type { Embedder } from '../embed/provider.ts';
+import type { Log } from '../log.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { MemoryStore } from '../store/store.ts';
 import type { Catalog } from './catalog.ts';
@@ -26,7 +27,7 @@ export class VectorSpace {
     readonly embedder: Embedder,
     /** Folder of the saved indexes. */
     private readonly dir: string,
-    private readonly log: (message: string) => void,
+    private readonly log: Log,
   ) {}
 
   /** Why the vector signal is off for this store, or null when it is on. */
@@ -67,7 +68,7 @@ export class VectorSpace {
       // The embedder is recorded even when the text had no known word: it ran, nothing is pending.
       return { vector: vector ?? null, embedder: this.embedder.id };
     } catch (error) {
-      this.log(`embedding failed, fact stored keyword-only and queued for the reconciler: ${(error as Error).message}`);
+      this.log.warn(`embedding failed, fact stored keyword-only and queued for the reconciler: ${(error as Error).message}`);
       return NOT_EMBEDDED;
     }
   }

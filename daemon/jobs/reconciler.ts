@@ -4,6 +4,7 @@
 import { embeddingText } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { MemoryStore } from '../store/store.ts';
+import type { Log } from '../log.ts';
 
 const BATCH = 64;
 
@@ -20,7 +21,7 @@ export class EmbeddingReconciler {
     private readonly indexer: Indexer,
     private readonly store: MemoryStore,
     private readonly attach: AttachVector,
-    private readonly log: (message: string) => void,
+    private readonly log: Log,
     private readonly intervalMs = 5_000,
   ) {}
 
@@ -55,7 +56,7 @@ export class EmbeddingReconciler {
     try {
       embedded = await vectors.embedder.embed(live.map((f) => embeddingText(f!)));
     } catch (error) {
-      if (!this.failing) this.log(`reconciler: embedding ${live.length} pending facts failed, will retry: ${(error as Error).message}`);
+      if (!this.failing) this.log.warn(`reconciler: embedding ${live.length} pending facts failed, will retry: ${(error as Error).message}`);
       this.failing = true;
       return 0;
     }

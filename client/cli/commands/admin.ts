@@ -1,6 +1,6 @@
 // The store commands: agents, stats, status, doctor, reindex.
 import type { Command } from 'commander';
-import { readDiscovery, resolveDataDir } from '../../../shared/discovery.ts';
+import { describeChoice, locateDataDir, readDiscovery } from '../../../shared/discovery.ts';
 import { out, printJson, withClient, type Cli } from '../context.ts';
 import { daemonJson, statsJson } from '../json.ts';
 import { ProgressBar } from '../progress.ts';
@@ -36,16 +36,26 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
     .option('--json', 'print JSON')
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
-      const dataDir = resolveDataDir(opts.dataDir);
-      const discovery = opts.address ? undefined : readDiscovery(dataDir);
+      const choice = locateDataDir(opts.dataDir);
+      const dataDir = choice.dir;
+      const discovery = opts.address ? undefined : readDiscovery(dataDir, describeChoice(choice));
       const { daemon, stats } = await withClient(opts, async (c) => ({ daemon: await c.hello(), stats: await c.stats() }));
       if (opts.json) {
-        printJson({ data_dir: dataDir, address: opts.address ?? discovery?.address, pid: discovery?.pid ?? null, daemon: daemonJson(daemon), store: statsJson(stats) });
+        printJson({
+          data_dir: dataDir,
+          data_dir_source: choice.source,
+          address: opts.address ?? discovery?.address,
+          pid: discovery?.pid ?? null,
+          log: discovery?.logFile ?? null,
+          daemon: daemonJson(daemon),
+          store: statsJson(stats),
+        });
         return;
       }
       out(`daemon    engram ${daemon.daemonVersion} (profile ${daemon.profile}), pid ${discovery?.pid ?? '?'}`);
       out(`address   ${opts.address ?? discovery?.address}${discovery?.tcpAddress ? ` and ${discovery.tcpAddress}` : ''}`);
-      out(`data dir  ${dataDir}`);
+      out(`data dir  ${dataDir} (${describeChoice(choice)})`);
+      if (discovery?.logFile) out(`log       ${discovery.logFile}`);
       out(`features  ${daemon.capabilities.join(', ') || '(none: legacy daemon)'}`);
       out(`embedder  ${daemon.embedder}`);
       printStats(stats, out);

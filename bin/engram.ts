@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // The `engram` command. `engram daemon ...` runs the daemon; `engram mcp` (the stdio MCP server)
-// and every other command are clients of the daemon. This file only dispatches, so client/ and
-// daemon/ stay independent.
-import { register } from 'tsx/esm/api';
+// and every other command are clients of the daemon. This file only dispatches, and loads only
+// the side it needs, so client/ and daemon/ stay independent and a CLI call never loads the
+// daemon's code.
 
-register();
 // `engram list x | head` closes the pipe early: that is the reader's choice, not an error.
-process.stdout.on('error', (error) => {
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });

@@ -1,0 +1,144 @@
+// The daemon's lifecycle from the command line: init (a project store), start (detached), stop,
+// restart, logs.
+import { createReadStream, existsSync, mkdirSync, statSync, watch } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { prettyFactory } from 'pino-pretty';
+import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
+import { liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
+import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
+
+export function registerLifecycleCommands({ program, globals }: Cli): void {
+  program
+    .command('init')
+    .description(`make a project store: ${PROJECT_DIR_NAME}/ here, used by every command run in this directory or below it`)
+    .argument('[dir]', 'where to make it (default: the working directory)')
+    .option('--json', 'print JSON')
+    .action((dir: string | undefined, _o, cmd: Command) => {
+      const opts = globals(cmd);
+      const target = join(resolve(dir ?? '.'), PROJECT_DIR_NAME);
+      const existed = existsSync(target);
+      if (existed && !statSync(target).isDirectory()) usage(`${target} exists and is not a directory`);
+      mkdirSync(target, { recursive: true, mode: 0o700 });
+      if (opts.json) printJson({ data_dir: target, created: !existed });
+      else out(existed ? `${target} is already a project store` : `made the project store ${target}; engram commands run below ${resolve(target, '..')} now use it (start its daemon with engram start)`);
+    });
+
+  program
+    .command('start')
+    .description('start the daemon in the background and wait until it serves (flags after start go to engram daemon)')
+    .option('--json', 'print JSON')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const { dir } = locateDataDir(opts.dataDir);
+      const daemon = await startDetached(dir, cmd.args);
+      if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
+      else if (!daemon.started) out(`a daemon is already serving ${dir} (pid ${daemon.pid}, ${daemon.address}); nothing started`);
+      else out(`started the daemon for ${dir}: pid ${daemon.pid}, ${daemon.address}, log ${daemon.logPath}`);
+    });
+
+  program
+    .command('stop')
+    .description('stop the daemon cleanly (it finishes calls in flight and saves its indexes) and wait for it')
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const { dir } = locateDataDir(opts.dataDir);
+      const stopped = await stopDaemon(dir);
+      if (opts.json) printJson({ data_dir: dir, stopped: stopped.stopped, pid: stopped.pid ?? null });
+      else out(stopped.stopped ? `stopped the daemon for ${dir} (pid ${stopped.pid})` : `no daemon is serving ${dir}; nothing stopped`);
+    });
+
+  program
+    .command('restart')
+    .description('stop the daemon and start it again, with the flags it had (or the ones given after restart)')
+    .option('--json', 'print JSON')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const { dir } = locateDataDir(opts.dataDir);
+      const stopped = await stopDaemon(dir);
+      const args = cmd.args.length > 0 ? cmd.args : withoutOwnFlags(stopped.args ?? []);
+      const daemon = await startDetached(dir, args);
+      if (opts.json) printJson({ data_dir: dir, stopped_pid: stopped.pid ?? null, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
+      else out(`${stopped.stopped ? `stopped pid ${stopped.pid}; ` : ''}started the daemon for ${dir}: pid ${daemon.pid}, ${daemon.address}, log ${daemon.logPath}`);
+    });
+
+  program
+    .command('logs')
+    .description("the daemon's log, readable (-f: keep printing as it grows)")
+    .option('-f, --follow', 'keep printing new lines until interrupted')
+    .option('-n, --lines <n>', 'only the last N lines', positiveInt('--lines'))
+    .option('--json', 'print the raw JSON lines')
+    .action(async (o: { follow?: boolean; lines?: number }, cmd: Command) => {
+      const opts = globals(cmd);
+      const { dir } = locateDataDir(opts.dataDir);
+      const path = liveDiscovery(dir)?.logFile ?? logPathOf(dir);
+      if (!existsSync(path)) {
+        process.stderr.write(`engram: no log at ${path} (a daemon started with engram start or engram mcp writes one; a daemon in the foreground logs to its terminal)\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const render = opts.json ? (line: string) => line : readable();
+      const offset = await printLines(path, 0, o.lines, render);
+      if (o.follow) await follow(path, offset, render);
+    });
+}
+
+/** The daemon's arguments without the ones `engram start` sets itself. */
+function withoutOwnFlags(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--data-dir' || args[i] === '--log-file') i++;
+    else out.push(args[i]!);
+  }
+  return out;
+}
+
+/** JSON log lines as "time LEVEL message"; any other line as it is. */
+function readable(): (line: string) => string {
+  const pretty = prettyFactory({ colorize: Boolean(process.stdout.isTTY), ignore: 'pid,hostname', translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l' });
+  return (line) => {
+    if (!line.startsWith('{')) return line;
+    try {
+      return pretty(JSON.parse(line)).replace(/\n$/, '');
+    } catch {
+      return line;
+    }
+  };
+}
+
+/** Prints the file from `start` (the last `last` lines only, if given); returns where it ended. */
+async function printLines(path: string, start: number, last: number | undefined, render: (line: string) => string): Promise<number> {
+  const end = statSync(path).size;
+  const lines: string[] = [];
+  const reader = createInterface({ input: createReadStream(path, { start, end: Math.max(start, end - 1) }), crlfDelay: Infinity });
+  for await (const line of reader) {
+    if (last === undefined) out(render(line));
+    else {
+      lines.push(line);
+      if (lines.length > last) lines.shift();
+    }
+  }
+  for (const line of lines) out(render(line));
+  return end;
+}
+
+async function follow(path: string, from: number, render: (line: string) => string): Promise<never> {
+  let offset = from;
+  let reading = Promise.resolve();
+  const more = () => {
+    reading = reading.then(async () => {
+      const size = statSync(path).size;
+      if (size < offset) offset = 0; // the file was truncated or replaced
+      if (size > offset) offset = await printLines(path, offset, undefined, render);
+    });
+  };
+  watch(path, more);
+  setInterval(more, 1000); // watch events can be missed on some file systems
+  return new Promise<never>(() => {});
+}

@@ -1,0 +1,116 @@
+// Running the daemon from the client side: start it detached (it outlives the command that
+// started it, and every later command and agent shares it), stop it cleanly, and tell whether one
+// serves a data dir. Used by `engram start|stop|restart` and by `engram mcp`, which starts a
+// daemon when none serves. Only the `engram` command calls these: it is the script that runs.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dataPaths, type Discovery } from '../shared/discovery.ts';
+import { connect } from './client.ts';
+
+/** A first start on a fresh machine builds the word-vector cache (10–20 s); leave room for it. */
+const START_TIMEOUT_MS = 90_000;
+const STOP_TIMEOUT_MS = 60_000;
+const LOSER_GRACE_MS = 5_000;
+
+export const logPathOf = (dataDir: string): string => join(dataDir, 'daemon.log');
+
+export interface StartedDaemon {
+  /** false: one was already serving, nothing was started. */
+  started: boolean;
+  pid: number;
+  address: string;
+  logPath?: string;
+}
+
+/** The discovery file, if it names a process that is alive (a kill -9 leaves a stale one). */
+export function liveDiscovery(dataDir: string): Discovery | undefined {
+  const path = dataPaths(dataDir).discovery;
+  if (!existsSync(path)) return undefined;
+  try {
+    const discovery = JSON.parse(readFileSync(path, 'utf8')) as Discovery;
+    return isAlive(discovery.pid) ? discovery : undefined;
+  } catch {
+    return undefined; // being rewritten (it is renamed into place, but be safe)
+  }
+}
+
+/** Starts `engram daemon --data-dir DIR ...args` detached, logging to DIR/daemon.log, and waits
+ *  until it answers. A daemon already serving DIR is left alone. Two starts at once may both
+ *  spawn one: the store lock lets only one live, and both then report it. */
+export async function startDetached(dataDir: string, args: readonly string[] = []): Promise<StartedDaemon> {
+  const running = liveDiscovery(dataDir);
+  if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
+
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const logPath = logPathOf(dataDir);
+  // Whatever the daemon writes before its logger runs (a bad flag, a busy port) lands in the log too.
+  const early = openSync(logPath, 'a', 0o600);
+  const command = [process.argv[1]!, 'daemon', '--data-dir', dataDir, '--log-file', logPath, ...args];
+  const child = spawn(process.execPath, command, { detached: true, stdio: ['ignore', 'ignore', early], env: process.env });
+  closeSync(early);
+  let exit: { code: number; at: number } | undefined;
+  child.once('exit', (code) => (exit = { code: code ?? -1, at: Date.now() }));
+  child.unref();
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const discovery = liveDiscovery(dataDir);
+    if (discovery && (await answers(dataDir))) return { started: discovery.pid === child.pid, pid: discovery.pid, address: discovery.address, logPath };
+    // Ours exited (e.g. it lost the lock race): give the winner a moment to write its discovery file.
+    if (exit && Date.now() - exit.at > LOSER_GRACE_MS) {
+      throw new Error(`the daemon for ${dataDir} exited with status ${exit.code} before serving; the end of ${logPath}:\n${tail(logPath)}`);
+    }
+    if (Date.now() > deadline) throw new Error(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see ${logPath}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface StoppedDaemon {
+  /** false: none was serving. */
+  stopped: boolean;
+  pid?: number;
+  /** The arguments it had been started with. */
+  args?: string[];
+}
+
+/** Asks the daemon serving DIR to stop (SIGTERM: it drains calls, saves its indexes and closes
+ *  the store) and waits until its process is gone. */
+export async function stopDaemon(dataDir: string): Promise<StoppedDaemon> {
+  const running = liveDiscovery(dataDir);
+  if (!running) return { stopped: false };
+  process.kill(running.pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (isAlive(running.pid)) {
+    if (Date.now() > deadline) throw new Error(`the daemon (pid ${running.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; it may still be saving its indexes. Check engram logs, or kill it (the store survives a kill).`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { stopped: true, pid: running.pid, ...(running.args ? { args: running.args } : {}) };
+}
+
+async function answers(dataDir: string): Promise<boolean> {
+  try {
+    const client = await connect({ dataDir, connectTimeoutMs: 1000, timeoutMs: 2000 });
+    client.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function tail(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').split('\n').slice(-20).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

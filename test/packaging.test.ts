@@ -1,0 +1,129 @@
+// Engram as a user installs it: the packed tarball installed into a fresh project outside the
+// repository, then the README's library example run with plain node and type-checked by tsc, the
+// CLI run from different directories, a project store made by `engram init`, and an agent host
+// started from an unrelated directory with the config `engram mcp --print-config` prints.
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { removeDir, ROOT } from './fixtures/daemon.ts';
+
+let home: string;
+let project: string;
+let engramJs: string;
+/** The environment of every command: a private per-user data directory, no ENGRAM_* overrides. */
+let env: NodeJS.ProcessEnv;
+
+/** Installs a tarball of this working tree (as built by the global setup) into a new project, as
+ *  `npm install engram-x.tgz` would. */
+function installPackedTarball(into: string): string {
+  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', into, '--silent'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+  const dir = join(into, 'project');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'an-app', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(into, packed)], { cwd: dir, stdio: 'pipe' });
+  return dir;
+}
+
+function engram(args: string[], cwd: string): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [engramJs, ...args], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+}
+
+function ok(args: string[], cwd: string): string {
+  const run = engram(args, cwd);
+  expect(run.status, `engram ${args.join(' ')}\n${run.stderr}`).toBe(0);
+  return run.stdout;
+}
+
+/** The README's library example, as a user copies it. */
+function readmeExample(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Client library'));
+  return /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+}
+
+beforeAll(async () => {
+  home = realpathSync(mkdtempSync(join(tmpdir(), 'engram-pkg-')));
+  project = installPackedTarball(home);
+  engramJs = join(project, 'node_modules', 'engram', 'dist', 'engram.js');
+  env = { ...process.env, XDG_DATA_HOME: join(home, 'xdg-data'), ENGRAM_EMBEDDER: 'none' };
+  for (const name of ['ENGRAM_HOME', 'ENGRAM_TOKEN', 'ENGRAM_LOG_FILE']) delete env[name];
+}, 300_000);
+
+afterAll(() => {
+  for (const dir of [project, join(home, 'elsewhere'), join(home, 'repo-like')]) engram(['stop'], dir);
+  removeDir(home);
+});
+
+describe('the installed package', () => {
+  test('the tarball holds only what a user runs', () => {
+    const installed = readdirSync(join(project, 'node_modules', 'engram')).sort();
+    expect(installed).toEqual(['LICENSE', 'README.md', 'dist', 'package.json', 'proto']);
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'engram', 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+  });
+
+  test('engram start from one directory and remember/recall from another share the per-user store; stop stops it', () => {
+    const elsewhere = join(home, 'elsewhere');
+    mkdirSync(elsewhere);
+    expect(ok(['start'], project)).toMatch(/^started the daemon for .*xdg-data\/engram: pid \d+/);
+    expect(ok(['start'], elsewhere)).toMatch(/already serving/);
+    ok(['remember', 'pkg', 'The build server is called hopper'], elsewhere);
+    expect(ok(['recall', 'pkg', 'build server'], project)).toContain('The build server is called hopper');
+    const status = JSON.parse(ok(['status', '--json'], elsewhere));
+    expect(status).toMatchObject({ data_dir: join(home, 'xdg-data', 'engram'), data_dir_source: 'user', log: join(home, 'xdg-data', 'engram', 'daemon.log') });
+    expect(ok(['logs', '-n', '20'], elsewhere)).toMatch(/INFO.*serving /);
+  });
+
+  test("the README's library example runs with plain node and type-checks under tsc --strict (nodenext and bundler)", () => {
+    const example = readmeExample();
+    writeFileSync(join(project, 'example.mjs'), example);
+    const run = spawnSync(process.execPath, ['example.mjs'], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('idempotent-write-v1');
+
+    writeFileSync(join(project, 'example.ts'), example);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {
+      const config = { compilerOptions: { strict: true, noEmit: true, target: 'es2022', module, moduleResolution: resolution, skipLibCheck: false }, files: ['example.ts'] };
+      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(config));
+      const checked = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+      expect({ module, status: checked.status, out: checked.stdout }).toMatchObject({ status: 0 });
+    }
+  });
+
+  test('engram init makes a project store that commands in a subdirectory find', () => {
+    const repo = join(home, 'repo-like');
+    const deep = join(repo, 'src', 'deep');
+    mkdirSync(deep, { recursive: true });
+    expect(ok(['init'], repo)).toContain(join(repo, '.engram'));
+    expect(ok(['start'], deep)).toContain(`started the daemon for ${join(repo, '.engram')}`);
+    ok(['remember', 'pkg', 'Only the project store knows this'], deep);
+    const status = JSON.parse(ok(['status', '--json'], deep));
+    expect(status).toMatchObject({ data_dir: join(repo, '.engram'), data_dir_source: 'project' });
+    expect(ok(['recall', 'pkg', 'project store'], repo)).toContain('Only the project store knows this');
+    // The per-user store (from outside the project) does not have it.
+    expect(ok(['recall', 'pkg', 'project store', '--json'], project)).not.toContain('Only the project store knows this');
+  });
+
+  test('an MCP host started from an unrelated directory with the printed config finds what the CLI stored', async () => {
+    const config = JSON.parse(ok(['mcp', '--print-config'], project)) as { mcpServers: { engram: { command: string; args: string[] } } };
+    const entry = config.mcpServers.engram;
+    expect(entry.command).toBe(process.execPath);
+    expect(entry.args).toEqual([realpathSync(engramJs), 'mcp']);
+    const unrelated = mkdtempSync(join(tmpdir(), 'engram-host-'));
+    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: unrelated, env: env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'host', version: '1' });
+    try {
+      await client.connect(transport);
+      const result = (await client.callTool({ name: 'memory_search', arguments: { agent_id: 'pkg', query: 'build server' } })) as { structuredContent?: { facts: string[] } };
+      expect(result.structuredContent?.facts).toContain('The build server is called hopper');
+    } finally {
+      await client.close();
+      removeDir(unrelated);
+    }
+  });
+});
