@@ -66,7 +66,7 @@ describe('the installed package', () => {
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
   });
 
-  test('engram start from one directory and remember/recall from another share the per-user store; stop stops it', () => {
+  test('engram start from one directory and remember/recall from another share the per-user store', () => {
     const elsewhere = join(home, 'elsewhere');
     mkdirSync(elsewhere);
     expect(ok(['start'], project)).toMatch(/^started the daemon for .*xdg-data\/engram: pid \d+/);
@@ -125,5 +125,13 @@ describe('the installed package', () => {
       await client.close();
       removeDir(unrelated);
     }
+  });
+
+  test('engram stop stops the daemon and waits for it; a second stop says none serves', () => {
+    const status = JSON.parse(ok(['status', '--json'], project)) as { pid: number };
+    expect(ok(['stop'], project)).toContain(`stopped the daemon for ${join(home, 'xdg-data', 'engram')} (pid ${status.pid})`);
+    expect(() => process.kill(status.pid, 0)).toThrow();
+    expect(ok(['stop'], project)).toMatch(/no daemon is serving/);
+    expect(engram(['status'], project).status).toBe(1);
   });
 });
