@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { ENGRAM_BIN, removeDir, tempDataDir } from './fixtures/daemon.ts';
 
 const dataDir = tempDataDir('engram-lifecycle-');
-const env = { ...process.env, ENGRAM_EMBEDDER: 'none' };
+const env: NodeJS.ProcessEnv = { ...process.env, ENGRAM_EMBEDDER: 'none' };
 delete env.ENGRAM_HOME;
 
 const engram = (...args: string[]) => spawnSync(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { env, encoding: 'utf8', timeout: 120_000 });
