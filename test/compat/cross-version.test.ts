@@ -12,7 +12,7 @@ import { ENGRAM_BIN, removeDir, ROOT, startDaemon, waitFor } from '../fixtures/d
 
 const RELEASES = join(ROOT, 'test', 'compat', 'releases');
 /** The store format each release writes (a release before formats were recorded wrote 1). */
-const RELEASE_STORE_FORMAT: Record<string, number> = { '0.1.0': 1 };
+const RELEASE_STORE_FORMAT: Record<string, number> = { '0.1.0': 1, '0.2.0': 1 };
 
 const releases = readdirSync(RELEASES)
   .map((file) => /^engram-(\d+\.\d+\.\d+)\.tgz$/.exec(file)?.[1])
