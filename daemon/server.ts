@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
+import { Capability, profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
 import { dataPaths, type Discovery } from '../shared/discovery.ts';
 import { addService, type Authenticate } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
@@ -87,7 +87,18 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
   };
   const core = await Engram.open(
-    { dataDir: options.dataDir, vectorDir: paths.vectors, embedder, limits, recallDefaults, reconcileIntervalMs: options.reconcileIntervalMs, checkpointKeep: options.checkpointKeep, log },
+    {
+      dataDir: options.dataDir,
+      vectorDir: paths.vectors,
+      embedder,
+      limits,
+      recallDefaults,
+      reconcileIntervalMs: options.reconcileIntervalMs,
+      checkpointKeep: options.checkpointKeep,
+      // An older profile stores every write, as the release it stands for did.
+      dedup: profile.capabilities.includes(Capability.WriteDedup),
+      log,
+    },
     store,
   );
   try {

@@ -21,6 +21,10 @@ export const Capability = {
   Reindex: 'reindex-v1',
   /** CheckpointService: save and resume an agent's working state. */
   Checkpoint: 'checkpoint-v1',
+  /** Recall says of each returned fact whether the query matched it (FactMatch). */
+  RecallMatches: 'recall-matches-v1',
+  /** A write identical to a live fact returns that fact (duplicate: true); allow_duplicate stores a copy. */
+  WriteDedup: 'write-dedup-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -44,8 +48,9 @@ const v01: ReleaseProfile = {
   advertisesDefaultWeight: false,
 };
 
-const current: ReleaseProfile = {
-  name: 'current',
+/** Releases 0.1.0 and 0.2.0: confidence semantics and checkpoints. */
+const v02: ReleaseProfile = {
+  name: 'v0.2',
   capabilities: [
     ...v01.capabilities,
     Capability.ConfidenceWrite,
@@ -57,7 +62,13 @@ const current: ReleaseProfile = {
   advertisesDefaultWeight: true,
 };
 
-export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, 'v0.1': v01, current };
+const current: ReleaseProfile = {
+  name: 'current',
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup],
+  advertisesDefaultWeight: true,
+};
+
+export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, 'v0.1': v01, 'v0.2': v02, current };
 export const DEFAULT_PROFILE = current.name;
 
 export function releaseProfile(name: string): ReleaseProfile {

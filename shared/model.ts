@@ -95,6 +95,9 @@ export interface Receipt<F = Fact> {
   fact: F;
   /** Present when confidence options were in effect: how the final score was made. */
   ranking?: ConfidenceRanking;
+  /** A query signal matched the fact; false: it only fills top_k. Absent from daemons before
+   *  recall-matches-v1. */
+  matched?: boolean;
 }
 
 /** How a receipt's final score was made when confidence options were in effect. */

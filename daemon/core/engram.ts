@@ -32,7 +32,7 @@ import { Writes, type PutResult, type ReviseInput, type ReviseResult, type Write
 
 // The shapes the operations take and return: the front doors import them from here only.
 export type { PutResult, ReviseInput, ReviseResult, WriteInput } from './writes.ts';
-export type { BatchOutcome, SearchOutcome } from '../recall/engine.ts';
+export type { BatchOutcome, FactMatch, SearchOutcome } from '../recall/engine.ts';
 export type { RecallOptionsInput, Scope } from '../recall/plan.ts';
 export type { FactPatch } from '../lifecycle/update.ts';
 export type { PatchInput } from '../lifecycle/patch.ts';
@@ -53,6 +53,8 @@ export interface EngramOptions {
   checkpointKeep?: number;
   /** How often pending embeddings are retried (default 5 s). */
   reconcileIntervalMs?: number;
+  /** Whether a write identical to a live fact returns that fact instead of storing a copy. */
+  dedup?: boolean;
   log: Log;
 }
 
@@ -83,7 +85,7 @@ export class Engram {
     this.indexer = new Indexer(new VectorSpace(options.embedder, options.vectorDir, options.log));
     this.pipeline = new WritePipeline(store, new WriteBarrier());
     const staging = new FactStaging(store, this.indexer, this.access);
-    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP);
+    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true);
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
     const daemon = callContext(DAEMON);
     const attach = (agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive?: boolean) =>

@@ -5,7 +5,8 @@ import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
 import { aliasText, type AliasMeta } from '../index/aliases.ts';
-import { isIndexed } from '../index/derive.ts';
+import { contentKeyOf, isIndexed } from '../index/derive.ts';
+import type { Indexer } from '../index/indexer.ts';
 import { terms } from '../index/tokenizer.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
 import { checkState, expiredBy, newCheckpoint } from '../lifecycle/checkpoints.ts';
@@ -29,12 +30,17 @@ export interface WriteInput {
   context?: unknown;
   meta?: unknown;
   confidence?: unknown;
+  /** Store a copy even when an identical live fact exists. */
+  allowDuplicate?: unknown;
 }
 
 export interface PutResult {
   fact: FactRecord;
   /** The request id had been committed before: this is the original fact, nothing was written. */
   replayed: boolean;
+  /** An identical live fact existed (same normalized text, event time and context): this is it,
+   *  nothing was written. */
+  duplicate: boolean;
 }
 
 export interface ReviseInput extends WriteInput {
@@ -73,6 +79,9 @@ export class Writes {
     private readonly access: AccessTracker,
     private readonly limits: Limits,
     private readonly checkpointKeep: number,
+    private readonly indexer: Indexer,
+    /** Whether identical writes return the existing fact (off under profiles from before it). */
+    private readonly dedup: boolean,
   ) {}
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
@@ -80,7 +89,8 @@ export class Writes {
     const agentId = check.agentId(input.agentId);
     const fields = this.checkFields(input);
     if (input.confidence !== undefined) fields.confidence = check.confidenceLabel(input.confidence, 'options.confidence');
-    return this.insert(ctx, agentId, fields, 'fact');
+    const allowDuplicate = input.allowDuplicate === undefined ? false : check.boolean(input.allowDuplicate, 'options.allow_duplicate');
+    return this.insert(ctx, agentId, fields, 'fact', this.dedup && !allowDuplicate);
   }
 
   /** PutShared: the same write into the shared namespace. */
@@ -97,24 +107,39 @@ export class Writes {
     if (equivalents.length === 0) throw invalidArgument('equivalents', 'must name at least one equivalent');
     const meta: AliasMeta = { alias_term: term, alias_equivalents: equivalents };
     const fields: CheckedFields = { text: aliasText(term, equivalents), tags: [], entities: [], source: '', context: '', meta: JSON.stringify(meta) };
-    return this.insert(ctx, agentId, fields, 'alias');
+    return this.insert(ctx, agentId, fields, 'alias', false);
   }
 
-  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName): Promise<PutResult> {
+  /** A new fact; with `dedup`, a live fact that says the same is returned instead. Writes of one
+   *  content take one lock, so two identical writes at once still store it once. */
+  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean): Promise<PutResult> {
     const requestId = check.requestId(ctx.requestId);
+    const draft = draftFact(agentId, fields, kind);
+    const contentKey = contentKeyOf(draft);
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
-      locks: [],
+      locks: dedup ? [`content:${contentKey}`] : [],
       plan: async () => {
-        const stamp = await this.staging.created(draftFact(agentId, fields, kind));
+        const existing = dedup ? await this.liveFactSaying(agentId, contentKey) : undefined;
+        if (existing) {
+          return (): Commit<PutResult> => ({ changes: [], result: { fact: existing, replayed: false, duplicate: true }, record: { op: 'fact', factId: existing.id, duplicate: true } });
+        }
+        const stamp = await this.staging.created(draft);
         return (): Commit<PutResult> => {
           const { fact, change, apply } = stamp();
-          return { changes: [change], result: { fact, replayed: false }, record: { op: 'fact', factId: fact.id }, apply };
+          return { changes: [change], result: { fact, replayed: false, duplicate: false }, record: { op: 'fact', factId: fact.id }, apply };
         };
       },
-      replay: async (recorded) => ({ fact: await this.recordedFact(agentId, requestId, recorded, 'fact'), replayed: true }),
+      replay: async (recorded) => ({ fact: await this.recordedFact(agentId, requestId, recorded, 'fact'), replayed: true, duplicate: recorded.duplicate === true }),
     });
+  }
+
+  private async liveFactSaying(agentId: string, contentKey: string): Promise<FactRecord | undefined> {
+    const factId = this.indexer.factSaying(agentId, contentKey);
+    if (!factId) return undefined;
+    const [fact] = await this.store.getFacts([{ agentId, factId }]);
+    return fact && isIndexed(fact) ? this.access.overlay(fact) : undefined;
   }
 
   /** Replaces live facts by one new fact, all in one commit. */

@@ -63,6 +63,8 @@ export interface RemoteEmbedderOptions {
   id: string;
   /** Requested explicitly: the probe must return exactly this many. Otherwise the probe decides. */
   dimensions?: number;
+  /** See Embedder.matchSimilarity. */
+  matchSimilarity: number;
   batchSize?: number;
   timeoutMs?: number;
 }
@@ -108,7 +110,7 @@ export async function createRemoteEmbedder(provider: RemoteProvider, options: Re
 
   const [probe] = await embed([PROBE_TEXT]);
   if (!probe) throw invalid(provider, 'the dimension probe returned an all-zero vector');
-  return { id: options.id, dimensions: probe.length, embed };
+  return { id: options.id, dimensions: probe.length, matchSimilarity: options.matchSimilarity, embed };
 }
 
 type Attempt = { json: unknown } | { transportError: unknown } | { status: number; detail: string };

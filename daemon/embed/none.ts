@@ -4,6 +4,7 @@ import type { Embedder } from './provider.ts';
 export const noneEmbedder: Embedder = {
   id: 'none',
   dimensions: 0,
+  matchSimilarity: 1,
   async embed(texts) {
     return texts.map(() => null);
   },

@@ -34,6 +34,7 @@ export async function createOllamaEmbedder(config: EmbedderConfig = {}): Promise
         return '';
       },
     },
-    { id: remoteId('ollama', model, dimensions), dimensions, batchSize: config.batchSize, timeoutMs: config.timeoutMs },
+    // Sentence models served by Ollama (nomic-embed-text, mxbai-embed-large) spread wider than OpenAI's.
+    { id: remoteId('ollama', model, dimensions), dimensions, matchSimilarity: 0.5, batchSize: config.batchSize, timeoutMs: config.timeoutMs },
   );
 }

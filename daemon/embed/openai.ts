@@ -41,7 +41,8 @@ export async function createOpenAIEmbedder(config: EmbedderConfig = {}, env: Nod
       },
       secrets: [key],
     },
-    { id: remoteId('openai', model, dimensions), dimensions, batchSize: config.batchSize, timeoutMs: config.timeoutMs },
+    // text-embedding-3 models: unrelated texts mostly under 0.3, related ones 0.4 and up.
+    { id: remoteId('openai', model, dimensions), dimensions, matchSimilarity: 0.4, batchSize: config.batchSize, timeoutMs: config.timeoutMs },
   );
 }
 

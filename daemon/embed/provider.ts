@@ -9,6 +9,9 @@ export interface Embedder {
   readonly id: string;
   /** Length of every vector; 0 for 'none'. */
   readonly dimensions: number;
+  /** The cosine similarity from which a text counts as matching a query (recall reports the
+   *  rest as filler). Each model spreads similarities its own way, so each sets its own. */
+  readonly matchSimilarity: number;
   /**
    * One vector per text, in order: an L2-normalised Float32Array of `dimensions`.
    * A text with no known word gets null (the fact is then found by keyword and recency only).

@@ -41,6 +41,17 @@ export function eventDateWords(ms: number): string {
 
 export const textKeyOf = (text: string): string => createHash('sha1').update(text).digest('base64');
 
+/** Text as a writer would not tell apart: Unicode NFC, whitespace runs as one space, trimmed. */
+const normalized = (text: string): string => text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+
+/** Identity of what a fact says, for write-time dedup: its normalized text, event time and context.
+ *  "The meeting moved to Friday" and "…Thursday" differ; so do the same words on another date. */
+export function contentKeyOf(fact: Pick<FactRecord, 'text' | 'context' | 'occurredAt'>): string {
+  return createHash('sha1')
+    .update(`${normalized(fact.text)}\u0000${fact.occurredAt ?? ''}\u0000${normalized(fact.context)}`)
+    .digest('base64');
+}
+
 export function docOf(fact: FactRecord): Doc {
   return {
     factId: fact.id,
@@ -48,6 +59,7 @@ export function docOf(fact: FactRecord): Doc {
     recencyTime: recencyTime(fact),
     eventTime: fact.occurredAt !== undefined,
     textKey: textKeyOf(fact.text),
+    contentKey: contentKeyOf(fact),
     confidence: fact.confidence,
     kind: fact.kind,
     tags: fact.tags,

@@ -22,6 +22,11 @@ export class Indexer {
     return this.catalog.get(agentId);
   }
 
+  /** A live fact of the namespace that says what a fact with this content key says. */
+  factSaying(agentId: string, contentKey: string): string | undefined {
+    return this.catalog.get(agentId)?.factSaying(contentKey);
+  }
+
   /** A live recallable fact, new or changed. `vector`: its new vector; 'kept' = the one under its
    *  unchanged vector key stays; null = none. */
   indexed(fact: FactRecord, terms: Terms, vector: Float32Array | null | 'kept'): void {

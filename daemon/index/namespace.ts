@@ -16,6 +16,8 @@ export interface Doc {
   eventTime: boolean;
   /** Identity of the text, for dedup without reading facts. */
   textKey: string;
+  /** Identity of what the fact says (index/derive.ts contentKeyOf), for write-time dedup. */
+  contentKey: string;
   confidence: string;
   kind: string;
   tags: string[];
@@ -36,6 +38,8 @@ export class NamespaceIndex {
   vectors: VectorIndex | null = null;
   private readonly docByFactId = new Map<string, number>();
   private readonly docByVectorKey = new Map<number, number>();
+  /** contentKey → the live docs that say it (more than one only if stored with allow_duplicate). */
+  private readonly docsByContent = new Map<string, Set<number>>();
 
   constructor(
     readonly agentId: string,
@@ -49,6 +53,7 @@ export class NamespaceIndex {
       if (!info) return;
       this.docByFactId.set(info.factId, doc);
       if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
+      this.indexContent(info.contentKey, doc);
     });
   }
 
@@ -78,6 +83,25 @@ export class NamespaceIndex {
     return this.docByVectorKey.get(key);
   }
 
+  /** The fact id of a live fact that says this (the oldest, if several do). */
+  factSaying(contentKey: string): string | undefined {
+    const docs = this.docsByContent.get(contentKey);
+    if (!docs || docs.size === 0) return undefined;
+    return this.docs[Math.min(...docs)]!.factId;
+  }
+
+  private indexContent(contentKey: string, doc: number): void {
+    let docs = this.docsByContent.get(contentKey);
+    if (!docs) this.docsByContent.set(contentKey, (docs = new Set()));
+    docs.add(doc);
+  }
+
+  private unindexContent(contentKey: string, doc: number): void {
+    const docs = this.docsByContent.get(contentKey);
+    docs?.delete(doc);
+    if (docs?.size === 0) this.docsByContent.delete(contentKey);
+  }
+
   /** Appends a new fact. Facts arrive in id order (ids are monotonic), so doc order is id order,
    *  which is the tie-break order (created_at, then id) every signal needs. */
   add(info: Doc, terms: { tf: Map<string, number>; length: number }): number {
@@ -85,6 +109,7 @@ export class NamespaceIndex {
     this.docs.push(info);
     this.docByFactId.set(info.factId, doc);
     if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
+    this.indexContent(info.contentKey, doc);
     this.keyword.add(doc, terms.tf, terms.length);
     this.recency.add(doc, info.recencyTime);
     return doc;
@@ -102,6 +127,7 @@ export class NamespaceIndex {
     this.docs[doc] = info;
     this.docByFactId.set(info.factId, doc);
     if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
+    this.indexContent(info.contentKey, doc);
     this.keyword.add(doc, terms.tf, terms.length);
     this.recency.add(doc, info.recencyTime);
   }
@@ -109,7 +135,10 @@ export class NamespaceIndex {
   /** Replaces a live fact's row when nothing its signals index changed (same terms, time, vector). */
   updateDoc(info: Doc): void {
     const doc = this.docByFactId.get(info.factId);
-    if (doc !== undefined) this.docs[doc] = info;
+    if (doc === undefined) return;
+    this.unindexContent(this.docs[doc]!.contentKey, doc);
+    this.docs[doc] = info;
+    this.indexContent(info.contentKey, doc);
   }
 
   /** Removes a fact from every in-memory structure (signal indexes, aliases). */
@@ -125,6 +154,7 @@ export class NamespaceIndex {
   private unindex(doc: number, keptVectorKey = 0): Doc {
     const info = this.docs[doc]!;
     this.docs[doc] = undefined;
+    this.unindexContent(info.contentKey, doc);
     this.keyword.remove(doc);
     this.recency.remove(doc, info.recencyTime);
     if (info.vectorKey && info.vectorKey !== keptVectorKey) {

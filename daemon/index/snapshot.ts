@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 4;
+const FORMAT = 5;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -103,6 +103,7 @@ export function takeSnapshot(dataDir: string, storeToken: string): { snapshot: S
 interface DocStrings {
   factIds: (string | null)[];
   textKeys: string[];
+  contentKeys: string[];
   confidences: string[];
   kinds: string[];
   /** Only the docs that have tags: [doc, tags]. */
@@ -111,11 +112,12 @@ interface DocStrings {
 
 function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
   const { docs } = ns;
-  const strings: DocStrings = { factIds: [], textKeys: [], confidences: [], kinds: [], tags: [] };
+  const strings: DocStrings = { factIds: [], textKeys: [], contentKeys: [], confidences: [], kinds: [], tags: [] };
   const times = new Float64Array(docs.length * 4); // createdAt, recencyTime, vectorKey, eventTime per doc
   docs.forEach((doc, i) => {
     strings.factIds.push(doc?.factId ?? null);
     strings.textKeys.push(doc?.textKey ?? '');
+    strings.contentKeys.push(doc?.contentKey ?? '');
     strings.confidences.push(doc?.confidence ?? '');
     strings.kinds.push(doc?.kind ?? '');
     if (doc?.tags.length) strings.tags.push([i, doc.tags]);
@@ -144,6 +146,7 @@ function readNamespace(input: SectionReader): NamespaceState {
           recencyTime: times[i * 4 + 1]!,
           eventTime: times[i * 4 + 3] === 1,
           textKey: head.textKeys[i]!,
+          contentKey: head.contentKeys[i]!,
           confidence: head.confidences[i]!,
           kind: head.kinds[i]!,
           tags: tags.get(i) ?? [],

@@ -18,7 +18,7 @@ import { mergeNamespaces } from './namespaces.ts';
 import type { RecallPlan, Scope } from './plan.ts';
 import { rankNamespace, type NamespaceRanking, type RankedFact } from './rank.ts';
 import { toReceipt, type Receipt } from './receipts.ts';
-import { SIGNALS, type SignalName } from './registry.ts';
+import { SIGNAL_NAMES, SIGNALS, type SignalName } from './registry.ts';
 import type { VectorReader } from './signal.ts';
 
 export interface PreparedQuery {
@@ -39,8 +39,20 @@ export interface SearchRequest {
   feedback: boolean;
 }
 
+/** How one returned fact came to be returned. */
+export interface FactMatch {
+  /** A query signal matched it; false: it only fills top_k. */
+  matched: boolean;
+  /** Its final score. */
+  score: number;
+  /** The signals that ranked it, in fusion order. */
+  signals: SignalName[];
+}
+
 export interface SearchOutcome {
   facts: FactRecord[];
+  /** One per fact, same order. */
+  matches: FactMatch[];
   /** Present when explain was requested: one per fact, same order. */
   receipts?: Receipt<FactRecord>[];
   retrieval: RetrievalMetadata;
@@ -48,7 +60,7 @@ export interface SearchOutcome {
 }
 
 export interface BatchOutcome {
-  results: { query: string; facts: FactRecord[]; error?: string }[];
+  results: { query: string; facts: FactRecord[]; matches: FactMatch[]; error?: string }[];
   merged: FactRecord[];
   retrieval?: RetrievalMetadata;
 }
@@ -59,6 +71,10 @@ export function scopeNamespaces(agentId: string, scope: Scope): string[] {
 }
 
 const key = (r: { agentId: string; factId: string }) => `${r.agentId}\u0000${r.factId}`;
+
+function matchOf(r: RankedFact): FactMatch {
+  return { matched: r.matched, score: r.final, signals: SIGNAL_NAMES.filter((name) => r.ranks[name] > 0) };
+}
 
 export class RecallEngine {
   constructor(
@@ -82,10 +98,10 @@ export class RecallEngine {
         try {
           const query = req.checkQuery(q, i);
           const outcome = await this.search({ ...req, query, explain: false, feedback: false });
-          return { query, facts: outcome.facts, retrieval: outcome.retrieval };
+          return { query, facts: outcome.facts, matches: outcome.matches, retrieval: outcome.retrieval };
         } catch (error) {
           if (!(error instanceof EngramError)) throw error;
-          return { query: typeof q === 'string' ? q : '', facts: [], error: error.message };
+          return { query: typeof q === 'string' ? q : '', facts: [], matches: [], error: error.message };
         }
       }),
     );
@@ -110,7 +126,8 @@ export class RecallEngine {
     const namespaces = agentIds.map((id) => this.indexer.namespace(id));
     const present = namespaces.filter((ns): ns is NamespaceIndex => ns !== undefined);
     const expanded = [...new Set(present.flatMap((ns) => ns.aliases.expand(query.terms)))].sort();
-    const expandedQuery = { terms: [...query.terms, ...expanded], vector: query.vector };
+    const matchSimilarity = this.indexer.vectors.embedder.matchSimilarity;
+    const expandedQuery = { terms: [...query.terms, ...expanded], vector: query.vector, matchSimilarity };
     const rankings = await Promise.all(
       namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, req.plan, this.readVectors) : emptyRanking())),
     );
@@ -122,7 +139,11 @@ export class RecallEngine {
       rankings.length === 2
         ? mergeNamespaces(alive(rankings[0]!.results), alive(rankings[1]!.results), (r) => byKey.get(key(r))!.text, req.plan.topK)
         : alive(ranked);
-    const outcome: SearchOutcome = { facts: chosen.map((r) => byKey.get(key(r))!), retrieval: this.metadata(req, query, rankings, expanded) };
+    const outcome: SearchOutcome = {
+      facts: chosen.map((r) => byKey.get(key(r))!),
+      matches: chosen.map(matchOf),
+      retrieval: this.metadata(req, query, rankings, expanded),
+    };
     if (req.explain) {
       const now = Date.now();
       outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now, req.plan.confidence));

@@ -18,6 +18,8 @@ export interface RankedFact {
   ranks: SignalRanks;
   fused: number;
   final: number;
+  /** A match signal really matched it; false: it only fills top_k. */
+  matched: boolean;
 }
 
 export interface NamespaceRanking {
@@ -33,12 +35,14 @@ type Score = (doc: number, orderRanks: ReadonlyMap<SignalName, number>) => Ranke
 export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan, readVectors: VectorReader): Promise<NamespaceRanking> {
   const { weights, filter } = plan;
   const matchRanks = new Map<SignalName, RankMap>();
+  const matchedDocs = new Set<number>();
   const candidates: NamespaceRanking['candidates'] = {};
   const searched: NamespaceRanking['searched'] = {};
   for (const signal of matchSignals()) {
     if (weights[signal.name as SignalName] > 0 && signal.applies(query)) {
       const ranking = await signal.rank({ ns, query, topK: plan.topK, filter, readVectors });
       matchRanks.set(signal.name as SignalName, ranking.ranks);
+      for (const doc of ranking.matched) matchedDocs.add(doc);
       candidates[signal.name as SignalName] = ranking.ranks.size;
       searched[signal.name as SignalName] = ranking.searched;
     }
@@ -51,17 +55,17 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     const fused = fusedScore(ranks, weights, RRF_K);
     let final = fused;
     for (const modifier of plan.modifiers) final *= modifier.factor(info);
-    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final };
+    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final, matched: matchedDocs.has(doc) };
   };
 
-  const matched = [...new Set([...matchRanks.values()].flatMap((ranks) => [...ranks.keys()]))];
+  const found = [...new Set([...matchRanks.values()].flatMap((ranks) => [...ranks.keys()]))];
   let results: RankedFact[];
-  if (matched.length > 0) {
-    // Order signals rank what the query matched: a recent fact the query did not match is not
-    // pushed above an older one it did. The rest follow with score 0 (so top_k is still filled).
-    const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, matched)] as const);
-    const hits = matched.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults);
-    const skip = new Set(matched);
+  if (found.length > 0) {
+    // Order signals rank what the match signals found: a recent fact they did not find is not
+    // pushed above an older one they did. The rest follow with score 0 (so top_k is still filled).
+    const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, found)] as const);
+    const hits = found.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults);
+    const skip = new Set(found);
     results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !skip.has(doc), score), plan);
   } else {
     // Nothing matched, or no match signal ran: the order signals rank every eligible fact.
@@ -159,6 +163,8 @@ function mergeDistinct(hits: RankedFact[], rest: Iterator<RankedFact>, plan: Rec
       next = rest.next();
     }
     if (pick.final < floor) break;
+    // A relevance floor asks for relevant facts only: filler never passes it.
+    if (plan.minRelevance > 0 && !pick.matched) continue;
     if (seen.has(pick.textKey)) continue;
     seen.add(pick.textKey);
     if (out.length === 0 && plan.minRelevance > 0) floor = pick.final * plan.minRelevance;

@@ -40,6 +40,7 @@ export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: Weights
     },
     kgLinks: [],
     fact,
+    matched: ranked.matched,
   };
   if (confidence) {
     const c = confidenceValue(fact.confidence);

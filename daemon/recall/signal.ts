@@ -11,6 +11,8 @@ export type RankMap = Map<number, number>;
 export interface NamespaceQuery {
   terms: readonly string[];
   vector: Float32Array | null;
+  /** The cosine similarity from which a fact's vector counts as matching the query's. */
+  matchSimilarity: number;
 }
 
 /** Reads stored vectors by vector key (the HNSW graph cannot hand them back). */
@@ -26,6 +28,8 @@ export interface MatchInput {
 
 export interface MatchRanking {
   ranks: RankMap;
+  /** The ranked docs that really match the query (the others are merely nearest). */
+  matched: ReadonlySet<number>;
   /** How many candidates were searched to find them (after any widening). */
   searched: number;
 }
@@ -35,7 +39,7 @@ export interface MatchSignal {
   readonly name: string;
   readonly kind: 'match';
   /** Whether it can run for this query (a vector signal needs a query vector). */
-  applies(query: NamespaceQuery): boolean;
+  applies(query: Pick<NamespaceQuery, 'terms' | 'vector'>): boolean;
   rank(input: MatchInput): Promise<MatchRanking>;
 }
 

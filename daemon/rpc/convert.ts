@@ -4,7 +4,7 @@ import type { FactSchema, Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../../shared/fact-message.ts';
 import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
 import type { RecallOptionsInput, Scope } from '../core/engram.ts';
-import type { FactFields } from '../../shared/gen/engram/v1/memory_pb.ts';
+import type { FactFields, WriteOptions } from '../../shared/gen/engram/v1/memory_pb.ts';
 import type { FactPatch } from '../core/engram.ts';
 import type { Receipt, RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
 import type { FactRecord } from '../core/engram.ts';
@@ -25,6 +25,11 @@ export function writeFields(fields: FactFields | undefined): Omit<WriteInput, 'a
     context: fields.context,
     meta: fields.metaJson,
   };
+}
+
+/** The options of a write: absent fields stay undefined (the core's defaults). */
+export function writeOptions(options: WriteOptions | undefined): Pick<WriteInput, 'confidence' | 'allowDuplicate'> {
+  return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate };
 }
 
 export function factPatch(fact: Fact): FactPatch {
@@ -75,6 +80,7 @@ export function receiptMessage(receipt: Receipt<FactRecord>): MessageInitShape<t
     kgLinks: receipt.kgLinks,
     fact: factMessage(receipt.fact),
     ranking: receipt.ranking,
+    matched: receipt.matched ?? false,
   };
 }
 

@@ -1,23 +1,27 @@
 // MemoryService over gRPC: a thin adapter. Decode → core (which validates) → encode.
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { MemoryService } from '../../shared/gen/engram/v1/memory_pb.ts';
-import type { Engram, PutResult, SearchOutcome } from '../core/engram.ts';
-import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields } from './convert.ts';
+import type { Engram, FactMatch, PutResult, SearchOutcome } from '../core/engram.ts';
+import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields, writeOptions } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import { Capability, type ReleaseProfile } from '../../shared/capabilities.ts';
 import { coreContext } from './context.ts';
 
-const recallResponse = (outcome: SearchOutcome) => ({
-  facts: outcome.facts.map(factMessage),
-  retrieval: retrievalMessage(outcome.retrieval),
-});
-
-/** A committed (or replayed) write as the protocol returns it. */
-const written = ({ fact, replayed }: PutResult) => ({ fact: factMessage(fact), replayed });
+/** A committed (or replayed, or already stored) write as the protocol returns it. */
+const written = ({ fact, replayed, duplicate }: PutResult) => ({ fact: factMessage(fact), replayed, duplicate });
 
 export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typeof MemoryService> {
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
+  // A profile from before recall-matches-v1 answers as that release did: without them.
+  const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
   const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, confidenceServed);
+  const matches = (outcome: { matches: FactMatch[] }) => (matchesServed ? outcome.matches : []);
+  const receipts = (outcome: SearchOutcome) => (outcome.receipts ?? []).map((r) => receiptMessage(matchesServed ? r : { ...r, matched: undefined }));
+  const recallResponse = (outcome: SearchOutcome) => ({
+    facts: outcome.facts.map(factMessage),
+    retrieval: retrievalMessage(outcome.retrieval),
+    matches: matches(outcome),
+  });
   return {
     async put(req, call) {
       return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields) }));
@@ -39,7 +43,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
     },
     async recallExplain(req, call) {
       const outcome = await core.recall(coreContext(call), { agentId: req.agentId, query: req.query, topK: req.topK, explain: true });
-      return { receipts: outcome.receipts!.map(receiptMessage), retrieval: retrievalMessage(outcome.retrieval) };
+      return { receipts: receipts(outcome), retrieval: retrievalMessage(outcome.retrieval) };
     },
     async recallWithOptions(req, call) {
       const outcome = await core.recallWithOptions(coreContext(call), {
@@ -51,14 +55,14 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       });
       return {
         ...recallResponse(outcome),
-        receipts: (outcome.receipts ?? []).map(receiptMessage),
+        receipts: receipts(outcome),
         feedback: outcome.feedback && feedbackMessage(outcome.feedback),
       };
     },
     async batchRecall(req, call) {
       const outcome = await core.batchRecall(coreContext(call), { agentId: req.agentId, queries: req.queries, scope: scopeOf(req.scope), options: options(req.options) });
       return {
-        results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(factMessage), error: r.error ?? '' })),
+        results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(factMessage), error: r.error ?? '', matches: matches(r) })),
         merged: outcome.merged.map(factMessage),
         retrieval: outcome.retrieval && retrievalMessage(outcome.retrieval),
       };
@@ -95,10 +99,10 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       };
     },
     async putWithOptions(req, call) {
-      return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
+      return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));
     },
     async putSharedWithOptions(req, call) {
-      return written(await core.putShared(coreContext(call, req.requestId), { text: req.text, ...writeFields(req.fields), confidence: req.options?.confidence }));
+      return written(await core.putShared(coreContext(call, req.requestId), { text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));
     },
     async revise(req, call) {
       const result = await core.revise(coreContext(call, req.requestId), {

@@ -11,9 +11,10 @@ export const keywordSignal = {
   applies: () => true,
   async rank({ ns, query, topK, filter }) {
     const ranks = new Map<number, number>();
-    if (query.terms.length === 0) return { ranks, searched: 0 };
+    if (query.terms.length === 0) return { ranks, matched: new Set(), searched: 0 };
     const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
     ns.keyword.search(query.terms, { eligible, limit: keywordCandidateCount(topK) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
-    return { ranks, searched: ranks.size };
+    // Every keyword hit shares a term with the query: all of them match.
+    return { ranks, matched: new Set(ranks.keys()), searched: ranks.size };
   },
 } as const satisfies MatchSignal;

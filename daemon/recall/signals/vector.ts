@@ -8,7 +8,7 @@ export const vectorSignal = {
   name: 'vector',
   kind: 'match',
   applies: (query) => query.vector !== null,
-  rank: ({ ns, query, topK, filter, readVectors }) => vectorRanks(ns, query.vector!, vectorCandidateCount(topK), filter, readVectors),
+  rank: ({ ns, query, topK, filter, readVectors }) => vectorRanks(ns, query.vector!, vectorCandidateCount(topK), filter, readVectors, 1 - query.matchSimilarity),
 } as const satisfies MatchSignal;
 
 /** How many nearest eligible neighbours the vector signal ranks: a fixed function of top_k, so
@@ -29,17 +29,19 @@ async function vectorRanks(
   wanted: number,
   filter: DocFilter | null,
   readVectors: VectorReader,
+  /** Cosine distance at or below which a neighbour matches the query. */
+  matchDistance: number,
 ): Promise<MatchRanking> {
   const index = ns.vectors;
-  if (!index || index.size === 0) return { ranks: new Map(), searched: 0 };
+  if (!index || index.size === 0) return { ranks: new Map(), matched: new Set(), searched: 0 };
   const eligibleKeys = filter ? eligibleVectorKeys(ns, filter) : null;
-  if (eligibleKeys && eligibleKeys.length <= EXACT_LIMIT) return exactRanks(ns, query, wanted, eligibleKeys, readVectors);
+  if (eligibleKeys && eligibleKeys.length <= EXACT_LIMIT) return exactRanks(ns, query, wanted, eligibleKeys, readVectors, matchDistance);
   let count = Math.min(wanted, index.size);
   for (;;) {
     const hits = graphHits(ns, query, count, filter);
     const enough = hits.length >= wanted || hits.length === (eligibleKeys?.length ?? index.size);
-    if (enough) return { ranks: toRanks(hits, wanted), searched: count };
-    if (count >= index.size) return exactRanks(ns, query, wanted, eligibleKeys ?? [...index.allKeys()], readVectors);
+    if (enough) return { ...toRanks(hits, wanted, matchDistance), searched: count };
+    if (count >= index.size) return exactRanks(ns, query, wanted, eligibleKeys ?? [...index.allKeys()], readVectors, matchDistance);
     count = Math.min(index.size, count * 4);
   }
 }
@@ -69,7 +71,7 @@ function eligibleVectorKeys(ns: NamespaceIndex, filter: DocFilter): number[] {
 }
 
 /** Cosine distance by brute force over the given vectors (all stored L2-normalised). */
-async function exactRanks(ns: NamespaceIndex, query: Float32Array, wanted: number, keys: number[], readVectors: VectorReader): Promise<MatchRanking> {
+async function exactRanks(ns: NamespaceIndex, query: Float32Array, wanted: number, keys: number[], readVectors: VectorReader, matchDistance: number): Promise<MatchRanking> {
   const vectors = await readVectors(ns.agentId, keys);
   const hits: VectorHitDoc[] = [];
   keys.forEach((key, i) => {
@@ -80,12 +82,16 @@ async function exactRanks(ns: NamespaceIndex, query: Float32Array, wanted: numbe
     for (let d = 0; d < vector.length; d++) dot += vector[d]! * query[d]!;
     hits.push({ doc, distance: 1 - dot });
   });
-  return { ranks: toRanks(hits, wanted), searched: keys.length };
+  return { ...toRanks(hits, wanted, matchDistance), searched: keys.length };
 }
 
-function toRanks(hits: VectorHitDoc[], wanted: number): RankMap {
+function toRanks(hits: VectorHitDoc[], wanted: number, matchDistance: number): { ranks: RankMap; matched: Set<number> } {
   hits.sort((a, b) => a.distance - b.distance || a.doc - b.doc);
   const ranks: RankMap = new Map();
-  hits.slice(0, wanted).forEach((hit, i) => ranks.set(hit.doc, i + 1));
-  return ranks;
+  const matched = new Set<number>();
+  hits.slice(0, wanted).forEach((hit, i) => {
+    ranks.set(hit.doc, i + 1);
+    if (hit.distance <= matchDistance) matched.add(hit.doc);
+  });
+  return { ranks, matched };
 }

@@ -15,7 +15,43 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/recall.proto.
  */
 export const file_engram_v1_recall: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiQQoNU2lnbmFsV2VpZ2h0cxIOCgZ2ZWN0b3IYASABKAESDwoHa2V5d29yZBgCIAEoARIPCgdyZWNlbmN5GAMgASgBIqoDChFSZXRyaWV2YWxNZXRhZGF0YRIpCgd3ZWlnaHRzGAEgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSDwoHc2lnbmFscxgCIAMoCRIWCg5lbGlnaWJsZV9jb3VudBgDIAEoDRIaChJrZXl3b3JkX2NhbmRpZGF0ZXMYBCABKA0SGQoRdmVjdG9yX2NhbmRpZGF0ZXMYBSABKA0SEAoIZW1iZWRkZXIYBiABKAkSDQoFcnJmX2sYByABKA0SDQoFbm90ZXMYCCADKAkSFQoNbWluX3JlbGV2YW5jZRgJIAEoARIQCghmaWx0ZXJlZBgKIAEoCBIWCg5leHBhbmRlZF90ZXJtcxgLIAMoCRIXCg92ZWN0b3Jfc2VhcmNoZWQYDCABKA0SGwoObWluX2NvbmZpZGVuY2UYDSABKAlIAIgBARIeChFjb25maWRlbmNlX3dlaWdodBgOIAEoAUgBiAEBEg4KBnBvbGljeRgPIAEoCRIKCgJrZxgQIAEoCUIRCg9fbWluX2NvbmZpZGVuY2VCFAoSX2NvbmZpZGVuY2Vfd2VpZ2h0IpkBCgtSZWNhbGxSYW5rcxITCgt2ZWN0b3JfcmFuaxgBIAEoDRIUCgxrZXl3b3JkX3JhbmsYAiABKA0SFAoMcmVjZW5jeV9yYW5rGAMgASgNEhMKC2Z1c2VkX3Njb3JlGAQgASgBEgkKAWsYBSABKA0SKQoHd2VpZ2h0cxgGIAEoCzIYLmVuZ3JhbS52MS5TaWduYWxXZWlnaHRzIocBChBSZWNhbGxQcm92ZW5hbmNlEg8KB2ZhY3RfaWQYASABKAkSFQoNd3JpdHRlbl9hdF9tcxgCIAEoAxIVCg1zdXBlcnNlZGVkX2J5GAMgASgJEhIKCmNvbmZpZGVuY2UYBCABKAkSDgoGcGlubmVkGAUgASgIEhAKCGFnZW50X2lkGAYgASgJIvcBCg1SZWNhbGxSZWNlaXB0EgwKBHRleHQYASABKAkSDgoGd2VpZ2h0GAIgASgBEhAKCGFnZV9kYXlzGAMgASgBEiUKBXJhbmtzGAQgASgLMhYuZW5ncmFtLnYxLlJlY2FsbFJhbmtzEi8KCnByb3ZlbmFuY2UYBSABKAsyGy5lbmdyYW0udjEuUmVjYWxsUHJvdmVuYW5jZRIQCghrZ19saW5rcxgGIAMoCRIdCgRmYWN0GAcgASgLMg8uZW5ncmFtLnYxLkZhY3QSLQoHcmFua2luZxgIIAEoCzIcLmVuZ3JhbS52MS5Db25maWRlbmNlUmFua2luZyKvAQoRQ29uZmlkZW5jZVJhbmtpbmcSEgoKYmFzZV9zY29yZRgBIAEoARITCgtmaW5hbF9zY29yZRgCIAEoARIOCgZmYWN0b3IYAyABKAESHAoUZWZmZWN0aXZlX2NvbmZpZGVuY2UYBCABKAkSGAoQY29uZmlkZW5jZV92YWx1ZRgFIAEoBRIZChFjb25maWRlbmNlX3dlaWdodBgGIAEoARIOCgZwb2xpY3kYByABKAkieQoTU2lnbmFsV2VpZ2h0c09wdGlvbhITCgZ2ZWN0b3IYASABKAFIAIgBARIUCgdrZXl3b3JkGAIgASgBSAGIAQESFAoHcmVjZW5jeRgDIAEoAUgCiAEBQgkKB192ZWN0b3JCCgoIX2tleXdvcmRCCgoIX3JlY2VuY3kitQIKDVJlY2FsbEZpbHRlcnMSGAoLd2luZG93X2RheXMYASABKA1IAIgBARIQCgh0YWdzX2FueRgCIAMoCRIQCgh0YWdzX2FsbBgDIAMoCRIdChBjcmVhdGVkX2FmdGVyX21zGAQgASgDSAGIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYBSABKANIAogBARIeChFvY2N1cnJlZF9hZnRlcl9tcxgGIAEoA0gDiAEBEh8KEm9jY3VycmVkX2JlZm9yZV9tcxgHIAEoA0gEiAEBQg4KDF93aW5kb3dfZGF5c0ITChFfY3JlYXRlZF9hZnRlcl9tc0IUChJfY3JlYXRlZF9iZWZvcmVfbXNCFAoSX29jY3VycmVkX2FmdGVyX21zQhUKE19vY2N1cnJlZF9iZWZvcmVfbXMipAIKDVJlY2FsbE9wdGlvbnMSEgoFdG9wX2sYASABKAVIAIgBARI2Cg5zaWduYWxfd2VpZ2h0cxgCIAEoCzIeLmVuZ3JhbS52MS5TaWduYWxXZWlnaHRzT3B0aW9uEhoKDW1pbl9yZWxldmFuY2UYAyABKAFIAYgBARIpCgdmaWx0ZXJzGAQgASgLMhguZW5ncmFtLnYxLlJlY2FsbEZpbHRlcnMSGwoObWluX2NvbmZpZGVuY2UYBSABKAlIAogBARIeChFjb25maWRlbmNlX3dlaWdodBgGIAEoAUgDiAEBQggKBl90b3Bfa0IQCg5fbWluX3JlbGV2YW5jZUIRCg9fbWluX2NvbmZpZGVuY2VCFAoSX2NvbmZpZGVuY2Vfd2VpZ2h0InoKEVdlYWtNYXRjaEZlZWRiYWNrEhMKC3F1ZXJ5X3Rlcm1zGAEgASgNEhMKC2tub3duX3Rlcm1zGAIgASgNEhUKDXVua25vd25fdGVybXMYAyADKAkSFAoMbmVhcmJ5X3Rlcm1zGAQgAygJEg4KBmFkdmljZRgFIAEoCSpyCgtSZWNhbGxTY29wZRIcChhSRUNBTExfU0NPUEVfVU5TUEVDSUZJRUQQABIWChJSRUNBTExfU0NPUEVfQUdFTlQQARIXChNSRUNBTExfU0NPUEVfU0hBUkVEEAISFAoQUkVDQUxMX1NDT1BFX0FMTBADYgZwcm90bzM", [file_engram_v1_fact]);
+  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiPAoJRmFjdE1hdGNoEg8KB21hdGNoZWQYASABKAgSDQoFc2NvcmUYAiABKAESDwoHc2lnbmFscxgDIAMoCSJBCg1TaWduYWxXZWlnaHRzEg4KBnZlY3RvchgBIAEoARIPCgdrZXl3b3JkGAIgASgBEg8KB3JlY2VuY3kYAyABKAEiqgMKEVJldHJpZXZhbE1ldGFkYXRhEikKB3dlaWdodHMYASABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0cxIPCgdzaWduYWxzGAIgAygJEhYKDmVsaWdpYmxlX2NvdW50GAMgASgNEhoKEmtleXdvcmRfY2FuZGlkYXRlcxgEIAEoDRIZChF2ZWN0b3JfY2FuZGlkYXRlcxgFIAEoDRIQCghlbWJlZGRlchgGIAEoCRINCgVycmZfaxgHIAEoDRINCgVub3RlcxgIIAMoCRIVCg1taW5fcmVsZXZhbmNlGAkgASgBEhAKCGZpbHRlcmVkGAogASgIEhYKDmV4cGFuZGVkX3Rlcm1zGAsgAygJEhcKD3ZlY3Rvcl9zZWFyY2hlZBgMIAEoDRIbCg5taW5fY29uZmlkZW5jZRgNIAEoCUgAiAEBEh4KEWNvbmZpZGVuY2Vfd2VpZ2h0GA4gASgBSAGIAQESDgoGcG9saWN5GA8gASgJEgoKAmtnGBAgASgJQhEKD19taW5fY29uZmlkZW5jZUIUChJfY29uZmlkZW5jZV93ZWlnaHQimQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMihwEKEFJlY2FsbFByb3ZlbmFuY2USDwoHZmFjdF9pZBgBIAEoCRIVCg13cml0dGVuX2F0X21zGAIgASgDEhUKDXN1cGVyc2VkZWRfYnkYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoCRIOCgZwaW5uZWQYBSABKAgSEAoIYWdlbnRfaWQYBiABKAkiiAIKDVJlY2FsbFJlY2VpcHQSDAoEdGV4dBgBIAEoCRIOCgZ3ZWlnaHQYAiABKAESEAoIYWdlX2RheXMYAyABKAESJQoFcmFua3MYBCABKAsyFi5lbmdyYW0udjEuUmVjYWxsUmFua3MSLwoKcHJvdmVuYW5jZRgFIAEoCzIbLmVuZ3JhbS52MS5SZWNhbGxQcm92ZW5hbmNlEhAKCGtnX2xpbmtzGAYgAygJEh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdBItCgdyYW5raW5nGAggASgLMhwuZW5ncmFtLnYxLkNvbmZpZGVuY2VSYW5raW5nEg8KB21hdGNoZWQYCSABKAgirwEKEUNvbmZpZGVuY2VSYW5raW5nEhIKCmJhc2Vfc2NvcmUYASABKAESEwoLZmluYWxfc2NvcmUYAiABKAESDgoGZmFjdG9yGAMgASgBEhwKFGVmZmVjdGl2ZV9jb25maWRlbmNlGAQgASgJEhgKEGNvbmZpZGVuY2VfdmFsdWUYBSABKAUSGQoRY29uZmlkZW5jZV93ZWlnaHQYBiABKAESDgoGcG9saWN5GAcgASgJInkKE1NpZ25hbFdlaWdodHNPcHRpb24SEwoGdmVjdG9yGAEgASgBSACIAQESFAoHa2V5d29yZBgCIAEoAUgBiAEBEhQKB3JlY2VuY3kYAyABKAFIAogBAUIJCgdfdmVjdG9yQgoKCF9rZXl3b3JkQgoKCF9yZWNlbmN5IrUCCg1SZWNhbGxGaWx0ZXJzEhgKC3dpbmRvd19kYXlzGAEgASgNSACIAQESEAoIdGFnc19hbnkYAiADKAkSEAoIdGFnc19hbGwYAyADKAkSHQoQY3JlYXRlZF9hZnRlcl9tcxgEIAEoA0gBiAEBEh4KEWNyZWF0ZWRfYmVmb3JlX21zGAUgASgDSAKIAQESHgoRb2NjdXJyZWRfYWZ0ZXJfbXMYBiABKANIA4gBARIfChJvY2N1cnJlZF9iZWZvcmVfbXMYByABKANIBIgBAUIOCgxfd2luZG93X2RheXNCEwoRX2NyZWF0ZWRfYWZ0ZXJfbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zQhQKEl9vY2N1cnJlZF9hZnRlcl9tc0IVChNfb2NjdXJyZWRfYmVmb3JlX21zIqQCCg1SZWNhbGxPcHRpb25zEhIKBXRvcF9rGAEgASgFSACIAQESNgoOc2lnbmFsX3dlaWdodHMYAiABKAsyHi5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c09wdGlvbhIaCg1taW5fcmVsZXZhbmNlGAMgASgBSAGIAQESKQoHZmlsdGVycxgEIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxGaWx0ZXJzEhsKDm1pbl9jb25maWRlbmNlGAUgASgJSAKIAQESHgoRY29uZmlkZW5jZV93ZWlnaHQYBiABKAFIA4gBAUIICgZfdG9wX2tCEAoOX21pbl9yZWxldmFuY2VCEQoPX21pbl9jb25maWRlbmNlQhQKEl9jb25maWRlbmNlX3dlaWdodCJ6ChFXZWFrTWF0Y2hGZWVkYmFjaxITCgtxdWVyeV90ZXJtcxgBIAEoDRITCgtrbm93bl90ZXJtcxgCIAEoDRIVCg11bmtub3duX3Rlcm1zGAMgAygJEhQKDG5lYXJieV90ZXJtcxgEIAMoCRIOCgZhZHZpY2UYBSABKAkqcgoLUmVjYWxsU2NvcGUSHAoYUkVDQUxMX1NDT1BFX1VOU1BFQ0lGSUVEEAASFgoSUkVDQUxMX1NDT1BFX0FHRU5UEAESFwoTUkVDQUxMX1NDT1BFX1NIQVJFRBACEhQKEFJFQ0FMTF9TQ09QRV9BTEwQA2IGcHJvdG8z", [file_engram_v1_fact]);
+
+/**
+ * How a recalled fact came to be returned (capability recall-matches-v1).
+ *
+ * @generated from message engram.v1.FactMatch
+ */
+export type FactMatch = Message<"engram.v1.FactMatch"> & {
+  /**
+   * A query signal matched it: a keyword hit, or a vector similarity at or above the embedder's
+   * floor. False: it only fills top_k (the most recent facts, when the query matched fewer).
+   *
+   * @generated from field: bool matched = 1;
+   */
+  matched: boolean;
+
+  /**
+   * The final score that placed it.
+   *
+   * @generated from field: double score = 2;
+   */
+  score: number;
+
+  /**
+   * The signals that ranked it, in fusion order ("vector", "keyword", "recency").
+   *
+   * @generated from field: repeated string signals = 3;
+   */
+  signals: string[];
+};
+
+/**
+ * Describes the message engram.v1.FactMatch.
+ * Use `create(FactMatchSchema)` to create a new message.
+ */
+export const FactMatchSchema: GenMessage<FactMatch> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 0);
 
 /**
  * @generated from message engram.v1.SignalWeights
@@ -42,7 +78,7 @@ export type SignalWeights = Message<"engram.v1.SignalWeights"> & {
  * Use `create(SignalWeightsSchema)` to create a new message.
  */
 export const SignalWeightsSchema: GenMessage<SignalWeights> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 0);
+  messageDesc(file_engram_v1_recall, 1);
 
 /**
  * @generated from message engram.v1.RetrievalMetadata
@@ -154,7 +190,7 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
  * Use `create(RetrievalMetadataSchema)` to create a new message.
  */
 export const RetrievalMetadataSchema: GenMessage<RetrievalMetadata> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 1);
+  messageDesc(file_engram_v1_recall, 2);
 
 /**
  * @generated from message engram.v1.RecallRanks
@@ -202,7 +238,7 @@ export type RecallRanks = Message<"engram.v1.RecallRanks"> & {
  * Use `create(RecallRanksSchema)` to create a new message.
  */
 export const RecallRanksSchema: GenMessage<RecallRanks> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 2);
+  messageDesc(file_engram_v1_recall, 3);
 
 /**
  * @generated from message engram.v1.RecallProvenance
@@ -244,7 +280,7 @@ export type RecallProvenance = Message<"engram.v1.RecallProvenance"> & {
  * Use `create(RecallProvenanceSchema)` to create a new message.
  */
 export const RecallProvenanceSchema: GenMessage<RecallProvenance> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 3);
+  messageDesc(file_engram_v1_recall, 4);
 
 /**
  * @generated from message engram.v1.RecallReceipt
@@ -293,6 +329,13 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
    * @generated from field: engram.v1.ConfidenceRanking ranking = 8;
    */
   ranking?: ConfidenceRanking | undefined;
+
+  /**
+   * A query signal matched the fact (see FactMatch.matched); false for facts that only fill top_k.
+   *
+   * @generated from field: bool matched = 9;
+   */
+  matched: boolean;
 };
 
 /**
@@ -300,7 +343,7 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
  * Use `create(RecallReceiptSchema)` to create a new message.
  */
 export const RecallReceiptSchema: GenMessage<RecallReceipt> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 4);
+  messageDesc(file_engram_v1_recall, 5);
 
 /**
  * @generated from message engram.v1.ConfidenceRanking
@@ -357,7 +400,7 @@ export type ConfidenceRanking = Message<"engram.v1.ConfidenceRanking"> & {
  * Use `create(ConfidenceRankingSchema)` to create a new message.
  */
 export const ConfidenceRankingSchema: GenMessage<ConfidenceRanking> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 5);
+  messageDesc(file_engram_v1_recall, 6);
 
 /**
  * Per-call signal weights: an unset field means the daemon's configured default, an explicit 0
@@ -387,7 +430,7 @@ export type SignalWeightsOption = Message<"engram.v1.SignalWeightsOption"> & {
  * Use `create(SignalWeightsOptionSchema)` to create a new message.
  */
 export const SignalWeightsOptionSchema: GenMessage<SignalWeightsOption> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 6);
+  messageDesc(file_engram_v1_recall, 7);
 
 /**
  * Filters restrict the eligible set before anything is ranked. Times are ms since the epoch;
@@ -444,7 +487,7 @@ export type RecallFilters = Message<"engram.v1.RecallFilters"> & {
  * Use `create(RecallFiltersSchema)` to create a new message.
  */
 export const RecallFiltersSchema: GenMessage<RecallFilters> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 7);
+  messageDesc(file_engram_v1_recall, 8);
 
 /**
  * @generated from message engram.v1.RecallOptions
@@ -496,7 +539,7 @@ export type RecallOptions = Message<"engram.v1.RecallOptions"> & {
  * Use `create(RecallOptionsSchema)` to create a new message.
  */
 export const RecallOptionsSchema: GenMessage<RecallOptions> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 8);
+  messageDesc(file_engram_v1_recall, 9);
 
 /**
  * Returned when the query's vocabulary barely overlaps the store's. Never changes the facts.
@@ -537,7 +580,7 @@ export type WeakMatchFeedback = Message<"engram.v1.WeakMatchFeedback"> & {
  * Use `create(WeakMatchFeedbackSchema)` to create a new message.
  */
 export const WeakMatchFeedbackSchema: GenMessage<WeakMatchFeedback> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 9);
+  messageDesc(file_engram_v1_recall, 10);
 
 /**
  * Which namespaces a recall searches.
