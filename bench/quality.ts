@@ -58,10 +58,8 @@ async function importSample(client: EngramClient, sample: LocomoSample): Promise
   return new Map(factIds.map((id, i) => [id, diaIds[i]!]));
 }
 
-function turnIdOf(metaJson: string): string | undefined {
-  if (!metaJson) return undefined;
-  const id = (JSON.parse(metaJson) as { turn_id?: unknown }).turn_id;
-  return typeof id === 'string' ? id : undefined;
+function turnIdOf(meta: Record<string, unknown>): string | undefined {
+  return typeof meta.turn_id === 'string' ? meta.turn_id : undefined;
 }
 
 async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[]): Promise<Scored[]> {
@@ -70,7 +68,7 @@ async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<s
     const started = performance.now();
     const { facts } = await client.recall(sample.id, q.question, { topK: kMax });
     latencies.push(performance.now() - started);
-    const ranked = facts.map((f) => turnIdOf(f.metaJson) ?? idMap.get(f.id));
+    const ranked = facts.map((f) => turnIdOf(f.meta) ?? idMap.get(f.id));
     const evidence = new Set(q.evidence);
     const recall = KS.map((k) => ranked.slice(0, k).filter((id) => id !== undefined && evidence.has(id)).length / evidence.size);
     scored.push({ category: q.category, recall });

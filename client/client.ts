@@ -53,11 +53,38 @@ export interface WriteOptions {
   entities?: string[];
   source?: string;
   context?: string;
+  /** A JSON object stored with the fact. */
+  meta?: Record<string, unknown>;
+  /** @deprecated The same as text; `meta` wins when both are given. */
   metaJson?: string;
+  /** Store a copy even when an identical live fact exists (needs write-dedup-v1). */
+  allowDuplicate?: boolean;
+}
+
+/** A write's outcome. */
+export interface WriteResult {
+  fact: Fact;
+  /** The request id had been committed before: `fact` is that write, nothing was written now. */
+  replayed: boolean;
+  /** An identical live fact existed (same text after Unicode and whitespace normalisation, same
+   *  occurredAt and context): `fact` is it, nothing was written. Always false on daemons without
+   *  write-dedup-v1. */
+  duplicate: boolean;
+}
+
+/** How one recalled fact came to be returned (daemons with recall-matches-v1). */
+export interface FactMatch {
+  /** A query signal matched it; false: it only fills topK (the library keeps exactly topK). */
+  matched: boolean;
+  score: number;
+  /** The signals that ranked it: "vector", "keyword", "recency". */
+  signals: string[];
 }
 
 export interface RecallResult {
   facts: Fact[];
+  /** One per fact, same order; absent from daemons without recall-matches-v1. */
+  matches?: FactMatch[];
   retrieval: RetrievalMetadata;
   /** Present when the query's vocabulary barely overlaps the store's (options path only). */
   feedback?: WeakMatchFeedback;
@@ -131,21 +158,21 @@ export class EngramClient {
 
   /** Stores a fact. With `confidence` it needs confidence-write-v1 (PutWithOptions); without, the
    *  historical Put works on any daemon. */
-  async put(agentId: string, text: string, options: WriteOptions = {}): Promise<{ fact: Fact; replayed: boolean }> {
+  async put(agentId: string, text: string, options: WriteOptions = {}): Promise<WriteResult> {
     check.agentId(agentId);
     const memory = this.connection.memory;
     return this.putVia(text, options, {
       legacy: ['Put', (base) => memory.put({ ...base, agentId })],
-      labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, confidence) => memory.putWithOptions({ ...base, agentId, options: { confidence } })],
+      labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, writeOptions) => memory.putWithOptions({ ...base, agentId, options: writeOptions })],
     });
   }
 
   /** Stores a fact in the shared namespace (confidence needs confidence-shared-write-v1). */
-  async putShared(text: string, options: WriteOptions = {}): Promise<{ fact: Fact; replayed: boolean }> {
+  async putShared(text: string, options: WriteOptions = {}): Promise<WriteResult> {
     const memory = this.connection.memory;
     return this.putVia(text, options, {
       legacy: ['PutShared', (base) => memory.putShared(base)],
-      labelled: ['PutSharedWithOptions', Capability.ConfidenceSharedWrite, (base, confidence) => memory.putSharedWithOptions({ ...base, options: { confidence } })],
+      labelled: ['PutSharedWithOptions', Capability.ConfidenceSharedWrite, (base, writeOptions) => memory.putSharedWithOptions({ ...base, options: writeOptions })],
     });
   }
 
@@ -156,23 +183,25 @@ export class EngramClient {
     options: WriteOptions,
     rpcs: {
       legacy: [string, (base: PutBase) => Promise<PutReply>];
-      labelled: [string, string, (base: PutBase, confidence: string) => Promise<PutReply>];
+      labelled: [string, string, (base: PutBase, options: { confidence?: string; allowDuplicate?: boolean }) => Promise<PutReply>];
     },
-  ): Promise<{ fact: Fact; replayed: boolean }> {
+  ): Promise<WriteResult> {
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
     const base: PutBase = { requestId: options.requestId ?? randomUUID(), text, fields: fields(options) };
     let res: PutReply;
-    if (options.confidence === undefined) {
+    if (options.confidence === undefined && !options.allowDuplicate) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {
       const [method, capability, send] = rpcs.labelled;
-      const confidence = check.confidenceLabel(options.confidence);
-      requireCapability(daemon, capability, 'a write with a confidence label');
-      res = await this.write(method, base.requestId, () => send(base, confidence));
+      const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
+      if (confidence !== undefined) requireCapability(daemon, capability, 'a write with a confidence label');
+      if (options.allowDuplicate) requireCapability(daemon, Capability.WriteDedup, 'allowDuplicate');
+      requireCapability(daemon, capability, 'a write with options');
+      res = await this.write(method, base.requestId, () => send(base, { confidence, ...(options.allowDuplicate ? { allowDuplicate: true } : {}) }));
     }
-    return { fact: toFact(res.fact), replayed: res.replayed };
+    return { fact: toFact(res.fact), replayed: res.replayed, duplicate: res.duplicate ?? false };
   }
 
   /** Replaces live facts by a new one. Needs confidence-write-v1 even without a label: the
@@ -305,7 +334,7 @@ export class EngramClient {
       this.connection.memory.batchRecall({ agentId, queries, scope: SCOPES[options.scope ?? 'agent'], options: route.message }),
     );
     return {
-      results: res.results.map((r) => ({ query: r.query, facts: r.facts.map(toFact), ...(r.error ? { error: r.error } : {}) })),
+      results: res.results.map((r) => ({ query: r.query, facts: r.facts.map(toFact), ...matchesOf(r), ...(r.error ? { error: r.error } : {}) })),
       merged: res.merged.map(toFact),
       retrieval: res.retrieval && toRetrieval(res.retrieval),
     };
@@ -328,7 +357,8 @@ export class EngramClient {
     const res = await this.read(() => this.connection.memory.recallWithOptions({ agentId, query, scope, explain, options: route.message }));
     return {
       facts: res.facts.map(toFact),
-      receipts: res.receipts.map(toReceipt),
+      ...matchesOf(res),
+      receipts: res.receipts.map((r) => toReceipt(r, daemon.capabilities.includes(Capability.RecallMatches))),
       retrieval: toRetrieval(res.retrieval),
       ...(res.feedback ? { feedback: toFeedback(res.feedback) } : {}),
     };
@@ -338,8 +368,8 @@ export class EngramClient {
     const memory = this.connection.memory;
     if (explain) {
       const res = await this.read(() => memory.recallExplain({ agentId, query, topK }));
-      const receipts = res.receipts.map(toReceipt);
-      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval) };
+      const receipts = res.receipts.map((r) => toReceipt(r, this.daemon.capabilities.includes(Capability.RecallMatches)));
+      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval), ...matchesFromReceipts(receipts, this.daemon) };
     }
     const res =
       scope === RecallScope.SHARED
@@ -347,7 +377,7 @@ export class EngramClient {
         : scope === RecallScope.ALL
           ? await this.read(() => memory.recallAll({ agentId, query, topK }))
           : await this.read(() => memory.recall({ agentId, query, topK }));
-    return { facts: res.facts.map(toFact), receipts: [], retrieval: toRetrieval(res.retrieval) };
+    return { facts: res.facts.map(toFact), ...matchesOf(res), receipts: [], retrieval: toRetrieval(res.retrieval) };
   }
 
   /** Stores "term = equivalents": later queries containing the term also match its equivalents. */
@@ -497,7 +527,7 @@ interface PutBase {
   fields: ReturnType<typeof fields>;
 }
 
-type PutReply = { fact?: Parameters<typeof toFact>[0]; replayed: boolean };
+type PutReply = { fact?: Parameters<typeof toFact>[0]; replayed: boolean; duplicate?: boolean };
 
 function fields(options: WriteOptions) {
   return {
@@ -506,6 +536,20 @@ function fields(options: WriteOptions) {
     entities: options.entities ?? [],
     source: options.source ?? '',
     context: options.context ?? '',
-    metaJson: options.metaJson ?? '',
+    metaJson: options.meta !== undefined ? (Object.keys(options.meta).length ? JSON.stringify(options.meta) : '') : (options.metaJson ?? ''),
   };
 }
+
+/** The per-fact matches of a recall answer, when the daemon sent them (recall-matches-v1). */
+function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[] }[] }): { matches?: FactMatch[] } {
+  if (res.matches.length === 0 || res.matches.length !== res.facts.length) return {};
+  return { matches: res.matches.map((m) => ({ matched: m.matched, score: m.score, signals: [...m.signals] })) };
+}
+
+/** An explain answer carries the same per fact in its receipts. */
+function matchesFromReceipts(receipts: Receipt[], daemon: DaemonInfo): { matches?: FactMatch[] } {
+  if (!daemon.capabilities.includes(Capability.RecallMatches)) return {};
+  const signals = (r: Receipt) => (['vector', 'keyword', 'recency'] as const).filter((s) => r.ranks[`${s}Rank`] > 0);
+  return { matches: receipts.map((r) => ({ matched: r.matched ?? false, score: r.weight, signals: signals(r) })) };
+}
+

@@ -1,8 +1,9 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
-export type { ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { Fact, FactFields, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
+export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../shared/fact-message.ts';
@@ -44,7 +45,7 @@ const KIND_NAMES: Record<number, Fact['kind']> = { [FactKind.ALIAS]: 'alias', [F
 
 export function toFact(m: FactMessage | undefined): Fact {
   if (!m) throw new Error('daemon response lacks its fact');
-  return {
+  const fields: FactFields = {
     id: m.id,
     agentId: m.agentId,
     text: m.text,
@@ -62,10 +63,10 @@ export function toFact(m: FactMessage | undefined): Fact {
     entities: [...m.entities],
     source: m.source,
     context: m.context,
-    metaJson: m.metaJson,
     strength: m.strength,
     embedder: m.embedder,
   };
+  return toPublicFact(fields, m.metaJson);
 }
 
 const ZERO_WEIGHTS: SignalWeights = { vector: 0, keyword: 0, recency: 0 };
@@ -91,10 +92,12 @@ export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata 
   };
 }
 
-export function toReceipt(m: RecallReceipt): Receipt {
+/** `withMatch`: the daemon sends `matched` (recall-matches-v1); otherwise it stays undefined. */
+export function toReceipt(m: RecallReceipt, withMatch = false): Receipt {
   const r = m.ranks;
   const p = m.provenance;
   return {
+    ...(withMatch ? { matched: m.matched } : {}),
     text: m.text,
     weight: m.weight,
     ageDays: m.ageDays,
@@ -151,7 +154,8 @@ export function toStats(m: StatsResponse): Stats {
 
 /** The whole fact as UpdateFact sends it back. */
 export function toFactMessage(f: Fact): MessageInitShape<typeof FactSchema> {
-  return factToMessage(f, f.metaJson);
+  const { fields, metaJson } = toRecord(f);
+  return factToMessage(fields, metaJson);
 }
 
 export interface Checkpoint {

@@ -4,8 +4,8 @@
 
 export type FactKindName = 'fact' | 'alias' | 'summary';
 
-/** The fields of a fact every side shares; the daemon's stored record adds how it keeps its
- *  vector, and carries meta as `meta` (the stored JSON key); everyone else says `metaJson`. */
+/** A fact's fields as the store and the protocol carry them: absence is "" or 0. The daemon's
+ *  stored record adds how it keeps its vector and its meta (as JSON text). Apps see `Fact`. */
 export interface FactFields {
   /** Time-ordered, monotonic (ULID-like). */
   id: string;
@@ -35,10 +35,40 @@ export interface FactFields {
   embedder: string;
 }
 
-/** A fact as the library returns it and the JSON front doors print it. */
-export interface Fact extends FactFields {
-  /** A JSON object as text ("" = {}). */
-  metaJson: string;
+export type ConfidenceLabel = 'verified' | 'inferred' | 'unverified';
+
+/** A fact as the library returns it and the JSON front doors print it: absent values are
+ *  undefined (printed as null), meta is an object, times are milliseconds since the epoch. */
+export interface Fact {
+  /** Time-ordered, monotonic (ULID-like). */
+  id: string;
+  agentId: string;
+  text: string;
+  kind: FactKindName;
+  createdAt: number;
+  updatedAt: number;
+  /** When the remembered thing happened, if the writer said so. */
+  occurredAt?: number;
+  accessCount: number;
+  /** When a recall last returned it; undefined: never. */
+  lastAccessedAt?: number;
+  /** The writer's label; undefined: none (counts as inferred). A label written by another
+   *  version that this one does not know is kept as it is (and counts as unverified). */
+  confidence?: ConfidenceLabel | (string & {});
+  pinned: boolean;
+  pinnedAt?: number;
+  /** Set when retired: the replacement's id, or "agent" when forgotten. */
+  supersededBy?: string;
+  tags: string[];
+  entities: string[];
+  source?: string;
+  /** Text indexed with the fact but not returned as its text. */
+  context?: string;
+  meta: Record<string, unknown>;
+  /** Importance in [0, 2]; 1 is neutral. */
+  strength: number;
+  /** The embedding model of the fact's vector; undefined: none yet. */
+  embedder?: string;
 }
 
 export interface SignalWeights {

@@ -24,7 +24,7 @@ describe('remember --confidence', () => {
 
   test('without --confidence the legacy empty label is kept', async () => {
     const out = await engramJson(['remember', 'cli-conf', 'The lift is slow on Mondays']);
-    expect(out.fact.confidence).toBe('');
+    expect(out.fact.confidence).toBeNull();
   });
 
   test('--confidence maybe exits 1 naming confidence and the accepted labels, and stores nothing', async () => {
@@ -46,7 +46,7 @@ describe('revise', () => {
     expect(out.retired_ids).toEqual([a, b]);
     expect(out.failures).toEqual([]);
     expect(out.replayed).toBe(false);
-    expect(out.replacement).toMatchObject({ text: 'The printer is on floor 2', confidence: 'unverified', pinned: false, superseded_by: '' });
+    expect(out.replacement).toMatchObject({ text: 'The printer is on floor 2', confidence: 'unverified', pinned: false, superseded_by: null });
     for (const id of [a, b]) expect((await env.client.get('cli-revise', id)).supersededBy).toBe(out.replacement.id);
     expect((await env.client.recall('cli-revise', 'printer floor')).facts.map((f) => f.id)).toEqual([out.replacement.id]);
   });

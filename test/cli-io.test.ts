@@ -85,12 +85,12 @@ describe('import (JSONL)', () => {
       expect(f.occurred_at).toBe(expectedTimes[i]);
       expect(f.tags).toEqual(r.tags ?? []);
       expect(f.entities).toEqual(r.entities ?? []);
-      expect(f.source).toBe(r.source ?? '');
-      expect(f.context).toBe(r.context ?? '');
+      expect(f.source).toBe(r.source ?? null);
+      expect(f.context).toBe(r.context ?? null);
       expect(f.meta).toEqual(r.meta ?? {});
-      expect(f.confidence).toBe(r.confidence ?? '');
+      expect(f.confidence).toBe(r.confidence ?? null);
       expect(f.pinned).toBe(r.pinned ?? false);
-      expect(f.superseded_by).toBe('');
+      expect(f.superseded_by).toBeNull();
       expect(f.kind).toBe('fact');
     });
   });
@@ -258,7 +258,7 @@ describe('import --format conversation', () => {
       ['Melanie: That sounds great!', Date.UTC(2023, 4, 8, 13, 56), 'conversation'],
       ['Caroline: I started a painting class', Date.UTC(2023, 4, 20, 9), 'conversation'],
     ]);
-    expect(JSON.parse(facts[0]!.metaJson)).toEqual({ turn_id: 'D1:1' });
+    expect(facts[0]!.meta).toEqual({ turn_id: 'D1:1' });
     expect(facts[0]!.context).toBe('Melanie: That sounds great!');
 
     const again = await engramJson(['import', agent, path, '--format', 'conversation']);
@@ -366,12 +366,12 @@ describe('export', () => {
         kind: f.kind,
         created_at: f.created_at,
         occurred_at: f.occurred_at ?? '',
-        confidence: f.confidence,
+        confidence: f.confidence ?? '',
         pinned: String(f.pinned),
-        superseded_by: f.superseded_by,
+        superseded_by: f.superseded_by ?? '',
         tags: f.tags,
         entities: f.entities,
-        source: f.source,
+        source: f.source ?? '',
       });
       expect(body.startsWith(`\n${f.text}\n`), body).toBe(true);
       const links = [...body.matchAll(/\[\[([^\]]+)\]\]/g)].map((m) => m[1]);

@@ -35,9 +35,9 @@ describe('remember', () => {
       text: 'Backups run at 02:00 UTC',
       kind: 'fact',
       occurred_at: null,
-      superseded_by: '',
+      superseded_by: null,
       pinned: false,
-      confidence: '',
+      confidence: null,
       tags: ['ops'],
       source: 'runbook',
       meta: {},
@@ -221,7 +221,7 @@ describe('forget', () => {
     const listed = await engramJson(['list', agent]);
     expect(listed.facts.map((f: any) => [f.id, f.superseded_by])).toEqual([
       [gone, 'agent'],
-      [kept, ''],
+      [kept, null],
     ]);
   });
 });

@@ -55,7 +55,7 @@ const texts = (facts: { text: string }[]) => facts.map((f) => f.text);
 /** A fact without its identity and times, which differ between two daemons by construction. */
 function stateOf(f: Fact) {
   const { id: _id, createdAt: _c, updatedAt: _u, lastAccessedAt: _l, pinnedAt, supersededBy, ...rest } = f;
-  return { ...rest, pinnedAt: pinnedAt > 0 ? 'set' : 0, supersededBy: supersededBy === '' || supersededBy === 'agent' ? supersededBy : 'a fact id' };
+  return { ...rest, pinnedAt: pinnedAt ? 'set' : undefined, supersededBy: supersededBy === undefined || supersededBy === 'agent' ? supersededBy : 'a fact id' };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,8 +415,9 @@ describe('pin, unpin and forget through the UpdateFact fallback equal PatchFact'
     expect(on('legacy').client.daemon.capabilities).not.toContain('confidence-lifecycle-v1');
     expect(on('current').client.daemon.capabilities).toContain('confidence-lifecycle-v1');
     const reference = await trace('current');
-    expect(reference.forget).toMatchObject({ supersededBy: 'agent', pinned: true, confidence: 'verified', tags: ['security', 'office'], metaJson: '{"floor":3}' });
-    expect(reference.unpin).toMatchObject({ pinned: false, pinnedAt: 0 });
+    expect(reference.forget).toMatchObject({ supersededBy: 'agent', pinned: true, confidence: 'verified', tags: ['security', 'office'], meta: { floor: 3 } });
+    expect(reference.unpin).toMatchObject({ pinned: false });
+    expect((reference.unpin as Fact).pinnedAt).toBeUndefined();
     expect(reference.recalled).toEqual([]);
     for (const p of ['legacy', 'v0.1', 'current, default weight 0.2'] as const) expect(await trace(p), p).toEqual(reference);
   });

@@ -91,14 +91,14 @@ const EFFECTIVE: Record<string, string> = { verified: 'verified', inferred: 'inf
 function expectReproducibleRanking(receipts: Receipt[], weight: number): void {
   expect(receipts.length).toBeGreaterThan(0);
   for (const r of receipts) {
-    const c = C[r.fact.confidence]!;
+    const c = C[r.fact.confidence ?? '']!;
     const b = fusedFromRanks(r);
     expect(r.ranks.fusedScore).toBe(b);
     expect(r.ranking).toEqual({
       baseScore: b,
       finalScore: b * (1 + weight * c),
       factor: 1 + weight * c,
-      effectiveConfidence: EFFECTIVE[r.fact.confidence],
+      effectiveConfidence: EFFECTIVE[r.fact.confidence ?? ''],
       confidenceValue: c,
       confidenceWeight: weight,
       policy: 'confidence-v1',
@@ -126,8 +126,8 @@ describe('confidence labels on writes', () => {
   });
 
   test('an omitted label keeps the legacy empty value (Put, and PutWithOptions without a label)', async () => {
-    expect((await put('labels', 'a fact without a label')).confidence).toBe('');
-    expect((await client.putShared('a shared fact without a label')).fact.confidence).toBe('');
+    expect((await put('labels', 'a fact without a label')).confidence).toBeUndefined();
+    expect((await client.putShared('a shared fact without a label')).fact.confidence).toBeUndefined();
     const noOptions = await memory.putWithOptions({ agentId: 'labels', text: 'PutWithOptions, no options message' });
     expect(noOptions.fact!.confidence).toBe('');
     const emptyOptions = await memory.putWithOptions({ agentId: 'labels', text: 'PutWithOptions, empty options', options: {} });
@@ -266,7 +266,7 @@ describe('Revise', () => {
     expect(result.failures).toEqual([]);
     expect(result.retiredIds).toEqual([target.id]);
     expect(result.replacement.text).toBe('The standup is at 10:00');
-    expect(result.replacement.supersededBy).toBe('');
+    expect(result.replacement.supersededBy).toBeUndefined();
     expect(await client.get('revise-one', result.replacement.id)).toEqual(result.replacement);
     expect((await client.get('revise-one', target.id)).supersededBy).toBe(result.replacement.id);
   });
@@ -299,7 +299,7 @@ describe('Revise', () => {
     await client.pin('revise-pin', target.id);
     const { replacement } = await client.revise('revise-pin', [target.id], 'the revised rule');
     expect(replacement.pinned).toBe(false);
-    expect(replacement.pinnedAt).toBe(0);
+    expect(replacement.pinnedAt).toBeUndefined();
     expect((await client.get('revise-pin', replacement.id)).pinned).toBe(false);
   });
 
@@ -337,7 +337,7 @@ describe('Revise', () => {
     await expectNothingWritten(async () => {
       await expectStatus(client.revise('revise-unknown', [live.id, UNKNOWN_ID], 'never stored'), grpc.status.NOT_FOUND);
     }, ['revise-unknown']);
-    expect((await client.get('revise-unknown', live.id)).supersededBy).toBe('');
+    expect((await client.get('revise-unknown', live.id)).supersededBy).toBeUndefined();
   });
 
   test('an already-retired target is FAILED_PRECONDITION and nothing is written', async () => {
@@ -347,7 +347,7 @@ describe('Revise', () => {
     await expectNothingWritten(async () => {
       await expectStatus(client.revise('revise-retired', [live.id, old.id], 'never stored'), grpc.status.FAILED_PRECONDITION, 'target_ids[1]');
     }, ['revise-retired']);
-    expect((await client.get('revise-retired', live.id)).supersededBy).toBe('');
+    expect((await client.get('revise-retired', live.id)).supersededBy).toBeUndefined();
   });
 
   test('invalid input is refused before any effect: no targets, a target twice, a bad label', async () => {
@@ -425,7 +425,7 @@ describe('PatchFact', () => {
     await client.pin('patch-unpin', before.id);
     const unpinned = await client.unpin('patch-unpin', before.id);
     expect(unpinned.pinned).toBe(false);
-    expect(unpinned.pinnedAt).toBe(0);
+    expect(unpinned.pinnedAt).toBeUndefined();
     expect(unrelated(unpinned)).toEqual(unrelated(before));
     expect(await client.get('patch-unpin', before.id)).toEqual(unpinned);
   });
@@ -551,16 +551,16 @@ describe('min_confidence', () => {
     for (const { min, labels, eligible } of expectations) {
       const options = { minConfidence: min, topK: 50 };
       const recall = await client.recall(agent, 'gardening tip', options);
-      expect(recall.facts.map((f) => f.confidence).sort()).toEqual([...labels].sort());
+      expect(recall.facts.map((f) => f.confidence ?? '').sort()).toEqual([...labels].sort());
       expect(recall.retrieval.eligibleCount).toBe(eligible);
       const recency = await client.recall(agent, '', { ...options, weights: RECENCY_ONLY });
-      expect(recency.facts.map((f) => f.confidence).sort()).toEqual([...labels].sort());
+      expect(recency.facts.map((f) => f.confidence ?? '').sort()).toEqual([...labels].sort());
       const all = await client.recallAll(agent, 'gardening tip', options);
-      for (const f of all.facts) expect(labels as readonly string[]).toContain(f.confidence);
+      for (const f of all.facts) expect(labels as readonly string[]).toContain(f.confidence ?? '');
       const shared = await client.recallShared('gardening tip shared', options);
-      for (const f of shared.facts) expect(labels as readonly string[]).toContain(f.confidence);
+      for (const f of shared.facts) expect(labels as readonly string[]).toContain(f.confidence ?? '');
       const batch = await client.batchRecall(agent, ['gardening', 'tip'], options);
-      for (const f of [...batch.merged, ...batch.results.flatMap((r) => r.facts)]) expect(labels as readonly string[]).toContain(f.confidence);
+      for (const f of [...batch.merged, ...batch.results.flatMap((r) => r.facts)]) expect(labels as readonly string[]).toContain(f.confidence ?? '');
       expect(batch.retrieval).toMatchObject({ minConfidence: min, policy: 'confidence-v1', kg: 'suppressed_min_confidence' });
     }
   });

@@ -35,7 +35,7 @@ describe('MemoryService round trip', () => {
       tags: ['infra', 'db'],
       source: 'runbook',
       context: 'from the March migration notes',
-      metaJson: '{"ticket":42}',
+      meta: { ticket: 42 },
       occurredAt: Date.UTC(2024, 2, 1),
     });
     expect(replayed).toBe(false);
@@ -46,16 +46,16 @@ describe('MemoryService round trip', () => {
       tags: ['infra', 'db'],
       source: 'runbook',
       context: 'from the March migration notes',
-      metaJson: '{"ticket":42}',
+      meta: { ticket: 42 },
       occurredAt: Date.UTC(2024, 2, 1),
       kind: 'fact',
-      confidence: '',
       pinned: false,
-      supersededBy: '',
       accessCount: 0,
       strength: 1,
       embedder: 'local:wink-sg-100d-sif-v1',
     });
+    // Absent values are undefined, not "" or 0.
+    expect([fact.confidence, fact.supersededBy, fact.pinnedAt, fact.lastAccessedAt]).toEqual([undefined, undefined, undefined, undefined]);
     expect(Math.abs(fact.createdAt - Date.now())).toBeLessThan(60_000);
     expect(await env.client.get('rt-put', fact.id)).toEqual(fact);
   });

@@ -104,7 +104,7 @@ describe('aliases', () => {
     expect(recency.facts.some((f) => f.text.includes(' = '))).toBe(false);
     const listed = (await env.client.list('alias')).facts.filter((f) => f.kind === 'alias');
     expect(listed).toHaveLength(2);
-    expect(listed.every((f) => f.embedder === '')).toBe(true);
+    expect(listed.every((f) => f.embedder === undefined)).toBe(true);
     // Document frequencies ignore alias records: the eligible count is the 3 real facts.
     expect(recency.retrieval.eligibleCount).toBe(3);
   });

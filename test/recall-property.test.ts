@@ -38,7 +38,7 @@ const optionsArb: fc.Arbitrary<RecallOptions> = fc.record(
 ).filter((o) => !o.weights || (o.weights.vector ?? 1) + (o.weights.keyword ?? 1) + (o.weights.recency ?? 0.5) > 0);
 
 function eligible(fact: Fact, options: RecallOptions): boolean {
-  if (fact.supersededBy !== '' || fact.kind !== 'fact') return false;
+  if (fact.supersededBy !== undefined || fact.kind !== 'fact') return false;
   const f = options.filters;
   if (f?.tagsAny && !f.tagsAny.some((t) => fact.tags.includes(t))) return false;
   if (f?.occurredAfter !== undefined && (fact.occurredAt ?? fact.createdAt) < f.occurredAfter) return false;

@@ -134,7 +134,7 @@ describe('routes', () => {
     expect(res.status).toBe(201);
     expectSchema('FactEnvelope', res.json);
     const fact = res.json.fact;
-    expect(fact).toMatchObject({ agent_id: 'alice', text: 'The deploy window is Tuesday morning', occurred_at: '2024-05-08T13:56:00.000Z', tags: ['ops'], source: 'chat', context: 'sprint planning', superseded_by: '', kind: 'fact' });
+    expect(fact).toMatchObject({ agent_id: 'alice', text: 'The deploy window is Tuesday morning', occurred_at: '2024-05-08T13:56:00.000Z', tags: ['ops'], source: 'chat', context: 'sprint planning', superseded_by: null, kind: 'fact' });
     expect(res.headers.get('location')).toBe(`/v1/facts/${fact.id}?agent=alice`);
 
     const read = await call('GET', res.headers.get('location')!);

@@ -41,7 +41,7 @@ export class ClientBackend implements McpBackend {
 
   async add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
     const { fact } = await this.client.put(agentId, text, confidence === undefined ? {} : { confidence });
-    return { factId: fact.id, confidence: fact.confidence };
+    return { factId: fact.id, confidence: fact.confidence ?? '' };
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {
@@ -66,7 +66,7 @@ export class ClientBackend implements McpBackend {
       const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
       throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
     }
-    return { factId: res.replacement.id, confidence: res.replacement.confidence };
+    return { factId: res.replacement.id, confidence: res.replacement.confidence ?? '' };
   }
 
   async forget(agentId: string, target: string): Promise<void> {

@@ -14,9 +14,9 @@ import { applyPatch, checkPatch, type PatchInput } from '../lifecycle/patch.ts';
 import { checkTargets, checkTargetStates, replacementLabel, retired } from '../lifecycle/revise.ts';
 import { planReplacement, type FactPatch } from '../lifecycle/update.ts';
 import type { FactKindName, FactRecord } from '../store/record.ts';
-import { decodeFact } from '../store/record.ts';
-import type { CheckpointRecord, Json, MemoryStore } from '../store/store.ts';
-import type { FactStaging } from '../write/staging.ts';
+import { decodeFact, SUPERSEDED_BY_AGENT } from '../store/record.ts';
+import type { Change, CheckpointRecord, Json, MemoryStore } from '../store/store.ts';
+import type { FactStaging, Staged } from '../write/staging.ts';
 import { requestReused, type Commit, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
 
@@ -114,7 +114,7 @@ export class Writes {
    *  content take one lock, so two identical writes at once still store it once. */
   private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean): Promise<PutResult> {
     const requestId = check.requestId(ctx.requestId);
-    const draft = draftFact(agentId, fields, kind);
+    const draft = { ...draftFact(agentId, fields, kind), ...(requestId ? { requestId } : {}) };
     const contentKey = contentKeyOf(draft);
     return this.pipeline.run(ctx, {
       agentId,
@@ -155,7 +155,8 @@ export class Writes {
       locks: targetIds,
       plan: async () => {
         const targets = checkTargetStates(await this.store.getFacts(targetIds.map((factId) => ({ agentId, factId }))), targetIds);
-        const stamp = await this.staging.created(draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact'));
+        const draft = { ...draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact'), replaces: targetIds, ...(requestId ? { requestId } : {}) };
+        const stamp = await this.staging.created(draft);
         return (): Commit<ReviseResult> => {
           const replacement = stamp();
           const retirements = targets.map((t) => this.staging.unindexed(t, retired(t, replacement.fact.id, replacement.fact.createdAt)));
@@ -211,7 +212,10 @@ export class Writes {
     });
   }
 
-  /** Delete: erases the fact and its derived rows. A repeat returns the fact as it was erased. */
+  /** Delete: erases the fact with every row derived from it and the request record that
+   *  created it, so nothing of its text stays in the store. The facts it had replaced point past
+   *  it (to what replaced it, else "agent"), so no superseded_by dangles. A repeat returns the
+   *  erased fact's identity (its content is gone). */
   delete(ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<FactRecord> {
     const agentId = check.agentId(agentIdInput);
     const factId = check.factId(factIdInput);
@@ -222,15 +226,29 @@ export class Writes {
       locks: [factId],
       plan: async () => {
         const fact = await this.stored(agentId, factId);
-        const { change, apply } = this.staging.deleted(fact);
-        const erased = this.access.overlay(fact);
-        return () => ({ changes: [change], result: erased, record: { op: 'delete', fact: erased as unknown as Json }, apply });
+        const erased = this.staging.deleted(fact);
+        const relinked = await this.relinked(fact);
+        const changes: Change[] = [erased.change, ...relinked.map((s) => s.change)];
+        if (fact.requestId) changes.push({ type: 'forgetRequest', agentId, requestId: fact.requestId });
+        const result = this.access.overlay(fact);
+        const record = { op: 'delete', factId, agentId, createdAt: fact.createdAt, kind: fact.kind };
+        return () => ({ changes, result, record, apply: () => [erased, ...relinked].forEach((s) => s.apply()) });
       },
       replay: async (recorded) => {
         if (recorded.op !== 'delete') throw requestReused(requestId, recorded, 'delete');
-        return decodeFact(recorded.fact as FactRecord);
+        const { factId: id, createdAt, kind } = recorded as { factId: string; createdAt: number; kind: FactKindName };
+        return decodeFact({ id, agentId, text: '', createdAt, updatedAt: createdAt, kind });
       },
     });
+  }
+
+  /** The facts a deleted revision had retired, pointed past it. */
+  private async relinked(deleted: FactRecord): Promise<Staged[]> {
+    const ids = deleted.replaces ?? [];
+    const targets = await this.store.getFacts(ids.map((factId) => ({ agentId: deleted.agentId, factId })));
+    const successor = deleted.supersededBy || SUPERSEDED_BY_AGENT;
+    const now = Date.now();
+    return targets.flatMap((t) => (t && t.supersededBy === deleted.id ? [this.staging.unindexed(t, { ...t, supersededBy: successor, updatedAt: now })] : []));
   }
 
   /** SaveCheckpoint, dropping the agent's checkpoints beyond the newest `checkpointKeep`. */

@@ -9,6 +9,10 @@ export interface FactRecord extends FactFields {
   meta: string;
   /** Key of this fact's vector in its namespace's vector index (0 = no vector). */
   vectorKey: number;
+  /** The request id that created it, if any: erasing the fact erases that record too. */
+  requestId?: string;
+  /** The facts a revision retired in its favour (their superseded_by is this id). */
+  replaces?: string[];
 }
 
 /** superseded_by value of a fact the agent retired without a replacement (forget). */
@@ -37,6 +41,8 @@ export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: str
     strength: raw.strength ?? 1,
     embedder: raw.embedder ?? '',
     vectorKey: raw.vectorKey ?? 0,
+    ...(raw.requestId ? { requestId: raw.requestId } : {}),
+    ...(raw.replaces?.length ? { replaces: raw.replaces } : {}),
   };
 }
 

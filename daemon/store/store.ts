@@ -46,7 +46,8 @@ export type Change =
    *  (an alias, or retired), so its rows go; 'unchanged' = only the record changes. `before` is
    *  the stored version it replaces, if any (its vector row goes when the vector key changes). */
   | { type: 'putFact'; fact: FactRecord; before?: FactRecord; derived: DerivedRows | null | 'unchanged' }
-  /** Erases a fact with its derived rows and access statistics. */
+  /** Erases a fact with its derived rows and access statistics; the store then also drops the
+   *  superseded versions of those rows from its files, so nothing of the text stays on disk. */
   | { type: 'deleteFact'; fact: FactRecord }
   /** Repairs of derived rows (doctor). */
   | { type: 'putTerms'; key: FactKey; terms: StoredTerms }
@@ -57,7 +58,8 @@ export type Change =
   | { type: 'putMeta'; name: string; value: Json }
   | { type: 'deleteMeta'; name: string }
   /** The idempotency record: a repeat of (agentId, requestId) is answered from `result`. */
-  | { type: 'recordRequest'; agentId: string; requestId: string; result: Json };
+  | { type: 'recordRequest'; agentId: string; requestId: string; result: Json }
+  | { type: 'forgetRequest'; agentId: string; requestId: string };
 
 export type Mutation = readonly Change[];
 
@@ -127,7 +129,8 @@ export interface MemoryStore {
   /** Applies a whole mutation atomically; resolves once it is durable, with its change number.
    *  Concurrent commits may share one disk sync; they take numbers in the order they resolve. */
   commit(mutation: Mutation): Promise<{ seq: number }>;
-  /** Resolves once every commit started so far has settled. */
+  /** Resolves once every commit started so far has settled, and what deletes erased is gone from
+   *  the store's files. */
   drain(): Promise<void>;
 
   /** Bytes the store occupies on disk (approximate). */

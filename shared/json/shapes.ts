@@ -23,13 +23,10 @@ export interface FeedbackView {
   advice: string;
 }
 
-/** Milliseconds → RFC 3339; 0 means "never" and prints as null. */
-export const iso = (ms: number): string | null => (ms ? new Date(ms).toISOString() : null);
+/** Milliseconds → RFC 3339; absent (or 0: "never") prints as null. */
+export const iso = (ms: number | undefined): string | null => (ms ? new Date(ms).toISOString() : null);
 
-function metaObject(metaJson: string): Record<string, unknown> {
-  return metaJson ? (JSON.parse(metaJson) as Record<string, unknown>) : {};
-}
-
+/** A fact: every key always present, null where the fact has no value. */
 export function factJson(f: FactView) {
   return {
     id: f.id,
@@ -37,19 +34,19 @@ export function factJson(f: FactView) {
     text: f.text,
     kind: f.kind,
     created_at: iso(f.createdAt),
-    occurred_at: f.occurredAt === undefined ? null : iso(f.occurredAt),
+    occurred_at: f.occurredAt === undefined ? null : new Date(f.occurredAt).toISOString(),
     updated_at: iso(f.updatedAt),
     access_count: f.accessCount,
     last_accessed_at: iso(f.lastAccessedAt),
-    confidence: f.confidence,
+    confidence: f.confidence ?? null,
     pinned: f.pinned,
     pinned_at: iso(f.pinnedAt),
-    superseded_by: f.supersededBy,
+    superseded_by: f.supersededBy ?? null,
     tags: f.tags,
     entities: f.entities,
-    source: f.source,
-    context: f.context,
-    meta: metaObject(f.metaJson),
+    source: f.source ?? null,
+    context: f.context ?? null,
+    meta: f.meta,
     strength: f.strength,
   };
 }

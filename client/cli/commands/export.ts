@@ -13,7 +13,7 @@ import { factNote, indexNote, type IndexEntry } from '../io/markdown.ts';
 import { ProgressBar } from '../progress.ts';
 
 /** One export line: the --json fact shape plus the embedder that made its vector. */
-export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder });
+export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder ?? null });
 
 async function each(c: EngramClient, agent: string, bar: ProgressBar, visit: (f: Fact) => Promise<void> | void): Promise<number> {
   const total = (await c.stats(agent)).factCount;

@@ -36,12 +36,12 @@ export function factNote(f: Fact): string {
     ['kind', f.kind],
     ['created_at', iso(f.createdAt)],
     ['occurred_at', iso(f.occurredAt)],
-    ['confidence', f.confidence],
+    ['confidence', f.confidence ?? ''],
     ['pinned', String(f.pinned)],
-    ['superseded_by', f.supersededBy],
+    ['superseded_by', f.supersededBy ?? ''],
     ['tags', f.tags],
     ['entities', f.entities],
-    ['source', f.source],
+    ['source', f.source ?? ''],
   ]);
   const links = wikilinks(f.entities);
   return `${head}\n${f.text}\n${links.length ? `\nEntities: ${links.join(' ')}\n` : ''}`;

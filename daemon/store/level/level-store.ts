@@ -239,8 +239,9 @@ export class LevelStore implements MemoryStore {
     return this.committer.submit(mutation);
   }
 
-  drain(): Promise<void> {
-    return this.committer.drain();
+  async drain(): Promise<void> {
+    await this.committer.drain();
+    await this.erasing;
   }
 
   /** One synced batch for a group of mutations, numbered in order. */
@@ -261,9 +262,27 @@ export class LevelStore implements MemoryStore {
   private afterCommit(mutation: Mutation): void {
     for (const change of mutation) {
       if (change.type === 'putFact') this.cache.written(factKey(change.fact.agentId, change.fact.id), change.fact);
-      else if (change.type === 'deleteFact') this.cache.written(factKey(change.fact.agentId, change.fact.id), undefined);
-      else if (change.type === 'recordRequest') this.requestIds.add(requestKey(change.agentId, change.requestId));
+      else if (change.type === 'deleteFact') {
+        this.cache.written(factKey(change.fact.agentId, change.fact.id), undefined);
+        this.eraseSoon(change.fact);
+      } else if (change.type === 'recordRequest') this.requestIds.add(requestKey(change.agentId, change.requestId));
     }
+  }
+
+  private erasing: Promise<void> = Promise.resolve();
+
+  /** LevelDB keeps a deleted value in its log and table files until they are compacted: compact
+   *  the erased fact's key ranges (the memtable is flushed first), so its text leaves the disk. */
+  private eraseSoon(fact: FactRecord): void {
+    const t = this.tables;
+    const key = factKey(fact.agentId, fact.id);
+    const ranges = [t.facts.prefix + key, t.postings.prefix + key, t.access.prefix + key];
+    if (fact.vectorKey) ranges.push(t.vectors.prefix + vectorEntryKey(fact.agentId, fact.vectorKey));
+    if (fact.requestId) ranges.push(t.requests.prefix + requestKey(fact.agentId, fact.requestId));
+    this.erasing = this.erasing.then(async () => {
+      // A failed compaction only leaves the old value on disk longer (the next one takes it).
+      for (const full of ranges) await t.db.compactRange(full, full).catch(() => undefined);
+    });
   }
 
   private opsOf(change: Change, seq: number): BatchOp[] {
@@ -292,6 +311,8 @@ export class LevelStore implements MemoryStore {
         return [this.del(t.meta, change.name)];
       case 'recordRequest':
         return [this.put(t.requests, requestKey(change.agentId, change.requestId), JSON.stringify(change.result))];
+      case 'forgetRequest':
+        return [this.del(t.requests, requestKey(change.agentId, change.requestId))];
     }
   }
 
@@ -331,7 +352,7 @@ export class LevelStore implements MemoryStore {
   }
 
   async close(): Promise<string> {
-    await this.committer.drain();
+    await this.drain();
     await this.tables.db.close();
     const token = storeFingerprint(this.path);
     try {
