@@ -3,7 +3,9 @@
 import { Capability } from '../../shared/capabilities.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
-import { policyOf, type BatchRequest, type BatchResult, type McpBackend, type SearchRequest, type SearchResult, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { factJson } from '../../shared/json/shapes.ts';
+import { policyOf, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import type { FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
 import type { Fact } from '../types.ts';
@@ -16,10 +18,12 @@ export class ClientBackend implements McpBackend {
     const options = await this.recallOptions(req);
     if (req.explain) {
       const res = await this.client.recallExplain(req.agentId, req.query, options);
-      return { facts: res.facts.map((f) => f.text), receipts: res.receipts.map(receiptJson), feedback: res.feedback, policy: policyOf(res.retrieval) };
+      const matched = res.matches?.map((m) => m.matched);
+      return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), receipts: res.receipts.map(receiptJson), feedback: res.feedback, policy: policyOf(res.retrieval) };
     }
     const res = await this.client.recall(req.agentId, req.query, options);
-    return { facts: res.facts.map((f) => f.text), feedback: res.feedback, policy: policyOf(res.retrieval) };
+    const matched = res.matches?.map((m) => m.matched);
+    return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), feedback: res.feedback, policy: policyOf(res.retrieval) };
   }
 
   async searchBatch(req: BatchRequest): Promise<BatchResult> {
@@ -39,9 +43,9 @@ export class ClientBackend implements McpBackend {
     return daemon.capabilities.includes(Capability.RecallOptions) ? { ...options, weights: {} } : options;
   }
 
-  async add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
-    const { fact } = await this.client.put(agentId, text, confidence === undefined ? {} : { confidence });
-    return { factId: fact.id, confidence: fact.confidence ?? '' };
+  async add({ agentId, text, ...options }: WriteRequest): Promise<WrittenFact> {
+    const { fact, duplicate } = await this.client.put(agentId, text, options);
+    return { factId: fact.id, confidence: fact.confidence ?? '', duplicate };
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {
@@ -66,7 +70,7 @@ export class ClientBackend implements McpBackend {
       const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
       throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
     }
-    return { factId: res.replacement.id, confidence: res.replacement.confidence ?? '' };
+    return { factId: res.replacement.id, confidence: res.replacement.confidence ?? '', duplicate: false };
   }
 
   async forget(agentId: string, target: string): Promise<void> {
@@ -87,6 +91,23 @@ export class ClientBackend implements McpBackend {
     for (const fact of await resolveTargets(target, this.lookup(agentId))) {
       if (!fact.entities.includes(entity)) await this.client.updateFact(agentId, { ...fact, entities: [...fact.entities, entity] });
     }
+  }
+
+  async list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage> {
+    const page = await this.client.list(agentId, { pageSize, pageToken });
+    return { facts: page.facts.map(factJson), nextPageToken: page.nextPageToken };
+  }
+
+  async get(agentId: string, factId: string): Promise<FactJson> {
+    return factJson(await this.client.get(agentId, factId));
+  }
+
+  async forgetFact(agentId: string, factId: string): Promise<FactJson> {
+    return factJson(await this.client.forget(agentId, factId));
+  }
+
+  async deleteFact(agentId: string, factId: string): Promise<void> {
+    await this.client.delete(agentId, factId);
   }
 
   private lookup(agentId: string): FactLookup<Fact> {

@@ -3,15 +3,15 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import { policyOf, type BatchRequest, type BatchResult, type McpBackend, type SearchRequest, type SearchResult, type WrittenFact } from '../../shared/mcp/backend.ts';
-import type { ReceiptJson } from '../../shared/mcp/payloads.ts';
+import { policyOf, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import type { FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import type { Receipt } from '../../shared/model.ts';
 import { withRequestId, type CallContext } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
 import type { RecallOptionsInput } from '../core/engram.ts';
-import { restReceipt } from './views.ts';
+import { restFact, restReceipt } from './views.ts';
 import type { FactRecord } from '../core/engram.ts';
 
 export class CoreBackend implements McpBackend {
@@ -32,6 +32,7 @@ export class CoreBackend implements McpBackend {
     const outcome = await this.core.recallWithOptions(this.ctx, { agentId: req.agentId, query: req.query, scope: 'agent', explain: req.explain, options: recallOptions(req) });
     return {
       facts: outcome.facts.map((f) => f.text),
+      ...(outcome.matches ? { matched: outcome.matches.map((m) => m.matched) } : {}),
       ...(req.explain ? { receipts: (outcome.receipts ?? []).map(receiptJson) } : {}),
       ...(outcome.feedback ? { feedback: outcome.feedback } : {}),
       policy: policyOf(outcome.retrieval),
@@ -47,9 +48,10 @@ export class CoreBackend implements McpBackend {
     };
   }
 
-  async add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact> {
-    const { fact } = await this.core.put(this.writeCtx, { agentId, text, ...(confidence !== undefined ? { confidence } : {}) });
-    return { factId: fact.id, confidence: fact.confidence };
+  async add({ meta, ...req }: WriteRequest): Promise<WrittenFact> {
+    // The core takes meta as the JSON text the store keeps.
+    const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}) });
+    return { factId: fact.id, confidence: fact.confidence, duplicate };
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {
@@ -76,7 +78,7 @@ export class CoreBackend implements McpBackend {
       const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
       throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
     }
-    return { factId: res.replacement.id, confidence: res.replacement.confidence };
+    return { factId: res.replacement.id, confidence: res.replacement.confidence, duplicate: false };
   }
 
   async forget(agentId: string, target: string): Promise<void> {
@@ -110,6 +112,23 @@ export class CoreBackend implements McpBackend {
         strength: f.strength,
       });
     }
+  }
+
+  async list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage> {
+    const page = await this.core.listFacts(this.ctx, agentId, pageSize, pageToken);
+    return { facts: page.facts.map(restFact), nextPageToken: page.nextPageToken };
+  }
+
+  async get(agentId: string, factId: string): Promise<FactJson> {
+    return restFact(await this.core.getFact(this.ctx, agentId, factId));
+  }
+
+  async forgetFact(agentId: string, factId: string): Promise<FactJson> {
+    return restFact(await this.core.patchFact(this.writeCtx, { agentId, factId, forget: true }));
+  }
+
+  async deleteFact(agentId: string, factId: string): Promise<void> {
+    await this.core.deleteFact(this.writeCtx, agentId, factId);
   }
 
   private lookup(agentId: string): FactLookup<FactRecord> {

@@ -5,6 +5,7 @@
 // importing the other.
 
 import type { Fact, Receipt, RetrievalMetadata, Stats } from '../model.ts';
+import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 
 export type FactView = Fact;
 
@@ -23,19 +24,21 @@ export interface FeedbackView {
   advice: string;
 }
 
+const rfc3339 = (ms: number): string => new Date(ms).toISOString();
+
 /** Milliseconds → RFC 3339; absent (or 0: "never") prints as null. */
 export const iso = (ms: number | undefined): string | null => (ms ? new Date(ms).toISOString() : null);
 
 /** A fact: every key always present, null where the fact has no value. */
-export function factJson(f: FactView) {
+export function factJson(f: FactView): FactJson {
   return {
     id: f.id,
     agent_id: f.agentId,
     text: f.text,
     kind: f.kind,
-    created_at: iso(f.createdAt),
-    occurred_at: f.occurredAt === undefined ? null : new Date(f.occurredAt).toISOString(),
-    updated_at: iso(f.updatedAt),
+    created_at: rfc3339(f.createdAt),
+    occurred_at: f.occurredAt === undefined ? null : rfc3339(f.occurredAt),
+    updated_at: rfc3339(f.updatedAt),
     access_count: f.accessCount,
     last_accessed_at: iso(f.lastAccessedAt),
     confidence: f.confidence ?? null,
@@ -71,7 +74,7 @@ export function retrievalJson(r: RetrievalView) {
 }
 
 /** The RecallReceipt wire shape shared with the MCP `explained` payload. */
-export function receiptJson(r: ReceiptView) {
+export function receiptJson(r: ReceiptView): ReceiptJson {
   return {
     text: r.text,
     weight: r.weight,
@@ -93,6 +96,7 @@ export function receiptJson(r: ReceiptView) {
       agent_id: r.provenance.agentId,
     },
     kg_links: r.kgLinks,
+    ...(r.matched !== undefined ? { matched: r.matched } : {}),
     ...(r.ranking
       ? {
           ranking: {

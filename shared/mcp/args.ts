@@ -137,3 +137,30 @@ export function recallConfidence(args: Args): RecallConfidence {
     requested: minConfidence !== undefined || confidenceWeight !== undefined,
   };
 }
+
+/** An optional list of non-empty strings (an empty list is the same as omitting it). */
+export function optionalStringList(args: Args, key: string): string[] | undefined {
+  if (!supplied(args, key)) return undefined;
+  return validated(() => check.tags(args[key], key));
+}
+
+/** The optional fields of a write (memory_add), checked and in the backend's names. */
+export function writeFields(args: Args) {
+  const occurredAt = supplied(args, 'occurred_at') ? validated(() => check.rfc3339Ms(args.occurred_at, 'occurred_at')) : undefined;
+  const meta = supplied(args, 'meta') ? jsonObject(args.meta, 'meta') : undefined;
+  const fields = {
+    occurredAt,
+    tags: optionalStringList(args, 'tags'),
+    entities: optionalStringList(args, 'entities'),
+    source: optionalString(args, 'source'),
+    context: optionalString(args, 'context'),
+    meta,
+    allowDuplicate: supplied(args, 'allow_duplicate') ? booleanArg(args, 'allow_duplicate', false) : undefined,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<typeof fields>;
+}
+
+function jsonObject(value: unknown, key: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ToolInputError(`${key} must be a JSON object, got ${describe(value)}`);
+  return value as Record<string, unknown>;
+}

@@ -3,8 +3,8 @@
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
 import type { RetrievalMetadata } from '../model.ts';
+import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
-import type { ReceiptJson } from './payloads.ts';
 
 export interface SearchRequest {
   agentId: string;
@@ -44,6 +44,9 @@ export interface RecallPolicy {
 export interface SearchResult {
   /** Fact texts, best first. */
   facts: string[];
+  /** Per fact, same order: whether a query signal matched it (false: it only fills top_k).
+   *  Undefined when the daemon does not say (before recall-matches-v1). */
+  matched?: boolean[];
   /** With explain: one receipt per fact, same order. */
   receipts?: ReceiptJson[];
   feedback?: WeakMatch;
@@ -56,11 +59,33 @@ export interface BatchResult {
   policy: RecallPolicy;
 }
 
+/** A write: the text and every optional field a door accepts. */
+export interface WriteRequest {
+  agentId: string;
+  text: string;
+  confidence?: ConfidenceLabel;
+  /** ms since the epoch. */
+  occurredAt?: number;
+  tags?: string[];
+  entities?: string[];
+  source?: string;
+  context?: string;
+  meta?: Record<string, unknown>;
+  allowDuplicate?: boolean;
+}
+
 /** A committed fact as the write tools report it. */
 export interface WrittenFact {
   factId: string;
   /** The stored label ("" = the legacy empty label). */
   confidence: string;
+  /** An identical live fact existed: factId is that fact and nothing was stored. */
+  duplicate: boolean;
+}
+
+export interface FactPage {
+  facts: FactJson[];
+  nextPageToken: string;
 }
 
 export interface StoredCheckpoint {
@@ -74,7 +99,7 @@ export interface StoredCheckpoint {
 export interface McpBackend {
   search(req: SearchRequest): Promise<SearchResult>;
   searchBatch(req: BatchRequest): Promise<BatchResult>;
-  add(agentId: string, text: string, confidence?: ConfidenceLabel): Promise<WrittenFact>;
+  add(req: WriteRequest): Promise<WrittenFact>;
   alias(agentId: string, term: string, equivalents: string[]): Promise<void>;
   /** `stateJson` is a JSON object as text ("" = {}). */
   checkpointSave(agentId: string, stateJson: string): Promise<{ id: string; createdAt: number }>;
@@ -88,6 +113,13 @@ export interface McpBackend {
   unpin(agentId: string, target: string): Promise<void>;
   /** Stores `entity` among the entities of the fact(s) `target` names. */
   link(agentId: string, target: string, entity: string): Promise<void>;
+  list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage>;
+  /** Throws a not-found error naming the fact when the agent has no such fact. */
+  get(agentId: string, factId: string): Promise<FactJson>;
+  /** Retires one fact by id; returns it as it now is. */
+  forgetFact(agentId: string, factId: string): Promise<FactJson>;
+  /** Erases one fact by id. */
+  deleteFact(agentId: string, factId: string): Promise<void>;
 }
 
 /** The recall policy an MCP result reports, read from the retrieval metadata (either side's). */

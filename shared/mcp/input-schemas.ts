@@ -1,144 +1,142 @@
 // Input schemas of the MCP tools: the parameter names, required sets and defaults of the
-// GrayMatter wire contract, so agents written for it work unchanged. They are JSON Schema objects (not generated from types) because they ARE the
-// contract: a client compiles against exactly this text. Every schema is a flat object with
-// additionalProperties: false and no root combinator — several MCP hosts drop tools whose input
-// root has anyOf/oneOf/allOf.
-import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, SHARED_AGENT_ID } from '../validate.ts';
+// GrayMatter wire contract, so agents written for it work unchanged, plus Engram's own tools and
+// keys (added beside the old ones, never changing them: test/mcp-schemas.test.ts compares every
+// tool of release 0.2.0 with what is served). Defined in zod, served as JSON Schema. Every schema
+// is a flat object with additionalProperties: false and no root combinator — several MCP hosts
+// drop tools whose input root has anyOf/oneOf/allOf.
+import { z } from 'zod';
+import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { REFLECT_ACTIONS } from './payloads.ts';
 
-export type JsonSchema = { [key: string]: unknown };
-
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
-const identity = (description: string): JsonSchema => ({ type: 'string', minLength: 1, pattern: '\\S', description });
+const identity = (description: string) => z.string().min(1).regex(/\S/).describe(description);
 
 const agentId = identity(
   `Stable agent identifier (the memory namespace), e.g. "my-project". Use the same one every session. Pass "${SHARED_AGENT_ID}" for memory shared by all agents.`,
 );
 
-const topK = (what: string): JsonSchema => ({
-  type: 'integer',
-  default: DEFAULT_TOP_K,
-  description: `How many facts to return ${what}. Omitted or non-positive means ${DEFAULT_TOP_K}.`,
-});
+const topK = (what: string) => z.int().default(DEFAULT_TOP_K).describe(`How many facts to return ${what}. Omitted or non-positive means ${DEFAULT_TOP_K}.`);
 
-const minConfidence: JsonSchema = {
-  type: 'string',
-  enum: [...CONFIDENCE_LABELS],
-  description:
-    'Only facts at least this confident, applied before ranking and top_k. Facts stored without a label count as inferred; unknown historical labels as unverified.',
+const minConfidence = z
+  .enum(CONFIDENCE_LABELS)
+  .describe('Only facts at least this confident, applied before ranking and top_k. Facts stored without a label count as inferred; unknown historical labels as unverified.')
+  .optional();
+
+const confidenceWeight = z
+  .number()
+  .min(0)
+  .max(MAX_CONFIDENCE_WEIGHT)
+  .describe(
+    `Finite preference weight in [0, ${MAX_CONFIDENCE_WEIGHT}]; omitted = the daemon's default (0). final score = base RRF score x (1 + weight x c), c = +1 verified, 0 inferred, -1 unverified. 0 keeps any min_confidence filter.`,
+  )
+  .optional();
+
+const CONFIDENCE_TEXT = 'Your own declaration of how sure you are (not verification by Engram). Omitted: stored without a label, which counts as inferred.';
+const confidence = z.enum(CONFIDENCE_LABELS).describe(CONFIDENCE_TEXT).optional();
+
+const factId = z.string().describe('The fact, by the fact_id a write, memory_list or an explain receipt returned.');
+
+/** The write fields every door accepts beside the text. */
+const writeFields = {
+  occurred_at: z.string().describe('When the remembered thing happened: RFC 3339 (e.g. "2024-05-08T13:56:00Z"). Recency ranks by it.').optional(),
+  tags: z.array(z.string()).describe('Labels to filter recall by later.').optional(),
+  entities: z.array(z.string()).describe('Names of the people, projects or things the fact is about.').optional(),
+  source: z.string().describe('Where the fact came from (a file, a URL, a conversation).').optional(),
+  context: z.string().describe('Text indexed with the fact (so searches find it) but not returned as its text.').optional(),
+  meta: z.record(z.string(), z.unknown()).describe('Any JSON object to keep with the fact.').optional(),
+  allow_duplicate: z
+    .boolean()
+    .describe('true: store it even if an identical fact (same text, occurred_at and context) is already remembered. Omitted: the existing fact is returned instead.')
+    .optional(),
 };
 
-const confidenceWeight: JsonSchema = {
-  type: 'number',
-  minimum: 0,
-  maximum: MAX_CONFIDENCE_WEIGHT,
-  description: `Finite preference weight in [0, ${MAX_CONFIDENCE_WEIGHT}]; omitted = the daemon's default (0). final score = base RRF score x (1 + weight x c), c = +1 verified, 0 inferred, -1 unverified. 0 keeps any min_confidence filter.`,
-};
+/** memory_list's page size when none is given. */
+export const LIST_PAGE_SIZE = 50;
 
-const confidence: JsonSchema = {
-  type: 'string',
-  enum: [...CONFIDENCE_LABELS],
-  description: 'Your own declaration of how sure you are (not verification by Engram). Omitted: stored without a label, which counts as inferred.',
-};
-
-const object = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-
-export const INPUT_SCHEMAS = {
-  memory_search: object(
-    {
+export const INPUT_TYPES = {
+  memory_search: z
+    .object({
       agent_id: agentId,
-      query: { type: 'string', description: 'What you want to know, in natural language; matching is hybrid (keyword + semantic + recency).' },
+      query: z.string().describe('What you want to know, in natural language; matching is hybrid (keyword + semantic + recency).'),
       top_k: topK('at most'),
-      explain: {
-        type: 'boolean',
-        default: false,
-        description:
+      explain: z
+        .boolean()
+        .default(false)
+        .describe(
           'true: return one receipt per fact under `explained` (per-signal ranks, fused and final score, fact_id, written_at, confidence, pinned) instead of bare texts. Same facts, same order.',
-      },
+        ),
       min_confidence: minConfidence,
       confidence_weight: confidenceWeight,
-    },
-    ['agent_id', 'query'],
-  ),
-  memory_search_batch: object(
-    {
+    })
+    .strict(),
+  memory_search_batch: z
+    .object({
       agent_id: agentId,
-      queries: {
-        type: 'array',
-        items: { type: 'string' },
-        minItems: 1,
-        description: 'One natural-language query per open question; each is ranked on its own, then merged.',
-      },
+      queries: z.array(z.string()).min(1).describe('One natural-language query per open question; each is ranked on its own, then merged.'),
       top_k: topK('per query, at most'),
       min_confidence: minConfidence,
       confidence_weight: confidenceWeight,
-    },
-    ['agent_id', 'queries'],
-  ),
-  memory_add: object(
-    {
+    })
+    .strict(),
+  memory_add: z
+    .object({
       agent_id: agentId,
-      text: { type: 'string', description: 'The fact: one atomic, self-contained sentence that will make sense in a later session.' },
+      text: z.string().describe('The fact: one atomic, self-contained sentence that will make sense in a later session.'),
       confidence,
-    },
-    ['agent_id', 'text'],
-  ),
-  memory_alias: object(
-    {
+      ...writeFields,
+    })
+    .strict(),
+  memory_alias: z
+    .object({
       agent_id: agentId,
-      term: { type: 'string', description: 'The word or phrase as you would write it in a query.' },
-      equivalents: {
-        type: 'array',
-        items: { type: 'string' },
-        minItems: 1,
-        description: 'The words the stored facts actually use for the same thing; one or more.',
-      },
-    },
-    ['agent_id', 'term', 'equivalents'],
-  ),
-  checkpoint_save: object(
-    {
+      term: z.string().describe('The word or phrase as you would write it in a query.'),
+      equivalents: z.array(z.string()).min(1).describe('The words the stored facts actually use for the same thing; one or more.'),
+    })
+    .strict(),
+  checkpoint_save: z
+    .object({
       agent_id: agentId,
-      state: { type: 'string', description: 'A JSON object as a string, e.g. "{\\"task\\": \\"migrate db\\", \\"step\\": 3}". Anything else is rejected. Omitted: {}.' },
-    },
-    ['agent_id'],
-  ),
-  checkpoint_resume: object(
-    {
+      state: z.string().describe('A JSON object as a string, e.g. "{\\"task\\": \\"migrate db\\", \\"step\\": 3}". Anything else is rejected. Omitted: {}.').optional(),
+    })
+    .strict(),
+  checkpoint_resume: z
+    .object({
       agent_id: agentId,
-      on_missing: {
-        type: 'string',
-        enum: ['error', 'empty'],
-        default: 'error',
-        description: 'When the agent has no checkpoint: "error" (default) returns a tool error; "empty" returns a successful {"found": false, "agent_id"} result.',
-      },
-    },
-    ['agent_id'],
-  ),
+      on_missing: z
+        .enum(['error', 'empty'])
+        .default('error')
+        .describe('When the agent has no checkpoint: "error" (default) returns a tool error; "empty" returns a successful {"found": false, "agent_id"} result.'),
+    })
+    .strict(),
   // Both identity spellings stay schema-optional so canonical-only and alias-only callers pass
   // client-side validation; the handler requires at least one at runtime.
-  memory_reflect: object(
-    {
-      action: {
-        type: 'string',
-        enum: [...REFLECT_ACTIONS],
-        description:
+  memory_reflect: z
+    .object({
+      action: z
+        .enum(REFLECT_ACTIONS)
+        .describe(
           'add: store text. update: replace fact target with text. forget: retire fact target. pin / unpin: protect fact target (or stop protecting it). link: attach text as an entity of fact target.',
-      },
-      agent_id: identity('The agent whose memory to change (canonical). Supply agent_id or agent; at least one is required. agent_id wins when both are valid.'),
-      agent: identity('Deprecated alias of agent_id, accepted for compatibility. agent_id wins when both are valid.'),
-      text: { type: 'string', description: 'add/update: the fact text. link: the entity to attach. forget/pin/unpin: accepted in place of target.' },
-      target: {
-        type: 'string',
-        description: 'update/forget/pin/unpin/link: the existing fact, by fact_id (from explain receipts) or by its exact text.',
-      },
-      confidence: { ...confidence, description: `${confidence.description as string} Only for add and update; an omitted update label is min(inferred, the replaced facts' confidence).` },
-    },
-    ['action'],
-  ),
-} as const satisfies Record<string, JsonSchema>;
+        ),
+      agent_id: identity('The agent whose memory to change (canonical). Supply agent_id or agent; at least one is required. agent_id wins when both are valid.').optional(),
+      agent: identity('Deprecated alias of agent_id, accepted for compatibility. agent_id wins when both are valid.').optional(),
+      text: z.string().describe('add/update: the fact text. link: the entity to attach. forget/pin/unpin: accepted in place of target.').optional(),
+      target: z.string().describe('update/forget/pin/unpin/link: the existing fact, by fact_id (from explain receipts) or by its exact text.').optional(),
+      confidence: z
+        .enum(CONFIDENCE_LABELS)
+        .describe(`${CONFIDENCE_TEXT} Only for add and update; an omitted update label is min(inferred, the replaced facts' confidence).`)
+        .optional(),
+    })
+    .strict(),
+  memory_list: z
+    .object({
+      agent_id: agentId,
+      page_size: z.int().min(1).max(MAX_PAGE_SIZE).default(LIST_PAGE_SIZE).describe(`How many facts per page (1 to ${MAX_PAGE_SIZE}).`),
+      page_token: z.string().describe('next_page_token of the previous page; omitted: the first page.').optional(),
+    })
+    .strict(),
+  memory_get: z.object({ agent_id: agentId, fact_id: factId }).strict(),
+  memory_forget: z.object({ agent_id: agentId, fact_id: factId }).strict(),
+  memory_delete: z.object({ agent_id: agentId, fact_id: factId }).strict(),
+} as const;
+
+export type ToolName = keyof typeof INPUT_TYPES;

@@ -1,113 +1,82 @@
 // Output schemas: authoritative declarations of each tool's structuredContent (payloads.ts has the
-// same shapes as types). Every result shape sets additionalProperties: false, nested objects
-// included, so a new key can only arrive through a schema revision. checkpoint_resume has two
-// successful shapes under oneOf; each branch closes itself, since a root-level
+// same shapes as types), in zod, served as JSON Schema. Every result shape is closed, nested
+// objects included, so a new key can only arrive through a schema revision. checkpoint_resume has
+// two successful shapes under oneOf; each branch closes itself, since a root-level
 // additionalProperties would apply to (and reject) both.
+import { z } from 'zod';
+import { dateTime } from '../schemas/json-schema.ts';
+import { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
-import type { JsonSchema } from './input-schemas.ts';
+import type { ToolName } from './input-schemas.ts';
 import { REFLECT_ACTIONS } from './payloads.ts';
 
-const string: JsonSchema = { type: 'string' };
-const number: JsonSchema = { type: 'number' };
-const count: JsonSchema = { type: 'integer', minimum: 0 };
-const strings: JsonSchema = { type: 'array', items: string };
-const dateTime: JsonSchema = { type: 'string', format: 'date-time' };
-const label: JsonSchema = { type: 'string', enum: [...CONFIDENCE_LABELS] };
-
-const closed = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
+const count = z.int().min(0);
+const strings = z.array(z.string());
+const label = z.enum(CONFIDENCE_LABELS);
+const stored = z.literal(true);
 
 /** Fact texts; nullable in the schema so clients of the GrayMatter contract validate, though Engram always sends an array. */
-const facts: JsonSchema = { type: ['array', 'null'], items: string };
+const facts = strings.nullable();
 
-const retrieval = closed(
-  {
-    min_confidence: { type: ['string', 'null'], enum: [...CONFIDENCE_LABELS, null] },
-    confidence_weight: { type: 'number', minimum: 0, maximum: MAX_CONFIDENCE_WEIGHT },
-    policy: string,
-    kg: string,
-  },
-  ['min_confidence', 'confidence_weight', 'policy', 'kg'],
-);
+const retrieval = z
+  .object({
+    min_confidence: label.nullable(),
+    confidence_weight: z.number().min(0).max(MAX_CONFIDENCE_WEIGHT),
+    policy: z.string(),
+    kg: z.string(),
+  })
+  .strict();
 
-const receipt = closed(
-  {
-    text: string,
-    weight: number,
-    age_days: number,
-    ranks: closed(
-      {
-        vector_rank: count,
-        keyword_rank: count,
-        recency_rank: count,
-        fused_score: number,
-        k: number,
-        weights: closed({ vector: number, keyword: number, recency: number }, ['vector', 'keyword', 'recency']),
-      },
-      ['vector_rank', 'keyword_rank', 'recency_rank', 'fused_score', 'k', 'weights'],
-    ),
-    provenance: closed(
-      {
-        fact_id: string,
-        written_at: { type: ['string', 'null'], format: 'date-time' },
-        superseded_by: string,
-        confidence: string,
-        pinned: { type: 'boolean' },
-        agent_id: string,
-      },
-      ['fact_id', 'written_at', 'superseded_by', 'confidence', 'pinned', 'agent_id'],
-    ),
-    kg_links: strings,
-    ranking: closed(
-      { base_score: number, final_score: number, factor: number, effective_confidence: string, confidence_weight: number, policy: string },
-      ['base_score', 'final_score', 'factor', 'effective_confidence', 'confidence_weight', 'policy'],
-    ),
-  },
-  ['text', 'weight', 'age_days', 'ranks', 'provenance', 'kg_links'],
-);
-
-const stored: JsonSchema = { type: 'boolean', const: true };
-
-export const OUTPUT_SCHEMAS = {
-  memory_search: closed(
-    {
-      agent_id: string,
-      query: string,
+export const OUTPUT_TYPES = {
+  memory_search: z
+    .object({
+      agent_id: z.string(),
+      query: z.string(),
       count,
       facts,
-      feedback: string,
-      explained: { type: 'array', items: receipt },
-      retrieval,
-    },
-    ['agent_id', 'query', 'count', 'facts'],
-  ),
-  memory_search_batch: closed(
-    {
-      agent_id: string,
+      feedback: z.string().optional(),
+      explained: z.array(ReceiptJson).optional(),
+      retrieval: retrieval.optional(),
+      matched: count.describe('How many of the facts a query signal matched; the rest only fill top_k.').optional(),
+    })
+    .strict(),
+  memory_search_batch: z
+    .object({
+      agent_id: z.string(),
       count,
       merged: strings,
-      per_query: { type: 'array', items: closed({ query: string, facts, error: string }, ['query', 'facts']) },
-      retrieval,
-    },
-    ['agent_id', 'count', 'merged', 'per_query'],
-  ),
-  memory_add: closed({ agent_id: string, stored, fact_id: string, confidence: label }, ['agent_id', 'stored']),
-  memory_alias: closed({ agent_id: string, term: string, equivalents: strings, stored }, ['agent_id', 'term', 'equivalents', 'stored']),
-  checkpoint_save: closed({ agent_id: string, checkpoint_id: string, created_at: dateTime }, ['agent_id', 'checkpoint_id', 'created_at']),
-  checkpoint_resume: {
-    type: 'object',
-    oneOf: [
-      // `state` is the agent's own JSON object, so it is the one open object here.
-      closed({ id: string, created_at: dateTime, state: { type: 'object' }, message_count: count }, ['id', 'created_at']),
-      closed({ found: { type: 'boolean', const: false }, agent_id: string }, ['found', 'agent_id']),
-    ],
-  },
-  memory_reflect: closed(
-    { action: { type: 'string', enum: [...REFLECT_ACTIONS] }, agent: string, ok: { type: 'boolean', const: true }, fact_id: string, confidence: label },
-    ['action', 'agent', 'ok'],
-  ),
-} as const satisfies Record<string, JsonSchema>;
+      per_query: z.array(z.object({ query: z.string(), facts, error: z.string().optional() }).strict()),
+      retrieval: retrieval.optional(),
+    })
+    .strict(),
+  memory_add: z
+    .object({
+      agent_id: z.string(),
+      stored,
+      fact_id: z.string().optional(),
+      confidence: label.optional(),
+      duplicate: z.boolean().describe('true: an identical fact was already remembered; fact_id is that fact and nothing new was stored.').optional(),
+    })
+    .strict(),
+  memory_alias: z.object({ agent_id: z.string(), term: z.string(), equivalents: strings, stored }).strict(),
+  checkpoint_save: z.object({ agent_id: z.string(), checkpoint_id: z.string(), created_at: dateTime() }).strict(),
+  checkpoint_resume: z.xor([
+    // `state` is the agent's own JSON object, so it is the one open object here.
+    z.object({ id: z.string(), created_at: dateTime(), state: z.record(z.string(), z.unknown()).optional(), message_count: count.optional() }).strict(),
+    z.object({ found: z.literal(false), agent_id: z.string() }).strict(),
+  ]),
+  memory_reflect: z
+    .object({
+      action: z.enum(REFLECT_ACTIONS),
+      agent: z.string(),
+      ok: z.literal(true),
+      fact_id: z.string().optional(),
+      confidence: label.optional(),
+      agent_id: z.string().describe('The same identity as agent, under the name every other tool uses.').optional(),
+    })
+    .strict(),
+  memory_list: z.object({ agent_id: z.string(), count, facts: z.array(FactJson), next_page_token: z.string() }).strict(),
+  memory_get: z.object({ fact: FactJson }).strict(),
+  memory_forget: z.object({ agent_id: z.string(), fact_id: z.string(), forgotten: z.literal(true), fact: FactJson }).strict(),
+  memory_delete: z.object({ agent_id: z.string(), fact_id: z.string(), deleted: z.literal(true) }).strict(),
+} as const satisfies Record<ToolName, z.ZodType>;

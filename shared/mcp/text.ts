@@ -1,7 +1,7 @@
 // The text content of tool results. MCP asks that text say the same as structuredContent, for
 // hosts that show the model only text; wording may change, the structured payload is the contract.
 import type { WeakMatch } from './backend.ts';
-import type { BatchPayload, CheckpointResumePayload, ReceiptJson, RetrievalJson, SearchPayload } from './payloads.ts';
+import type { BatchPayload, CheckpointResumePayload, ReceiptJson, SearchRetrieval, SearchPayload } from './payloads.ts';
 
 const q = JSON.stringify;
 
@@ -21,7 +21,7 @@ export function feedbackText(f: WeakMatch, agentId: string): string {
   return lines.join('\n');
 }
 
-export function retrievalText(r: RetrievalJson): string {
+export function retrievalText(r: SearchRetrieval): string {
   const filter = r.min_confidence ? `min_confidence ${r.min_confidence}` : 'no confidence filter';
   const kg = r.kg ? `; graph hints: ${r.kg}` : '';
   return `Ranking policy ${r.policy}: ${filter}, confidence_weight ${r.confidence_weight}; final score = base x (1 + weight x c)${kg}.`;
@@ -41,11 +41,19 @@ function receiptText(r: ReceiptJson, i: number): string {
   return lines.join('\n');
 }
 
-export function searchText(p: SearchPayload): string {
+/** `matched`: per fact, whether a query signal matched it (undefined: the daemon did not say). */
+export function searchText(p: SearchPayload, matched?: boolean[]): string {
   const parts: string[] = [];
-  if (p.count === 0) parts.push(`No memories found for agent ${q(p.agent_id)} matching ${q(p.query)}.`);
-  else if (p.explained) parts.push(`Found ${p.count} relevant memories for agent ${q(p.agent_id)} (with receipts):\n\n${p.explained.map(receiptText).join('\n')}`);
-  else parts.push(`Found ${p.count} relevant memories for agent ${q(p.agent_id)}:\n\n${p.facts.map((f, i) => `${i + 1}. ${f}`).join('\n')}`);
+  const who = `agent ${q(p.agent_id)}`;
+  const label = (i: number) => (matched && !matched[i] ? ' (filler: no query signal matched it)' : '');
+  const listed = p.explained
+    ? p.explained.map((r, i) => receiptText(r, i) + label(i)).join('\n')
+    : (p.facts ?? []).map((f, i) => `${i + 1}. ${f}${label(i)}`).join('\n');
+  const hits = matched?.filter(Boolean).length;
+  if (p.count === 0) parts.push(`No memories found for ${who} matching ${q(p.query)}.`);
+  else if (hits === 0) parts.push(`Nothing in the memory of ${who} matched ${q(p.query)}. The ${p.count} facts below only fill top_k; do not treat them as answers:\n\n${listed}`);
+  else if (hits !== undefined && hits < p.count) parts.push(`Found ${p.count} memories for ${who}: ${hits} matched the query, the rest only fill top_k${p.explained ? ' (with receipts)' : ''}:\n\n${listed}`);
+  else parts.push(`Found ${p.count} relevant memories for ${who}${p.explained ? ' (with receipts)' : ''}:\n\n${listed}`);
   if (p.feedback) parts.push(p.feedback);
   if (p.retrieval) parts.push(retrievalText(p.retrieval));
   return parts.join('\n\n');
@@ -59,7 +67,7 @@ export function batchText(p: BatchPayload): string {
   ];
   for (const r of p.per_query) {
     if (r.error) parts.push(`Query ${q(r.query)} failed: ${r.error}`);
-    else parts.push(`Query ${q(r.query)}: ${r.facts.length ? `\n${r.facts.map((f, i) => `${i + 1}. ${f}`).join('\n')}` : 'no memories found.'}`);
+    else parts.push(`Query ${q(r.query)}: ${r.facts?.length ? `\n${r.facts.map((f, i) => `${i + 1}. ${f}`).join('\n')}` : 'no memories found.'}`);
   }
   if (p.retrieval) parts.push(retrievalText(p.retrieval));
   return parts.join('\n\n');

@@ -1,10 +1,11 @@
 // The MCP tool set of Engram: names, titles, descriptions, annotations and schemas, written once
 // and served by both transports (`engram mcp` over stdio, the daemon over streamable HTTP).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { INPUT_SCHEMAS } from './input-schemas.ts';
-import { OUTPUT_SCHEMAS } from './output-schemas.ts';
+import { jsonSchema } from '../schemas/json-schema.ts';
+import { INPUT_TYPES, type ToolName } from './input-schemas.ts';
+import { OUTPUT_TYPES } from './output-schemas.ts';
 
-export type ToolName = keyof typeof INPUT_SCHEMAS;
+export type { ToolName } from './input-schemas.ts';
 
 // Annotations are hints hosts use to decide whether a call needs the user's approval. The MCP
 // defaults assume the worst (destructive, not idempotent, open world), and an unattended agent
@@ -16,6 +17,8 @@ const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: t
 const additive = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 /** memory_reflect can retire facts (update, forget): they stop being recalled. */
 const destructive = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+/** Retiring or erasing one named fact: doing it twice changes nothing more. */
+const destructiveOnce = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
 interface ToolText {
   title: string;
@@ -27,7 +30,7 @@ const TEXT: Record<ToolName, ToolText> = {
   memory_search: {
     title: 'Search memory',
     description:
-      'Search an agent\'s long-term memory and return the most relevant stored facts, best first (hybrid ranking: keyword + semantic + recency, fused by reciprocal rank). Call it before answering anything that may depend on earlier sessions, user preferences or project facts; search agent_id "__shared__" too for facts all agents share. Returns fact texts with a count, or a "No memories found" notice. With explain: true, each fact comes as a receipt (ranks, scores, fact_id, confidence). A weak-match note names nearby stored vocabulary: reformulate once, and record lasting synonyms with memory_alias. To store facts use memory_add; to correct, retire or pin them use memory_reflect.',
+      'Search an agent\'s long-term memory and return the most relevant stored facts, best first (hybrid ranking: keyword + semantic + recency, fused by reciprocal rank). Call it before answering anything that may depend on earlier sessions, user preferences or project facts; search agent_id "__shared__" too for facts all agents share. Returns fact texts with a count and how many of them matched the query (the rest only fill top_k), or a "No memories found" notice. With explain: true, each fact comes as a receipt (ranks, scores, fact_id, confidence). A weak-match note names nearby stored vocabulary: reformulate once, and record lasting synonyms with memory_alias. To store facts use memory_add; to correct, retire or pin them use memory_reflect.',
     annotations: { title: 'Search memory', ...readOnly },
   },
   memory_search_batch: {
@@ -39,7 +42,7 @@ const TEXT: Record<ToolName, ToolText> = {
   memory_add: {
     title: 'Store a durable fact',
     description:
-      'Store one durable fact in an agent\'s memory so later sessions can recall it. Call it as soon as you learn a decision, preference, convention, correction or hard-won gotcha — one atomic, self-contained sentence per call, never transcripts or secrets. To replace or retire an existing fact use memory_reflect. With a confidence label the result also returns the new fact_id.',
+      'Store one durable fact in an agent\'s memory so later sessions can recall it. Call it as soon as you learn a decision, preference, convention, correction or hard-won gotcha — one atomic, self-contained sentence per call, never transcripts or secrets. Returns the fact_id; a fact already remembered word for word is not stored twice (duplicate: true, its fact_id). To replace or retire an existing fact use memory_reflect.',
     annotations: { title: 'Store a durable fact', ...additive },
   },
   memory_alias: {
@@ -63,21 +66,44 @@ const TEXT: Record<ToolName, ToolText> = {
   memory_reflect: {
     title: 'Curate memory',
     description:
-      'Curate an agent\'s memory: add a fact, update (replace) a stale or wrong one, forget (retire) one, pin or unpin one, or link an entity to one. Name the existing fact in target by fact_id (from explain receipts) or by its exact text. Supply agent_id (or the deprecated agent): at least one is required, each supplied one must be a non-empty, non-whitespace string, and agent_id wins when both are valid. Retired facts are kept as tombstones, never hard-deleted. confidence is accepted on add and update only.',
+      'Curate an agent\'s memory: add a fact, update (replace) a stale or wrong one, forget (retire) one, pin or unpin one, or link an entity to one. Name the existing fact in target by fact_id (from explain receipts) or by its exact text. Supply agent_id (or the deprecated agent): at least one is required, each supplied one must be a non-empty, non-whitespace string, and agent_id wins when both are valid. Retired facts are kept as tombstones (memory_delete erases one for good). confidence is accepted on add and update only.',
     annotations: { title: 'Curate memory', ...destructive },
+  },
+  memory_list: {
+    title: 'List memories',
+    description:
+      'List the facts an agent\'s memory holds, oldest first, retired ones included (superseded_by says by what), with every field and fact_id; page with next_page_token. Use it to see what you already know before curating, or to find the fact_id to forget or delete.',
+    annotations: { title: 'List memories', ...readOnly },
+  },
+  memory_get: {
+    title: 'Read one memory',
+    description: 'Read one fact by fact_id with every field: text, times, confidence, pin, tags, entities, source, context, meta, and superseded_by when it was retired.',
+    annotations: { title: 'Read one memory', ...readOnly },
+  },
+  memory_forget: {
+    title: 'Forget a memory',
+    description:
+      'Forget (retire) one fact by fact_id: it is no longer recalled but stays listed and readable, so the history remains. To remove it from the store entirely (a secret stored by mistake), use memory_delete.',
+    annotations: { title: 'Forget a memory', ...destructiveOnce },
+  },
+  memory_delete: {
+    title: 'Delete a memory for good',
+    description:
+      'Erase one fact by fact_id: its text and everything derived from it leave the store, irreversibly. Use it for what must not be kept (a secret, personal data); to stop a stale fact being recalled while keeping its history, use memory_forget.',
+    annotations: { title: 'Delete a memory for good', ...destructiveOnce },
   },
 };
 
-export const TOOL_NAMES = Object.keys(INPUT_SCHEMAS) as ToolName[];
+export const TOOL_NAMES = Object.keys(INPUT_TYPES) as ToolName[];
 
 /** The tools/list entries. */
 export const TOOLS: Tool[] = TOOL_NAMES.map((name) => ({
   name,
   title: TEXT[name].title,
   description: TEXT[name].description,
-  inputSchema: INPUT_SCHEMAS[name] as Tool['inputSchema'],
-  outputSchema: OUTPUT_SCHEMAS[name] as Tool['outputSchema'],
+  inputSchema: jsonSchema(INPUT_TYPES[name], 'input') as Tool['inputSchema'],
+  outputSchema: jsonSchema(OUTPUT_TYPES[name]) as Tool['outputSchema'],
   annotations: TEXT[name].annotations,
 }));
 
-export const isToolName = (name: string): name is ToolName => Object.hasOwn(INPUT_SCHEMAS, name);
+export const isToolName = (name: string): name is ToolName => Object.hasOwn(INPUT_TYPES, name);

@@ -1,6 +1,7 @@
 // Turning URL and body text into the values the core takes. Only what HTTP itself leaves
 // ambiguous is decided here (a repeated parameter, "abc" where a number goes, RFC 3339 → ms);
 // every rule about the values (ranges, emptiness, lengths) stays in the core.
+import * as check from '../../../shared/validate.ts';
 import { badRequest } from '../errors.ts';
 
 /** Rejects query parameters the route does not declare. */
@@ -34,13 +35,5 @@ export function checkBodyFields(body: Record<string, unknown>, allowed: readonly
   }
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
 /** An RFC 3339 time (the shape every response prints) → milliseconds; absent stays absent. */
-export function timeField(value: unknown, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
-    throw badRequest(field, `must be an RFC 3339 time like "2024-05-08T13:56:00Z", got ${JSON.stringify(value)}`);
-  }
-  return Date.parse(value);
-}
+export const timeField = (value: unknown, field: string): number | undefined => (value === undefined ? undefined : check.rfc3339Ms(value, field));

@@ -5,6 +5,7 @@ import type { Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
 import type { ToolName } from '../tools.ts';
 import { checkpointResume, checkpointSave } from './checkpoint.ts';
+import { memoryDelete, memoryForget, memoryGet, memoryList } from './facts.ts';
 import { memoryReflect } from './reflect.ts';
 import { memorySearch, memorySearchBatch } from './search.ts';
 import { memoryAdd, memoryAlias } from './write.ts';
@@ -19,4 +20,8 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   checkpoint_save: checkpointSave,
   checkpoint_resume: checkpointResume,
   memory_reflect: memoryReflect,
+  memory_list: memoryList,
+  memory_get: memoryGet,
+  memory_forget: memoryForget,
+  memory_delete: memoryDelete,
 };

@@ -35,7 +35,7 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
   let written: WrittenFact | undefined;
   switch (action) {
     case 'add':
-      written = await backend.add(agent, need(text, 'text'), label);
+      written = await backend.add({ agentId: agent, text: need(text, 'text'), ...(label !== undefined ? { confidence: label } : {}) });
       break;
     case 'update':
       written = await backend.reviseByText(agent, need(target, 'target'), need(text, 'text'), label);
@@ -51,11 +51,9 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
       break;
   }
 
-  const payload: ReflectPayload = { action, agent, ok: true };
-  if (label !== undefined && written) {
-    payload.fact_id = written.factId;
-    payload.confidence = label;
-  }
+  const payload: ReflectPayload = { action, agent, ok: true, agent_id: agent };
+  if (written) payload.fact_id = written.factId;
+  if (written && label !== undefined) payload.confidence = label;
   return success(payload, describeDone(action, agent, payload));
 }
 

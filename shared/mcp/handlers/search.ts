@@ -2,7 +2,7 @@
 import { CONFIDENCE_POLICY, type ConfidenceLabel } from '../../validate.ts';
 import * as arg from '../args.ts';
 import type { McpBackend, RecallPolicy } from '../backend.ts';
-import type { BatchPayload, ReceiptJson, RetrievalJson, SearchPayload } from '../payloads.ts';
+import type { BatchPayload, ReceiptJson, SearchRetrieval, SearchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
 import { batchText, feedbackText, searchText } from '../text.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -19,9 +19,10 @@ export async function memorySearch(args: arg.Args, backend: McpBackend): Promise
   const payload: SearchPayload = explain
     ? { agent_id: agentId, query, count: result.receipts?.length ?? 0, facts: [], explained: (result.receipts ?? []).map((r) => legacyReceipt(r, retrieval)) }
     : { agent_id: agentId, query, count: result.facts.length, facts: result.facts };
+  if (result.matched && result.facts.length) payload.matched = result.matched.filter(Boolean).length;
   if (result.feedback) payload.feedback = feedbackText(result.feedback, agentId);
   if (retrieval) payload.retrieval = retrieval;
-  return success(payload, searchText(payload));
+  return success(payload, searchText(payload, result.matched));
 }
 
 export async function memorySearchBatch(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
@@ -47,7 +48,7 @@ export async function memorySearchBatch(args: arg.Args, backend: McpBackend): Pr
 /** The `retrieval` block: present when the caller gave a confidence option or the daemon applied
  *  a positive default weight; a legacy call omits it, so a client written before confidence
  *  options sees the payload it knows. */
-function retrievalOf(requested: boolean, policy: RecallPolicy): RetrievalJson | undefined {
+function retrievalOf(requested: boolean, policy: RecallPolicy): SearchRetrieval | undefined {
   const weight = policy.confidenceWeight ?? 0;
   if (!requested && weight === 0) return undefined;
   return {
@@ -61,7 +62,7 @@ function retrievalOf(requested: boolean, policy: RecallPolicy): RetrievalJson | 
 }
 
 /** On a legacy call the receipts drop the confidence `ranking` too. */
-function legacyReceipt(r: ReceiptJson, retrieval: RetrievalJson | undefined): ReceiptJson {
+function legacyReceipt(r: ReceiptJson, retrieval: SearchRetrieval | undefined): ReceiptJson {
   if (retrieval || !r.ranking) return r;
   const { ranking: _ranking, ...rest } = r;
   return rest;

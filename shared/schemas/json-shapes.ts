@@ -1,0 +1,143 @@
+// The JSON shapes the doors print (`engram … --json`, REST, the MCP payloads that carry facts or
+// receipts), defined once in zod: the OpenAPI document and the MCP output schemas are made from
+// these, and shared/json/shapes.ts builds values of exactly these types. Every object is closed
+// (additionalProperties: false), so a key can only arrive through a schema revision.
+import { z } from 'zod';
+import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
+import { dateTime } from './json-schema.ts';
+
+const count = z.int().min(0);
+const strings = z.array(z.string());
+
+export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number() }).strict();
+
+export const FactJson = z
+  .object({
+    id: z.string().describe('Time-ordered id: 26 characters, Crockford base32.'),
+    agent_id: z.string(),
+    text: z.string(),
+    kind: z.enum(['fact', 'alias', 'summary']),
+    created_at: dateTime(),
+    occurred_at: dateTime().nullable(),
+    updated_at: dateTime(),
+    access_count: z.int(),
+    last_accessed_at: dateTime().nullable(),
+    confidence: z.string().nullable().describe('verified, inferred or unverified; null: no label (counts as inferred).'),
+    pinned: z.boolean(),
+    pinned_at: dateTime().nullable(),
+    superseded_by: z.string().nullable().describe('null while live; "agent" once forgotten; a fact id once revised.'),
+    tags: strings,
+    entities: strings,
+    source: z.string().nullable(),
+    context: z.string().nullable(),
+    meta: z.record(z.string(), z.unknown()),
+    strength: z.number(),
+  })
+  .strict();
+
+/** How one recalled fact came to be returned. */
+export const MatchJson = z
+  .object({
+    matched: z.boolean().describe('A query signal matched the fact (a keyword, or a vector similarity at or above the floor); false: it only fills the count.'),
+    score: z.number(),
+    signals: strings.describe('The signals that ranked it: vector, keyword, recency.'),
+  })
+  .strict();
+
+export const ReceiptJson = z
+  .object({
+    text: z.string(),
+    weight: z.number(),
+    age_days: z.number(),
+    ranks: z
+      .object({
+        vector_rank: count,
+        keyword_rank: count,
+        recency_rank: count,
+        fused_score: z.number(),
+        k: z.number(),
+        weights: SignalWeightsJson,
+      })
+      .strict(),
+    provenance: z
+      .object({
+        fact_id: z.string(),
+        written_at: dateTime().nullable(),
+        superseded_by: z.string(),
+        confidence: z.string(),
+        pinned: z.boolean(),
+        agent_id: z.string(),
+      })
+      .strict(),
+    kg_links: strings,
+    ranking: z
+      .object({
+        base_score: z.number(),
+        final_score: z.number(),
+        factor: z.number(),
+        effective_confidence: z.string(),
+        confidence_weight: z.number(),
+        policy: z.string(),
+      })
+      .strict()
+      .optional(),
+    matched: z.boolean().optional(),
+  })
+  .strict();
+
+/** How recall ran (the CLI's and REST's `retrieval`). */
+export const RetrievalJson = z
+  .object({
+    weights: SignalWeightsJson,
+    signals: strings,
+    eligible_count: z.int(),
+    keyword_candidates: z.int(),
+    vector_candidates: z.int(),
+    embedder: z.string(),
+    rrf_k: z.int(),
+    notes: strings,
+    min_relevance: z.number(),
+    filtered: z.boolean(),
+    expanded_terms: strings,
+    vector_searched: z.int(),
+    min_confidence: z.enum(CONFIDENCE_LABELS).nullable().optional(),
+    confidence_weight: z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).optional(),
+    policy: z.string().optional(),
+    kg: z.string().optional(),
+  })
+  .strict()
+  .describe('How recall ran. The confidence keys are present only when confidence options were in effect.');
+
+export const FeedbackJson = z
+  .object({ query_terms: z.int(), known_terms: z.int(), unknown_terms: strings, nearby_terms: strings, advice: z.string() })
+  .strict()
+  .describe('Present only when the query barely overlaps the namespace vocabulary.');
+
+export const StatsJson = z
+  .object({
+    agent_id: z.string().nullable().describe('The namespace counted; null = the whole store.'),
+    fact_count: z.int(),
+    live_count: z.int(),
+    retired_count: z.int(),
+    pinned_count: z.int(),
+    text_bytes: z.int(),
+    oldest_created_at: dateTime().nullable(),
+    newest_created_at: dateTime().nullable(),
+    agent_count: z.int(),
+    vector_count: z.int(),
+    pending_embeddings: z.int(),
+    store_bytes: z.int(),
+    embedder: z.string(),
+  })
+  .strict();
+
+export const CheckpointJson = z
+  .object({ id: z.string(), created_at: dateTime(), state: z.record(z.string(), z.unknown()), message_count: z.int().describe('Length of state.messages when it is an array.').optional() })
+  .strict();
+
+export const CheckpointSavedJson = z.object({ agent_id: z.string(), checkpoint_id: z.string(), created_at: dateTime() }).strict();
+
+export type FactJson = z.infer<typeof FactJson>;
+export type ReceiptJson = z.infer<typeof ReceiptJson>;
+export type RetrievalJson = z.infer<typeof RetrievalJson>;
+export type MatchJson = z.infer<typeof MatchJson>;
