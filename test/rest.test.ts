@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
-import { CHECKPOINT_FIELDS, FORGET_FIELDS, REMEMBER_FIELDS, ROUTES } from '../daemon/http/rest/routes.ts';
+import { ROUTES } from '../daemon/http/rest/routes.ts';
+import { acceptedNames } from '../daemon/http/rest/parse.ts';
+import { REQUESTS } from '../daemon/http/rest/schemas.ts';
 import { startHttpServer, type HttpServerOptions } from '../daemon/http/server.ts';
 import { openApiDocument } from '../daemon/http/rest/openapi.ts';
 import { BearerAuthenticator } from '../daemon/auth/bearer.ts';
@@ -108,7 +110,7 @@ describe('authentication', () => {
 
   it('answers 401 on every authenticated route without a token or with a wrong one', async () => {
     const authed = ROUTES.filter((r) => r.auth);
-    expect(authed.length).toBe(ROUTES.length - 1);
+    expect(ROUTES.filter((r) => !r.auth).map((r) => r.path).sort()).toEqual(['/healthz', '/v1/openapi.json']);
     for (const route of authed) {
       const body = route.method === 'POST' ? { agent_id: 'a' } : undefined;
       for (const bearer of [null, 'wrong-token', `${token}x`, '']) {
@@ -132,10 +134,11 @@ describe('routes', () => {
       body: { agent_id: 'alice', text: 'The deploy window is Tuesday morning', occurred_at: '2024-05-08T13:56:00Z', tags: ['ops'], source: 'chat', context: 'sprint planning' },
     });
     expect(res.status).toBe(201);
-    expectSchema('FactEnvelope', res.json);
+    expectSchema('Remembered', res.json);
+    expect(res.json.duplicate).toBe(false);
     const fact = res.json.fact;
     expect(fact).toMatchObject({ agent_id: 'alice', text: 'The deploy window is Tuesday morning', occurred_at: '2024-05-08T13:56:00.000Z', tags: ['ops'], source: 'chat', context: 'sprint planning', superseded_by: null, kind: 'fact' });
-    expect(res.headers.get('location')).toBe(`/v1/facts/${fact.id}?agent=alice`);
+    expect(res.headers.get('location')).toBe(`/v1/facts/${fact.id}?agent_id=alice`);
 
     const read = await call('GET', res.headers.get('location')!);
     expect(read.status).toBe(200);
@@ -190,16 +193,107 @@ describe('routes', () => {
     expect([...ids].sort()).toEqual(ids); // oldest first
   });
 
-  it('DELETE /v1/facts/{id} retires the fact (superseded_by "agent") and recall stops returning it', async () => {
+  it('POST /v1/facts/{id}/forget retires (still readable, not recalled); DELETE /v1/facts/{id} erases', async () => {
     const fact = await remember('carol', 'carol likes green tea');
-    const res = await call('DELETE', `/v1/facts/${fact.id}${q({ agent: 'carol' })}`);
-    expect(res.status).toBe(200);
-    expectSchema('FactEnvelope', res.json);
-    expect(res.json.fact).toMatchObject({ id: fact.id, superseded_by: 'agent' });
-    const recall = await call('GET', `/v1/recall${q({ agent: 'carol', q: 'green tea' })}`);
+    const forgot = await call('POST', `/v1/facts/${fact.id}/forget`, { body: { agent_id: 'carol' } });
+    expect(forgot.status).toBe(200);
+    expectSchema('FactEnvelope', forgot.json);
+    expect(forgot.json.fact).toMatchObject({ id: fact.id, superseded_by: 'agent' });
+    const recall = await call('GET', `/v1/recall${q({ agent_id: 'carol', query: 'green tea' })}`);
     expect(recall.json.count).toBe(0);
-    const read = await call('GET', `/v1/facts/${fact.id}${q({ agent: 'carol' })}`);
-    expect(read.json.fact.superseded_by).toBe('agent');
+    expect((await call('GET', `/v1/facts/${fact.id}${q({ agent_id: 'carol' })}`)).json.fact.superseded_by).toBe('agent');
+
+    const secret = await remember('carol', 'the vault password is hunter2');
+    const erased = await call('DELETE', `/v1/facts/${secret.id}${q({ agent_id: 'carol' })}`);
+    expect(erased.status).toBe(200);
+    expectSchema('DeleteResult', erased.json);
+    expect(erased.json).toEqual({ agent_id: 'carol', fact_id: secret.id, deleted: true });
+    expect((await call('GET', `/v1/facts/${secret.id}${q({ agent_id: 'carol' })}`)).status).toBe(404);
+    const listed = await call('GET', `/v1/facts${q({ agent_id: 'carol' })}`);
+    expect(listed.json.facts.map((f: { id: string }) => f.id)).toEqual([fact.id]);
+    expect((await call('DELETE', `/v1/facts/${secret.id}${q({ agent_id: 'carol' })}`)).status).toBe(404);
+  });
+
+  it('POST /v1/facts takes every write field; an identical write is a duplicate (200), allow_duplicate stores a copy', async () => {
+    const body = { agent_id: 'fiona', text: 'The standup moved to 9:30', occurred_at: '2024-05-08T09:30:00Z', tags: ['calendar'], entities: ['standup'], source: 'chat', context: 'team channel', meta: { room: 'B2' }, confidence: 'verified' };
+    const first = await call('POST', '/v1/facts', { body });
+    expect(first.status).toBe(201);
+    expect(first.json.fact).toMatchObject({ entities: ['standup'], meta: { room: 'B2' }, confidence: 'verified', tags: ['calendar'] });
+    const again = await call('POST', '/v1/facts', { body: { ...body, text: 'The standup  moved to 9:30 ' } });
+    expect(again.status).toBe(200);
+    expectSchema('Remembered', again.json);
+    expect(again.json).toMatchObject({ duplicate: true, fact: { id: first.json.fact.id } });
+    const near = await call('POST', '/v1/facts', { body: { ...body, text: 'The standup moved to 10:00' } });
+    expect(near.status).toBe(201);
+    const copy = await call('POST', '/v1/facts', { body: { ...body, allow_duplicate: true } });
+    expect(copy.status).toBe(201);
+    expect(copy.json.fact.id).not.toBe(first.json.fact.id);
+    expect((await call('GET', `/v1/stats${q({ agent_id: 'fiona' })}`)).json.fact_count).toBe(3);
+    for (const [field, value] of [['meta', [1]], ['entities', 'x'], ['confidence', 'sure'], ['allow_duplicate', 'yes'], ['tags', ['ok', '']]] as const) {
+      const res = await call('POST', '/v1/facts', { body: { agent_id: 'fiona', text: 'bad', [field]: value } });
+      expect(res.status, field).toBe(400);
+      expect(errorOf(res).field!.startsWith(field), `${field}: ${errorOf(res).field}`).toBe(true);
+    }
+    expect((await call('GET', `/v1/stats${q({ agent_id: 'fiona' })}`)).json.fact_count).toBe(3);
+  });
+
+  it('pin, unpin, revise and alias routes', async () => {
+    const fact = await remember('gus', 'The build cache lives in S3');
+    const pinned = await call('POST', `/v1/facts/${fact.id}/pin`, { body: { agent_id: 'gus' } });
+    expect(pinned.json.fact.pinned).toBe(true);
+    expect((await call('POST', `/v1/facts/${fact.id}/unpin`, { body: { agent_id: 'gus' } })).json.fact.pinned).toBe(false);
+
+    const revised = await call('POST', '/v1/revisions', { body: { agent_id: 'gus', target_ids: [fact.id], text: 'The build cache lives in GCS', confidence: 'verified' } });
+    expect(revised.status).toBe(201);
+    expectSchema('ReviseResult', revised.json);
+    expect(revised.json).toMatchObject({ retired_ids: [fact.id], failures: [], fact: { text: 'The build cache lives in GCS', confidence: 'verified' } });
+    expect((await call('GET', `/v1/facts/${fact.id}${q({ agent_id: 'gus' })}`)).json.fact.superseded_by).toBe(revised.json.fact.id);
+
+    const alias = await call('POST', '/v1/aliases', { body: { agent_id: 'gus', term: 'storage', equivalents: ['cache'] } });
+    expect(alias.status).toBe(201);
+    expectSchema('AliasResult', alias.json);
+    const found = await call('GET', `/v1/recall${q({ agent_id: 'gus', query: 'storage', top_k: 1 })}`);
+    expect(found.json.facts.map((f: { text: string }) => f.text)).toEqual(['The build cache lives in GCS']);
+    expectBadField(await call('POST', '/v1/revisions', { body: { agent_id: 'gus', target_ids: [], text: 'x' } }), 'target_ids');
+  });
+
+  it('POST /v1/recall/batch merges per-query results under one policy', async () => {
+    await remember('hana', 'Deploys happen on Tuesdays');
+    await remember('hana', 'The on-call rotation changes on Mondays');
+    const res = await call('POST', '/v1/recall/batch', { body: { agent_id: 'hana', queries: ['deploys', 'on-call rotation'], top_k: 1, min_confidence: 'unverified' } });
+    expect(res.status).toBe(200);
+    expectSchema('BatchRecallResult', res.json);
+    expect(res.json.results.map((r: { facts: { text: string }[] }) => r.facts.map((f) => f.text))).toEqual([['Deploys happen on Tuesdays'], ['The on-call rotation changes on Mondays']]);
+    expect(res.json.count).toBe(2);
+    expect(res.json.retrieval).toMatchObject({ min_confidence: 'unverified', policy: 'confidence-v1' });
+  });
+
+  it('recall says which facts matched; canonical names and the old aliases give the same answer', async () => {
+    await remember('ines', 'Alice prefers green tea in the morning');
+    for (let i = 0; i < 3; i++) await remember('ines', `Build agent ${i} runs Debian`);
+    const canonical = await call('GET', `/v1/recall${q({ agent_id: 'ines', query: 'green tea', top_k: 3 })}`);
+    const aliased = await call('GET', `/v1/recall${q({ agent: 'ines', q: 'green tea', k: 3 })}`);
+    const ids = (r: Answer) => r.json.facts.map((f: { id: string }) => f.id);
+    expect(ids(aliased)).toEqual(ids(canonical));
+    expect(canonical.json).toMatchObject({ count: 3, matched: 1 });
+    expect(canonical.json.matches.map((m: { matched: boolean }) => m.matched)).toEqual([true, false, false]);
+    expect(canonical.json.matches[0].signals).toContain('keyword');
+    const nothing = await call('GET', `/v1/recall${q({ agent_id: 'ines', query: 'quantum chromodynamics lecture notes' })}`);
+    expect(nothing.json.matched).toBe(0);
+    const explained = await call('GET', `/v1/recall/explain${q({ agent_id: 'ines', query: 'green tea', top_k: 2 })}`);
+    expect(explained.json.explained.map((r: { matched: boolean }) => r.matched)).toEqual([true, false]);
+  });
+
+  it('GET /v1/facts/{id} without agent_id says what is missing', async () => {
+    const res = await call('GET', `/v1/facts/${UNKNOWN_ID}`);
+    expectBadField(res, 'agent_id');
+    expect(errorOf(res).message).toBe('agent_id: is required');
+  });
+
+  it('serves the OpenAPI document without a token', async () => {
+    const res = await call('GET', '/v1/openapi.json', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.json.openapi).toBe('3.1.0');
   });
 
   it('POST /v1/forget retires what the query recalls, only with "confirm": true', async () => {
@@ -224,7 +318,7 @@ describe('routes', () => {
       expect(read.json.fact.superseded_by).toBe('agent');
     }
     const kept = await call('GET', `/v1/facts/${keep.id}${q({ agent: 'dave' })}`);
-    expect(kept.json.fact.superseded_by).toBe('');
+    expect(kept.json.fact.superseded_by).toBeNull();
   });
 
   it('GET /v1/agents lists the namespaces', async () => {
@@ -305,18 +399,20 @@ describe('errors', () => {
   it('400 names the field: bad agent ids, bad k, missing q, unknown parameters and fields', async () => {
     expectBadField(await call('GET', `/v1/recall${q({ agent: '', q: 'x' })}`), 'agent');
     expectBadField(await call('GET', `/v1/recall${q({ agent: '   ', q: 'x' })}`), 'agent');
-    expectBadField(await call('GET', `/v1/recall${q({ q: 'x' })}`), 'agent');
+    expectBadField(await call('GET', `/v1/recall${q({ q: 'x' })}`), 'agent_id');
     expectBadField(await call('GET', `/v1/facts${q({ agent: 'a'.repeat(300) })}`), 'agent');
     expectBadField(await call('POST', '/v1/facts', { body: { agent_id: ' ', text: 'x' } }), 'agent_id');
     expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 7, text: 'x' } }), 'agent_id');
     expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 'a', text: '' } }), 'text');
     expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 'a', text: 'x', occurred_at: 'yesterday' } }), 'occurred_at');
-    expectBadField(await call('POST', '/v1/facts', { body: { agent: 'a', text: 'x' } }), 'agent');
+    expectBadField(await call('POST', '/v1/facts', { body: { agnt: 'a', text: 'x' } }), 'agnt');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 'a', agent: 'a', text: 'x' } }), 'agent');
     for (const k of ['abc', '0', '-1', '1001', '2.5']) expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob', q: 'x', k })}`), 'k');
     expectBadField(await call('GET', `/v1/recall/explain${q({ agent: 'bob', q: 'x', k: 'many' })}`), 'k');
     expectBadField(await call('POST', '/v1/forget', { body: { agent_id: 'bob', query: 'x', k: 0, confirm: true } }), 'k');
-    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob' })}`), 'q');
-    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob', q: 'x', top_k: 3 })}`), 'top_k');
+    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob' })}`), 'query');
+    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob', q: 'x', topk: 3 })}`), 'topk');
+    expectBadField(await call('GET', `/v1/recall${q({ agent: 'bob', q: 'x', top_k: 3, k: 3 })}`), 'k');
     expectBadField(await call('GET', '/v1/recall?agent=bob&agent=eve&q=x'), 'agent');
     expectBadField(await call('GET', `/v1/facts${q({ agent: 'bob', limit: 5000 })}`), 'limit');
     expectBadField(await call('GET', `/v1/facts${q({ agent: 'bob', page_token: 'nope' })}`), 'page_token');
@@ -447,7 +543,7 @@ describe('OpenAPI document', () => {
       const op = doc.paths[route.path][route.method.toLowerCase()];
       expect(typeof op.operationId).toBe('string');
       const params = ((op.parameters ?? []) as { $ref?: string }[]).map(deref) as { name: string; in: string; required?: boolean }[];
-      expect(params.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual([...route.query].sort());
+      expect(params.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(acceptedNames(route.query).sort());
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       expect(params.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(pathParams);
       for (const p of params.filter((p) => p.in === 'path')) expect(p.required).toBe(true);
@@ -465,11 +561,13 @@ describe('OpenAPI document', () => {
     for (const r of refs) deref({ $ref: JSON.parse(`{${r}}`).$ref });
   });
 
-  it('documents the body fields each POST accepts', async () => {
+  it('documents the body fields each POST accepts, aliases included', async () => {
     const doc = openApiDocument();
-    expect(Object.keys(doc.components.schemas.RememberRequest.properties).sort()).toEqual([...REMEMBER_FIELDS].sort());
-    expect(Object.keys(doc.components.schemas.ForgetRequest.properties).sort()).toEqual([...FORGET_FIELDS].sort());
-    expect(Object.keys(doc.components.schemas.CheckpointRequest.properties).sort()).toEqual([...CHECKPOINT_FIELDS].sort());
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, unknown> }>;
+    for (const route of ROUTES.filter((r) => r.body)) {
+      expect(Object.keys(schemas[route.body!]!.properties).sort(), route.path).toEqual(acceptedNames(REQUESTS[route.body!]).sort());
+    }
+    expect(Object.keys(schemas.RememberRequest!.properties)).toEqual(expect.arrayContaining(['agent_id', 'text', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'allow_duplicate']));
   });
 });
 

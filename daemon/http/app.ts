@@ -15,9 +15,10 @@ import type { RequestHeaders } from './auth.ts';
 import { declaresTooMuch, discardRest, jsonObjectBody, tooLarge } from './body.ts';
 import { errorAnswer, HttpError } from './errors.ts';
 import { mcpHandler, MCP_PATH } from './mcp.ts';
-import { checkQueryNames } from './rest/input.ts';
+import { parseBody, parseQuery } from './rest/parse.ts';
+import { REQUESTS } from './rest/schemas.ts';
 import { Metrics } from './rest/metrics.ts';
-import { ROUTES, type Reply, type Route } from './rest/routes.ts';
+import { CORE_FIELDS, ROUTES, type Reply, type Route } from './rest/routes.ts';
 
 export type Surface = 'rest' | 'mcp';
 
@@ -80,11 +81,18 @@ function contextOf(c: Context<Env>): CallContext {
 }
 
 async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics: Metrics): Promise<Response> {
-  c.set('fields', route.fields);
-  const query = new URL(c.req.url).searchParams;
-  checkQueryNames(query, route.query);
-  const reply = await route.handle({ core, ctx: contextOf(c), params: c.req.param() as Record<string, string>, query, body: () => jsonObjectBody(c.env.incoming), metrics });
+  const query = parseQuery(route.query, new URL(c.req.url).searchParams);
+  const body = route.body ? parseBody(REQUESTS[route.body], await jsonObjectBody(c.env.incoming)) : undefined;
+  c.set('fields', errorNames({ ...query.spelled, ...body?.spelled }));
+  const reply = await route.handle({ core, ctx: contextOf(c), params: c.req.param() as Record<string, string>, query: query.value, body: body?.value, metrics });
   return send(c, reply);
+}
+
+/** Core field name → the name this caller used: REST's name, or the alias they gave. */
+function errorNames(spelled: Record<string, string>): Record<string, string> {
+  const names: Record<string, string> = { ...spelled };
+  for (const [core, rest] of Object.entries(CORE_FIELDS)) names[core] = spelled[rest] ?? rest;
+  return names;
 }
 
 /** Every answer carries these: answers hold memories, so no cache may keep them. */

@@ -5,7 +5,8 @@
 // importing the other.
 
 import type { Fact, Receipt, RetrievalMetadata, Stats } from '../model.ts';
-import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
+import type { FactJson, ReceiptJson, RetrievalJson } from '../schemas/json-shapes.ts';
+import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
 
@@ -54,7 +55,7 @@ export function factJson(f: FactView): FactJson {
   };
 }
 
-export function retrievalJson(r: RetrievalView) {
+export function retrievalJson(r: RetrievalView): RetrievalJson {
   return {
     weights: r.weights,
     signals: r.signals,
@@ -69,7 +70,7 @@ export function retrievalJson(r: RetrievalView) {
     expanded_terms: r.expandedTerms,
     vector_searched: r.vectorSearched,
     // Legacy calls (no policy) omit the confidence metadata: clients written before it see the shape they know.
-    ...(r.policy ? { min_confidence: r.minConfidence ?? null, confidence_weight: r.confidenceWeight ?? 0, policy: r.policy, kg: r.kg } : {}),
+    ...(r.policy ? { min_confidence: (r.minConfidence || null) as ConfidenceLabel | null, confidence_weight: r.confidenceWeight ?? 0, policy: r.policy, kg: r.kg } : {}),
   };
 }
 

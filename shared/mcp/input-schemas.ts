@@ -6,6 +6,7 @@
 // drop tools whose input root has anyOf/oneOf/allOf.
 import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
+import { allowDuplicate, confidence, CONFIDENCE_TEXT, FACT_FIELDS } from '../schemas/write-fields.ts';
 import { REFLECT_ACTIONS } from './payloads.ts';
 
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
@@ -31,24 +32,7 @@ const confidenceWeight = z
   )
   .optional();
 
-const CONFIDENCE_TEXT = 'Your own declaration of how sure you are (not verification by Engram). Omitted: stored without a label, which counts as inferred.';
-const confidence = z.enum(CONFIDENCE_LABELS).describe(CONFIDENCE_TEXT).optional();
-
 const factId = z.string().describe('The fact, by the fact_id a write, memory_list or an explain receipt returned.');
-
-/** The write fields every door accepts beside the text. */
-const writeFields = {
-  occurred_at: z.string().describe('When the remembered thing happened: RFC 3339 (e.g. "2024-05-08T13:56:00Z"). Recency ranks by it.').optional(),
-  tags: z.array(z.string()).describe('Labels to filter recall by later.').optional(),
-  entities: z.array(z.string()).describe('Names of the people, projects or things the fact is about.').optional(),
-  source: z.string().describe('Where the fact came from (a file, a URL, a conversation).').optional(),
-  context: z.string().describe('Text indexed with the fact (so searches find it) but not returned as its text.').optional(),
-  meta: z.record(z.string(), z.unknown()).describe('Any JSON object to keep with the fact.').optional(),
-  allow_duplicate: z
-    .boolean()
-    .describe('true: store it even if an identical fact (same text, occurred_at and context) is already remembered. Omitted: the existing fact is returned instead.')
-    .optional(),
-};
 
 /** memory_list's page size when none is given. */
 export const LIST_PAGE_SIZE = 50;
@@ -82,8 +66,9 @@ export const INPUT_TYPES = {
     .object({
       agent_id: agentId,
       text: z.string().describe('The fact: one atomic, self-contained sentence that will make sense in a later session.'),
-      confidence,
-      ...writeFields,
+      confidence: confidence.optional(),
+      ...FACT_FIELDS,
+      allow_duplicate: allowDuplicate.optional(),
     })
     .strict(),
   memory_alias: z

@@ -28,16 +28,28 @@ function simplify(schema: JsonSchema): void {
   if (Array.isArray(schema.oneOf) && schema.type === undefined) schema.type = 'object';
 }
 
+const options = (io: 'input' | 'output') => ({
+  target: 'draft-2020-12' as const,
+  io,
+  unrepresentable: 'any' as const,
+  override: (ctx: { jsonSchema: unknown }) => simplify(ctx.jsonSchema as JsonSchema),
+});
+
 /** `io`: "input" for what a caller sends (defaults make a key optional), "output" for answers. */
 export function jsonSchema(type: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema {
-  const schema = z.toJSONSchema(type, {
-    target: 'draft-2020-12',
-    io,
-    unrepresentable: 'any',
-    override: (ctx) => simplify(ctx.jsonSchema as JsonSchema),
-  }) as JsonSchema;
+  const schema = z.toJSONSchema(type, options(io)) as JsonSchema;
   delete schema.$schema;
   return schema;
+}
+
+/** Every schema of a registry by its id, each referring to the others as `uri(id)`. */
+export function jsonSchemas(registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output', uri: (id: string) => string): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(registry, { ...options(io), uri }) as { schemas: Record<string, JsonSchema> };
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return schemas;
 }
 
 /** An RFC 3339 date-time (as every door prints times). */

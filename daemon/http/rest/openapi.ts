@@ -1,144 +1,101 @@
-// The OpenAPI 3.1 document served at GET /v1/openapi.json. Written by hand (it is the contract
-// a reader sees), and checked against the route table and live responses by test/rest.test.ts,
-// so the two cannot drift apart unnoticed. Schemas (openapi-components.ts) are JSON Schema
-// 2020-12, as 3.1 requires.
+// The OpenAPI 3.1 document served at GET /v1/openapi.json, generated from the route table
+// (routes.ts) and the zod schemas (schemas.ts), so it describes exactly what is served and how
+// it is validated. Its schemas are JSON Schema 2020-12, as 3.1 requires.
+import { z } from 'zod';
+import { jsonSchema, jsonSchemas, type JsonSchema } from '../../../shared/schemas/json-schema.ts';
 import { ENGRAM_VERSION } from '../../../shared/version.ts';
-import { json, param, parameters, ref, response, responses, schemas } from './openapi-components.ts';
+import { BODY_LIMIT } from '../body.ts';
+import { ALIASES, REQUESTS, RESPONSES } from './schemas.ts';
+import { ROUTES, type Route } from './routes.ts';
 
-/** Errors every authenticated operation may answer. */
-const commonErrors = { '401': response('Unauthorized'), '500': response('Internal') };
+const uri = (id: string) => `#/components/schemas/${id}`;
+const ref = (id: string) => ({ $ref: uri(id) });
+const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-const bodyOf = (schema: string) => ({ required: true, content: { 'application/json': { schema: ref(schema) } } });
-const withBody = { '400': response('BadRequest'), '413': response('PayloadTooLarge'), ...commonErrors };
+const ERRORS = {
+  '400': ['BadRequest', 'Invalid input; the message and `field` name the field as you spelled it.'],
+  '401': ['Unauthorized', 'Missing or wrong bearer token.'],
+  '404': ['NotFound', 'No such fact or checkpoint.'],
+  '409': ['Conflict', 'The request conflicts with the stored state (e.g. a revise target already retired).'],
+  '413': ['PayloadTooLarge', `The body exceeds ${BODY_LIMIT} bytes (1 MiB).`],
+  '500': ['Internal', 'An internal error; never carries a stack trace (see the `ref` in the daemon log).'],
+} as const;
+
+function registryOf(schemas: Record<string, z.ZodType>) {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  return registry;
+}
+
+/** The query parameters of a route: its schema's keys, then their (deprecated) aliases. */
+function queryParameters(route: Route): object[] {
+  const properties = (jsonSchema(route.query, 'input').properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((jsonSchema(route.query, 'input').required ?? []) as string[]);
+  const out: object[] = [];
+  for (const [name, schema] of Object.entries(properties)) {
+    const { description, ...type } = schema;
+    out.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: type });
+  }
+  for (const [alias, canonical] of Object.entries(ALIASES)) {
+    if (!properties[canonical]) continue;
+    const { description: _d, ...type } = properties[canonical]!;
+    out.push({ name: alias, in: 'query', required: false, deprecated: true, description: `Alias of ${canonical} (the older REST name); give one or the other.`, schema: type });
+  }
+  return out;
+}
+
+function operationOf(route: Route) {
+  const op = route.operation;
+  const success = op.response ? json(ref(op.response), op.description) : op.operationId === 'metrics'
+    ? { description: op.description, content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }
+    : json({ type: 'object' }, op.description);
+  const errors = [...op.errors, ...(route.auth ? (['401'] as const) : []), '500' as const];
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, description: 'Fact id.', schema: { type: 'string' } }));
+  const parameters = [...pathParams, ...queryParameters(route)];
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(route.auth ? {} : { security: [] }),
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.body) } } } } : {}),
+    responses: { [String(op.status)]: success, ...Object.fromEntries(errors.map((s) => [s, { $ref: `#/components/responses/${ERRORS[s][0]}` }])) },
+  };
+}
+
+/** Body aliases are documented beside their canonical field (deprecated), so a strict reader of
+ *  the document accepts what the server accepts. */
+function withAliases(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return schema;
+  for (const [alias, canonical] of Object.entries(ALIASES)) {
+    if (properties[canonical]) properties[alias] = { ...properties[canonical], deprecated: true, description: `Alias of ${canonical}; give one or the other.` };
+  }
+  return schema;
+}
 
 export function openApiDocument() {
+  const requests = jsonSchemas(registryOf(REQUESTS), 'input', uri);
+  const responses = jsonSchemas(registryOf(RESPONSES), 'output', uri);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
   return {
     openapi: '3.1.0',
     info: {
       title: 'Engram REST API',
       version: ENGRAM_VERSION,
       description:
-        'JSON over HTTP on the Engram daemon (engram daemon --http ADDR). Every route but GET /healthz needs ' +
-        '`Authorization: Bearer <token>`. Every response carries `Cache-Control: no-store`. Unknown query ' +
-        'parameters and body fields are rejected (400); a method a path does not serve is 405.',
+        'JSON over HTTP on the Engram daemon (engram daemon --http ADDR). Every route but GET /healthz and this document needs ' +
+        '`Authorization: Bearer <token>`. Every response carries `Cache-Control: no-store`. Field names are those of the gRPC protocol ' +
+        'and the MCP tools (agent_id, query, top_k, page_size); the older names agent, q, k and limit are accepted as aliases. Unknown ' +
+        'query parameters and body fields are rejected (400); a method a path does not serve is 405.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
-    paths: {
-      '/v1/facts': {
-        post: {
-          operationId: 'remember',
-          summary: 'Remember a fact',
-          requestBody: bodyOf('RememberRequest'),
-          responses: { '201': json(ref('FactEnvelope'), 'The stored fact; Location names it.'), ...withBody },
-        },
-        get: {
-          operationId: 'listFacts',
-          summary: "List a namespace's facts, oldest first (retired ones included)",
-          parameters: [param('agent'), param('limit'), param('page_token')],
-          responses: { '200': json(ref('FactPage'), 'One page.'), '400': response('BadRequest'), ...commonErrors },
-        },
-      },
-      '/v1/facts/{id}': {
-        get: {
-          operationId: 'getFact',
-          summary: 'Read one fact',
-          parameters: [param('id'), param('agent')],
-          responses: { '200': json(ref('FactEnvelope'), 'The fact.'), '400': response('BadRequest'), '404': response('NotFound'), ...commonErrors },
-        },
-        delete: {
-          operationId: 'forgetFact',
-          summary: 'Forget a fact: retire it (superseded_by "agent"); it stays listable but is no longer recalled',
-          parameters: [param('id'), param('agent')],
-          responses: { '200': json(ref('FactEnvelope'), 'The retired fact.'), '400': response('BadRequest'), '404': response('NotFound'), ...commonErrors },
-        },
-      },
-      '/v1/recall': {
-        get: {
-          operationId: 'recall',
-          summary: 'Recall the facts that best match a query (legacy ranking: no confidence preference)',
-          parameters: [param('agent'), param('q'), param('k')],
-          responses: { '200': json(ref('RecallResult'), 'Best first.'), '400': response('BadRequest'), ...commonErrors },
-        },
-      },
-      '/v1/recall/explain': {
-        get: {
-          operationId: 'recallExplain',
-          summary: 'Recall with one receipt per fact showing how its score was made (same facts and order as recall)',
-          parameters: [param('agent'), param('q'), param('k')],
-          responses: { '200': json(ref('ExplainResult'), 'Receipts, best first.'), '400': response('BadRequest'), ...commonErrors },
-        },
-      },
-      '/v1/forget': {
-        post: {
-          operationId: 'forgetByQuery',
-          summary: 'Retire every fact a query recalls (up to k); requires "confirm": true',
-          requestBody: bodyOf('ForgetRequest'),
-          responses: { '200': json(ref('ForgetResult'), 'What was retired.'), ...withBody },
-        },
-      },
-      '/v1/agents': {
-        get: {
-          operationId: 'listAgents',
-          summary: 'Agent namespaces with at least one fact',
-          responses: { '200': json(ref('Agents'), 'Sorted agent ids.'), ...commonErrors },
-        },
-      },
-      '/v1/stats': {
-        get: {
-          operationId: 'stats',
-          summary: 'Counts for one namespace or the whole store',
-          parameters: [param('agentOptional')],
-          responses: { '200': json(ref('Stats'), 'Counts.'), '400': response('BadRequest'), ...commonErrors },
-        },
-      },
-      '/v1/checkpoints': {
-        post: {
-          operationId: 'saveCheckpoint',
-          summary: "Save an agent's working state (older checkpoints beyond the per-agent count expire)",
-          requestBody: bodyOf('CheckpointRequest'),
-          responses: { '201': json(ref('CheckpointSaved'), 'The saved checkpoint.'), ...withBody },
-        },
-      },
-      '/v1/checkpoints/latest': {
-        get: {
-          operationId: 'resumeCheckpoint',
-          summary: "The agent's latest checkpoint",
-          parameters: [param('agent')],
-          responses: { '200': json(ref('Checkpoint'), 'The latest checkpoint.'), '400': response('BadRequest'), '404': response('NotFound'), ...commonErrors },
-        },
-      },
-      '/healthz': {
-        get: {
-          operationId: 'health',
-          summary: 'Liveness; needs no token',
-          security: [],
-          responses: { '200': json(ref('Health'), 'Serving.') },
-        },
-      },
-      '/metrics': {
-        get: {
-          operationId: 'metrics',
-          summary: 'Prometheus metrics (text format 0.0.4)',
-          responses: {
-            '200': { description: 'engram_facts_total, engram_requests_total, engram_request_duration_seconds, engram_pending_embeddings, ...', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
-            ...commonErrors,
-          },
-        },
-      },
-      '/v1/openapi.json': {
-        get: {
-          operationId: 'openapi',
-          summary: 'This document',
-          responses: { '200': json({ type: 'object' }, 'The OpenAPI 3.1 document.'), ...commonErrors },
-        },
-      },
-    },
+    paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The token file in the data directory, --token, or ENGRAM_TOKEN.' } },
-      schemas,
-      parameters,
-      responses,
+      schemas: { ...responses, ...Object.fromEntries(Object.entries(requests).map(([id, s]) => [id, withAliases(s)])) },
+      responses: Object.fromEntries(Object.values(ERRORS).map(([name, description]) => [name, json(ref('Error'), description)])),
     },
   };
 }

@@ -1,27 +1,28 @@
-// The REST route table: each route translates HTTP into one core call and the result into the
-// shared JSON shapes. No business rule lives here; the core validates every value and its errors
-// are renamed to the REST field names (`fields`). The OpenAPI document (openapi.ts) describes
-// exactly this table; test/rest.test.ts compares the two.
+// The REST route table: each route names what it takes (zod schemas, schemas.ts), translates it
+// into one core call and the result into the shared JSON shapes. No business rule lives here: the
+// core checks every value, and its field names are mapped to REST's once (CORE_FIELDS). The
+// OpenAPI document (openapi.ts) is generated from this table.
+import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, feedbackJson, retrievalJson, statsJson } from '../../../shared/json/shapes.ts';
+import { rfc3339Ms } from '../../../shared/validate.ts';
 import type { CallContext } from '../../core/context.ts';
-import type { Engram } from '../../core/engram.ts';
-import { badRequest } from '../errors.ts';
-import { checkBodyFields, intParam, param, timeField } from './input.ts';
+import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
 import { checkpointView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
+import type { ObjectSchema } from './parse.ts';
+import { AgentQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, REQUESTS, type RequestName, type ResponseName, type ResponseOf } from './schemas.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
-/** What a route handler gets: the core, the call's context, and the request's parts. */
-export interface RestContext {
+/** What a route handler gets: the core, the call's context, and the request's checked parts. */
+export interface RestInput<Q, B> {
   core: Engram;
   ctx: CallContext;
   params: Record<string, string>;
-  query: URLSearchParams;
-  /** Reads the body as a JSON object (400 if malformed). */
-  body(): Promise<Record<string, unknown>>;
+  query: Q;
+  body: B;
   metrics: Metrics;
 }
 
@@ -33,123 +34,295 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** How the OpenAPI document describes a route. */
+export interface Operation {
+  operationId: string;
+  summary: string;
+  /** The success status and the component its body is (absent: not JSON). */
+  status: number;
+  response?: ResponseName;
+  description: string;
+  /** Error statuses beyond those every route may answer. */
+  errors: readonly ('400' | '404' | '409' | '413')[];
+}
+
 export interface Route {
   method: Method;
-  /** An OpenAPI path template ("/v1/facts/{id}"), so the route table and the OpenAPI document
-   *  speak one vocabulary and can be compared mechanically. */
+  /** An OpenAPI path template ("/v1/facts/{id}"). */
   path: string;
-  /** false only for routes anyone may call (GET /healthz). */
+  /** false for routes anyone may call (health, the OpenAPI document: they hold no data). */
   auth: boolean;
-  /** Query parameters the route accepts; any other is a 400 (a typo like top_k= would
-   *  otherwise be silently ignored). */
-  query: string[];
-  /** Core field name → REST field name, for error messages. */
-  fields: Record<string, string>;
-  handle(ctx: RestContext): Promise<Reply>;
+  /** The query parameters; any other is a 400 (a typo like top_x= would otherwise be ignored). */
+  query: ObjectSchema;
+  /** The JSON body, for POSTs. */
+  body?: RequestName;
+  operation: Operation;
+  handle(input: RestInput<unknown, unknown>): Promise<Reply>;
 }
 
-/** Core field names → the names a URL uses. */
-const QUERY_FIELDS = { agent_id: 'agent', query: 'q', top_k: 'k', page_size: 'limit', fact_id: 'id' };
-/** Core field names → the names a JSON body uses. */
-const BODY_FIELDS = { top_k: 'k', occurred_at_ms: 'occurred_at', state_json: 'state' };
+/** The core's field names where REST's differ (the core speaks the protocol's field paths). */
+export const CORE_FIELDS: Readonly<Record<string, string>> = {
+  fact_id: 'id',
+  occurred_at_ms: 'occurred_at',
+  meta_json: 'meta',
+  state_json: 'state',
+  'options.confidence': 'confidence',
+  'options.min_confidence': 'min_confidence',
+  'options.confidence_weight': 'confidence_weight',
+  'options.top_k': 'top_k',
+};
 
-function route(
+type Spec<Q extends ObjectSchema, B extends RequestName | undefined> = {
+  auth?: boolean;
+  query?: Q;
+  body?: B;
+} & Omit<Operation, 'errors'> & { errors?: Operation['errors'] };
+
+type BodyOf<B> = B extends RequestName ? z.infer<(typeof REQUESTS)[B]> : undefined;
+
+function route<Q extends ObjectSchema = typeof NoQuery, B extends RequestName | undefined = undefined>(
   method: Method,
   path: string,
-  spec: { auth?: boolean; query?: string[]; fields?: Record<string, string> },
-  handle: (ctx: RestContext) => Promise<Reply>,
+  spec: Spec<Q, B>,
+  handle: (input: RestInput<z.infer<Q>, BodyOf<B>>) => Promise<Reply>,
 ): Route {
-  return { method, path, auth: spec.auth ?? true, query: spec.query ?? [], fields: spec.fields ?? {}, handle };
+  const { auth, query, body, errors, ...operation } = spec;
+  const defaults: Operation['errors'] = body || query ? ['400'] : [];
+  return {
+    method,
+    path,
+    auth: auth ?? true,
+    query: query ?? NoQuery,
+    ...(body ? { body } : {}),
+    operation: { ...operation, errors: errors ?? (body ? [...defaults, '413'] : defaults) },
+    handle: handle as Route['handle'],
+  };
 }
 
-export const REMEMBER_FIELDS = ['agent_id', 'text', 'occurred_at', 'tags', 'source', 'context'];
-export const FORGET_FIELDS = ['agent_id', 'query', 'k', 'confirm'];
-export const CHECKPOINT_FIELDS = ['agent_id', 'state'];
+const ok = <N extends ResponseName>(_name: N, json: ResponseOf<N>, extra: Omit<Reply, 'json'> = {}): Reply => ({ ...extra, json });
+
+/** The write fields of a body, in the core's terms (times as ms, meta as the JSON text it keeps). */
+function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: string[]; source?: string; context?: string; meta?: Record<string, unknown>; confidence?: string }) {
+  return {
+    ...(b.occurred_at !== undefined ? { occurredAt: rfc3339Ms(b.occurred_at, 'occurred_at') } : {}),
+    tags: b.tags,
+    entities: b.entities,
+    source: b.source,
+    context: b.context,
+    ...(b.meta !== undefined ? { meta: JSON.stringify(b.meta) } : {}),
+    ...(b.confidence !== undefined ? { confidence: b.confidence } : {}),
+  };
+}
+
+const factLocation = (f: { id: string; agentId: string }) => `/v1/facts/${f.id}?agent_id=${encodeURIComponent(f.agentId)}`;
+
+/** Recall with confidence options takes the options path; without, the legacy ranking (no
+ *  confidence preference whatever the daemon's default weight), so older REST callers keep theirs. */
+function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuery>, explain: boolean): Promise<SearchOutcome> {
+  if (q.min_confidence === undefined && q.confidence_weight === undefined) {
+    return core.recall(ctx, { agentId: q.agent_id, query: q.query, topK: q.top_k, explain, feedback: true });
+  }
+  const options: RecallOptionsInput = { topK: q.top_k, minConfidence: q.min_confidence, confidenceWeight: q.confidence_weight };
+  return core.recallWithOptions(ctx, { agentId: q.agent_id, query: q.query, scope: 'agent', explain, options });
+}
+
+const matchJson = (m: FactMatch) => ({ matched: m.matched, score: m.score, signals: m.signals });
+const matchedCount = (o: SearchOutcome) => o.matches.filter((m) => m.matched).length;
 
 export const ROUTES: readonly Route[] = [
-  route('POST', '/v1/facts', { fields: BODY_FIELDS }, async ({ core, ctx, body }) => {
-    const b = await body();
-    checkBodyFields(b, REMEMBER_FIELDS);
-    const occurredAt = timeField(b.occurred_at, 'occurred_at');
-    const { fact } = await core.put(ctx, { agentId: b.agent_id, text: b.text, occurredAt, tags: b.tags, source: b.source, context: b.context });
-    return {
-      status: 201,
-      json: { fact: restFact(fact) },
-      headers: { location: `/v1/facts/${fact.id}?agent=${encodeURIComponent(fact.agentId)}` },
-    };
-  }),
+  route(
+    'POST',
+    '/v1/facts',
+    { body: 'RememberRequest', operationId: 'remember', summary: 'Remember a fact', status: 201, response: 'Remembered', description: 'The stored fact (201, Location names it); an identical live fact is answered with 200 and duplicate: true.' },
+    async ({ core, ctx, body: b }) => {
+      const { fact, duplicate } = await core.put(ctx, { agentId: b.agent_id, text: b.text, ...writeFields(b), ...(b.allow_duplicate ? { allowDuplicate: true } : {}) });
+      return ok('Remembered', { fact: restFact(fact), duplicate }, { status: duplicate ? 200 : 201, headers: { location: factLocation(fact) } });
+    },
+  ),
 
-  // The legacy recall: default options, so no confidence preference whatever the daemon's
-  // configured default weight: REST clients written before confidence weighting keep their ranking.
-  route('GET', '/v1/recall', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
-    const agent = param(query, 'agent');
-    const q = param(query, 'q');
-    const outcome = await core.recall(ctx, { agentId: agent, query: q, topK: intParam(query, 'k'), feedback: true });
-    const facts = outcome.facts.map(restFact);
-    return { json: { agent_id: agent, query: q, count: facts.length, facts, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) } };
-  }),
+  route(
+    'GET',
+    '/v1/facts',
+    { query: ListQuery, operationId: 'listFacts', summary: "List a namespace's facts, oldest first (retired ones included)", status: 200, response: 'FactPage', description: 'One page.' },
+    async ({ core, ctx, query: q }) => {
+      const page = await core.listFacts(ctx, q.agent_id, q.page_size, q.page_token);
+      return ok('FactPage', { agent_id: q.agent_id, facts: page.facts.map(restFact), next_page_token: page.nextPageToken });
+    },
+  ),
 
-  route('GET', '/v1/recall/explain', { query: ['agent', 'q', 'k'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
-    const agent = param(query, 'agent');
-    const q = param(query, 'q');
-    const outcome = await core.recall(ctx, { agentId: agent, query: q, topK: intParam(query, 'k'), explain: true, feedback: true });
-    const explained = (outcome.receipts ?? []).map(restReceipt);
-    return { json: { agent_id: agent, query: q, count: explained.length, explained, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) } };
-  }),
+  route(
+    'GET',
+    '/v1/facts/{id}',
+    { query: AgentQuery, operationId: 'getFact', summary: 'Read one fact', status: 200, response: 'FactEnvelope', description: 'The fact.', errors: ['400', '404'] },
+    async ({ core, ctx, query: q, params }) => ok('FactEnvelope', { fact: restFact(await core.getFact(ctx, q.agent_id, params.id)) }),
+  ),
 
-  route('GET', '/v1/facts', { query: ['agent', 'limit', 'page_token'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
-    const agent = param(query, 'agent');
-    const page = await core.listFacts(ctx, agent, intParam(query, 'limit'), param(query, 'page_token'));
-    return { json: { agent_id: agent, facts: page.facts.map(restFact), next_page_token: page.nextPageToken } };
-  }),
+  route(
+    'DELETE',
+    '/v1/facts/{id}',
+    {
+      query: AgentQuery,
+      operationId: 'deleteFact',
+      summary: 'Erase a fact: its text and everything derived from it leave the store (to stop recalling it but keep it, POST .../forget)',
+      status: 200,
+      response: 'DeleteResult',
+      description: 'Erased.',
+      errors: ['400', '404'],
+    },
+    async ({ core, ctx, query: q, params }) => {
+      await core.deleteFact(ctx, q.agent_id, params.id);
+      return ok('DeleteResult', { agent_id: q.agent_id, fact_id: params.id, deleted: true });
+    },
+  ),
 
-  route('GET', '/v1/facts/{id}', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query, params }) => {
-    return { json: { fact: restFact(await core.getFact(ctx, param(query, 'agent'), params.id)) } };
-  }),
+  ...(['forget', 'pin', 'unpin'] as const).map((action) =>
+    route(
+      'POST',
+      `/v1/facts/{id}/${action}`,
+      {
+        body: 'FactTargetRequest',
+        operationId: `${action}Fact`,
+        summary: {
+          forget: 'Forget a fact: retire it (superseded_by "agent"); it stays listed and readable but is no longer recalled',
+          pin: 'Pin a fact (protected from decay and cleanup)',
+          unpin: 'Unpin a fact',
+        }[action],
+        status: 200,
+        response: 'FactEnvelope',
+        description: 'The fact as it now is.',
+        errors: ['400', '404', '413'],
+      },
+      async ({ core, ctx, body: b, params }) => {
+        const patch = action === 'forget' ? { forget: true } : { pinned: action === 'pin' };
+        return ok('FactEnvelope', { fact: restFact(await core.patchFact(ctx, { agentId: b.agent_id, factId: params.id, ...patch })) });
+      },
+    ),
+  ),
 
-  // Forgets (retires: superseded_by "agent"); it does not erase. The fact stays listable and
-  // readable by id, and is no longer recalled (operation forgetFact in the OpenAPI document).
-  route('DELETE', '/v1/facts/{id}', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query, params }) => {
-    return { json: { fact: restFact(await core.patchFact(ctx, { agentId: param(query, 'agent'), factId: params.id, forget: true })) } };
-  }),
+  route(
+    'POST',
+    '/v1/revisions',
+    { body: 'ReviseRequest', operationId: 'revise', summary: 'Replace live facts by a new one (each target is retired, superseded_by = the new fact)', status: 201, response: 'ReviseResult', description: 'The replacement and what was retired.', errors: ['400', '404', '409', '413'] },
+    async ({ core, ctx, body: b }) => {
+      const res = await core.revise(ctx, { agentId: b.agent_id, targetIds: b.target_ids, text: b.text, ...writeFields(b) });
+      const json = { fact: restFact(res.replacement), retired_ids: res.retiredIds, failures: res.failures.map((f) => ({ fact_id: f.factId, error: f.error })) };
+      return ok('ReviseResult', json, { status: 201, headers: { location: factLocation(res.replacement) } });
+    },
+  ),
 
-  route('POST', '/v1/forget', { fields: BODY_FIELDS }, async ({ core, ctx, body }) => {
-    const b = await body();
-    checkBodyFields(b, FORGET_FIELDS);
-    // Checked before anything runs: a query can match more than the caller expects.
-    if (b.confirm !== true) {
-      throw badRequest('confirm', 'must be true: forgetting by query retires every fact the query recalls (up to k); recall first to see which');
-    }
-    const { forgotten, failures } = await core.forgetMatching(ctx, { agentId: b.agent_id, query: b.query, topK: b.k });
-    return { json: { forgotten, ...(failures.length ? { failures } : {}) } };
-  }),
+  route(
+    'POST',
+    '/v1/aliases',
+    { body: 'AliasRequest', operationId: 'alias', summary: 'Declare that a term means the same as other words, so recall reaches facts using either', status: 201, response: 'AliasResult', description: 'The stored alias.' },
+    async ({ core, ctx, body: b }) => {
+      const { fact } = await core.alias(ctx, { agentId: b.agent_id, term: b.term, equivalents: b.equivalents });
+      return ok('AliasResult', { agent_id: b.agent_id, term: b.term, equivalents: b.equivalents, fact_id: fact.id }, { status: 201 });
+    },
+  ),
 
-  route('GET', '/v1/agents', {}, async ({ core, ctx }) => ({ json: { agents: await core.listAgents(ctx) } })),
+  route(
+    'GET',
+    '/v1/recall',
+    { query: RecallQuery, operationId: 'recall', summary: 'Recall the facts that best match a query (confidence options opt into confidence ranking)', status: 200, response: 'RecallResult', description: 'Best first, each with whether the query matched it.' },
+    async ({ core, ctx, query: q }) => {
+      const outcome = await recallCall(core, ctx, q, false);
+      const facts = outcome.facts.map(restFact);
+      return ok('RecallResult', {
+        agent_id: q.agent_id,
+        query: q.query,
+        count: facts.length,
+        matched: matchedCount(outcome),
+        facts,
+        matches: outcome.matches.map(matchJson),
+        retrieval: retrievalJson(outcome.retrieval),
+        ...feedbackJson(outcome.feedback),
+      });
+    },
+  ),
 
-  route('GET', '/v1/stats', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
-    const agent = param(query, 'agent');
-    return { json: { agent_id: agent ?? null, ...statsJson(await core.stats(ctx, agent)) } };
-  }),
+  route(
+    'GET',
+    '/v1/recall/explain',
+    { query: RecallQuery, operationId: 'recallExplain', summary: 'Recall with one receipt per fact showing how its score was made (same facts and order as recall)', status: 200, response: 'ExplainResult', description: 'Receipts, best first.' },
+    async ({ core, ctx, query: q }) => {
+      const outcome = await recallCall(core, ctx, q, true);
+      const explained = (outcome.receipts ?? []).map(restReceipt);
+      return ok('ExplainResult', { agent_id: q.agent_id, query: q.query, count: explained.length, matched: matchedCount(outcome), explained, retrieval: retrievalJson(outcome.retrieval), ...feedbackJson(outcome.feedback) });
+    },
+  ),
 
-  route('POST', '/v1/checkpoints', { fields: BODY_FIELDS }, async ({ core, ctx, body }) => {
-    const b = await body();
-    checkBodyFields(b, CHECKPOINT_FIELDS);
-    const state = b.state;
-    if (state !== undefined && (state === null || typeof state !== 'object' || Array.isArray(state))) throw badRequest('state', 'must be a JSON object');
-    const saved = await core.saveCheckpoint(ctx, { agentId: b.agent_id, state: state === undefined ? '' : JSON.stringify(state) });
-    return { status: 201, json: checkpointSavedJson(checkpointView(saved)) };
-  }),
+  route(
+    'POST',
+    '/v1/recall/batch',
+    { body: 'BatchRecallRequest', operationId: 'recallBatch', summary: 'Several queries against one namespace under one ranking policy, merged', status: 200, response: 'BatchRecallResult', description: 'Merged and per-query facts.' },
+    async ({ core, ctx, body: b }) => {
+      const options: RecallOptionsInput = { topK: b.top_k, minConfidence: b.min_confidence, confidenceWeight: b.confidence_weight };
+      const outcome = await core.batchRecall(ctx, { agentId: b.agent_id, queries: b.queries, scope: 'agent', options });
+      return ok('BatchRecallResult', {
+        agent_id: b.agent_id,
+        count: outcome.merged.length,
+        merged: outcome.merged.map(restFact),
+        results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(restFact), ...(r.error ? { error: r.error } : {}) })),
+        ...(outcome.retrieval ? { retrieval: retrievalJson(outcome.retrieval) } : {}),
+      });
+    },
+  ),
 
-  route('GET', '/v1/checkpoints/latest', { query: ['agent'], fields: QUERY_FIELDS }, async ({ core, ctx, query }) => {
-    const agent = param(query, 'agent');
-    const latest = await core.resumeCheckpoint(ctx, agent);
-    if (!latest) throw notFound(`no checkpoint for agent ${JSON.stringify(agent)}`);
-    return { json: checkpointJson(checkpointView(latest)) };
-  }),
+  route(
+    'POST',
+    '/v1/forget',
+    { body: 'ForgetRequest', operationId: 'forgetByQuery', summary: 'Retire every fact a query recalls (up to top_k); requires "confirm": true', status: 200, response: 'ForgetResult', description: 'What was retired.' },
+    async ({ core, ctx, body: b }) => {
+      const { forgotten, failures } = await core.forgetMatching(ctx, { agentId: b.agent_id, query: b.query, topK: b.top_k });
+      return ok('ForgetResult', { forgotten, ...(failures.length ? { failures } : {}) });
+    },
+  ),
 
-  route('GET', '/healthz', { auth: false }, async () => ({ json: { status: 'ok' } })),
+  route('GET', '/v1/agents', { operationId: 'listAgents', summary: 'Agent namespaces with at least one fact', status: 200, response: 'Agents', description: 'Sorted agent ids.' }, async ({ core, ctx }) =>
+    ok('Agents', { agents: await core.listAgents(ctx) }),
+  ),
 
-  route('GET', '/metrics', {}, async ({ core, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges()) } })),
+  route(
+    'GET',
+    '/v1/stats',
+    { query: OptionalAgentQuery, operationId: 'stats', summary: 'Counts for one namespace or the whole store', status: 200, response: 'Stats', description: 'Counts.' },
+    async ({ core, ctx, query: q }) => ok('Stats', { agent_id: q.agent_id ?? null, ...statsJson(await core.stats(ctx, q.agent_id)) }),
+  ),
 
-  route('GET', '/v1/openapi.json', {}, async () => ({ json: openApiDocument() })),
+  route(
+    'POST',
+    '/v1/checkpoints',
+    { body: 'CheckpointRequest', operationId: 'saveCheckpoint', summary: "Save an agent's working state (older checkpoints beyond the per-agent count expire)", status: 201, response: 'CheckpointSaved', description: 'The saved checkpoint.' },
+    async ({ core, ctx, body: b }) => {
+      const saved = await core.saveCheckpoint(ctx, { agentId: b.agent_id, state: b.state === undefined ? '' : JSON.stringify(b.state) });
+      return ok('CheckpointSaved', checkpointSavedJson(checkpointView(saved)) as ResponseOf<'CheckpointSaved'>, { status: 201 });
+    },
+  ),
+
+  route(
+    'GET',
+    '/v1/checkpoints/latest',
+    { query: AgentQuery, operationId: 'resumeCheckpoint', summary: "The agent's latest checkpoint", status: 200, response: 'Checkpoint', description: 'The latest checkpoint.', errors: ['400', '404'] },
+    async ({ core, ctx, query: q }) => {
+      const latest = await core.resumeCheckpoint(ctx, q.agent_id);
+      if (!latest) throw notFound(`no checkpoint for agent ${JSON.stringify(q.agent_id)}`);
+      return ok('Checkpoint', checkpointJson(checkpointView(latest)) as ResponseOf<'Checkpoint'>);
+    },
+  ),
+
+  route('GET', '/healthz', { auth: false, operationId: 'health', summary: 'Liveness; needs no token', status: 200, response: 'Health', description: 'Serving.' }, async () => ok('Health', { status: 'ok' })),
+
+  route(
+    'GET',
+    '/metrics',
+    { operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)', status: 200, description: 'engram_facts_total, engram_requests_total, engram_request_duration_seconds, engram_pending_embeddings, ...' },
+    async ({ core, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges()) } }),
+  ),
+
+  route(
+    'GET',
+    '/v1/openapi.json',
+    { auth: false, operationId: 'openapi', summary: 'This document; needs no token (it holds no data)', status: 200, description: 'The OpenAPI 3.1 document.' },
+    async () => ({ json: openApiDocument() }),
+  ),
 ];

@@ -1,0 +1,186 @@
+// The REST vocabulary: what each route takes (query parameters and JSON bodies) and answers,
+// defined once in zod. Requests are validated with these, and the OpenAPI document's components
+// are generated from them, so the two cannot disagree. Names are the protocol's and the MCP
+// contract's (agent_id, query, top_k, page_size); the older REST spellings are aliases (ALIASES).
+import { z } from 'zod';
+import {
+  CheckpointJson,
+  CheckpointSavedJson,
+  FactJson,
+  FeedbackJson,
+  MatchJson,
+  ReceiptJson,
+  RetrievalJson,
+  SignalWeightsJson,
+  StatsJson,
+} from '../../../shared/schemas/json-shapes.ts';
+import { allowDuplicate, confidence, FACT_FIELDS } from '../../../shared/schemas/write-fields.ts';
+import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
+
+/** Older REST spellings, accepted wherever their canonical name is (documented as deprecated). */
+export const ALIASES: Readonly<Record<string, string>> = { agent: 'agent_id', q: 'query', k: 'top_k', limit: 'page_size' };
+
+const agentId = z.string().describe('The namespace: non-empty, not only whitespace, at most 256 UTF-8 bytes; never trimmed.');
+const text = z.string().describe(`The fact: non-empty, at most ${DEFAULT_LIMITS.maxTextBytes} UTF-8 bytes by default.`);
+const topK = z.int().min(1).describe(`How many facts, at most the daemon's max_top_k (${DEFAULT_LIMITS.maxTopK} by default). Omitted: ${DEFAULT_TOP_K}.`);
+const minConfidence = z.enum(CONFIDENCE_LABELS).describe('Only facts at least this confident, applied before ranking and top_k.');
+const confidenceWeight = z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).describe("Preference for confident facts: final score = base x (1 + weight x c). Omitted: the daemon's default.");
+const count = z.int().min(0);
+
+// Query parameters ------------------------------------------------------------------------------
+
+export const RecallQuery = z
+  .object({
+    agent_id: agentId,
+    query: z.string().describe('What to recall ("" = recency only).'),
+    top_k: topK.optional(),
+    min_confidence: minConfidence.optional(),
+    confidence_weight: confidenceWeight.optional(),
+  })
+  .strict();
+
+export const ListQuery = z
+  .object({
+    agent_id: agentId,
+    page_size: z.int().min(1).max(MAX_PAGE_SIZE).describe(`Facts per page. Omitted: ${DEFAULT_PAGE_SIZE}.`).optional(),
+    page_token: z.string().describe('next_page_token of the previous page.').optional(),
+  })
+  .strict();
+
+export const AgentQuery = z.object({ agent_id: agentId.describe('The namespace of the fact.') }).strict();
+
+export const OptionalAgentQuery = z.object({ agent_id: agentId.describe('The namespace to count; omitted: the whole store.').optional() }).strict();
+
+export const NoQuery = z.object({}).strict();
+
+// Request bodies --------------------------------------------------------------------------------
+
+const CONFIRM_PROBLEM = 'must be true: forgetting by query retires every fact the query recalls (up to top_k); recall first to see which';
+
+export const REQUESTS = {
+  RememberRequest: z.object({ agent_id: agentId, text, confidence: confidence.optional(), ...FACT_FIELDS, allow_duplicate: allowDuplicate.optional() }).strict(),
+  ReviseRequest: z
+    .object({
+      agent_id: agentId,
+      target_ids: z.array(z.string()).min(1).describe('The live facts the new one replaces; each is retired with superseded_by = the new fact id.'),
+      text,
+      confidence: confidence.describe("Omitted: min(inferred, the replaced facts' confidence).").optional(),
+      ...FACT_FIELDS,
+    })
+    .strict(),
+  FactTargetRequest: z.object({ agent_id: agentId.describe('The namespace of the fact.') }).strict(),
+  AliasRequest: z
+    .object({
+      agent_id: agentId,
+      term: z.string().describe('The word as a query would use it.'),
+      equivalents: z.array(z.string()).min(1).describe('The words stored facts use for the same thing.'),
+    })
+    .strict(),
+  BatchRecallRequest: z
+    .object({
+      agent_id: agentId,
+      queries: z.array(z.string()).min(1).describe('Each is ranked on its own, then the results are merged.'),
+      top_k: topK.optional(),
+      min_confidence: minConfidence.optional(),
+      confidence_weight: confidenceWeight.optional(),
+    })
+    .strict(),
+  ForgetRequest: z
+    .object({
+      agent_id: agentId,
+      query: z.string(),
+      top_k: topK.optional(),
+      confirm: z.literal(true, { error: CONFIRM_PROBLEM }).describe('Required: forgetting by query retires every fact the query recalls.'),
+    })
+    .strict(),
+  CheckpointRequest: z.object({ agent_id: agentId, state: z.record(z.string(), z.unknown()).describe('The agent state; omitted: {}.').optional() }).strict(),
+} as const;
+
+export type RequestName = keyof typeof REQUESTS;
+
+// Responses -------------------------------------------------------------------------------------
+
+const facts = z.array(FactJson);
+
+export const RESPONSES = {
+  Error: z
+    .object({
+      error: z
+        .object({
+          code: z.string().describe('invalid_argument, not_found, unauthenticated, method_not_allowed, resource_exhausted, internal, ...'),
+          message: z.string().describe('For invalid_argument it starts with the field name.'),
+          field: z.string().describe('The request field at fault, as the caller spelled it (agent_id or its alias agent, id for the path).').optional(),
+          ref: z.string().describe('Internal errors only: quote it to find the details in the daemon log.').optional(),
+        })
+        .strict(),
+    })
+    .strict(),
+  SignalWeights: SignalWeightsJson,
+  Fact: FactJson,
+  FactMatch: MatchJson,
+  Retrieval: RetrievalJson,
+  Feedback: FeedbackJson,
+  Receipt: ReceiptJson,
+  Stats: StatsJson,
+  FactEnvelope: z.object({ fact: FactJson }).strict(),
+  Remembered: z
+    .object({ fact: FactJson, duplicate: z.boolean().describe('true: an identical live fact was already remembered; `fact` is it and nothing was stored (200, not 201).') })
+    .strict(),
+  RecallResult: z
+    .object({
+      agent_id: z.string(),
+      query: z.string(),
+      count,
+      matched: count.describe('How many of the facts a query signal matched; the rest only fill top_k.'),
+      facts,
+      matches: z.array(MatchJson).describe('Per fact, same order: whether the query matched it, its score and the signals that ranked it.'),
+      retrieval: RetrievalJson,
+      feedback: FeedbackJson.optional(),
+    })
+    .strict(),
+  ExplainResult: z
+    .object({
+      agent_id: z.string(),
+      query: z.string(),
+      count,
+      matched: count,
+      explained: z.array(ReceiptJson),
+      retrieval: RetrievalJson,
+      feedback: FeedbackJson.optional(),
+    })
+    .strict(),
+  BatchRecallResult: z
+    .object({
+      agent_id: z.string(),
+      count: count.describe('Distinct facts in merged.'),
+      merged: facts.describe('Best first; a fact several queries found appears once.'),
+      results: z.array(z.object({ query: z.string(), facts, error: z.string().describe('This query failed; the others still ran.').optional() }).strict()),
+      retrieval: RetrievalJson.optional(),
+    })
+    .strict(),
+  FactPage: z
+    .object({ agent_id: z.string(), facts, next_page_token: z.string().describe('Pass as page_token for the next page; "" on the last page.') })
+    .strict(),
+  ReviseResult: z
+    .object({
+      fact: FactJson.describe('The replacement.'),
+      retired_ids: z.array(z.string()),
+      failures: z.array(z.object({ fact_id: z.string(), error: z.string() }).strict()).describe('Targets that could not be retired (the replacement is stored).'),
+    })
+    .strict(),
+  AliasResult: z.object({ agent_id: z.string(), term: z.string(), equivalents: z.array(z.string()), fact_id: z.string() }).strict(),
+  DeleteResult: z.object({ agent_id: z.string(), fact_id: z.string(), deleted: z.literal(true) }).strict(),
+  ForgetResult: z
+    .object({
+      forgotten: z.array(z.string()).describe('Ids of the facts retired by this call.'),
+      failures: z.array(z.object({ id: z.string(), error: z.string() }).strict()).describe('Facts the query recalled that could not be retired (the others were).').optional(),
+    })
+    .strict(),
+  Agents: z.object({ agents: z.array(z.string()) }).strict(),
+  CheckpointSaved: CheckpointSavedJson,
+  Checkpoint: CheckpointJson,
+  Health: z.object({ status: z.literal('ok') }).strict(),
+} as const;
+
+export type ResponseName = keyof typeof RESPONSES;
+export type ResponseOf<N extends ResponseName> = z.infer<(typeof RESPONSES)[N]>;

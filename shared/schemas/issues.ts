@@ -1,0 +1,48 @@
+// A zod validation failure in Engram's words: the field at fault (as the caller spelled it, with
+// list positions: "tags[1]") and what is wrong with it, the way every other input error reads.
+import type { z } from 'zod';
+import { kindOf } from '../validate.ts';
+
+export interface InputProblem {
+  field: string;
+  problem: string;
+}
+
+/** "tags[1]", "meta.room"; the empty path is the whole input. */
+export function fieldPath(path: readonly PropertyKey[], root = 'body'): string {
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  return out || root;
+}
+
+const ZOD_DEFAULT = /^(Invalid|Too (small|big)|Unrecognized)/;
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+/** The first issue of a failed parse (zod reports the first problem of each field in order). */
+export function problemOf(error: z.ZodError, input: unknown, root = 'body'): InputProblem {
+  const issue = error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') return { field: fieldPath([...issue.path, issue.keys[0]!], root), problem: 'is not a field of this request' };
+  const field = fieldPath(issue.path, root);
+  const value = valueAt(input, issue.path);
+  // A schema's own wording (given with `error:`) says it best; zod's defaults are reworded below.
+  if (!ZOD_DEFAULT.test(issue.message)) return { field, problem: issue.message };
+  switch (issue.code) {
+    case 'invalid_type':
+      return { field, problem: value === undefined ? 'is required' : `must be ${issue.expected === 'int' ? 'an integer' : article(issue.expected)}, got ${kindOf(value)}` };
+    case 'invalid_value':
+      return { field, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
+    case 'too_small':
+      return { field, problem: issue.origin === 'array' ? `must hold at least ${issue.minimum} value${issue.minimum === 1 ? '' : 's'}` : issue.origin === 'string' ? 'must not be empty' : `must be at least ${issue.minimum}` };
+    case 'too_big':
+      return { field, problem: issue.origin === 'array' ? `must hold at most ${issue.maximum} values` : `must be at most ${issue.maximum}` };
+    default:
+      return { field, problem: issue.message };
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let at = input;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  return at;
+}
