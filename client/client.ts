@@ -57,7 +57,8 @@ export interface WriteOptions {
   meta?: Record<string, unknown>;
   /** @deprecated The same as text; `meta` wins when both are given. */
   metaJson?: string;
-  /** Store a copy even when an identical live fact exists (needs write-dedup-v1). */
+  /** Store a copy even when an identical live fact exists. Daemons without write-dedup-v1
+   *  never deduplicate, so there it changes nothing. */
   allowDuplicate?: boolean;
 }
 
@@ -190,16 +191,17 @@ export class EngramClient {
     check.factText(text, daemon.limits);
     const base: PutBase = { requestId: options.requestId ?? randomUUID(), text, fields: fields(options) };
     let res: PutReply;
-    if (options.confidence === undefined && !options.allowDuplicate) {
+    // A daemon without write dedup stores every write anyway: allowDuplicate is honoured as is.
+    const allowDuplicate = options.allowDuplicate === true && daemon.capabilities.includes(Capability.WriteDedup);
+    if (options.confidence === undefined && !allowDuplicate) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {
       const [method, capability, send] = rpcs.labelled;
       const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
       if (confidence !== undefined) requireCapability(daemon, capability, 'a write with a confidence label');
-      if (options.allowDuplicate) requireCapability(daemon, Capability.WriteDedup, 'allowDuplicate');
       requireCapability(daemon, capability, 'a write with options');
-      res = await this.write(method, base.requestId, () => send(base, { confidence, ...(options.allowDuplicate ? { allowDuplicate: true } : {}) }));
+      res = await this.write(method, base.requestId, () => send(base, { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}) }));
     }
     return { fact: toFact(res.fact), replayed: res.replayed, duplicate: res.duplicate ?? false };
   }
@@ -334,7 +336,7 @@ export class EngramClient {
       this.connection.memory.batchRecall({ agentId, queries, scope: SCOPES[options.scope ?? 'agent'], options: route.message }),
     );
     return {
-      results: res.results.map((r) => ({ query: r.query, facts: r.facts.map(toFact), ...matchesOf(r), ...(r.error ? { error: r.error } : {}) })),
+      results: res.results.map((r) => ({ query: r.query, facts: r.facts.map(toFact), ...matchesOf(r, daemon), ...(r.error ? { error: r.error } : {}) })),
       merged: res.merged.map(toFact),
       retrieval: res.retrieval && toRetrieval(res.retrieval),
     };
@@ -357,7 +359,7 @@ export class EngramClient {
     const res = await this.read(() => this.connection.memory.recallWithOptions({ agentId, query, scope, explain, options: route.message }));
     return {
       facts: res.facts.map(toFact),
-      ...matchesOf(res),
+      ...matchesOf(res, daemon),
       receipts: res.receipts.map((r) => toReceipt(r, daemon.capabilities.includes(Capability.RecallMatches))),
       retrieval: toRetrieval(res.retrieval),
       ...(res.feedback ? { feedback: toFeedback(res.feedback) } : {}),
@@ -377,7 +379,7 @@ export class EngramClient {
         : scope === RecallScope.ALL
           ? await this.read(() => memory.recallAll({ agentId, query, topK }))
           : await this.read(() => memory.recall({ agentId, query, topK }));
-    return { facts: res.facts.map(toFact), ...matchesOf(res), receipts: [], retrieval: toRetrieval(res.retrieval) };
+    return { facts: res.facts.map(toFact), ...matchesOf(res, this.daemon), receipts: [], retrieval: toRetrieval(res.retrieval) };
   }
 
   /** Stores "term = equivalents": later queries containing the term also match its equivalents. */
@@ -541,8 +543,8 @@ function fields(options: WriteOptions) {
 }
 
 /** The per-fact matches of a recall answer, when the daemon sent them (recall-matches-v1). */
-function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[] }[] }): { matches?: FactMatch[] } {
-  if (res.matches.length === 0 || res.matches.length !== res.facts.length) return {};
+function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[] }[] }, daemon: DaemonInfo): { matches?: FactMatch[] } {
+  if (!daemon.capabilities.includes(Capability.RecallMatches) || res.matches.length !== res.facts.length) return {};
   return { matches: res.matches.map((m) => ({ matched: m.matched, score: m.score, signals: [...m.signals] })) };
 }
 

@@ -389,7 +389,9 @@ describe('export', () => {
       [['--format', 'markdown'], ['--json'], ['--format', 'csv']].map(async (args) => {
         const run = await engram(['export', agent, ...args]);
         expect(run.code, args.join(' ')).toBe(2);
-        expect(run.stdout).toBe('');
+        // With --json the error itself is JSON on stdout; otherwise stdout stays empty.
+        if (args.includes('--json')) expect(JSON.parse(run.stdout).error).toMatchObject({ kind: 'usage', field: '--json' });
+        else expect(run.stdout).toBe('');
       }),
     );
   });
@@ -500,13 +502,13 @@ describe('--json on every read', () => {
 
   const STATS_KEYS = ['agent_count', 'embedder', 'fact_count', 'live_count', 'newest_created_at', 'oldest_created_at', 'pending_embeddings', 'pinned_count', 'retired_count', 'store_bytes', 'text_bytes', 'vector_count'];
   test.each([
-    ['recall', () => ['recall', agent, 'json'], ['agent_id', 'count', 'facts', 'query', 'retrieval']],
-    ['recall --explain', () => ['recall', agent, 'json', '--explain'], ['agent_id', 'count', 'explained', 'facts', 'query', 'retrieval']],
+    ['recall', () => ['recall', agent, 'json'], ['agent_id', 'count', 'facts', 'matched', 'matches', 'query', 'retrieval']],
+    ['recall --explain', () => ['recall', agent, 'json', '--explain'], ['agent_id', 'count', 'explained', 'facts', 'matched', 'query', 'retrieval']],
     ['batch-recall', () => ['batch-recall', agent, 'json', 'shapes'], ['agent_id', 'count', 'merged', 'per_query']],
     ['list', () => ['list', agent], ['agent_id', 'facts', 'next_page_token']],
     ['agents', () => ['agents'], ['agents']],
     ['stats', () => ['stats', agent], ['agent_id', ...STATS_KEYS].sort()],
-    ['status', () => ['status'], ['address', 'daemon', 'data_dir', 'data_dir_source', 'log', 'pid', 'store']],
+    ['status', () => ['status'], ['address', 'daemon', 'data_dir', 'data_dir_source', 'log', 'pid', 'running', 'store']],
     ['doctor', () => ['doctor'], ['checks', 'healthy', 'rebuilt']],
     ['checkpoint resume', () => ['checkpoint', 'resume', agent], ['created_at', 'id', 'state']],
     ['checkpoint list', () => ['checkpoint', 'list', agent], ['agent_id', 'checkpoints', 'count']],

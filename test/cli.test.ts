@@ -28,8 +28,9 @@ describe('remember', () => {
   test('--json prints {fact, replayed} with the stored record in snake_case', async () => {
     const before = Date.now();
     const out = await engramJson(['remember', 'cli-remember', 'Backups run at 02:00 UTC', '--source', 'runbook', '--tag', 'ops']);
-    expect(Object.keys(out).sort()).toEqual(['fact', 'replayed']);
+    expect(Object.keys(out).sort()).toEqual(['duplicate', 'fact', 'replayed']);
     expect(out.replayed).toBe(false);
+    expect(out.duplicate).toBe(false);
     expect(out.fact).toMatchObject({
       agent_id: 'cli-remember',
       text: 'Backups run at 02:00 UTC',
@@ -65,18 +66,35 @@ describe('recall', () => {
     sharedId = (await env.client.putShared('company wide deploy freeze in December')).fact.id;
   });
 
-  test('prints one line per fact, id first', async () => {
+  test('prints one line per fact, id first, with its score and signals; filler is labelled', async () => {
     const run = await engram(['recall', agent, 'deploy']);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
-    expect(lines).toHaveLength(4);
-    expect(lines.map((l) => l.slice(0, 26)).sort()).toEqual([...ids].sort());
-    expect(lines[0]).toContain('deploy');
+    const factLines = lines.filter((l) => FACT_ID.test(l.slice(0, 26)));
+    expect(factLines).toHaveLength(4);
+    expect(factLines.map((l) => l.slice(0, 26)).sort()).toEqual([...ids].sort());
+    expect(factLines[0]).toMatch(/^\S{26}  \d{4}-\d{2}-\d{2}  \d\.\d{4} kw\+rec\s+.*deploy/);
+    // "lunch is at noon" shares no word with the query: it only fills the count.
+    expect(factLines[3]).toMatch(/lunch is at noon on Fridays  \(filler\)$/);
+    expect(lines.at(-1)).toBe('(3 of 4 matched the query; the rest only fill --top-k)');
+  });
+
+  test('an unquoted multi-word query is one query; nothing matching is said plainly', async () => {
+    const quoted = await engramJson(['recall', agent, 'deploy window']);
+    const unquoted = await engramJson(['recall', agent, 'deploy', 'window']);
+    expect(unquoted.query).toBe('deploy window');
+    expect(unquoted.facts.map((f: { id: string }) => f.id)).toEqual(quoted.facts.map((f: { id: string }) => f.id));
+    const nothing = await engram(['recall', agent, 'quantum', 'chromodynamics', 'lecture', 'notes']);
+    expect(nothing.stdout.split('\n')[0]).toBe('Nothing matched "quantum chromodynamics lecture notes"; these 4 facts only fill the count:');
+    const json = await engramJson(['recall', agent, 'quantum chromodynamics', '--min-relevance', '0.5']);
+    expect(json).toMatchObject({ count: 0, matched: 0, facts: [] });
   });
 
   test('-k 2 returns at most 2 facts; --json shape is {agent_id, query, count, facts, retrieval}', async () => {
     const out = await engramJson(['recall', agent, 'deploy', '-k', '2']);
-    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'facts', 'query', 'retrieval']);
+    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'facts', 'matched', 'matches', 'query', 'retrieval']);
+    expect(out.matched).toBe(2);
+    expect(out.matches).toEqual([expect.objectContaining({ matched: true, signals: ['keyword', 'recency'] }), expect.objectContaining({ matched: true })]);
     expect(out.agent_id).toBe(agent);
     expect(out.query).toBe('deploy');
     expect(out.count).toBe(2);
@@ -92,14 +110,15 @@ describe('recall', () => {
 
   test('--explain --json gives a receipt per fact whose fused_score reproduces from its ranks', async () => {
     const out = await engramJson(['recall', agent, 'deploy', '--explain']);
-    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'explained', 'facts', 'query', 'retrieval']);
+    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'explained', 'facts', 'matched', 'query', 'retrieval']);
     expect(out).toMatchObject({ agent_id: agent, query: 'deploy', facts: [] });
     expect(out.count).toBe(4);
     expect(out.explained).toHaveLength(4);
     expect(out.retrieval.rrf_k).toBe(60);
 
     for (const receipt of out.explained) {
-      expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'provenance', 'ranks', 'text', 'weight']);
+      expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'matched', 'provenance', 'ranks', 'text', 'weight']);
+      expect(receipt.matched).toBe(receipt.ranks.keyword_rank > 0);
       expect(Object.keys(receipt.ranks).sort()).toEqual(['fused_score', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
       expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);
       expect(ids).toContain(receipt.provenance.fact_id);
@@ -340,5 +359,86 @@ describe('ENGRAM_HOME', () => {
     } finally {
       removeDir(empty);
     }
+  });
+});
+
+describe('front-door rough edges', () => {
+  const agent = 'cli-edges';
+
+  test('an identical remember is already remembered; --allow-duplicate stores a copy', async () => {
+    const first = await engramJson(['remember', agent, 'The office wifi is called orbit']);
+    const again = await engram(['remember', agent, 'The office wifi', 'is called orbit']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(`already remembered ${first.fact.id} in "${agent}" (nothing new stored; --allow-duplicate stores a copy)\n`);
+    const json = await engramJson(['remember', agent, 'The office wifi is called orbit']);
+    expect(json).toMatchObject({ duplicate: true, fact: { id: first.fact.id } });
+    const copy = await engramJson(['remember', agent, 'The office wifi is called orbit', '--allow-duplicate']);
+    expect(copy.duplicate).toBe(false);
+    expect(copy.fact.id).not.toBe(first.fact.id);
+  });
+
+  test('--tag and --entity repeat and never swallow the text; every write field is accepted', async () => {
+    const out = await engramJson(['remember', agent, '--tag', 'ops', 'Backups', 'run', 'nightly', '--tag', 'infra', '--entity', 'backup job', '--meta', '{"ticket": 42}', '--confidence', 'verified', '--context', 'runbook v2', '--occurred-at', '2024-05-08T02:00:00Z']);
+    expect(out.fact).toMatchObject({ text: 'Backups run nightly', tags: ['ops', 'infra'], entities: ['backup job'], meta: { ticket: 42 }, confidence: 'verified', context: 'runbook v2', occurred_at: '2024-05-08T02:00:00.000Z' });
+  });
+
+  test('"-" reads the text, a revision or the checkpoint state from stdin', async () => {
+    const fromStdin = await engramJson(['remember', agent, '-'], { input: 'The printer is on floor 3\n' });
+    expect(fromStdin.fact.text).toBe('The printer is on floor 3');
+    const revised = await engramJson(['revise', agent, fromStdin.fact.id, '--text', '-'], { input: 'The printer moved to floor 4\n' });
+    expect(revised.replacement.text).toBe('The printer moved to floor 4');
+    const saved = await engramJson(['checkpoint', 'save', agent, '--state', '-'], { input: '{"step": 7}' });
+    expect((await env.client.checkpointResume(agent))!.id).toBe(saved.checkpoint_id);
+    expect((await env.client.checkpointResume(agent))!.state).toEqual({ step: 7 });
+    const empty = await engram(['remember', agent, '-'], { input: '' });
+    expect(empty.code).toBe(2);
+  });
+
+  test('usage errors exit 2 with one line that points at the command\'s --help', async () => {
+    for (const args of [['recall'], ['recall', agent, 'x', '--top-k', 'many'], ['checkpoint', 'save', agent], ['remember', agent, 'x', '--bogus']]) {
+      const run = await engram(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^engram: .*\\(see "engram ${args[0] === 'checkpoint' ? 'checkpoint save' : args[0]} --help"\\)$`));
+      expect(run.stdout).toBe('');
+    }
+    expect((await engram(['checkpoint', 'save', agent])).stderr).toMatch(/--state is required/);
+  });
+
+  test('with --json every error is JSON: {"error": {kind, message, field}}', async () => {
+    const bad = await engram(['get', agent, 'not-a-fact-id', '--json']);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toEqual({ error: { kind: 'invalid_argument', message: expect.stringMatching(/^fact_id: /), field: 'fact_id' } });
+    const missing = await engram(['recall', '--json']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout).error).toMatchObject({ kind: 'usage', field: 'agent' });
+    const unknown = await engram(['get', agent, '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--json']);
+    expect(JSON.parse(unknown.stdout).error.kind).toBe('not_found');
+  });
+
+  test('status --json with no daemon prints {"running": false, ...} and exits 1', async () => {
+    const dir = tempDataDir('engram-cli-nodaemon-');
+    try {
+      const run = await engram(['status', '--json'], { dataDir: dir });
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout)).toMatchObject({ running: false, data_dir: dir, data_dir_source: 'flag', reason: expect.stringMatching(/no Engram daemon/) });
+      expect((await engramJson(['status'])).running).toBe(true);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  test('delete erases (get then fails); forget only retires', async () => {
+    const kept = await engramJson(['remember', agent, 'The old build host was hopper']);
+    const secret = await engramJson(['remember', agent, 'The deploy token is abc123']);
+    expect((await engram(['forget', agent, kept.fact.id])).code).toBe(0);
+    expect((await engramJson(['get', agent, kept.fact.id])).fact.superseded_by).toBe('agent');
+    const deleted = await engram(['delete', agent, secret.fact.id]);
+    expect(deleted.stdout).toBe(`deleted ${secret.fact.id} (erased from the store)\n`);
+    const gone = await engram(['get', agent, secret.fact.id]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/not_found/);
+    expect(await engramJson(['delete', agent, kept.fact.id])).toEqual({ agent_id: agent, fact_id: kept.fact.id, deleted: true });
   });
 });

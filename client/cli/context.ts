@@ -1,5 +1,6 @@
 // What every command group of the CLI shares: the global options, output helpers, usage errors
 // (exit 2) and a client that is always closed.
+import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { connect, type EngramClient } from '../client.ts';
 import { resolveDataDir } from '../../shared/discovery.ts';
@@ -25,9 +26,31 @@ export const out = (text: string): void => {
 };
 export const printJson = (value: unknown): void => out(JSON.stringify(value, null, 2));
 
-/** A usage error: exit code 2, the message on stderr. */
-export function usage(message: string): never {
-  throw new CommanderError(2, 'engram.usage', message);
+/** A usage error: exit code 2, one line on stderr (or JSON with --json) and a pointer to --help. */
+export class UsageError extends CommanderError {
+  constructor(
+    message: string,
+    /** The argument or flag at fault ("--top-k", "agent"). */
+    readonly field?: string,
+  ) {
+    super(2, 'engram.usage', message);
+  }
+}
+
+export function usage(message: string, field?: string): never {
+  throw new UsageError(message, field ?? /^(--[a-z-]+)/.exec(message)?.[1]);
+}
+
+/** A repeatable single-value option (--tag a --tag b), so a value never swallows the positional
+ *  arguments after it the way a variadic option would. */
+export const repeatable = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** A text argument, or all of stdin when it is "-" (one trailing newline dropped). */
+export function textArgument(value: string, what: string): string {
+  if (value !== '-') return value;
+  const text = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  if (text.trim() === '') usage(`${what}: stdin was empty`, what);
+  return text;
 }
 
 export function positiveInt(name: string) {

@@ -6,7 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EngramError } from '../../shared/errors.ts';
 import { DaemonNotRunningError } from '../../shared/discovery.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
-import { usage, type Cli, type GlobalOptions } from './context.ts';
+import { usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
@@ -22,7 +22,8 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
     .addOption(new Option('--data-dir <dir>', 'data directory of the daemon (default: $ENGRAM_HOME, else the nearest .engram/ above the working directory, else the per-user data directory)'))
     .addOption(new Option('--address <target>', 'daemon address instead of the discovery file (unix:/path or host:port)'))
     .addOption(new Option('--token <token>', 'bearer token for a TCP address').env('ENGRAM_TOKEN'))
-    .showHelpAfterError()
+    // Usage errors are reported by reportError, one line each (not commander's text + help).
+    .configureOutput({ outputError: () => {} })
     .exitOverride();
   const cli: Cli = { program, globals: (cmd) => cmd.optsWithGlobals() as GlobalOptions, setExit };
 
@@ -46,50 +47,86 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerLifecycleCommands(cli);
   registerAdminCommands(cli);
   registerCompletionCommand(cli);
-  // Subcommands (checkpoint save…) report usage errors through the same exit path.
+  // Subcommands (checkpoint save…) report usage errors through the same exit path, and say
+  // which command they were about, so the error can point at its --help.
   const override = (cmd: Command): void => {
-    cmd.exitOverride();
+    cmd.exitOverride((error) => {
+      throw Object.assign(error, { command: cmd });
+    });
+    cmd.configureOutput({ outputError: () => {} });
     cmd.commands.forEach(override);
   };
   override(program);
+  program.hook('preAction', (_program, action) => {
+    running = action;
+  });
   return program;
 }
+
+/** The command whose action is running (its usage errors point at its --help). */
+let running: Command | undefined;
+
+const commandPath = (cmd: Command | undefined): string => {
+  const names: string[] = [];
+  for (let at = cmd; at; at = at.parent ?? undefined) names.unshift(at.name());
+  return names.join(' ') || 'engram';
+};
 
 /** Runs the CLI and returns the exit code (bin/engram.js sets it). */
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   const program = buildProgram((code) => (exitCode = code));
+  // --json asks for machine-readable output, errors included (decided before parsing, so a
+  // usage error of the parse itself is JSON too).
+  const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error);
+    return reportError(error, json);
   }
 }
 
-function reportError(error: unknown): number {
+interface Report {
+  code: number;
+  kind: string;
+  message: string;
+  field?: string;
+  /** Text mode: shown before the message ("not_found: …") and after it ("(see … --help)"). */
+  label?: string;
+  hint?: string;
+}
+
+function reportError(error: unknown, json: boolean): number {
+  const report = describeError(error);
+  if (!report) return 0;
+  if (report.code === 0) return 0;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ error: { kind: report.kind, message: report.message, field: report.field ?? null } }, null, 2)}\n`);
+  } else if (report.message) {
+    process.stderr.write(`engram: ${report.label ? `${report.label}: ` : ''}${report.message}${report.hint ? ` (${report.hint})` : ''}\n`);
+  }
+  return report.code;
+}
+
+/** What to say about a failure, and the exit code (undefined: nothing failed). */
+function describeError(error: unknown): Report | undefined {
   if (error instanceof CommanderError) {
     // Help and version are "errors" to commander but successes to a user; help shown because a
     // command is missing (`engram`, `engram checkpoint`) is a usage error.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
-    if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2;
-    if (error.code === 'engram.usage') process.stderr.write(`engram: ${error.message}\n`);
-    return 2;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return undefined;
+    if (error.code === 'commander.help') return { code: error.exitCode === 0 ? 0 : 2, kind: 'usage', message: '' };
+    const command = (error as { command?: Command }).command ?? running;
+    const message = error.message.replace(/^error: /, '');
+    const field = error instanceof UsageError ? error.field : /'([^' ]+)/.exec(message)?.[1];
+    return { code: 2, kind: 'usage', message, ...(field ? { field } : {}), hint: `see "${commandPath(command)} --help"` };
   }
-  if (error instanceof DaemonNotRunningError) {
-    process.stderr.write(`engram: ${error.message}\n`);
-    return 1;
-  }
+  if (error instanceof DaemonNotRunningError) return { code: 1, kind: 'unavailable', message: error.message };
   if (error instanceof EngramError) {
-    process.stderr.write(`engram: ${error.kind}: ${error.message}\n`);
-    return 1;
+    return { code: 1, kind: error.kind, label: error.kind, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
-  if (isFileError(error)) {
-    process.stderr.write(`engram: ${error.message}\n`);
-    return 1;
-  }
-  process.stderr.write(`engram: ${(error as Error)?.stack ?? error}\n`);
-  return 1;
+  if (isFileError(error)) return { code: 1, kind: 'file', message: error.message };
+  return { code: 1, kind: 'internal', message: String((error as Error)?.stack ?? error) };
 }
 
 /** A file the user named could not be read or written (ENOENT, EACCES…): no stack trace. */

@@ -1,7 +1,7 @@
 // The recall flags shared by `recall` and `batch-recall`, and their translation into options.
-import { CommanderError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { RecallOptions } from '../client.ts';
-
+import { repeatable, usage } from './context.ts';
 
 export function addRecallFlags(cmd: Command): Command {
   return cmd
@@ -9,17 +9,14 @@ export function addRecallFlags(cmd: Command): Command {
     .option('--weights <v,k,r>', 'signal weights vector,keyword,recency (0 turns one off; default: the daemon\'s)')
     .option('--min-relevance <f>', 'drop results below this fraction of the top score, in [0, 1]')
     .option('--window-days <n>', 'only facts whose event time is within the last N days')
-    .option('--tag <tag...>', 'only facts with at least one of these tags')
-    .option('--all-tags <tag...>', 'only facts with all of these tags')
+    .option('--tag <tag>', 'only facts with this tag, or any of the tags when repeated', repeatable)
+    .option('--all-tags <tag>', 'only facts with this tag; repeat it: facts with all of them', repeatable)
     .option('--since <time>', 'only facts that happened at or after this time (ISO 8601)')
     .option('--until <time>', 'only facts that happened before this time (ISO 8601)')
     .option('--min-confidence <label>', 'only facts at least this confident: verified, inferred or unverified')
     .option('--confidence-weight <w>', 'rank by confidence too: final = score x (1 + w x c), w in [0, 0.5]');
 }
 
-function usage(message: string): never {
-  throw new CommanderError(2, 'engram.usage', message);
-}
 
 function number(value: string, flag: string): number {
   const n = Number(value);

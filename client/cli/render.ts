@@ -1,23 +1,40 @@
 // Human-readable output of the CLI. Plain text, one fact per line, with the id first so it can
 // be copied into `engram forget`.
+import type { FactMatch } from '../client.ts';
 import type { Fact, Receipt, RetrievalMetadata, Stats } from '../types.ts';
 
 type Print = (line: string) => void;
 
 const day = (ms: number) => (ms ? new Date(ms).toISOString().slice(0, 10) : '-');
 
+function factLine(fact: Fact, match?: FactMatch): string {
+  const flags = [match && !match.matched ? 'filler' : '', fact.supersededBy ? `retired→${fact.supersededBy}` : '', fact.pinned ? 'pinned' : '', fact.confidence ?? '']
+    .filter(Boolean)
+    .join(', ');
+  const ns = fact.agentId === '__shared__' ? ' [shared]' : '';
+  // The score and the signals that ranked it: a compact receipt (--explain has the full one).
+  const scored = match ? `  ${match.score.toFixed(4)} ${(match.signals.map((s) => SIGNAL_LABEL[s] ?? s).join('+') || '-').padEnd(10)}` : '';
+  return `${fact.id}  ${day(fact.occurredAt ?? fact.createdAt)}${ns}${scored}  ${fact.text}${flags ? `  (${flags})` : ''}`;
+}
+
+const SIGNAL_LABEL: Record<string, string> = { keyword: 'kw', vector: 'vec', recency: 'rec' };
+
 export function printFacts(facts: Fact[], print: Print, empty: string): void {
+  if (facts.length === 0) print(empty);
+  for (const fact of facts) print(factLine(fact));
+}
+
+/** Recall results: each with its score and signals, filler labelled, and a plain statement
+ *  when the query matched nothing (the facts then only fill the count). */
+export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, query: string, print: Print): void {
   if (facts.length === 0) {
-    print(empty);
+    print('No memories found.');
     return;
   }
-  for (const fact of facts) {
-    const flags = [fact.supersededBy ? `retired→${fact.supersededBy}` : '', fact.pinned ? 'pinned' : '', fact.confidence]
-      .filter(Boolean)
-      .join(', ');
-    const ns = fact.agentId === '__shared__' ? ' [shared]' : '';
-    print(`${fact.id}  ${day(fact.occurredAt ?? fact.createdAt)}${ns}  ${fact.text}${flags ? `  (${flags})` : ''}`);
-  }
+  const matched = matches?.filter((m) => m.matched).length;
+  if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; these ${facts.length} facts only fill the count:`);
+  facts.forEach((fact, i) => print(factLine(fact, matches?.[i])));
+  if (matched !== undefined && matched > 0 && matched < facts.length) print(`(${matched} of ${facts.length} matched the query; the rest only fill --top-k)`);
 }
 
 export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print): void {

@@ -98,7 +98,7 @@ export async function importConversation(
       const i = next++;
       const { text, ...fields } = facts[i]!;
       try {
-        const { fact, replayed: again } = await client.put(agentId, text, { ...fields, source });
+        const { fact, replayed: again } = await client.put(agentId, text, { ...fields, source, allowDuplicate: true });
         factIds[i] = fact.id;
         if (again) replayed++;
       } catch (error) {

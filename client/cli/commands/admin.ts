@@ -1,6 +1,9 @@
 // The store commands: agents, stats, status, doctor, reindex.
 import type { Command } from 'commander';
-import { describeChoice, locateDataDir, readDiscovery } from '../../../shared/discovery.ts';
+import { DaemonNotRunningError, describeChoice, locateDataDir, readDiscovery, type Discovery } from '../../../shared/discovery.ts';
+import { EngramError, ErrorKind } from '../../../shared/errors.ts';
+import type { DaemonInfo } from '../../connection.ts';
+import type { Stats } from '../../types.ts';
 import { out, printJson, withClient, type Cli } from '../context.ts';
 import { daemonJson, statsJson } from '../json.ts';
 import { ProgressBar } from '../progress.ts';
@@ -38,10 +41,23 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       const opts = globals(cmd);
       const choice = locateDataDir(opts.dataDir);
       const dataDir = choice.dir;
-      const discovery = opts.address ? undefined : readDiscovery(dataDir, describeChoice(choice));
-      const { daemon, stats } = await withClient(opts, async (c) => ({ daemon: await c.hello(), stats: await c.stats() }));
+      let discovery: Discovery | undefined;
+      let answer: { daemon: DaemonInfo; stats: Stats };
+      try {
+        discovery = opts.address ? undefined : readDiscovery(dataDir, describeChoice(choice));
+        answer = await withClient(opts, async (c) => ({ daemon: await c.hello(), stats: await c.stats() }));
+      } catch (error) {
+        // A script asking whether the daemon runs gets an answer, not an error (exit 1 still says no).
+        const down = error instanceof DaemonNotRunningError || (error instanceof EngramError && error.kind === ErrorKind.Unavailable);
+        if (!opts.json || !down) throw error;
+        printJson({ running: false, data_dir: dataDir, data_dir_source: choice.source, address: opts.address ?? discovery?.address ?? null, reason: (error as Error).message });
+        setExit(1);
+        return;
+      }
+      const { daemon, stats } = answer;
       if (opts.json) {
         printJson({
+          running: true,
           data_dir: dataDir,
           data_dir_source: choice.source,
           address: opts.address ?? discovery?.address,

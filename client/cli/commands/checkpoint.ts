@@ -10,20 +10,22 @@ import { parseJsonObject } from '../../../shared/validate.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The state flags → a JSON object (a usage error when it is not one). */
+/** The state flags → a JSON object (a usage error when it is not one, or not given: a save
+ *  with no state is more likely a forgotten flag than a wish to save {}). */
 function readState(o: { state?: string; stateFile?: string }): Record<string, unknown> {
-  if (o.state !== undefined && o.stateFile !== undefined) usage('give --state or --state-file, not both');
+  if (o.state !== undefined && o.stateFile !== undefined) usage('give --state or --state-file, not both', '--state');
+  if (o.state === undefined && o.stateFile === undefined) usage("--state is required: a JSON object, \"-\" for stdin, or --state-file FILE (--state '{}' saves an empty state)", '--state');
   let text = o.state;
   let from = '--state';
-  if (o.stateFile !== undefined) {
-    from = `--state-file ${o.stateFile}`;
+  if (o.stateFile !== undefined || o.state === '-') {
+    const file = o.stateFile ?? '-';
+    from = o.stateFile !== undefined ? `--state-file ${file}` : '--state - (stdin)';
     // Not a usage error: the flag is fine, the file is not readable (exit 1).
-    text = readFileSync(o.stateFile === '-' ? 0 : o.stateFile, 'utf8');
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
   }
-  if (text === undefined) return {};
-  const parsed = parseJsonObject(text);
-  if ('syntax' in parsed) usage(`${from} must be a JSON object: ${parsed.syntax}`);
-  if ('got' in parsed) usage(`${from} must be a JSON object, got ${parsed.got}`);
+  const parsed = parseJsonObject(text!);
+  if ('syntax' in parsed) usage(`${from} must be a JSON object: ${parsed.syntax}`, '--state');
+  if ('got' in parsed) usage(`${from} must be a JSON object, got ${parsed.got}`, '--state');
   return parsed.object;
 }
 
@@ -42,7 +44,7 @@ export function registerCheckpointCommands({ program, globals }: Cli): void {
     .command('save')
     .description('save a checkpoint (the daemon keeps the newest ones per agent)')
     .argument('<agent>', 'agent id (namespace)')
-    .option('--state <json>', 'the state, a JSON object (default {})')
+    .option('--state <json>', 'the state, a JSON object ("-" reads it from stdin)')
     .option('--state-file <file>', 'read the state from a file ("-" for stdin)')
     .option('--json', 'print JSON')
     .action(async (agent: string, o, cmd: Command) => {

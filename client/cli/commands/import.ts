@@ -83,6 +83,9 @@ async function write(c: EngramClient, agent: string, r: ImportRecord): Promise<{
     context: r.context,
     metaJson: r.metaJson,
     ...(r.confidence ? { confidence: r.confidence } : {}),
+    // An import reproduces its file: two identical lines are two facts (re-runs are idempotent
+    // by request id, not by text).
+    allowDuplicate: true,
   });
 }
 

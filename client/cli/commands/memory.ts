@@ -1,40 +1,63 @@
-// The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin.
+// The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
-import type { EngramClient } from '../../client.ts';
+import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
 import type { Fact } from '../../types.ts';
-import { out, parseTime, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
+import { out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 import { factJson, feedbackJson, receiptJson, retrievalJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
-import { printFacts, printReceipts } from '../render.ts';
+import { printFacts, printReceipts, printRecall } from '../render.ts';
 import { parseJsonObject } from '../../../shared/validate.ts';
 
-function metaFlag(value: string): string {
-  if (!('object' in parseJsonObject(value))) usage(`--meta must be a JSON object, got "${value}"`);
-  return value;
+function metaFlag(value: string): Record<string, unknown> {
+  const parsed = parseJsonObject(value);
+  if (!('object' in parsed)) usage(`--meta must be a JSON object, got "${value}"`);
+  return parsed.object;
 }
 
-export function registerMemoryCommands({ program, globals, setExit }: Cli): void {
-  program
-    .command('remember')
-    .description('store a fact in an agent namespace')
-    .argument('<agent>', 'agent id (namespace)')
-    .argument('<text>', 'the fact')
+/** The write fields every fact write takes (remember, revise), as flags. */
+function addWriteFlags(cmd: Command): Command {
+  return cmd
     .option('--occurred-at <time>', 'when it happened (ISO 8601)')
-    .option('--tag <tag...>', 'tags')
-    .option('--entity <name...>', 'entities the fact is about (wikilinks in a markdown export)')
+    .option('--tag <tag>', 'a tag (repeat for more)', repeatable)
+    .option('--entity <name>', 'an entity the fact is about (repeat for more; wikilinks in a markdown export)', repeatable)
     .option('--source <source>', 'where the fact came from')
     .option('--context <text>', 'text indexed with the fact but not returned as it')
     .option('--meta <json>', 'a JSON object stored with the fact')
-    .option('--confidence <label>', 'verified, inferred or unverified')
+    .option('--confidence <label>', 'verified, inferred or unverified');
+}
+
+function writeOptionsFrom(o: Record<string, string | string[] | undefined>): WriteOptions {
+  return {
+    ...(o.occurredAt !== undefined ? { occurredAt: parseTime(o.occurredAt as string, '--occurred-at') } : {}),
+    ...(o.tag ? { tags: o.tag as string[] } : {}),
+    ...(o.entity ? { entities: o.entity as string[] } : {}),
+    ...(o.source !== undefined ? { source: o.source as string } : {}),
+    ...(o.context !== undefined ? { context: o.context as string } : {}),
+    ...(o.meta !== undefined ? { meta: metaFlag(o.meta as string) } : {}),
+    ...(o.confidence !== undefined ? { confidence: o.confidence as string } : {}),
+  };
+}
+
+/** Words the shell split (an unquoted sentence) are one text again. */
+const joined = (words: string[], what: string): string => textArgument(words.join(' '), what);
+
+export function registerMemoryCommands({ program, globals, setExit }: Cli): void {
+  addWriteFlags(
+    program
+      .command('remember')
+      .description('store a fact in an agent namespace (an identical live fact is not stored twice)')
+      .argument('<agent>', 'agent id (namespace)')
+      .argument('<text...>', 'the fact ("-" reads it from stdin)'),
+  )
+    .option('--allow-duplicate', 'store it even if an identical fact is already remembered')
     .option('--json', 'print JSON')
-    .action(async (agent: string, text: string, o, cmd: Command) => {
+    .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const occurredAt = o.occurredAt === undefined ? undefined : parseTime(o.occurredAt, '--occurred-at');
-      const metaJson = o.meta === undefined ? undefined : metaFlag(o.meta);
-      const { fact, replayed } = await withClient(opts, (c) =>
-        c.put(agent, text, { occurredAt, tags: o.tag, entities: o.entity, source: o.source, context: o.context, metaJson, confidence: o.confidence }),
-      );
-      if (opts.json) printJson({ fact: factJson(fact), replayed });
+      const text = joined(words, 'text');
+      const options = { ...writeOptionsFrom(o), ...(o.allowDuplicate ? { allowDuplicate: true } : {}) };
+      const { fact, replayed, duplicate } = await withClient(opts, (c) => c.put(agent, text, options));
+      if (opts.json) printJson({ fact: factJson(fact), replayed, duplicate });
+      else if (duplicate) out(`already remembered ${fact.id} in "${fact.agentId}" (nothing new stored; --allow-duplicate stores a copy)`);
       else out(`remembered ${fact.id} in "${fact.agentId}"`);
     });
 
@@ -54,28 +77,30 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
   addRecallFlags(
     program
       .command('recall')
-      .description('recall the facts that best match a query')
+      .description('recall the facts that best match a query; each line shows its score and the signals that ranked it')
       .argument('<agent>', 'agent id (namespace)')
-      .argument('<query>', 'what to look for'),
+      .argument('<query...>', 'what to look for (several words are one query)'),
   )
     .option('--explain', 'show how each score was made')
     .option('--all', 'also search the shared namespace (RecallAll)')
     .option('--json', 'print JSON')
-    .action(async (agent: string, query: string, o, cmd: Command) => {
+    .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
+      const query = joined(words, 'query');
       const options = recallOptionsFrom(o);
-      if (o.explain && o.all) usage('--explain and --all cannot be combined');
+      if (o.explain && o.all) usage('--explain and --all cannot be combined', '--explain');
       await withClient(opts, async (c) => {
         if (o.explain) {
-          const { receipts, retrieval, feedback } = await c.recallExplain(agent, query, options);
-          if (opts.json) printJson({ agent_id: agent, query, count: receipts.length, facts: [], explained: receipts.map(receiptJson), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
+          const { receipts, retrieval, feedback, matches } = await c.recallExplain(agent, query, options);
+          if (opts.json) printJson({ agent_id: agent, query, count: receipts.length, ...matchedJson(matches), facts: [], explained: receipts.map(receiptJson), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
           else printReceipts(receipts, retrieval, out);
           if (!opts.json && feedback) out(`hint: ${feedback.advice}`);
           return;
         }
-        const { facts, retrieval, feedback } = o.all ? await c.recallAll(agent, query, options) : await c.recall(agent, query, options);
-        if (opts.json) printJson({ agent_id: agent, query, count: facts.length, facts: facts.map(factJson), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
-        else printFacts(facts, out, 'No memories found.');
+        const { facts, retrieval, feedback, matches } = o.all ? await c.recallAll(agent, query, options) : await c.recall(agent, query, options);
+        if (opts.json) {
+          printJson({ agent_id: agent, query, count: facts.length, ...matchedJson(matches), facts: facts.map(factJson), ...(matches ? { matches } : {}), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
+        } else printRecall(facts, matches, query, out);
         if (!opts.json && feedback) out(`hint: ${feedback.advice}`);
       });
     });
@@ -140,21 +165,24 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       }
     });
 
-  program
-    .command('revise')
-    .description('replace one or several facts by a new one (the old ones are retired, still listed)')
-    .argument('<agent>', 'agent id (namespace)')
-    .argument('<fact-ids...>', 'the facts the new one replaces')
-    .requiredOption('--text <text>', 'the new fact')
-    .option('--confidence <label>', 'verified, inferred or unverified (default: the most cautious of the targets, at most inferred)')
+  addWriteFlags(
+    program
+      .command('revise')
+      .description('replace one or several facts by a new one (the old ones are retired, still listed)')
+      .argument('<agent>', 'agent id (namespace)')
+      .argument('<fact-ids...>', 'the facts the new one replaces')
+      .requiredOption('--text <text>', 'the new fact ("-" reads it from stdin)'),
+  )
     .option('--json', 'print JSON')
     .action(async (agent: string, factIds: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const result = await withClient(opts, (c) => c.revise(agent, factIds, o.text, { confidence: o.confidence }));
+      const text = textArgument(o.text, '--text');
+      // Without --confidence the daemon picks the most cautious label of the targets.
+      const result = await withClient(opts, (c) => c.revise(agent, factIds, text, writeOptionsFrom(o)));
       if (opts.json) {
         printJson({ replacement: factJson(result.replacement), retired_ids: result.retiredIds, failures: result.failures.map((f) => ({ fact_id: f.factId, error: f.error })), replayed: result.replayed });
       } else {
-        out(`revised: ${result.replacement.id} (${result.replacement.confidence}) replaces ${result.retiredIds.join(', ') || 'nothing'}`);
+        out(`revised: ${result.replacement.id} (${result.replacement.confidence ?? 'no label'}) replaces ${result.retiredIds.join(', ') || 'nothing'}`);
         for (const f of result.failures) out(`not retired: ${f.factId}: ${f.error}`);
       }
       if (result.failures.length > 0) setExit(1);
@@ -173,7 +201,23 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
         if (opts.json) printJson({ fact: factJson(fact) });
         else out(`${done} ${fact.id}`);
       });
-  lifecycleCommand('forget', 'retire a fact: it is no longer recalled but stays listed', 'forgot', (c, a, id) => c.forget(a, id));
+  lifecycleCommand('forget', 'retire a fact: it is no longer recalled but stays listed and readable (delete erases it)', 'forgot', (c, a, id) => c.forget(a, id));
   lifecycleCommand('pin', 'pin a fact', 'pinned', (c, a, id) => c.pin(a, id));
   lifecycleCommand('unpin', 'unpin a fact', 'unpinned', (c, a, id) => c.unpin(a, id));
+
+  program
+    .command('delete')
+    .description('erase a fact for good: its text and everything derived from it leave the store (forget only retires it)')
+    .argument('<agent>', 'agent id (namespace)')
+    .argument('<fact-id>', 'the fact')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, factId: string, _o, cmd: Command) => {
+      const opts = globals(cmd);
+      await withClient(opts, (c) => c.delete(agent, factId));
+      if (opts.json) printJson({ agent_id: agent, fact_id: factId, deleted: true });
+      else out(`deleted ${factId} (erased from the store)`);
+    });
 }
+
+/** `matched`: how many of the facts a query signal matched (daemons with recall-matches-v1). */
+const matchedJson = (matches: FactMatch[] | undefined) => (matches ? { matched: matches.filter((m) => m.matched).length } : {});
