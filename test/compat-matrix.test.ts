@@ -20,6 +20,7 @@ const R: Cell = REFUSED;
 const PROFILES = [
   { name: 'legacy', args: ['--compat', 'legacy'] },
   { name: 'v0.1', args: ['--compat', 'v0.1'] },
+  { name: 'v0.2', args: ['--compat', 'v0.2'] },
   { name: 'current', args: [] },
   { name: 'current, default weight 0.2', args: ['--default-confidence-weight', '0.2'] },
 ] as const;
@@ -135,8 +136,8 @@ interface MethodContext {
 
 interface MethodCase {
   name: string;
-  /** legacy, v0.1, current, current with default weight 0.2. */
-  expected: [Cell, Cell, Cell, Cell];
+  /** legacy, v0.1, v0.2, current, current with default weight 0.2. */
+  expected: [Cell, Cell, Cell, Cell, Cell];
   /** State the call needs, made before the "before" snapshot. */
   prepare?: (ctx: MethodContext) => Promise<void>;
   /** The call, with a check that it had its effect. */
@@ -153,126 +154,133 @@ async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
 }
 
 const METHODS: MethodCase[] = [
-  { name: 'put', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'put', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix new fact');
     expect((await client.get(agent, fact.id)).text).toBe('matrix new fact');
   } },
-  { name: 'putShared', expected: [W, W, W, W], run: async ({ client }) => {
+  { name: 'put + allowDuplicate', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+    // A daemon without write dedup stores every write, so the option is honoured everywhere.
+    const first = await client.put(agent, 'matrix twice');
+    const copy = await client.put(agent, 'matrix twice', { allowDuplicate: true });
+    expect(copy.duplicate).toBe(false);
+    expect(copy.fact.id).not.toBe(first.fact.id);
+  } },
+  { name: 'putShared', expected: [W, W, W, W, W], run: async ({ client }) => {
     const { fact } = await client.putShared('matrix shared fact');
     expect(fact.agentId).toBe('__shared__');
   } },
-  { name: 'put + confidence', expected: [R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'put + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
   } },
-  { name: 'putShared + confidence', expected: [R, R, W, W], run: async ({ client }) => {
+  { name: 'putShared + confidence', expected: [R, R, W, W, W], run: async ({ client }) => {
     const { fact } = await client.putShared('matrix shared verified fact', { confidence: 'verified' });
     expect((await client.get('__shared__', fact.id)).confidence).toBe('verified');
   } },
-  { name: 'get', expected: [W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'get', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
     expect((await client.get(agent, ids[0])).text).toBe('matrix alpha fact');
   } },
-  { name: 'recall', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recall', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recall(agent, 'matrix alpha')).facts)[0]).toBe('matrix alpha fact');
   } },
-  { name: 'recall + options', expected: [R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recall(agent, 'matrix alpha', OPTIONS);
     expect(texts(facts)[0]).toBe('matrix alpha fact');
     expect(retrieval.weights.recency).toBe(0);
   } },
-  { name: 'recall + confidence', expected: [R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recall(agent, 'matrix alpha', CONFIDENCE);
     expect(facts).toHaveLength(2);
     expect(retrieval).toMatchObject({ policy: 'confidence-v1', minConfidence: 'inferred', confidenceWeight: 0.3 });
   } },
-  { name: 'recallShared', expected: [W, W, W, W], run: async ({ client }) => {
+  { name: 'recallShared', expected: [W, W, W, W, W], run: async ({ client }) => {
     expect((await client.recallShared('company')).facts.length).toBeGreaterThan(0);
   } },
-  { name: 'recallShared + options', expected: [R, W, W, W], run: async ({ client }) => {
+  { name: 'recallShared + options', expected: [R, W, W, W, W], run: async ({ client }) => {
     expect((await client.recallShared('company', OPTIONS)).facts.length).toBeGreaterThan(0);
   } },
-  { name: 'recallShared + confidence', expected: [R, R, W, W], run: async ({ client }) => {
+  { name: 'recallShared + confidence', expected: [R, R, W, W, W], run: async ({ client }) => {
     expect((await client.recallShared('company', CONFIDENCE)).retrieval.policy).toBe('confidence-v1');
   } },
-  { name: 'recallAll', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallAll', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recallAll(agent, 'matrix alpha')).facts)).toContain('matrix alpha fact');
   } },
-  { name: 'recallAll + options', expected: [R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallAll + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recallAll(agent, 'matrix alpha', OPTIONS)).facts)).toContain('matrix alpha fact');
   } },
-  { name: 'recallAll + confidence', expected: [R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'recallAll + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recallAll(agent, 'matrix alpha', CONFIDENCE);
     expect(texts(facts)).toContain('matrix alpha fact');
     expect(retrieval.policy).toBe('confidence-v1');
   } },
-  { name: 'recallExplain', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallExplain', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     const { receipts } = await client.recallExplain(agent, 'matrix alpha');
     expect(receipts[0]!.text).toBe('matrix alpha fact');
   } },
-  { name: 'recallExplain + options', expected: [R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallExplain + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
     const { receipts } = await client.recallExplain(agent, 'matrix alpha', OPTIONS);
     expect(receipts[0]!.ranks.recencyRank).toBe(0);
   } },
-  { name: 'recallExplain + confidence', expected: [R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'recallExplain + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { receipts } = await client.recallExplain(agent, 'matrix alpha', CONFIDENCE);
     expect(receipts[0]!.ranking).toMatchObject({ policy: 'confidence-v1', confidenceWeight: 0.3, effectiveConfidence: 'inferred' });
   } },
-  { name: 'batchRecall', expected: [R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'batchRecall', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
     const res = await client.batchRecall(agent, ['alpha', 'beta']);
     expect(res.results.map((r) => r.facts[0]!.text)).toEqual(['matrix alpha fact', 'matrix beta fact']);
   } },
-  { name: 'batchRecall + confidence', expected: [R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'batchRecall + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const res = await client.batchRecall(agent, ['alpha', 'beta'], CONFIDENCE);
     expect(res.retrieval).toMatchObject({ policy: 'confidence-v1' });
   } },
-  { name: 'alias', expected: [R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'alias', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
     expect((await client.alias(agent, 'mtx', ['matrix'])).fact.kind).toBe('alias');
   } },
-  { name: 'revise', expected: [R, R, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'revise', expected: [R, R, W, W, W], run: async ({ client, agent, ids }) => {
     const { replacement, retiredIds } = await client.revise(agent, [ids[0]], 'matrix alpha fact, revised');
     expect(retiredIds).toEqual([ids[0]]);
     expect((await client.get(agent, ids[0])).supersededBy).toBe(replacement.id);
   } },
-  { name: 'pin', expected: [W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'pin', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.pin(agent, ids[0]);
     expect((await client.get(agent, ids[0])).pinned).toBe(true);
   } },
-  { name: 'unpin', expected: [W, W, W, W], prepare: async ({ client, agent, ids }) => void (await client.pin(agent, ids[0])), run: async ({ client, agent, ids }) => {
+  { name: 'unpin', expected: [W, W, W, W, W], prepare: async ({ client, agent, ids }) => void (await client.pin(agent, ids[0])), run: async ({ client, agent, ids }) => {
     await client.unpin(agent, ids[0]);
     expect((await client.get(agent, ids[0])).pinned).toBe(false);
   } },
-  { name: 'forget', expected: [W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'forget', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.forget(agent, ids[0]);
     expect((await client.get(agent, ids[0])).supersededBy).toBe('agent');
     expect(texts((await client.recall(agent, 'matrix alpha')).facts)).toEqual(['matrix beta fact']);
   } },
-  { name: 'setConfidence', expected: [R, R, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'setConfidence', expected: [R, R, W, W, W], run: async ({ client, agent, ids }) => {
     await client.setConfidence(agent, ids[0], 'verified');
     expect((await client.get(agent, ids[0])).confidence).toBe('verified');
   } },
-  { name: 'list', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'list', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.list(agent)).facts)).toEqual(['matrix alpha fact', 'matrix beta fact']);
   } },
-  { name: 'listAgents', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'listAgents', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     expect(await client.listAgents()).toContain(agent);
   } },
-  { name: 'stats', expected: [W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'stats', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     expect((await client.stats(agent)).factCount).toBe(2);
   } },
-  { name: 'delete', expected: [W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'delete', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.delete(agent, ids[0]);
     await expect(client.get(agent, ids[0])).rejects.toMatchObject({ kind: 'not_found' });
   } },
-  { name: 'updateFact', expected: [W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'updateFact', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
     const fact = await client.get(agent, ids[0]);
     await client.updateFact(agent, { ...fact, text: 'matrix alpha fact, edited', tags: ['edited'] });
     expect(await client.get(agent, ids[0])).toMatchObject({ text: 'matrix alpha fact, edited', tags: ['edited'] });
   } },
-  { name: 'doctor', expected: [R, W, W, W], run: async ({ client }) => {
+  { name: 'doctor', expected: [R, W, W, W, W], run: async ({ client }) => {
     const events = await drain(client.doctor());
     expect(events.at(-1)!.report!.healthy).toBe(true);
   } },
-  { name: 'reindex', expected: [R, W, W, W], run: async ({ client }) => {
+  { name: 'reindex', expected: [R, W, W, W, W], run: async ({ client }) => {
     const events = await drain(client.reindex());
     expect(events.at(-1)!.report!.embedder).not.toBe('');
   } },
@@ -342,6 +350,7 @@ describe('the matrix as a whole', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
     expect(column(2)).toEqual([]);
     expect(column(3)).toEqual([]);
+    expect(column(4)).toEqual([]);
     expect(column(1)).toEqual(['put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
     expect(column(0)).toEqual([...column(1), 'recall + options', 'recallShared + options', 'recallAll + options', 'recallExplain + options', 'batchRecall', 'alias', 'doctor', 'reindex'].sort((a, b) => METHODS.findIndex((m) => m.name === a) - METHODS.findIndex((m) => m.name === b)));
   });
@@ -360,6 +369,24 @@ describe('older profiles show nothing of later releases', () => {
     expect(on('legacy').client.daemon.defaultConfidenceWeight).toBeUndefined();
     expect(on('v0.1').client.daemon.defaultConfidenceWeight).toBeUndefined();
     expect(on('v0.1').client.daemon.capabilities.filter((c) => c.startsWith('confidence-'))).toEqual([]);
+  });
+
+  test('v0.2: no write dedup and no per-fact matches; current has both', async () => {
+    for (const profile of ['legacy', 'v0.1', 'v0.2', 'current'] as const) {
+      const { client } = on(profile);
+      const agent = `dedup-gate-${profile}`;
+      const first = await client.put(agent, 'The gate opens at seven');
+      const second = await client.put(agent, 'The gate opens at seven');
+      const dedups = profile === 'current';
+      expect(client.daemon.capabilities.includes('write-dedup-v1'), profile).toBe(dedups);
+      expect(client.daemon.capabilities.includes('recall-matches-v1'), profile).toBe(dedups);
+      expect(second.duplicate, profile).toBe(dedups);
+      expect(second.fact.id === first.fact.id, profile).toBe(dedups);
+      expect((await client.stats(agent)).factCount, profile).toBe(dedups ? 1 : 2);
+      const recalled = await client.recall(agent, 'gate');
+      expect(recalled.matches, profile).toEqual(dedups ? [expect.objectContaining({ matched: true })] : undefined);
+      expect((await client.recallExplain(agent, 'gate')).receipts[0]!.matched, profile).toBe(dedups ? true : undefined);
+    }
   });
 
   test('v0.1: RecallWithOptions and BatchRecall answers carry no confidence policy, weight or ranking', async () => {

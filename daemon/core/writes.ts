@@ -242,13 +242,23 @@ export class Writes {
     });
   }
 
-  /** The facts a deleted revision had retired, pointed past it. */
+  /** The facts a deleted revision had retired, pointed past it; the fact that replaced the
+   *  deleted one takes them over as its own `replaces`, so deleting it later relinks them too. */
   private async relinked(deleted: FactRecord): Promise<Staged[]> {
     const ids = deleted.replaces ?? [];
-    const targets = await this.store.getFacts(ids.map((factId) => ({ agentId: deleted.agentId, factId })));
-    const successor = deleted.supersededBy || SUPERSEDED_BY_AGENT;
+    const targets = (await this.store.getFacts(ids.map((factId) => ({ agentId: deleted.agentId, factId })))).filter(
+      (t): t is FactRecord => t !== undefined && t.supersededBy === deleted.id,
+    );
+    if (targets.length === 0) return [];
     const now = Date.now();
-    return targets.flatMap((t) => (t && t.supersededBy === deleted.id ? [this.staging.unindexed(t, { ...t, supersededBy: successor, updatedAt: now })] : []));
+    const successorId = deleted.supersededBy && deleted.supersededBy !== SUPERSEDED_BY_AGENT ? deleted.supersededBy : undefined;
+    const [successor] = successorId ? await this.store.getFacts([{ agentId: deleted.agentId, factId: successorId }]) : [];
+    const staged = targets.map((t) => this.staging.unindexed(t, { ...t, supersededBy: successor ? successor.id : SUPERSEDED_BY_AGENT, updatedAt: now }));
+    if (successor) {
+      const replaces = [...(successor.replaces ?? []).filter((id) => id !== deleted.id), ...targets.map((t) => t.id)];
+      staged.push(this.staging.unindexed(successor, { ...successor, replaces, updatedAt: now }));
+    }
+    return staged;
   }
 
   /** SaveCheckpoint, dropping the agent's checkpoints beyond the newest `checkpointKeep`. */

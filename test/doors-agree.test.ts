@@ -1,0 +1,182 @@
+// One write and one recall through every front door (the library, the CLI, REST, MCP over stdio
+// and over HTTP), against one real daemon: each stores the same fields, answers an identical
+// second write as a duplicate of the first, returns the same facts in the same order with the
+// same matched/filler flags, and forgets and deletes alike.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { EngramClient } from '../client/index.ts';
+import { runEngram } from './fixtures/cli.ts';
+import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { openHttp, openStdio, type McpSession } from './fixtures/mcp.ts';
+
+/** The write every door sends, in the snake_case the JSON doors speak. */
+const WRITE = {
+  text: 'Alice prefers green tea in the morning',
+  occurred_at: '2024-05-08T07:30:00.000Z',
+  tags: ['preferences', 'drinks'],
+  entities: ['Alice'],
+  source: 'onboarding chat',
+  context: 'asked about the office kitchen',
+  meta: { channel: 'slack', turn: 3 },
+  confidence: 'verified',
+} as const;
+const FILLERS = ['The build server is called hopper', 'Deploys happen on Tuesdays'];
+
+interface Door {
+  /** Stores a fact; says its id and whether it was already remembered. */
+  write(agent: string, w: typeof WRITE | { text: string }): Promise<{ id: string; duplicate: boolean }>;
+  /** Fact texts best first, with whether the query matched each. */
+  recall(agent: string, query: string, topK: number): Promise<{ text: string; matched: boolean }[]>;
+  forget(agent: string, id: string): Promise<void>;
+  delete(agent: string, id: string): Promise<void>;
+}
+
+let daemon: DaemonProcess;
+let client: EngramClient;
+let cwd: string;
+let stdio: McpSession;
+let http: McpSession;
+
+beforeAll(async () => {
+  daemon = await startDaemon({ args: ['--http', '127.0.0.1:0', '--mcp-http', '127.0.0.1:0'] });
+  client = await daemon.client();
+  cwd = tempDataDir('engram-doors-cwd-');
+  stdio = await openStdio(['--data-dir', daemon.dataDir]);
+  http = await openHttp(daemon.discovery.mcpHttpAddress!, daemon.discovery.token);
+});
+
+afterAll(async () => {
+  await stdio?.close();
+  await http?.close();
+  client?.close();
+  await daemon?.stop();
+  if (daemon) removeDir(daemon.dataDir);
+  if (cwd) removeDir(cwd);
+});
+
+const library: Door = {
+  async write(agent, w) {
+    const options = 'tags' in w ? { occurredAt: Date.parse(w.occurred_at), tags: [...w.tags], entities: [...w.entities], source: w.source, context: w.context, meta: { ...w.meta }, confidence: w.confidence } : {};
+    const { fact, duplicate } = await client.put(agent, w.text, options);
+    return { id: fact.id, duplicate };
+  },
+  async recall(agent, query, topK) {
+    const { facts, matches } = await client.recall(agent, query, { topK });
+    return facts.map((f, i) => ({ text: f.text, matched: matches![i]!.matched }));
+  },
+  forget: async (agent, id) => void (await client.forget(agent, id)),
+  delete: async (agent, id) => void (await client.delete(agent, id)),
+};
+
+async function cli(args: string[]): Promise<any> {
+  const run = await runEngram([...args, '--json'], { dataDir: daemon.dataDir, cwd });
+  expect(run.code, `${args.join(' ')}: ${run.stderr}${run.stdout}`).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+const cliDoor: Door = {
+  async write(agent, w) {
+    const flags = 'tags' in w
+      ? ['--occurred-at', w.occurred_at, ...w.tags.flatMap((t) => ['--tag', t]), ...w.entities.flatMap((e) => ['--entity', e]), '--source', w.source, '--context', w.context, '--meta', JSON.stringify(w.meta), '--confidence', w.confidence]
+      : [];
+    const out = await cli(['remember', agent, w.text, ...flags]);
+    return { id: out.fact.id, duplicate: out.duplicate };
+  },
+  async recall(agent, query, topK) {
+    const out = await cli(['recall', agent, query, '-k', String(topK)]);
+    return out.facts.map((f: { text: string }, i: number) => ({ text: f.text, matched: out.matches[i].matched }));
+  },
+  forget: async (agent, id) => void (await cli(['forget', agent, id])),
+  delete: async (agent, id) => void (await cli(['delete', agent, id])),
+};
+
+async function rest(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${daemon.discovery.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = await res.json();
+  expect(res.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
+  return json;
+}
+
+const restDoor: Door = {
+  async write(agent, w) {
+    const out = await rest('POST', '/v1/facts', { agent_id: agent, ...w });
+    return { id: out.fact.id, duplicate: out.duplicate };
+  },
+  async recall(agent, query, topK) {
+    const out = await rest('GET', `/v1/recall?${new URLSearchParams({ agent_id: agent, query, top_k: String(topK) })}`);
+    return out.facts.map((f: { text: string }, i: number) => ({ text: f.text, matched: out.matches[i].matched }));
+  },
+  forget: async (agent, id) => void (await rest('POST', `/v1/facts/${id}/forget`, { agent_id: agent })),
+  delete: async (agent, id) => void (await rest('DELETE', `/v1/facts/${id}?agent_id=${encodeURIComponent(agent)}`)),
+};
+
+const mcpDoor = (session: () => McpSession): Door => ({
+  async write(agent, w) {
+    const out = await session().ok('memory_add', { agent_id: agent, ...w });
+    return { id: out.fact_id as string, duplicate: out.duplicate as boolean };
+  },
+  async recall(agent, query, topK) {
+    const out = await session().ok('memory_search', { agent_id: agent, query, top_k: topK, explain: true });
+    return (out.explained as { text: string; matched: boolean }[]).map((r) => ({ text: r.text, matched: r.matched }));
+  },
+  forget: async (agent, id) => void (await session().ok('memory_forget', { agent_id: agent, fact_id: id })),
+  delete: async (agent, id) => void (await session().ok('memory_delete', { agent_id: agent, fact_id: id })),
+});
+
+const DOORS: [string, Door][] = [
+  ['library', library],
+  ['cli', cliDoor],
+  ['rest', restDoor],
+  ['mcp stdio', mcpDoor(() => stdio)],
+  ['mcp http', mcpDoor(() => http)],
+];
+
+/** The stored fields a write decides, read back through the library. */
+async function storedFields(agent: string, id: string) {
+  const f = await client.get(agent, id);
+  return { text: f.text, occurredAt: f.occurredAt, tags: f.tags, entities: f.entities, source: f.source, context: f.context, meta: f.meta, confidence: f.confidence, kind: f.kind };
+}
+
+const outcomes = new Map<string, unknown>();
+
+describe.each(DOORS)('through %s', (name, door) => {
+  const agent = `doors-${name.replace(' ', '-')}`;
+
+  test('write, duplicate write, recall, forget and delete', async () => {
+    const { id, duplicate } = await door.write(agent, WRITE);
+    expect(duplicate).toBe(false);
+    for (const text of FILLERS) await door.write(agent, { text });
+    const again = await door.write(agent, WRITE);
+    expect(again).toEqual({ id, duplicate: true });
+    const stored = await storedFields(agent, id);
+    const recalled = await door.recall(agent, 'green tea', 3);
+    await door.forget(agent, id);
+    const forgotten = (await client.get(agent, id)).supersededBy;
+    const afterForget = await door.recall(agent, 'green tea', 3);
+    await door.delete(agent, id);
+    await expect(client.get(agent, id)).rejects.toMatchObject({ kind: 'not_found' });
+    outcomes.set(name, { stored, recalled, forgotten, afterForget, count: (await client.stats(agent)).factCount });
+  });
+});
+
+test('every door stored the same fields and gave the same answers', () => {
+  expect([...outcomes.keys()]).toEqual(DOORS.map(([name]) => name));
+  const reference = outcomes.get('library') as { stored: unknown; recalled: { text: string; matched: boolean }[] };
+  expect(reference.stored).toEqual({
+    text: WRITE.text,
+    occurredAt: Date.parse(WRITE.occurred_at),
+    tags: ['preferences', 'drinks'],
+    entities: ['Alice'],
+    source: 'onboarding chat',
+    context: 'asked about the office kitchen',
+    meta: { channel: 'slack', turn: 3 },
+    confidence: 'verified',
+    kind: 'fact',
+  });
+  expect(reference.recalled[0]).toEqual({ text: WRITE.text, matched: true });
+  expect(reference.recalled.slice(1).map((r) => r.matched)).toEqual([false, false]);
+  for (const [name, outcome] of outcomes) expect(outcome, name).toEqual(outcomes.get('library'));
+});
