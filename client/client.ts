@@ -18,6 +18,7 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
+import type { WriteFields } from '../shared/model.ts';
 
 export interface ConnectOptions {
   /** Data dir whose discovery file names the daemon (default: --data-dir rules: ENGRAM_HOME or ./.engram). */
@@ -43,23 +44,11 @@ export interface ReviseResult {
   replayed: boolean;
 }
 
-export interface WriteOptions {
+export interface WriteOptions extends WriteFields {
   /** Idempotency key; a fresh UUID when omitted. */
   requestId?: string;
-  /** "verified", "inferred" or "unverified" (needs confidence-write-v1). */
-  confidence?: string;
-  occurredAt?: number;
-  tags?: string[];
-  entities?: string[];
-  source?: string;
-  context?: string;
-  /** A JSON object stored with the fact. */
-  meta?: Record<string, unknown>;
   /** @deprecated The same as text; `meta` wins when both are given. */
   metaJson?: string;
-  /** Store a copy even when an identical live fact exists. Daemons without write-dedup-v1
-   *  never deduplicate, so there it changes nothing. */
-  allowDuplicate?: boolean;
 }
 
 /** A write's outcome. */

@@ -37,6 +37,25 @@ export interface FactFields {
 
 export type ConfidenceLabel = 'verified' | 'inferred' | 'unverified';
 
+/** What a writer gives beside the text, at every door (the library's WriteOptions, the MCP and
+ *  REST write fields). */
+export interface WriteFields {
+  /** Your own declaration of how sure you are (needs confidence-write-v1). */
+  confidence?: ConfidenceLabel;
+  /** When the remembered thing happened (epoch ms). */
+  occurredAt?: number;
+  tags?: string[];
+  entities?: string[];
+  source?: string;
+  /** Text indexed with the fact but not returned as its text. */
+  context?: string;
+  /** A JSON object stored with the fact. */
+  meta?: Record<string, unknown>;
+  /** Store a copy even when an identical live fact exists. Daemons without write-dedup-v1
+   *  never deduplicate, so there it changes nothing. */
+  allowDuplicate?: boolean;
+}
+
 /** A fact as the library returns it and the JSON front doors print it: absent values are
  *  undefined (printed as null), meta is an object, times are milliseconds since the epoch. */
 export interface Fact {

@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { createServiceClient, RpcError, type ClientOf } from '../shared/grpc/bridge.ts';
 import { MemoryService, PutWithOptionsRequestSchema } from '../shared/gen/engram/v1/memory_pb.ts';
-import { EngramError, type EngramClient, type Fact, type Receipt } from '../client/index.ts';
+import { EngramError, type EngramClient, type ConfidenceLabel, type Fact, type Receipt } from '../client/index.ts';
 import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
 import { openTables } from '../daemon/store/level/tables.ts';
 import { factKey } from '../daemon/store/level/keys.ts';
@@ -69,7 +69,7 @@ async function expectNothingWritten(work: () => Promise<unknown>, agents: string
 }
 
 async function put(agent: string, text: string, confidence?: string): Promise<Fact> {
-  return (await client.put(agent, text, confidence === undefined ? {} : { confidence })).fact;
+  return (await client.put(agent, text, confidence === undefined ? {} : { confidence: confidence as ConfidenceLabel })).fact;
 }
 
 const texts = (facts: { text: string }[]) => facts.map((f) => f.text);

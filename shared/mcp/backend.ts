@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { RetrievalMetadata } from '../model.ts';
+import type { RetrievalMetadata, WriteFields } from '../model.ts';
 import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -60,18 +60,9 @@ export interface BatchResult {
 }
 
 /** A write: the text and every optional field a door accepts. */
-export interface WriteRequest {
+export interface WriteRequest extends WriteFields {
   agentId: string;
   text: string;
-  confidence?: ConfidenceLabel;
-  /** ms since the epoch. */
-  occurredAt?: number;
-  tags?: string[];
-  entities?: string[];
-  source?: string;
-  context?: string;
-  meta?: Record<string, unknown>;
-  allowDuplicate?: boolean;
 }
 
 /** A committed fact as the write tools report it. */

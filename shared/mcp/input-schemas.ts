@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { allowDuplicate, confidence, CONFIDENCE_TEXT, FACT_FIELDS } from '../schemas/write-fields.ts';
-import { REFLECT_ACTIONS } from './payloads.ts';
 
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
 const identity = (description: string) => z.string().min(1).regex(/\S/).describe(description);
@@ -33,6 +32,9 @@ const confidenceWeight = z
   .optional();
 
 const factId = z.string().describe('The fact, by the fact_id a write, memory_list or an explain receipt returned.');
+
+export const REFLECT_ACTIONS = ['add', 'update', 'forget', 'link', 'pin', 'unpin'] as const;
+export type ReflectAction = (typeof REFLECT_ACTIONS)[number];
 
 /** memory_list's page size when none is given. */
 export const LIST_PAGE_SIZE = 50;

@@ -7,8 +7,7 @@ import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
 import { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
-import type { ToolName } from './input-schemas.ts';
-import { REFLECT_ACTIONS } from './payloads.ts';
+import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
 const count = z.int().min(0);
 const strings = z.array(z.string());

@@ -26,5 +26,4 @@ export type GetPayload = Payload<'memory_get'>;
 export type ForgetPayload = Payload<'memory_forget'>;
 export type DeletePayload = Payload<'memory_delete'>;
 
-export const REFLECT_ACTIONS = ['add', 'update', 'forget', 'link', 'pin', 'unpin'] as const;
-export type ReflectAction = (typeof REFLECT_ACTIONS)[number];
+export { REFLECT_ACTIONS, type ReflectAction } from './input-schemas.ts';

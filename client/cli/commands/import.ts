@@ -8,7 +8,7 @@ import { Option, type Command } from 'commander';
 import type { EngramClient } from '../../client.ts';
 import { CapabilityError } from '../../errors.ts';
 import { importConversation } from '../../import/conversation.ts';
-import type { Fact } from '../../types.ts';
+import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import * as check from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, withClient, type Cli } from '../context.ts';
@@ -82,7 +82,7 @@ async function write(c: EngramClient, agent: string, r: ImportRecord): Promise<{
     source: r.source,
     context: r.context,
     metaJson: r.metaJson,
-    ...(r.confidence ? { confidence: r.confidence } : {}),
+    ...(r.confidence ? { confidence: r.confidence as ConfidenceLabel } : {}),
     // An import reproduces its file: two identical lines are two facts (re-runs are idempotent
     // by request id, not by text).
     allowDuplicate: true,

@@ -1,7 +1,7 @@
 // The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
-import type { Fact } from '../../types.ts';
+import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 import { factJson, feedbackJson, receiptJson, retrievalJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
@@ -34,7 +34,7 @@ function writeOptionsFrom(o: Record<string, string | string[] | undefined>): Wri
     ...(o.source !== undefined ? { source: o.source as string } : {}),
     ...(o.context !== undefined ? { context: o.context as string } : {}),
     ...(o.meta !== undefined ? { meta: metaFlag(o.meta as string) } : {}),
-    ...(o.confidence !== undefined ? { confidence: o.confidence as string } : {}),
+    ...(o.confidence !== undefined ? { confidence: o.confidence as ConfidenceLabel } : {}),
   };
 }
 

@@ -1,12 +1,12 @@
 // The OpenAPI 3.1 document served at GET /v1/openapi.json, generated from the route table
-// (routes.ts) and the zod schemas (schemas.ts), so it describes exactly what is served and how
+// (routes.ts, handed in) and the zod schemas (schemas.ts), so it describes exactly what is served and how
 // it is validated. Its schemas are JSON Schema 2020-12, as 3.1 requires.
 import { z } from 'zod';
 import { jsonSchema, jsonSchemas, type JsonSchema } from '../../../shared/schemas/json-schema.ts';
 import { ENGRAM_VERSION } from '../../../shared/version.ts';
 import { BODY_LIMIT } from '../body.ts';
 import { ALIASES, REQUESTS, RESPONSES } from './schemas.ts';
-import { ROUTES, type Route } from './routes.ts';
+import type { Route } from './route.ts';
 
 const uri = (id: string) => `#/components/schemas/${id}`;
 const ref = (id: string) => ({ $ref: uri(id) });
@@ -73,11 +73,11 @@ function withAliases(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
-export function openApiDocument() {
+export function openApiDocument(routes: readonly Route[]) {
   const requests = jsonSchemas(registryOf(REQUESTS), 'input', uri);
   const responses = jsonSchemas(registryOf(RESPONSES), 'output', uri);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route);
   return {
     openapi: '3.1.0',
     info: {

@@ -9,56 +9,12 @@ import { rfc3339Ms } from '../../../shared/validate.ts';
 import type { CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
 import { checkpointView, restFact, restReceipt } from '../views.ts';
-import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.ts';
+import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import type { ObjectSchema } from './parse.ts';
-import { AgentQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, REQUESTS, type RequestName, type ResponseName, type ResponseOf } from './schemas.ts';
+import { route, type Reply, type Route } from './route.ts';
+import { AgentQuery, ListQuery, OptionalAgentQuery, RecallQuery, type ResponseName, type ResponseOf } from './schemas.ts';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
-
-/** What a route handler gets: the core, the call's context, and the request's checked parts. */
-export interface RestInput<Q, B> {
-  core: Engram;
-  ctx: CallContext;
-  params: Record<string, string>;
-  query: Q;
-  body: B;
-  metrics: Metrics;
-}
-
-export interface Reply {
-  status?: number;
-  /** Serialised as JSON unless `text` is set. */
-  json?: unknown;
-  text?: { contentType: string; body: string };
-  headers?: Record<string, string>;
-}
-
-/** How the OpenAPI document describes a route. */
-export interface Operation {
-  operationId: string;
-  summary: string;
-  /** The success status and the component its body is (absent: not JSON). */
-  status: number;
-  response?: ResponseName;
-  description: string;
-  /** Error statuses beyond those every route may answer. */
-  errors: readonly ('400' | '404' | '409' | '413')[];
-}
-
-export interface Route {
-  method: Method;
-  /** An OpenAPI path template ("/v1/facts/{id}"). */
-  path: string;
-  /** false for routes anyone may call (health, the OpenAPI document: they hold no data). */
-  auth: boolean;
-  /** The query parameters; any other is a 400 (a typo like top_x= would otherwise be ignored). */
-  query: ObjectSchema;
-  /** The JSON body, for POSTs. */
-  body?: RequestName;
-  operation: Operation;
-  handle(input: RestInput<unknown, unknown>): Promise<Reply>;
-}
+export type { Method, Reply, Route } from './route.ts';
 
 /** The core's field names where REST's differ (the core speaks the protocol's field paths). */
 export const CORE_FIELDS: Readonly<Record<string, string>> = {
@@ -71,33 +27,6 @@ export const CORE_FIELDS: Readonly<Record<string, string>> = {
   'options.confidence_weight': 'confidence_weight',
   'options.top_k': 'top_k',
 };
-
-type Spec<Q extends ObjectSchema, B extends RequestName | undefined> = {
-  auth?: boolean;
-  query?: Q;
-  body?: B;
-} & Omit<Operation, 'errors'> & { errors?: Operation['errors'] };
-
-type BodyOf<B> = B extends RequestName ? z.infer<(typeof REQUESTS)[B]> : undefined;
-
-function route<Q extends ObjectSchema = typeof NoQuery, B extends RequestName | undefined = undefined>(
-  method: Method,
-  path: string,
-  spec: Spec<Q, B>,
-  handle: (input: RestInput<z.infer<Q>, BodyOf<B>>) => Promise<Reply>,
-): Route {
-  const { auth, query, body, errors, ...operation } = spec;
-  const defaults: Operation['errors'] = body || query ? ['400'] : [];
-  return {
-    method,
-    path,
-    auth: auth ?? true,
-    query: query ?? NoQuery,
-    ...(body ? { body } : {}),
-    operation: { ...operation, errors: errors ?? (body ? [...defaults, '413'] : defaults) },
-    handle: handle as Route['handle'],
-  };
-}
 
 const ok = <N extends ResponseName>(_name: N, json: ResponseOf<N>, extra: Omit<Reply, 'json'> = {}): Reply => ({ ...extra, json });
 
@@ -323,6 +252,6 @@ export const ROUTES: readonly Route[] = [
     'GET',
     '/v1/openapi.json',
     { auth: false, operationId: 'openapi', summary: 'This document; needs no token (it holds no data)', status: 200, description: 'The OpenAPI 3.1 document.' },
-    async () => ({ json: openApiDocument() }),
+    async () => ({ json: openApiDocument(ROUTES) }),
   ),
 ];
