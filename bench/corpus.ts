@@ -1,8 +1,10 @@
 // Deterministic benchmark text: facts recombined from LoCoMo conversation turns, and queries
 // made of words of stored facts. Same seed ⇒ same facts and queries, on every machine.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const LOCOMO = '/work/shared/data/locomo-dev.json';
+/** The benchmark data beside the repository (../shared/data), wherever the clone is. */
+export const LOCOMO_DEV = fileURLToPath(new URL('../../shared/data/locomo-dev.json', import.meta.url));
 const MIN_WORDS = 10;
 const MAX_WORDS = 25;
 
@@ -23,7 +25,7 @@ const int = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand
 let turnsCache: string[][] | undefined;
 
 /** Every turn's text of every session, as whitespace-separated words. */
-export function loadTurns(path = LOCOMO): string[][] {
+export function loadTurns(path = LOCOMO_DEV): string[][] {
   if (turnsCache) return turnsCache;
   const samples = JSON.parse(readFileSync(path, 'utf8')) as { conversation: Record<string, unknown> }[];
   const turns: string[][] = [];

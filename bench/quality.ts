@@ -3,20 +3,18 @@
 // with the client's conversation importer into its own namespace, every evaluated question is
 // recalled once (one query in flight), and recall@k = |evidence ∩ top-k| / |evidence| is averaged
 // per category and overall. The run ends with the line "overall recall@10: 0.xxx".
-import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/client.ts';
 import { importConversation } from '../client/import/conversation.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
+import { LOCOMO_DEV } from './corpus.ts';
 import { CATEGORIES, loadLocomo, type LocomoSample } from './locomo.ts';
 import { ms, summarize, table } from './stats.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
   options: {
-    data: { type: 'string', default: resolve(ROOT, '../shared/data/locomo-dev.json') },
+    data: { type: 'string', default: LOCOMO_DEV },
     'k-max': { type: 'string', default: '20' },
     embedder: { type: 'string', default: 'local' },
     help: { type: 'boolean', short: 'h', default: false },
