@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/client.ts';
+import type { SignalWeights } from '../shared/model.ts';
 import { importConversation } from '../client/import/conversation.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
 import { LOCOMO_DEV } from './corpus.ts';
@@ -17,17 +18,26 @@ const { values } = parseArgs({
     data: { type: 'string', default: LOCOMO_DEV },
     'k-max': { type: 'string', default: '20' },
     embedder: { type: 'string', default: 'local' },
+    /** Per-call signal weights to evaluate on the same imported store, "v,k,r" each; repeatable. */
+    weights: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none]\n');
+  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--weights v,k,r]...\n');
   process.exit(0);
 }
 const kMax = Number(values['k-max']);
 const embedder = values.embedder as 'local' | 'none';
 if (!Number.isInteger(kMax) || kMax < 10) throw new Error(`--k-max must be an integer >= 10, got ${values['k-max']}`);
 if (embedder !== 'local' && embedder !== 'none') throw new Error(`--embedder must be local or none, got ${embedder}`);
+/** undefined: the daemon's defaults. */
+const WEIGHT_SETS: (SignalWeights | undefined)[] = (values.weights ?? []).map((w) => {
+  const [vector, keyword, recency] = w.split(',').map(Number);
+  if (![vector, keyword, recency].every((n) => Number.isFinite(n) && n! >= 0)) throw new Error(`--weights takes v,k,r (three numbers), got ${w}`);
+  return { vector: vector!, keyword: keyword!, recency: recency! };
+});
+if (WEIGHT_SETS.length === 0) WEIGHT_SETS.push(undefined);
 const KS = [...new Set([5, 10, 20, kMax])].filter((k) => k <= kMax).sort((a, b) => a - b);
 
 interface Scored {
@@ -60,11 +70,11 @@ function turnIdOf(meta: Record<string, unknown>): string | undefined {
   return typeof meta.turn_id === 'string' ? meta.turn_id : undefined;
 }
 
-async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[]): Promise<Scored[]> {
+async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[], weights: SignalWeights | undefined): Promise<Scored[]> {
   const scored: Scored[] = [];
   for (const [i, q] of sample.questions.entries()) {
     const started = performance.now();
-    const { facts } = await client.recall(sample.id, q.question, { topK: kMax });
+    const { facts } = await client.recall(sample.id, q.question, { topK: kMax, ...(weights ? { weights } : {}) });
     latencies.push(performance.now() - started);
     const ranked = facts.map((f) => turnIdOf(f.meta) ?? idMap.get(f.id));
     const evidence = new Set(q.evidence);
@@ -98,21 +108,26 @@ async function main(): Promise<void> {
     for (const sample of samples) idMaps.push(await importSample(client, sample));
     const importMs = performance.now() - importStart;
 
-    const latencies: number[] = [];
-    const scored: Scored[] = [];
-    for (const [i, sample] of samples.entries()) scored.push(...(await evaluate(client, sample, idMaps[i]!, latencies)));
-    const overall10 = scored.reduce((sum, s) => sum + s.recall[KS.indexOf(10)]!, 0) / scored.length;
-
     const turns = samples.reduce((n, s) => n + s.sessions.reduce((m, x) => m + x.turns.length, 0), 0);
-    const l = summarize(latencies);
     process.stdout.write(`LoCoMo retrieval quality: ${values.data}\n`);
-    process.stdout.write(`daemon: embedder ${embedder}, default recall weights; top_k ${kMax}; one query in flight\n\n`);
-    process.stdout.write(`${report(scored)}\n\n`);
+    process.stdout.write(`daemon: embedder ${embedder}; top_k ${kMax}; one query in flight\n`);
     process.stdout.write(`conversations: ${samples.length}, turns imported: ${turns} in ${(importMs / 1000).toFixed(1)} s\n`);
-    process.stdout.write(`questions evaluated: ${scored.length}\n`);
-    process.stdout.write(`recall latency: mean ${ms(l.mean)} ms, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms\n`);
+    const summary: string[][] = [['weights v,k,r', 'R@10', 'recall p50 ms']];
+    for (const weights of WEIGHT_SETS) {
+      const latencies: number[] = [];
+      const scored: Scored[] = [];
+      for (const [i, sample] of samples.entries()) scored.push(...(await evaluate(client, sample, idMaps[i]!, latencies, weights)));
+      const overall10 = scored.reduce((sum, s) => sum + s.recall[KS.indexOf(10)]!, 0) / scored.length;
+      const l = summarize(latencies);
+      const label = weights ? `${weights.vector},${weights.keyword},${weights.recency}` : "the daemon's defaults";
+      process.stdout.write(`\nweights: ${label}\n${report(scored)}\n`);
+      process.stdout.write(`questions evaluated: ${scored.length}; recall latency: mean ${ms(l.mean)} ms, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms\n`);
+      summary.push([label, overall10.toFixed(3), ms(l.p50)]);
+    }
+    if (WEIGHT_SETS.length > 1) process.stdout.write(`\n${table(summary)}\n`);
+    const last = summary.at(-1)!;
     process.stdout.write(`total time: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-    process.stdout.write(`overall recall@10: ${overall10.toFixed(3)}\n`);
+    process.stdout.write(`overall recall@10: ${last[1]}\n`);
   } finally {
     client.close();
     await daemon.stop();
