@@ -15,7 +15,6 @@ import { Engram } from '../daemon/core/engram.ts';
 import { SILENT } from '../daemon/log.ts';
 import { createEmbedder } from '../daemon/embed/index.ts';
 import { snapshotSealPath } from '../daemon/index/snapshot.ts';
-import { DEFAULT_WEIGHTS } from '../daemon/recall/registry.ts';
 import { LevelStore } from '../daemon/store/level/level-store.ts';
 import { DEFAULT_LIMITS } from '../shared/validate.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
@@ -39,8 +38,9 @@ const BATCH = 512;
 /** Writes n facts through the core (group-committed puts, 512 in flight), with progress. */
 async function buildStore(dataDir: string, facts: string[]): Promise<number> {
   const store = await LevelStore.open(join(dataDir, 'store'));
-  const recallDefaults = { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0, confidenceWeight: 0 };
-  const core = await Engram.open({ dataDir, vectorDir: join(dataDir, 'vectors'), embedder: await createEmbedder(embedder), limits: DEFAULT_LIMITS, recallDefaults, log: SILENT }, store);
+  const model = await createEmbedder(embedder);
+  const recallDefaults = { weights: { ...model.defaultWeights }, minRelevance: 0, confidenceWeight: 0 };
+  const core = await Engram.open({ dataDir, vectorDir: join(dataDir, 'vectors'), embedder: model, limits: DEFAULT_LIMITS, recallDefaults, log: SILENT }, store);
   const ctx = callContext(DAEMON);
   const started = performance.now();
   let shown = -1;

@@ -11,6 +11,7 @@ import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
+import type { SignalWeights } from '../shared/model.ts';
 
 export interface DaemonInfo {
   protocol: string;
@@ -22,6 +23,9 @@ export interface DaemonInfo {
   limits: Limits;
   profile: string;
   embedder: string;
+  /** The weights a recall gets for the signals it does not weight; absent from daemons that
+   *  predate embedder-weights-v1 (they use vector 1, keyword 1, recency 0.5). */
+  defaultWeights?: SignalWeights;
 }
 
 /** What a daemon that predates the handshake (UNIMPLEMENTED) is assumed to be. */
@@ -125,6 +129,7 @@ export class Connection {
         limits: res.limits ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch } : DEFAULT_LIMITS,
         profile: res.profile,
         embedder: res.embedder,
+        ...(res.defaultSignalWeights ? { defaultWeights: { vector: res.defaultSignalWeights.vector, keyword: res.defaultSignalWeights.keyword, recency: res.defaultSignalWeights.recency } } : {}),
       };
     } catch (error) {
       if (!(error instanceof RpcError && error.kind === ErrorKind.Unimplemented)) throw error;

@@ -6,7 +6,7 @@ import { RELEASE_PROFILES } from '../shared/capabilities.ts';
 import { resolveDataDir } from '../shared/discovery.ts';
 import * as check from '../shared/validate.ts';
 import { EMBEDDER_NAMES, type EmbedderName } from './embed/index.ts';
-import { DEFAULT_WEIGHTS, SIGNAL_NAMES, type Weights } from './recall/registry.ts';
+import { SIGNAL_NAMES, type Weights } from './recall/registry.ts';
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
 import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
@@ -64,7 +64,7 @@ interface ParsedOptions {
   embedUrl?: string;
   embedModel?: string;
   embedApiKeyEnv?: string;
-  signalWeights: Weights;
+  signalWeights?: Weights;
   minRelevance: number;
   compat: string;
   defaultConfidenceWeight?: number;
@@ -99,7 +99,7 @@ export function daemonCommand(): Command {
     .addOption(option('--embed-url <url>', 'ollama/openai server (default http://127.0.0.1:11434 / https://api.openai.com)', 'ENGRAM_EMBED_URL'))
     .addOption(option('--embed-model <model>', 'ollama/openai model (openai default text-embedding-3-small; ollama: e.g. nomic-embed-text)', 'ENGRAM_EMBED_MODEL'))
     .addOption(option('--embed-api-key-env <name>', 'the variable holding the openai key (default OPENAI_API_KEY)', 'ENGRAM_EMBED_API_KEY_ENV'))
-    .addOption(option('--signal-weights <v,k,r>', 'default recall weights vector,keyword,recency', 'ENGRAM_SIGNAL_WEIGHTS').argParser(signalWeights).default(DEFAULT_WEIGHTS, SIGNAL_NAMES.map((n) => DEFAULT_WEIGHTS[n]).join(',')))
+    .addOption(option('--signal-weights <v,k,r>', 'default recall weights vector,keyword,recency (default: the embedder\'s own, shown by engram status)', 'ENGRAM_SIGNAL_WEIGHTS').argParser(signalWeights))
     .addOption(option('--min-relevance <f>', 'default relevance floor in [0, 1] (0: none)', 'ENGRAM_MIN_RELEVANCE').argParser(minRelevance).default(0))
     .addOption(option('--compat <profile>', 'serve exactly an older release profile', 'ENGRAM_COMPAT').choices(Object.keys(RELEASE_PROFILES)).default('current'))
     .addOption(option('--default-confidence-weight <w>', `advertised default confidence weight in [0, ${check.MAX_CONFIDENCE_WEIGHT}] (default: not advertised, 0)`, 'ENGRAM_DEFAULT_CONFIDENCE_WEIGHT').argParser(confidenceWeight))

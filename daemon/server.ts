@@ -18,9 +18,10 @@ import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { BearerAuthenticator } from './auth/bearer.ts';
 import { Engram } from './core/engram.ts';
 import { createEmbedder, type EmbedderConfig, type EmbedderName } from './embed/index.ts';
+import { SENTENCE_MODEL_WEIGHTS, type Embedder } from './embed/provider.ts';
 import { startHttpServer, type HttpServer } from './http/server.ts';
 import type { RecallDefaults } from './recall/plan.ts';
-import { DEFAULT_WEIGHTS } from './recall/registry.ts';
+import type { Weights } from './recall/registry.ts';
 import { adminService } from './rpc/admin-service.ts';
 import { bearerTokenCaller, unixSocketCaller } from './rpc/auth.ts';
 import { checkpointService } from './rpc/checkpoint-service.ts';
@@ -40,9 +41,9 @@ export interface DaemonOptions {
   profile?: string;
   defaultConfidenceWeight?: number;
   limits?: Limits;
-  /** Configured recall defaults (per-call options override them); the confidence weight comes
-   *  from defaultConfidenceWeight. */
-  recallDefaults?: Omit<RecallDefaults, 'confidenceWeight'>;
+  /** Configured recall defaults (per-call options override them); absent weights are the
+   *  embedder's own, and the confidence weight comes from defaultConfidenceWeight. */
+  recallDefaults?: { weights?: Weights; minRelevance: number };
   reconcileIntervalMs?: number;
   /** Checkpoints kept per agent (default 20). */
   checkpointKeep?: number;
@@ -82,7 +83,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot use embedder "${options.embedder}": ${error.message}`);
   });
   const recallDefaults: RecallDefaults = {
-    ...(options.recallDefaults ?? { weights: { ...DEFAULT_WEIGHTS }, minRelevance: 0 }),
+    weights: { ...(options.recallDefaults?.weights ?? defaultWeights(profile, embedder)) },
+    minRelevance: options.recallDefaults?.minRelevance ?? 0,
     // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
   };
@@ -110,6 +112,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 }
 
+/** The embedder's own weights; an older profile ranks as its release did, with the seed's. */
+const defaultWeights = (profile: ReleaseProfile, embedder: Embedder): Weights =>
+  profile.capabilities.includes(Capability.EmbedderWeights) ? embedder.defaultWeights : SENTENCE_MODEL_WEIGHTS;
+
 async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfile, limits: Limits, log: Log): Promise<RunningDaemon> {
   const paths = dataPaths(options.dataDir);
   const token = options.token ?? loadOrCreateToken(paths.token);
@@ -119,7 +125,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
 
   const register = (server: grpc.Server, authenticate: Authenticate) => {
     const serve = { authenticate, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
-    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, embedder: () => core.activeEmbedder() }), serve);
+    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, defaultWeights: core.recallDefaults.weights, embedder: () => core.activeEmbedder() }), serve);
     addService(server, MemoryService, memoryService(core, profile), serve);
     addService(server, AdminService, adminService(core), serve);
     addService(server, CheckpointService, checkpointService(core), serve);

@@ -25,6 +25,9 @@ export const Capability = {
   RecallMatches: 'recall-matches-v1',
   /** A write identical to a live fact returns that fact (duplicate: true); allow_duplicate stores a copy. */
   WriteDedup: 'write-dedup-v1',
+  /** Default signal weights belong to the embedder (the offline one weights vectors lightly) and
+   *  Hello advertises the effective ones (default_signal_weights). */
+  EmbedderWeights: 'embedder-weights-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -64,7 +67,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights],
   advertisesDefaultWeight: true,
 };
 

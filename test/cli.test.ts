@@ -105,7 +105,8 @@ describe('recall', () => {
       expect(fact.text).toContain('deploy');
     }
     expect(out.retrieval).toMatchObject({ rrf_k: 60, embedder: 'none', signals: ['keyword', 'recency'] });
-    expect(out.retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.5 });
+    // The none embedder's defaults: no vector signal, keyword and recency as the seed weights them.
+    expect(out.retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5 });
   });
 
   test('--explain --json gives a receipt per fact whose fused_score reproduces from its ranks', async () => {

@@ -21,8 +21,10 @@ const PROFILES = [
   { name: 'legacy', args: ['--compat', 'legacy'] },
   { name: 'v0.1', args: ['--compat', 'v0.1'] },
   { name: 'v0.2', args: ['--compat', 'v0.2'] },
-  { name: 'current', args: [] },
-  { name: 'current, default weight 0.2', args: ['--default-confidence-weight', '0.2'] },
+  // The release's signal weights on the current daemons too, so legacy-shaped calls rank alike
+  // everywhere (a current daemon's own defaults, per embedder, are in embedder-weights.test.ts).
+  { name: 'current', args: ['--signal-weights', '1,1,0.5'] },
+  { name: 'current, default weight 0.2', args: ['--signal-weights', '1,1,0.5', '--default-confidence-weight', '0.2'] },
 ] as const;
 type ProfileName = (typeof PROFILES)[number]['name'];
 
@@ -369,6 +371,15 @@ describe('older profiles show nothing of later releases', () => {
     expect(on('legacy').client.daemon.defaultConfidenceWeight).toBeUndefined();
     expect(on('v0.1').client.daemon.defaultConfidenceWeight).toBeUndefined();
     expect(on('v0.1').client.daemon.capabilities.filter((c) => c.startsWith('confidence-'))).toEqual([]);
+  });
+
+  test('only current advertises its default signal weights (embedder-weights-v1)', () => {
+    for (const profile of ['legacy', 'v0.1', 'v0.2'] as const) {
+      expect(on(profile).client.daemon.capabilities, profile).not.toContain('embedder-weights-v1');
+      expect(on(profile).client.daemon.defaultWeights, profile).toBeUndefined();
+    }
+    expect(on('current').client.daemon.capabilities).toContain('embedder-weights-v1');
+    expect(on('current').client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.5 });
   });
 
   test('v0.2: no write dedup and no per-fact matches; current has both', async () => {

@@ -18,6 +18,7 @@ describe('handshake', () => {
     expect(info.defaultConfidenceWeight).toBeUndefined();
     expect(info.limits).toEqual({ maxTextBytes: 32768, maxTopK: 1000, maxBatch: 64 });
     expect(info.embedder).toBe('local:wink-sg-100d-sif-v1');
+    expect(info.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5 });
   });
 
   test('the standard grpc.health.v1 service reports SERVING', async () => {
@@ -72,7 +73,7 @@ describe('MemoryService round trip', () => {
     await env.client.put('rt-recall', 'The build server is called hopper');
     const recall = await env.client.recall('rt-recall', 'window seat flight');
     expect(recall.facts[0]!.text).toBe('Mia prefers window seats on long flights');
-    expect(recall.retrieval).toMatchObject({ signals: ['vector', 'keyword', 'recency'], rrfK: 60, weights: { vector: 1, keyword: 1, recency: 0.5 } });
+    expect(recall.retrieval).toMatchObject({ signals: ['vector', 'keyword', 'recency'], rrfK: 60, weights: env.client.daemon.defaultWeights });
     const explain = await env.client.recallExplain('rt-recall', 'window seat flight');
     expect(explain.receipts.map((r) => r.fact.id)).toEqual(recall.facts.map((f) => f.id));
     const all = await env.client.recallAll('rt-recall', 'wifi password');

@@ -33,7 +33,7 @@ describe('signal weights and relevance floor', () => {
 
   test('unset weights keep the defaults; an explicit 0 turns only that signal off', async () => {
     const { retrieval } = await env.client.recall('w-keyword', 'boiler', { weights: { recency: 0 } });
-    expect(retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0 });
+    expect(retrieval.weights).toEqual({ ...env.client.daemon.defaultWeights, recency: 0 });
     expect(retrieval.signals).toEqual(['vector', 'keyword']);
   });
 
@@ -52,6 +52,16 @@ describe('signal weights and relevance floor', () => {
     await expect(env.client.recall('w-keyword', 'x', { minRelevance: 1.5 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.min_relevance' });
     await expect(env.client.recall('w-keyword', 'x', { weights: { keyword: -1 } })).rejects.toMatchObject({ field: 'options.signal_weights.keyword' });
     await expect(env.client.recall('w-keyword', 'x', { weights: { keyword: 0, vector: 0, recency: 0 } })).rejects.toMatchObject({ field: 'options.signal_weights' });
+  });
+});
+
+describe('keyword fields', () => {
+  test("a fact's own words outweigh the same words in another fact's context", async () => {
+    // Same words, same lengths: only the field they sit in differs.
+    const inContext = await env.client.put('w-fields', 'Reminder from Sam', { context: 'the boiler service code is 4471' });
+    const inText = await env.client.put('w-fields', 'the boiler service code is 4471', { context: 'Reminder from Sam' });
+    const { facts } = await env.client.recall('w-fields', 'boiler service code', { weights: { vector: 0, recency: 0, keyword: 1 } });
+    expect(facts.map((f) => f.id)).toEqual([inText.fact.id, inContext.fact.id]);
   });
 });
 

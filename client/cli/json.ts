@@ -15,5 +15,6 @@ export function daemonJson(d: DaemonInfo) {
     default_confidence_weight: d.defaultConfidenceWeight ?? null,
     limits: { max_text_bytes: d.limits.maxTextBytes, max_top_k: d.limits.maxTopK, max_batch: d.limits.maxBatch },
     embedder: d.embedder,
+    default_signal_weights: d.defaultWeights ?? null,
   };
 }

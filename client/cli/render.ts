@@ -1,7 +1,7 @@
 // Human-readable output of the CLI. Plain text, one fact per line, with the id first so it can
 // be copied into `engram forget`.
 import type { FactMatch } from '../client.ts';
-import type { Fact, Receipt, RetrievalMetadata, Stats } from '../types.ts';
+import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats } from '../types.ts';
 
 type Print = (line: string) => void;
 
@@ -37,9 +37,12 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
   if (matched !== undefined && matched > 0 && matched < facts.length) print(`(${matched} of ${facts.length} matched the query; the rest only fill --top-k)`);
 }
 
+/** "v=0.2 kw=1 rec=0.5" */
+export const weightsText = (w: SignalWeights): string => `v=${w.vector} kw=${w.keyword} rec=${w.recency}`;
+
 export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print): void {
   const w = retrieval.weights;
-  print(`signals: ${retrieval.signals.join(' + ') || 'none'}  weights v=${w.vector} kw=${w.keyword} rec=${w.recency}  k=${retrieval.rrfK}`);
+  print(`signals: ${retrieval.signals.join(' + ') || 'none'}  weights ${weightsText(w)}  k=${retrieval.rrfK}`);
   for (const note of retrieval.notes) print(`note: ${note}`);
   if (receipts.length === 0) print('No memories found.');
   receipts.forEach((r, i) => {

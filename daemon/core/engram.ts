@@ -251,6 +251,11 @@ export class Engram {
     return this.reconciler.runOnce();
   }
 
+  /** What a recall uses for what it does not set itself. */
+  get recallDefaults(): RecallDefaults {
+    return this.options.recallDefaults;
+  }
+
   /** The embedder recall uses now ("none" while the vector signal is off). */
   activeEmbedder(): string {
     return this.indexer.vectors.activeEmbedder;

@@ -3,7 +3,8 @@
  * retry, batching, response validation, L2 normalisation and the dimension probe. Each provider
  * only says how to build its request body and where the vectors sit in its response.
  */
-import type { Embedder } from './provider.ts';
+import type { SignalWeights } from '../../shared/model.ts';
+import { SENTENCE_MODEL_WEIGHTS, type Embedder } from './provider.ts';
 
 export const DEFAULT_BATCH_SIZE = 64;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -65,6 +66,8 @@ export interface RemoteEmbedderOptions {
   dimensions?: number;
   /** See Embedder.matchSimilarity. */
   matchSimilarity: number;
+  /** See Embedder.defaultWeights (default: the sentence-model weights). */
+  defaultWeights?: Readonly<SignalWeights>;
   batchSize?: number;
   timeoutMs?: number;
 }
@@ -110,7 +113,7 @@ export async function createRemoteEmbedder(provider: RemoteProvider, options: Re
 
   const [probe] = await embed([PROBE_TEXT]);
   if (!probe) throw invalid(provider, 'the dimension probe returned an all-zero vector');
-  return { id: options.id, dimensions: probe.length, matchSimilarity: options.matchSimilarity, embed };
+  return { id: options.id, dimensions: probe.length, matchSimilarity: options.matchSimilarity, defaultWeights: options.defaultWeights ?? SENTENCE_MODEL_WEIGHTS, embed };
 }
 
 type Attempt = { json: unknown } | { transportError: unknown } | { status: number; detail: string };

@@ -1,3 +1,9 @@
+import type { SignalWeights } from '../../shared/model.ts';
+
+/** The seed's recall weights, made for a sentence-embedding model: its similarity is as good a
+ *  relevance signal as a keyword match. */
+export const SENTENCE_MODEL_WEIGHTS: Readonly<SignalWeights> = { vector: 1.0, keyword: 1.0, recency: 0.5 };
+
 /**
  * The contract every embedding provider implements ('local', 'ollama', 'openai', 'none').
  *
@@ -12,6 +18,9 @@ export interface Embedder {
   /** The cosine similarity from which a text counts as matching a query (recall reports the
    *  rest as filler). Each model spreads similarities its own way, so each sets its own. */
   readonly matchSimilarity: number;
+  /** The recall weights a call gets for a signal it does not weight itself, unless the daemon is
+   *  configured with --signal-weights: how much this model's similarity is worth beside BM25. */
+  readonly defaultWeights: Readonly<SignalWeights>;
   /**
    * One vector per text, in order: an L2-normalised Float32Array of `dimensions`.
    * A text with no known word gets null (the fact is then found by keyword and recency only).

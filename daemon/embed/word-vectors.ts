@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { isStopword, words } from '../index/tokenizer.ts';
 import { userPaths } from '../../shared/discovery.ts';
+import type { SignalWeights } from '../../shared/model.ts';
 import type { Embedder } from './provider.ts';
 
 /**
@@ -299,12 +300,18 @@ function normalised(v: Float64Array): Float64Array | null {
   return v.map((x) => x / norm);
 }
 
+const LOCAL_WEIGHTS: Readonly<SignalWeights> = { vector: 0.2, keyword: 1.0, recency: 0.5 };
+
 class SifEmbedder implements Embedder {
   readonly id = EMBEDDER_ID;
   readonly dimensions = DIMENSIONS;
   /** Measured on short facts and queries: related pairs (also without a shared word: "favourite
    *  hot beverage" ~ "prefers green tea", 0.54) score 0.5 and up, unrelated ones 0.4 and below. */
   readonly matchSimilarity = 0.5;
+  /** Averaged word vectors are a weak relevance signal next to BM25: at the seed's full weight
+   *  they outrank good keyword matches. The vector weight was chosen on the LoCoMo dev split
+   *  (`npm run bench:quality -- --weights …`; the sweep is in the README's recall section). */
+  readonly defaultWeights: Readonly<SignalWeights> = LOCAL_WEIGHTS;
   private readonly rowOf: Map<string, number>;
   private readonly weights: Float64Array;
 

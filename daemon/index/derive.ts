@@ -17,13 +17,24 @@ export const isIndexed = (fact: FactRecord): boolean => fact.supersededBy === ''
 /** The time recency ranks a fact by: when it happened if the writer said so, else when it was written. */
 export const recencyTime = (fact: FactRecord): number => fact.occurredAt ?? fact.createdAt;
 
-/** What the keyword index reads for a fact: its text, its context, and — when the writer said
- *  when it happened — that date in words ("8 May 2023"), so "what happened in May 2023" matches. */
+/** How much a word of the fact's own text counts against a word of its context or date: the
+ *  fields of BM25F, folded into one index by scaling term counts and lengths (LoCoMo dev
+ *  recall@10 0.740 → 0.746; 3 gave 0.748 alone but nothing more with relevance feedback). */
+export const TEXT_FIELD_WEIGHT = 2;
+
+/** What the keyword index reads for a fact: its text (weighted), its context, and — when the
+ *  writer said when it happened — that date in words ("8 May 2023"), so "what happened in May
+ *  2023" matches. */
 export function termsOf(fact: FactRecord): Terms {
-  const parts = [fact.text];
-  if (fact.context) parts.push(fact.context);
-  if (fact.occurredAt !== undefined) parts.push(eventDateWords(fact.occurredAt));
-  return termFrequencies(parts.join('\n'));
+  const own = termFrequencies(fact.text);
+  const around: string[] = [];
+  if (fact.context) around.push(fact.context);
+  if (fact.occurredAt !== undefined) around.push(eventDateWords(fact.occurredAt));
+  const rest = termFrequencies(around.join('\n'));
+  const tf = new Map<string, number>();
+  for (const [term, count] of own.tf) tf.set(term, count * TEXT_FIELD_WEIGHT);
+  for (const [term, count] of rest.tf) tf.set(term, (tf.get(term) ?? 0) + count);
+  return { tf, length: own.length * TEXT_FIELD_WEIGHT + rest.length };
 }
 
 /** What the embedder reads for a fact: its text alone. Its context is indexed for keywords but

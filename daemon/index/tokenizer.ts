@@ -17,7 +17,8 @@
 import porter2 from 'wink-porter2-stemmer';
 import { STOPWORDS } from './stopwords.ts';
 
-export const TOKENIZER_ID = 'unicode-porter2-v1';
+// v2: the fact's own words count twice its context's (index/derive.ts TEXT_FIELD_WEIGHT).
+export const TOKENIZER_ID = 'unicode-porter2-v2';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 

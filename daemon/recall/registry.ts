@@ -19,10 +19,6 @@ export type SignalRanks = Record<SignalName, number>;
 
 export const SIGNAL_NAMES: readonly SignalName[] = SIGNALS.map((s) => s.name);
 
-/** Weights suited to a sentence-embedding model (the protocol's historical defaults); unset
- *  weights mean these, an explicit 0 turns a signal off. */
-export const DEFAULT_WEIGHTS: Weights = { vector: 1.0, keyword: 1.0, recency: 0.5 };
-
 const ALL: readonly (MatchSignal | OrderSignal)[] = SIGNALS;
 const MATCH = ALL.filter((s): s is MatchSignal => s.kind === 'match');
 const ORDER = ALL.filter((s): s is OrderSignal => s.kind === 'order');

@@ -1,7 +1,8 @@
 // HandshakeService: who this daemon is, what it can do, and its limits.
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { HandshakeService } from '../../shared/gen/engram/v1/handshake_pb.ts';
-import type { ReleaseProfile } from '../../shared/capabilities.ts';
+import { Capability, type ReleaseProfile } from '../../shared/capabilities.ts';
+import type { SignalWeights } from '../../shared/model.ts';
 import { PROTOCOL_NAME, ENGRAM_VERSION } from '../../shared/version.ts';
 import type { Limits } from '../../shared/validate.ts';
 
@@ -9,6 +10,8 @@ export interface HandshakeInfo {
   instanceId: string;
   profile: ReleaseProfile;
   defaultConfidenceWeight?: number;
+  /** The weights a recall gets for the signals it does not weight. */
+  defaultWeights: SignalWeights;
   limits: Limits;
   embedder: () => string;
 }
@@ -25,6 +28,7 @@ export function handshakeService(info: HandshakeInfo): ImplOf<typeof HandshakeSe
         limits: info.limits,
         profile: info.profile.name,
         embedder: info.embedder(),
+        defaultSignalWeights: info.profile.capabilities.includes(Capability.EmbedderWeights) ? info.defaultWeights : undefined,
       };
     },
   };

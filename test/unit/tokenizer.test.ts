@@ -91,5 +91,5 @@ describe('termFrequencies', () => {
 });
 
 test('tokenizer id names the pipeline', () => {
-  expect(TOKENIZER_ID).toBe('unicode-porter2-v1');
+  expect(TOKENIZER_ID).toBe('unicode-porter2-v2');
 });

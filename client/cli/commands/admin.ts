@@ -7,7 +7,7 @@ import type { Stats } from '../../types.ts';
 import { out, printJson, withClient, type Cli } from '../context.ts';
 import { daemonJson, statsJson } from '../json.ts';
 import { ProgressBar } from '../progress.ts';
-import { printStats } from '../render.ts';
+import { printStats, weightsText } from '../render.ts';
 
 export function registerAdminCommands({ program, globals, setExit }: Cli): void {
   program
@@ -74,6 +74,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       if (discovery?.logFile) out(`log       ${discovery.logFile}`);
       out(`features  ${daemon.capabilities.join(', ') || '(none: legacy daemon)'}`);
       out(`embedder  ${daemon.embedder}`);
+      if (daemon.defaultWeights) out(`weights   ${weightsText(daemon.defaultWeights)} (recall defaults)`);
       printStats(stats, out);
     });
 

@@ -7,13 +7,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { SignalWeights } from "./recall_pb.ts";
+import { file_engram_v1_recall } from "./recall_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file engram/v1/handshake.proto.
  */
 export const file_engram_v1_handshake: GenFile = /*@__PURE__*/
-  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIvABCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJQhwKGl9kZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0IkYKBkxpbWl0cxIWCg5tYXhfdGV4dF9ieXRlcxgBIAEoDRIRCgltYXhfdG9wX2sYAiABKA0SEQoJbWF4X2JhdGNoGAMgASgNMk4KEEhhbmRzaGFrZVNlcnZpY2USOgoFSGVsbG8SFy5lbmdyYW0udjEuSGVsbG9SZXF1ZXN0GhguZW5ncmFtLnYxLkhlbGxvUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIqoCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c0IcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCJGCgZMaW1pdHMSFgoObWF4X3RleHRfYnl0ZXMYASABKA0SEQoJbWF4X3RvcF9rGAIgASgNEhEKCW1heF9iYXRjaBgDIAEoDTJOChBIYW5kc2hha2VTZXJ2aWNlEjoKBUhlbGxvEhcuZW5ncmFtLnYxLkhlbGxvUmVxdWVzdBoYLmVuZ3JhbS52MS5IZWxsb1Jlc3BvbnNlYgZwcm90bzM", [file_engram_v1_recall]);
 
 /**
  * @generated from message engram.v1.HelloRequest
@@ -92,6 +94,14 @@ export type HelloResponse = Message<"engram.v1.HelloResponse"> & {
    * @generated from field: string embedder = 8;
    */
   embedder: string;
+
+  /**
+   * The weights a recall uses for a signal it is not given: the configured --signal-weights, else
+   * the embedder's own defaults. Absent from daemons without "embedder-weights-v1".
+   *
+   * @generated from field: engram.v1.SignalWeights default_signal_weights = 9;
+   */
+  defaultSignalWeights?: SignalWeights | undefined;
 };
 
 /**

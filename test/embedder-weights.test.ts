@@ -1,0 +1,68 @@
+// Default recall weights belong to the embedder: the offline word vectors are a light signal
+// beside BM25, a sentence model a full one. The effective defaults are advertised at handshake,
+// applied to every recall that does not set its own, and shown by `engram status`.
+import { describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+describe('default signal weights', () => {
+  test('each embedder brings its own: local weights vectors lightly, none not at all', async () => {
+    const local = await pool.start({ dataDir: pool.newDir(), embedder: 'local' });
+    const client = await local.client();
+    expect(client.daemon.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5 });
+    await client.put('w', 'The boiler service code is 4471');
+    const { retrieval } = await client.recall('w', 'boiler code');
+    expect(retrieval.weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5 });
+    client.close();
+
+    const none = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
+    const noVectors = await none.client();
+    expect(noVectors.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5 });
+    noVectors.close();
+  });
+
+  test('--signal-weights overrides the embedder, and per-call weights override both', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'local', args: ['--signal-weights', '1,1,0.25'] });
+    const client = await daemon.client();
+    expect(client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.25 });
+    await client.put('w', 'Deploys happen on Tuesdays');
+    expect((await client.recall('w', 'deploys')).retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.25 });
+    expect((await client.recall('w', 'deploys', { weights: { vector: 0.5 } })).retrieval.weights).toEqual({ vector: 0.5, keyword: 1, recency: 0.25 });
+    client.close();
+  });
+
+  test('a store whose embedder changes takes the new embedder\'s defaults', async () => {
+    const dataDir = pool.newDir();
+    const first = await pool.start({ dataDir, embedder: 'local' });
+    const before = await first.client();
+    await before.put('w', 'The staging database runs Postgres 16');
+    before.close();
+    await first.stop();
+    const second = await pool.start({ dataDir, embedder: 'none' });
+    const after = await second.client();
+    expect(after.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5 });
+    expect((await after.recall('w', 'staging database')).retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5 });
+    after.close();
+  });
+
+  test('--compat v0.2 ranks with the weights of release 0.2.0 and does not advertise them', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'local', args: ['--compat', 'v0.2'] });
+    const client = await daemon.client();
+    expect(client.daemon.capabilities).not.toContain('embedder-weights-v1');
+    expect(client.daemon.defaultWeights).toBeUndefined();
+    await client.put('w', 'Deploys happen on Tuesdays');
+    expect((await client.recall('w', 'deploys')).retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.5 });
+    client.close();
+  });
+
+  test('engram status shows the recall defaults, in text and JSON', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'local' });
+    const text = await runEngram(['status'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^weights {3}v=0\.2 kw=1 rec=0\.5 \(recall defaults\)$/m);
+    const json = await runEngram(['status', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
+    expect(JSON.parse(json.stdout).daemon.default_signal_weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5 });
+  });
+});
