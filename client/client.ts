@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Capability } from '../shared/capabilities.ts';
 import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
-import { ErrorKind } from '../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
@@ -50,6 +50,17 @@ export interface WriteOptions extends WriteFields {
   /** @deprecated The same as text; `meta` wins when both are given. */
   metaJson?: string;
 }
+
+/** One fact of a batch write. */
+export interface BatchItem extends WriteOptions {
+  agentId: string;
+  text: string;
+}
+
+/** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
+export type BatchItemResult =
+  | { requestId: string; factId: string; replayed: boolean; duplicate: boolean; error?: undefined }
+  | { requestId: string; error: EngramError; factId?: undefined };
 
 /** A write's outcome. */
 export interface WriteResult {
@@ -155,6 +166,30 @@ export class EngramClient {
       legacy: ['Put', (base) => memory.put({ ...base, agentId })],
       labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, writeOptions) => memory.putWithOptions({ ...base, agentId, options: writeOptions })],
     });
+  }
+
+  /** Stores many facts in one call (batch-write-v1; at most `daemon.limits.maxWriteBatch`). Each
+   *  item has its own request id (a fresh UUID when omitted), dedup and result; a refused item
+   *  fails only its own slot, and nothing of it is written. If the call's outcome is uncertain it
+   *  throws UncertainWriteError with every request id: resend the same items to finish. */
+  async putBatch(items: readonly BatchItem[]): Promise<BatchItemResult[]> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.BatchWrite, 'a batch write');
+    if (items.length === 0) return [];
+    if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
+    const sent = items.map((item) => ({
+      requestId: item.requestId ?? randomUUID(),
+      agentId: item.agentId,
+      text: item.text,
+      fields: fields(item),
+      options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}) },
+    }));
+    const res = await this.write('BatchPut', sent.map((s) => s.requestId), () => this.connection.memory.batchPut({ items: sent }));
+    return res.results.map((r, i) =>
+      r.error
+        ? { requestId: sent[i]!.requestId, error: new EngramError(kindFromCode(r.error.code), r.error.message, r.error.field || undefined) }
+        : { requestId: sent[i]!.requestId, factId: r.factId, replayed: r.replayed, duplicate: r.duplicate },
+    );
   }
 
   /** Stores a fact in the shared namespace (confidence needs confidence-shared-write-v1). */
@@ -483,14 +518,14 @@ export class EngramClient {
 
   /** Sends a mutation once. The channel is READY before sending (else nothing is sent and the
    *  error says the daemon is unreachable); after sending, a transport failure is uncertain. */
-  private async write<T>(method: string, requestId: string, send: () => Promise<T>): Promise<T> {
+  private async write<T>(method: string, requestId: string | readonly string[], send: () => Promise<T>): Promise<T> {
     await this.connection.ready();
     try {
       return await send();
     } catch (error) {
       if (error instanceof RpcError && UNCERTAIN_KINDS.has(error.kind)) {
         this.connection.invalidate();
-        throw new UncertainWriteError(requestId, method, error);
+        throw new UncertainWriteError(typeof requestId === 'string' ? [requestId] : requestId, method, error);
       }
       throw error;
     }

@@ -34,7 +34,7 @@ const OLDEST_BASELINE: DaemonInfo = {
   daemonVersion: 'unknown',
   instanceId: '',
   capabilities: [],
-  limits: DEFAULT_LIMITS,
+  limits: { ...DEFAULT_LIMITS, maxWriteBatch: 0 },
   profile: 'legacy',
   embedder: 'unknown',
 };
@@ -126,7 +126,7 @@ export class Connection {
         instanceId: res.instanceId,
         capabilities: [...res.capabilities],
         defaultConfidenceWeight: res.defaultConfidenceWeight,
-        limits: res.limits ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch } : DEFAULT_LIMITS,
+        limits: res.limits ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch, maxWriteBatch: res.limits.maxWriteBatch } : { ...DEFAULT_LIMITS, maxWriteBatch: 0 },
         profile: res.profile,
         embedder: res.embedder,
         ...(res.defaultSignalWeights ? { defaultWeights: { vector: res.defaultSignalWeights.vector, keyword: res.defaultSignalWeights.keyword, recency: res.defaultSignalWeights.recency } } : {}),

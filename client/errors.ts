@@ -8,17 +8,25 @@ import { EngramError, ErrorKind } from '../shared/errors.ts';
  * (a daemon with `idempotent-write-v1` then returns the original instead of writing twice).
  */
 export class UncertainWriteError extends EngramError {
+  /** The request id of the write (the first item's, for a batch). */
+  readonly requestId: string;
+
   constructor(
-    readonly requestId: string,
+    /** Every request id the call carried: one, or one per item of a batch. */
+    readonly requestIds: readonly string[],
     readonly method: string,
     readonly cause: unknown,
   ) {
+    const what = requestIds.length === 1 ? `request ${requestIds[0]}` : `of ${requestIds.length} items`;
     super(
       ErrorKind.Unavailable,
-      `${method} request ${requestId}: outcome unknown (${(cause as Error)?.message ?? cause}). ` +
-        'It was not retried; check whether it was stored before writing again.',
+      `${method} ${what}: outcome unknown (${(cause as Error)?.message ?? cause}). ` +
+        (requestIds.length === 1
+          ? 'It was not retried; check whether it was stored before writing again.'
+          : 'It was not retried; resend the same items with the same request ids (each is stored at most once).'),
     );
     this.name = 'UncertainWriteError';
+    this.requestId = requestIds[0] ?? '';
   }
 }
 

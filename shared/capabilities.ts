@@ -28,6 +28,8 @@ export const Capability = {
   /** Default signal weights belong to the embedder (the offline one weights vectors lightly) and
    *  Hello advertises the effective ones (default_signal_weights). */
   EmbedderWeights: 'embedder-weights-v1',
+  /** BatchPut: many facts in one call, each with its own request id and result. */
+  BatchWrite: 'batch-write-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -67,7 +69,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite],
   advertisesDefaultWeight: true,
 };
 
@@ -96,6 +98,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.CheckpointService/SaveCheckpoint': Capability.Checkpoint,
   'engram.v1.CheckpointService/ResumeCheckpoint': Capability.Checkpoint,
   'engram.v1.CheckpointService/ListCheckpoints': Capability.Checkpoint,
+  'engram.v1.MemoryService/BatchPut': Capability.BatchWrite,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

@@ -8,9 +8,11 @@ export interface Limits {
   maxTextBytes: number;
   maxTopK: number;
   maxBatch: number;
+  /** Items per BatchPut; 0 = the daemon has no batch write. */
+  maxWriteBatch: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxTextBytes: 32 * 1024, maxTopK: 1000, maxBatch: 64 };
+export const DEFAULT_LIMITS: Limits = { maxTextBytes: 32 * 1024, maxTopK: 1000, maxBatch: 64, maxWriteBatch: 1000 };
 export const DEFAULT_TOP_K = 8;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

@@ -122,7 +122,8 @@ describe('import (JSONL)', () => {
 
   test('killed mid-import, a re-run completes it with every line stored exactly once', async () => {
     const agent3 = 'io-import-killed';
-    const total = 800;
+    // Several batches (1000 lines each at most), so the kill lands between two of them.
+    const total = 6000;
     const lines = Array.from({ length: total }, (_, i) => ({ text: `bulk fact number ${i}`, tags: [`batch${i % 7}`] }));
     const path = file('bulk.jsonl', jsonl(lines));
     const importing = startEngram(env.daemon.dataDir, ['import', agent3, path]);
@@ -148,7 +149,7 @@ describe('import (JSONL)', () => {
     const own = await startDaemon({ embedder: 'none' });
     let restarted: DaemonProcess | undefined;
     try {
-      const total = 600;
+      const total = 6000;
       const path = file('crash.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ text: `crash fact ${i}` }))));
       const importing = startEngram(own.dataDir, ['import', 'io-crash', path]);
       await progressShown(importing.output);

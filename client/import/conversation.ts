@@ -4,6 +4,7 @@
 // the daemon answers a repeated request id with the fact it wrote the first time.
 import { createHash } from 'node:crypto';
 import type { EngramClient } from '../client.ts';
+import { writeAll, WriteAllStopped } from './write-all.ts';
 
 export interface ConversationTurn {
   speaker: string;
@@ -22,7 +23,7 @@ export interface ImportProgress {
 }
 
 export interface ImportOptions {
-  /** Writes in flight at once (default 16). */
+  /** Single writes in flight against a daemon without batch writes (default 16); see writeAll. */
   concurrency?: number;
   onProgress?: (p: ImportProgress) => void;
   /** The facts' source (default "conversation"). */
@@ -84,30 +85,21 @@ export async function importConversation(
   sessions: ConversationSession[],
   options: ImportOptions = {},
 ): Promise<{ factIds: string[]; replayed: number }> {
-  const facts = toFacts(agentId, sessions);
   const source = options.source ?? 'conversation';
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
-  const factIds: string[] = new Array(facts.length);
-  let next = 0;
-  let done = 0;
-  let replayed = 0;
-  let failed = false;
-
-  const worker = async (): Promise<void> => {
-    while (next < facts.length && !failed) {
-      const i = next++;
-      const { text, ...fields } = facts[i]!;
-      try {
-        const { fact, replayed: again } = await client.put(agentId, text, { ...fields, source, allowDuplicate: true });
-        factIds[i] = fact.id;
-        if (again) replayed++;
-      } catch (error) {
-        failed = true; // stop starting new writes; the ones in flight finish
-        throw error;
-      }
-      options.onProgress?.({ done: ++done, total: facts.length });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, facts.length) }, worker));
-  return { factIds, replayed };
+  // A conversation is reproduced turn by turn: two identical turns are two facts.
+  const items = toFacts(agentId, sessions).map((fact) => ({ ...fact, agentId, source, allowDuplicate: true }));
+  let results;
+  try {
+    results = await writeAll(client, items, {
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      onProgress: (done, total) => options.onProgress?.({ done, total }),
+    });
+  } catch (error) {
+    // The caller sees why (UncertainWriteError, the daemon gone); a re-run resumes.
+    throw error instanceof WriteAllStopped ? error.cause : error;
+  }
+  // The turns were checked before sending, so an item refused now is a real failure.
+  const refused = results.find((r) => r.error);
+  if (refused?.error) throw refused.error;
+  return { factIds: results.map((r) => r.factId!), replayed: results.filter((r) => !r.error && r.replayed).length };
 }

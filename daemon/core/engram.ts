@@ -28,10 +28,10 @@ import { callContext, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
-import { Writes, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
+import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
-export type { PutResult, ReviseInput, ReviseResult, WriteInput } from './writes.ts';
+export type { BatchItemInput, BatchSlot, PutResult, ReviseInput, ReviseResult, WriteInput } from './writes.ts';
 export type { BatchOutcome, FactMatch, SearchOutcome } from '../recall/engine.ts';
 export type { RecallOptionsInput, Scope } from '../recall/plan.ts';
 export type { FactPatch } from '../lifecycle/update.ts';
@@ -114,6 +114,11 @@ export class Engram {
 
   put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
     return this.writes.put(ctx, input);
+  }
+
+  /** Many puts in one call, each answered in its own slot. */
+  putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
+    return this.writes.putBatch(ctx, input);
   }
 
   putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {

@@ -17,6 +17,7 @@ import type { FactKindName, FactRecord } from '../store/record.ts';
 import { decodeFact, SUPERSEDED_BY_AGENT } from '../store/record.ts';
 import type { Change, CheckpointRecord, Json, MemoryStore } from '../store/store.ts';
 import type { FactStaging, Staged } from '../write/staging.ts';
+import type { Embedded } from '../index/vector-space.ts';
 import { requestReused, type Commit, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
 
@@ -41,6 +42,31 @@ export interface PutResult {
   /** An identical live fact existed (same normalized text, event time and context): this is it,
    *  nothing was written. */
   duplicate: boolean;
+}
+
+/** One item of a batch write: a put with its own request id. */
+export interface BatchItemInput extends WriteInput {
+  requestId?: unknown;
+}
+
+/** What one item of a batch came to: its result, or why nothing of it was written. */
+export type BatchSlot = { result: PutResult; error?: undefined } | { result?: undefined; error: EngramError };
+
+function checkBatch(value: unknown, limits: Limits): BatchItemInput[] {
+  if (!Array.isArray(value)) throw invalidArgument('items', `must be a list, got ${check.kindOf(value)}`);
+  if (value.length === 0) throw invalidArgument('items', 'must hold at least one item');
+  if (value.length > limits.maxWriteBatch) throw invalidArgument('items', `at most ${limits.maxWriteBatch} items per batch, got ${value.length}`);
+  return value as BatchItemInput[];
+}
+
+/** An item's own error, its field named within the batch ("items[3].text: …"). Only refusals
+ *  stay in a slot; anything else (the store failing) fails the whole call. */
+function itemError(error: unknown, at: number): EngramError {
+  if (!(error instanceof EngramError)) throw error;
+  const item = `items[${at}]`;
+  if (!error.field) return new EngramError(error.kind, `${item}: ${error.message}`, item);
+  const message = error.message.startsWith(`${error.field}: `) ? `${item}.${error.message}` : `${item}.${error.field}: ${error.message}`;
+  return new EngramError(error.kind, message, `${item}.${error.field}`);
 }
 
 export interface ReviseInput extends WriteInput {
@@ -86,11 +112,44 @@ export class Writes {
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
   put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
+    const { agentId, fields, dedup } = this.checkPut(input);
+    return this.insert(ctx, agentId, fields, 'fact', dedup);
+  }
+
+  private checkPut(input: WriteInput): { agentId: string; fields: CheckedFields; dedup: boolean } {
     const agentId = check.agentId(input.agentId);
     const fields = this.checkFields(input);
     if (input.confidence !== undefined) fields.confidence = check.confidenceLabel(input.confidence, 'options.confidence');
     const allowDuplicate = input.allowDuplicate === undefined ? false : check.boolean(input.allowDuplicate, 'options.allow_duplicate');
-    return this.insert(ctx, agentId, fields, 'fact', this.dedup && !allowDuplicate);
+    return { agentId, fields, dedup: this.dedup && !allowDuplicate };
+  }
+
+  /** BatchPut: many puts in one call. Every item is checked before anything of it runs, and a bad
+   *  item fails only its own slot (naming `items[i].<field>`); the texts of the valid ones are
+   *  embedded in one provider call; then each is one write through the pipeline — its own request
+   *  id, dedup and lock — all at once, so their commits share group commits. */
+  async putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
+    const items = checkBatch(input.items, this.limits);
+    const slots: BatchSlot[] = new Array(items.length);
+    const valid: { at: number; requestId: string; agentId: string; fields: CheckedFields; dedup: boolean }[] = [];
+    items.forEach((item, at) => {
+      try {
+        valid.push({ at, requestId: item.requestId === undefined ? '' : check.requestId(item.requestId), ...this.checkPut(item) });
+      } catch (error) {
+        slots[at] = { error: itemError(error, at) };
+      }
+    });
+    const embedded = await this.staging.embedNew(valid.map((v) => draftFact(v.agentId, v.fields, 'fact')));
+    await Promise.all(
+      valid.map(async (v, k) => {
+        try {
+          slots[v.at] = { result: await this.insert({ ...ctx, requestId: v.requestId }, v.agentId, v.fields, 'fact', v.dedup, embedded[k]) };
+        } catch (error) {
+          slots[v.at] = { error: itemError(error, v.at) };
+        }
+      }),
+    );
+    return slots;
   }
 
   /** PutShared: the same write into the shared namespace. */
@@ -112,7 +171,7 @@ export class Writes {
 
   /** A new fact; with `dedup`, a live fact that says the same is returned instead. Writes of one
    *  content take one lock, so two identical writes at once still store it once. */
-  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean): Promise<PutResult> {
+  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean, embedded?: Embedded): Promise<PutResult> {
     const requestId = check.requestId(ctx.requestId);
     const draft = { ...draftFact(agentId, fields, kind), ...(requestId ? { requestId } : {}) };
     const contentKey = contentKeyOf(draft);
@@ -125,7 +184,7 @@ export class Writes {
         if (existing) {
           return (): Commit<PutResult> => ({ changes: [], result: { fact: existing, replayed: false, duplicate: true }, record: { op: 'fact', factId: existing.id, duplicate: true } });
         }
-        const stamp = await this.staging.created(draft);
+        const stamp = await this.staging.created(draft, embedded);
         return (): Commit<PutResult> => {
           const { fact, change, apply } = stamp();
           return { changes: [change], result: { fact, replayed: false, duplicate: false }, record: { op: 'fact', factId: fact.id }, apply };

@@ -62,14 +62,19 @@ export class VectorSpace {
   /** Embeds a text for a write. A failing provider never fails the write: the fact is stored
    *  keyword-only with embedder "" (pending) and the reconciler embeds it later. */
   async embedForWrite(text: string): Promise<Embedded> {
-    if (this.off) return NOT_EMBEDDED;
+    return (await this.embedManyForWrite([text]))[0]!;
+  }
+
+  /** The same for many texts in one provider call (a batch write). */
+  async embedManyForWrite(texts: readonly string[]): Promise<Embedded[]> {
+    if (this.off || texts.length === 0) return texts.map(() => NOT_EMBEDDED);
     try {
-      const [vector] = await this.embedder.embed([text]);
+      const vectors = await this.embedder.embed(texts);
       // The embedder is recorded even when the text had no known word: it ran, nothing is pending.
-      return { vector: vector ?? null, embedder: this.embedder.id };
+      return vectors.map((vector) => ({ vector: vector ?? null, embedder: this.embedder.id }));
     } catch (error) {
-      this.log.warn(`embedding failed, fact stored keyword-only and queued for the reconciler: ${(error as Error).message}`);
-      return NOT_EMBEDDED;
+      this.log.warn(`embedding failed, ${texts.length === 1 ? 'fact' : `${texts.length} facts`} stored keyword-only and queued for the reconciler: ${(error as Error).message}`);
+      return texts.map(() => NOT_EMBEDDED);
     }
   }
 

@@ -25,7 +25,8 @@ export function handshakeService(info: HandshakeInfo): ImplOf<typeof HandshakeSe
         instanceId: info.instanceId,
         capabilities: [...info.profile.capabilities].sort(),
         defaultConfidenceWeight: info.profile.advertisesDefaultWeight ? info.defaultConfidenceWeight : undefined,
-        limits: info.limits,
+        // A profile without batch writes advertises no batch size.
+        limits: { ...info.limits, maxWriteBatch: info.profile.capabilities.includes(Capability.BatchWrite) ? info.limits.maxWriteBatch : 0 },
         profile: info.profile.name,
         embedder: info.embedder(),
         defaultSignalWeights: info.profile.capabilities.includes(Capability.EmbedderWeights) ? info.defaultWeights : undefined,

@@ -1,7 +1,7 @@
 // MemoryService over gRPC: a thin adapter. Decode → core (which validates) → encode.
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { MemoryService } from '../../shared/gen/engram/v1/memory_pb.ts';
-import type { Engram, FactMatch, PutResult, SearchOutcome } from '../core/engram.ts';
+import type { BatchSlot, Engram, FactMatch, PutResult, SearchOutcome } from '../core/engram.ts';
 import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields, writeOptions } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import { Capability, type ReleaseProfile } from '../../shared/capabilities.ts';
@@ -9,6 +9,12 @@ import { coreContext } from './context.ts';
 
 /** A committed (or replayed, or already stored) write as the protocol returns it. */
 const written = ({ fact, replayed, duplicate }: PutResult) => ({ fact: factMessage(fact), replayed, duplicate });
+
+/** One slot of a batch write as the protocol returns it: the fact's id, or the item's error. */
+const batchResult = (slot: BatchSlot) =>
+  slot.error
+    ? { factId: '', replayed: false, duplicate: false, error: { code: slot.error.code, message: slot.error.message, field: slot.error.field ?? '' } }
+    : { factId: slot.result.fact.id, replayed: slot.result.replayed, duplicate: slot.result.duplicate };
 
 export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typeof MemoryService> {
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
@@ -97,6 +103,11 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
         storeBytes: n(s.storeBytes),
         embedder: s.embedder,
       };
+    },
+    async batchPut(req, call) {
+      const items = req.items.map((item) => ({ requestId: item.requestId, agentId: item.agentId, text: item.text, ...writeFields(item.fields), ...writeOptions(item.options) }));
+      const slots = await core.putBatch(coreContext(call), { items });
+      return { results: slots.map(batchResult) };
     },
     async putWithOptions(req, call) {
       return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));

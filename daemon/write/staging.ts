@@ -27,15 +27,16 @@ export class FactStaging {
   }
 
   /** A new fact (its id, created_at and updated_at still unset). Recallable facts are embedded
-   *  now; the returned stamp takes the id, to be called right before the commit. */
-  async created(draft: FactRecord): Promise<() => Staged> {
+   *  now, unless `embedded` brings the vector of their text (a batch embeds its texts together);
+   *  the returned stamp takes the id, to be called right before the commit. */
+  async created(draft: FactRecord, embedded?: Embedded): Promise<() => Staged> {
     const fact = { ...draft };
     let staged: Omit<Staged, 'fact'>;
     if (!isIndexed(fact)) {
       const apply = fact.kind === 'alias' && fact.supersededBy === '' ? () => this.indexer.aliasAdded(fact) : () => {};
       staged = { change: { type: 'putFact', fact, derived: null }, apply };
     } else {
-      const { vector, embedder } = await this.vectors.embedForWrite(embeddingText(fact));
+      const { vector, embedder } = embedded ?? (await this.vectors.embedForWrite(embeddingText(fact)));
       fact.embedder = embedder;
       fact.vectorKey = vector ? this.store.nextVectorKey() : 0;
       const terms = termsOf(fact);
@@ -53,6 +54,11 @@ export class FactStaging {
 
   /** The next version of a stored fact. `vector` given: the vector to attach (the reconciler,
    *  reindex), instead of re-embedding a changed text. */
+  /** Embeddings of many new facts' texts, for `created`. */
+  embedNew(drafts: readonly FactRecord[]): Promise<Embedded[]> {
+    return this.vectors.embedManyForWrite(drafts.map(embeddingText));
+  }
+
   async changed(before: FactRecord, after: FactRecord, vector?: Embedded): Promise<Staged> {
     if (!isIndexed(after)) return this.unindexed(before, after);
     if (!vector && isIndexed(before) && sameIndexInputs(before, after)) {

@@ -5,9 +5,9 @@
 // the exit code is then 1.
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import type { EngramClient } from '../../client.ts';
-import { CapabilityError } from '../../errors.ts';
+import type { BatchItem, BatchItemResult, EngramClient } from '../../client.ts';
 import { importConversation } from '../../import/conversation.ts';
+import { isItemError, pool, writeAll, WriteAllStopped } from '../../import/write-all.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import * as check from '../../../shared/validate.ts';
@@ -40,15 +40,6 @@ class ImportStopped extends Error {
   }
 }
 
-/** Errors about one line's content; anything else (daemon gone, outcome unknown, missing
- *  capability) stops the import, which a re-run resumes. */
-function isLineError(error: unknown): boolean {
-  if (error instanceof CapabilityError) return false;
-  if (!(error instanceof EngramError)) return false;
-  const kinds: string[] = [ErrorKind.InvalidArgument, ErrorKind.NotFound, ErrorKind.FailedPrecondition, ErrorKind.Aborted];
-  return kinds.includes(error.kind);
-}
-
 const reasonOf = (error: unknown) => (error instanceof EngramError ? `${error.kind}: ${error.message}` : (error as Error).message);
 
 function readInput(file: string): string {
@@ -72,9 +63,11 @@ async function existing(c: EngramClient, agent: string, r: ImportRecord): Promis
   return fact && (fact.text === r.text || (r.kind === 'alias' && fact.kind === 'alias')) ? fact : undefined;
 }
 
-async function write(c: EngramClient, agent: string, r: ImportRecord): Promise<{ fact: Fact; replayed: boolean }> {
-  if (r.alias) return c.alias(agent, r.alias.term, r.alias.equivalents, { requestId: r.requestId });
-  return c.put(agent, r.text, {
+/** What a fact line asks the daemon to store. */
+function batchItem(agent: string, r: ImportRecord): BatchItem {
+  return {
+    agentId: agent,
+    text: r.text,
     requestId: r.requestId,
     occurredAt: r.occurredAt,
     tags: r.tags,
@@ -86,13 +79,20 @@ async function write(c: EngramClient, agent: string, r: ImportRecord): Promise<{
     // An import reproduces its file: two identical lines are two facts (re-runs are idempotent
     // by request id, not by text).
     allowDuplicate: true,
-  });
+  };
 }
+
+type Numbered = { line: number; record: ImportRecord };
+/** A line whose fact is in the namespace (stored now, or found there). */
+type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean };
+
+const LOOKUPS_IN_FLIGHT = 16;
+
 
 async function importJsonl(c: EngramClient, agent: string, text: string, concurrency: number, bar: ProgressBar): Promise<Summary> {
   const { limits } = await c.hello();
   const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [] };
-  const records: { line: number; record: ImportRecord }[] = [];
+  const records: Numbered[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.replace(/\r$/, '');
     if (line.trim() === '') return;
@@ -103,63 +103,106 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
     }
   });
 
-  // Pass 1: store every record (and pin it); remember where each source id went.
+  // Pass 1: store every record in file order (in batches where the daemon has them); remember
+  // where each source id went. A line with an id may already be in the namespace under it (an
+  // export imported back): those are looked up first, 16 at a time.
   const ids = new Map<string, string>();
-  const toRetire: { line: number; record: ImportRecord; fact: Fact }[] = [];
-  let next = 0;
-  let done = 0;
-  let fatal: { line: number; error: unknown } | undefined;
-  /** A lifecycle step after the line's fact is stored: its failure says the fact is there. */
-  const stored = async (id: string, what: string, step: () => Promise<Fact>): Promise<Fact> => {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof EngramError && isLineError(error)) throw new EngramError(error.kind, `stored as ${id} but not ${what} (re-run to finish): ${error.message}`);
-      throw error;
-    }
+  const stored: Stored[] = [];
+  const lineError = (line: number, error: unknown) => {
+    if (!isItemError(error)) throw new ImportStopped(summary, line, error);
+    summary.errors.push({ line, reason: reasonOf(error) });
   };
-  const worker = async (): Promise<void> => {
-    while (next < records.length && !fatal) {
-      const { line, record } = records[next++]!;
+  const present = new Map<number, Fact | null>(); // line → the fact already there, null: a lookup failed
+  let checked = 0;
+  const withIds = records.filter(({ record }) => record.id);
+  await pool(withIds, LOOKUPS_IN_FLIGHT, async ({ line, record }) => {
+    try {
+      const fact = await existing(c, agent, record);
+      if (fact) present.set(line, fact);
+    } catch (error) {
+      lineError(line, error);
+      present.set(line, null);
+    }
+    bar.update('check', ++checked, withIds.length);
+  });
+
+  let done = 0;
+  let segment: Numbered[] = [];
+  /** Writes the lines gathered since the last flush, as batches. */
+  const flush = async () => {
+    const lines = segment;
+    segment = [];
+    const before = done;
+    let results: readonly (BatchItemResult | undefined)[];
+    let stopped: WriteAllStopped | undefined;
+    try {
+      results = await writeAll(c, lines.map((w) => batchItem(agent, w.record)), { concurrency, onProgress: (n) => bar.update('import', before + n, records.length) });
+    } catch (error) {
+      if (!(error instanceof WriteAllStopped)) throw error;
+      [results, stopped] = [error.results, error];
+    }
+    results.forEach((r, i) => {
+      const { line, record } = lines[i]!;
+      if (!r) return;
+      if (r.error) return lineError(line, r.error);
+      if (r.replayed) summary.alreadyPresent++;
+      else summary.imported++;
+      stored.push({ line, record, factId: r.factId, pinned: false, retired: false });
+    });
+    if (stopped) throw new ImportStopped(summary, lines[results.findIndex((r) => !r)]?.line ?? 0, stopped.cause);
+    done = before + lines.length;
+  };
+  for (const { line, record } of records) {
+    const fact = present.get(line);
+    if (fact === null) continue;
+    if (fact) {
+      summary.alreadyPresent++;
+      stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined });
+      bar.update('import', ++done, records.length);
+    } else if (record.alias) {
+      // An alias is its own kind of write; the lines before it go first, so the order holds.
+      await flush();
       try {
-        let fact = await existing(c, agent, record);
-        if (fact) summary.alreadyPresent++;
-        else {
-          const res = await write(c, agent, record);
-          fact = res.fact;
-          if (res.replayed) summary.alreadyPresent++;
-          else summary.imported++;
-        }
-        if (record.id) ids.set(record.id, fact.id);
-        if (record.pinned && !fact.pinned) fact = await stored(fact.id, 'pinned', () => c.pin(agent, fact!.id));
-        if (record.supersededBy && !fact.supersededBy) toRetire.push({ line, record, fact });
+        const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
+        if (res.replayed) summary.alreadyPresent++;
+        else summary.imported++;
+        stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false });
       } catch (error) {
-        if (!isLineError(error)) fatal ??= { line, error };
-        else summary.errors.push({ line, reason: reasonOf(error) });
+        lineError(line, error);
       }
       bar.update('import', ++done, records.length);
+    } else segment.push({ line, record });
+  }
+  await flush();
+  stored.sort((a, b) => a.line - b.line);
+  for (const s of stored) if (s.record.id) ids.set(s.record.id, s.factId);
+
+  // A lifecycle step after the line's fact is stored: its failure says the fact is there.
+  const after = async (s: Stored, what: string, step: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await step();
+      return true;
+    } catch (error) {
+      if (!isItemError(error)) throw new ImportStopped(summary, s.line, error);
+      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not ${what} (re-run to finish): ${reasonOf(error)}` });
+      return false;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, records.length) }, worker));
+  for (const s of stored) if (s.record.pinned && !s.pinned) await after(s, 'pinned', () => c.pin(agent, s.factId));
 
   // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it.
-  for (const { line, record, fact } of fatal ? [] : toRetire) {
-    try {
-      let by = record.supersededBy === 'agent' ? 'agent' : ids.get(record.supersededBy);
-      if (by === undefined && (await lookup(c, agent, record.supersededBy))) by = record.supersededBy;
-      if (by === undefined || by === 'agent') await c.forget(agent, fact.id);
-      else await c.updateFact(agent, { ...fact, supersededBy: by });
-    } catch (error) {
-      if (!isLineError(error)) {
-        fatal = { line, error };
-        break;
-      }
-      summary.errors.push({ line, reason: `stored as ${fact.id} but not retired (re-run to finish): ${reasonOf(error)}` });
-    }
+  for (const s of stored) {
+    const { supersededBy } = s.record;
+    if (!supersededBy || s.retired) continue;
+    await after(s, 'retired', async () => {
+      let by = supersededBy === 'agent' ? 'agent' : ids.get(supersededBy);
+      if (by === undefined && (await lookup(c, agent, supersededBy))) by = supersededBy;
+      if (by === undefined || by === 'agent') await c.forget(agent, s.factId);
+      else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by });
+    });
   }
   bar.done();
   summary.errors.sort((a, b) => a.line - b.line);
-  if (fatal) throw new ImportStopped(summary, fatal.line, fatal.error);
   return summary;
 }
 
