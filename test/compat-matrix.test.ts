@@ -10,6 +10,7 @@ import { createServiceClient, type ClientOf } from '../shared/grpc/bridge.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { CapabilityError, UncertainWriteError, type EngramClient, type Fact } from '../client/index.ts';
 import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { writeAll } from '../client/import/write-all.ts';
 
 const WORKS = 'works';
 const REFUSED = 'refused before effects';
@@ -166,6 +167,16 @@ const METHODS: MethodCase[] = [
     const copy = await client.put(agent, 'matrix twice', { allowDuplicate: true });
     expect(copy.duplicate).toBe(false);
     expect(copy.fact.id).not.toBe(first.fact.id);
+  } },
+  { name: 'putBatch', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    const results = await client.putBatch([{ agentId: agent, text: 'matrix batch one' }, { agentId: agent, text: 'matrix batch two' }]);
+    expect(await Promise.all(results.map(async (r) => (await client.get(agent, r.factId!)).text))).toEqual(['matrix batch one', 'matrix batch two']);
+  } },
+  { name: 'writeAll (batches, or single puts on older daemons)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+    const results = await writeAll(client, [{ agentId: agent, text: 'matrix all one', requestId: `${agent}-all-1` }, { agentId: agent, text: 'matrix all two', requestId: `${agent}-all-2` }]);
+    expect(await Promise.all(results.map(async (r) => (await client.get(agent, r.factId!)).text))).toEqual(['matrix all one', 'matrix all two']);
+    // A re-run replays by request id everywhere.
+    expect((await writeAll(client, [{ agentId: agent, text: 'matrix all one', requestId: `${agent}-all-1` }])).map((r) => !r.error && r.replayed)).toEqual([true]);
   } },
   { name: 'putShared', expected: [W, W, W, W, W], run: async ({ client }) => {
     const { fact } = await client.putShared('matrix shared fact');
@@ -350,10 +361,10 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    expect(column(2)).toEqual([]);
+    expect(column(2)).toEqual(['putBatch']);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);
-    expect(column(1)).toEqual(['put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
+    expect(column(1)).toEqual(['putBatch', 'put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
     expect(column(0)).toEqual([...column(1), 'recall + options', 'recallShared + options', 'recallAll + options', 'recallExplain + options', 'batchRecall', 'alias', 'doctor', 'reindex'].sort((a, b) => METHODS.findIndex((m) => m.name === a) - METHODS.findIndex((m) => m.name === b)));
   });
 });
