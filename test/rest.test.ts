@@ -237,6 +237,28 @@ describe('routes', () => {
     expect((await call('GET', `/v1/stats${q({ agent_id: 'fiona' })}`)).json.fact_count).toBe(3);
   });
 
+  it('POST /v1/facts/batch answers each item in its slot: stored, replayed, duplicate or refused (naming its field)', async () => {
+    const items = [
+      { agent_id: 'gina', text: 'Batch fact one', tags: ['a'], request_id: 'gina-1' },
+      { agent_id: 'gina', text: '' },
+      { agent_id: 'gina', text: 'Batch fact one' },
+      { agent_id: 'gina', text: 'Batch fact two', occurred_at: '2024-05-08T09:30:00Z', meta: { n: 2 } },
+    ];
+    const res = await call('POST', '/v1/facts/batch', { body: { items } });
+    expect(res.status, res.text).toBe(200);
+    expectSchema('BatchRemembered', res.json);
+    const [one, empty, dup, two] = res.json.results;
+    expect(one).toMatchObject({ replayed: false, duplicate: false });
+    expect(empty.error).toMatchObject({ code: 'invalid_argument', field: 'items[1].text' });
+    expect(dup).toMatchObject({ fact_id: one.fact_id, duplicate: true });
+    expect((await call('GET', `/v1/facts/${two.fact_id}${q({ agent_id: 'gina' })}`)).json.fact).toMatchObject({ text: 'Batch fact two', meta: { n: 2 } });
+    const again = await call('POST', '/v1/facts/batch', { body: { items: [items[0]] } });
+    expect(again.json.results).toEqual([{ fact_id: one.fact_id, replayed: true, duplicate: false }]);
+    expect((await call('GET', `/v1/stats${q({ agent_id: 'gina' })}`)).json.fact_count).toBe(2);
+    expectBadField(await call('POST', '/v1/facts/batch', { body: { items: [] } }), 'items');
+    expectBadField(await call('POST', '/v1/facts/batch', { body: { items: [{ agent_id: 'gina', text: 'x', colour: 'red' }] } }), 'items[0].colour');
+  });
+
   it('pin, unpin, revise and alias routes', async () => {
     const fact = await remember('gus', 'The build cache lives in S3');
     const pinned = await call('POST', `/v1/facts/${fact.id}/pin`, { body: { agent_id: 'gus' } });

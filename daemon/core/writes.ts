@@ -18,7 +18,7 @@ import { decodeFact, SUPERSEDED_BY_AGENT } from '../store/record.ts';
 import type { Change, CheckpointRecord, Json, MemoryStore } from '../store/store.ts';
 import type { FactStaging, Staged } from '../write/staging.ts';
 import type { Embedded } from '../index/vector-space.ts';
-import { requestReused, type Commit, type WritePipeline } from '../write/pipeline.ts';
+import { requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
 
 export interface WriteInput {
@@ -140,12 +140,15 @@ export class Writes {
       }
     });
     const embedded = await this.staging.embedNew(valid.map((v) => draftFact(v.agentId, v.fields, 'fact')));
+    const ops = valid.map((v, k) => this.insertOp(v.agentId, v.requestId, v.fields, 'fact', v.dedup, embedded[k]));
+    const writes = await this.pipeline.runInOrder(ctx, ops);
     await Promise.all(
-      valid.map(async (v, k) => {
+      writes.map(async (write, k) => {
+        const at = valid[k]!.at;
         try {
-          slots[v.at] = { result: await this.insert({ ...ctx, requestId: v.requestId }, v.agentId, v.fields, 'fact', v.dedup, embedded[k]) };
+          slots[at] = { result: await write };
         } catch (error) {
-          slots[v.at] = { error: itemError(error, v.at) };
+          slots[at] = { error: itemError(error, at) };
         }
       }),
     );
@@ -171,11 +174,14 @@ export class Writes {
 
   /** A new fact; with `dedup`, a live fact that says the same is returned instead. Writes of one
    *  content take one lock, so two identical writes at once still store it once. */
-  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean, embedded?: Embedded): Promise<PutResult> {
-    const requestId = check.requestId(ctx.requestId);
+  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean): Promise<PutResult> {
+    return this.pipeline.run(ctx, this.insertOp(agentId, check.requestId(ctx.requestId), fields, kind, dedup));
+  }
+
+  private insertOp(agentId: string, requestId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean, embedded?: Embedded): WriteOp<PutResult> {
     const draft = { ...draftFact(agentId, fields, kind), ...(requestId ? { requestId } : {}) };
     const contentKey = contentKeyOf(draft);
-    return this.pipeline.run(ctx, {
+    return {
       agentId,
       requestId,
       locks: dedup ? [`content:${contentKey}`] : [],
@@ -191,7 +197,7 @@ export class Writes {
         };
       },
       replay: async (recorded) => ({ fact: await this.recordedFact(agentId, requestId, recorded, 'fact'), replayed: true, duplicate: recorded.duplicate === true }),
-    });
+    };
   }
 
   private async liveFactSaying(agentId: string, contentKey: string): Promise<FactRecord | undefined> {

@@ -46,22 +46,41 @@ export class WritePipeline {
   ) {}
 
   async run<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
-    if (!op.requestId) return this.write(ctx, op);
-    const key = `${op.agentId}\u0000${op.requestId}`;
-    // A concurrent repeat waits for the first attempt, then is answered like any later repeat.
-    while (this.inflight.has(key)) await this.inflight.get(key)!.catch(() => undefined);
-    const work = this.replayOrWrite(ctx, op);
-    this.inflight.set(key, work);
-    try {
-      return await work;
-    } finally {
-      this.inflight.delete(key);
-    }
+    return (await this.runInOrder(ctx, [op]))[0]!;
   }
 
-  private async replayOrWrite<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
-    const recorded = await this.store.requestResult(op.agentId, op.requestId);
-    return recorded ? op.replay(recorded) : this.write(ctx, op);
+  /** Several writes, started in the given order: each one's request id is checked (and claimed)
+   *  before the next is looked at, and each takes its locks when it starts, so the writes lock,
+   *  take ids and commit in that order (a batch keeps its items' order; of two identical items
+   *  the first stores and the second is its duplicate). Resolves once all have started, with a
+   *  promise of each one's result. A repeat is answered from the first write's record; concurrent
+   *  repeats wait for the first and get the same answer. */
+  async runInOrder<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): Promise<Promise<R>[]> {
+    const started: Promise<R>[] = [];
+    for (const op of ops) {
+      if (!op.requestId) {
+        started.push(this.write(ctx, op));
+        continue;
+      }
+      const key = `${op.agentId}\u0000${op.requestId}`;
+      while (this.inflight.has(key)) await this.inflight.get(key)!.catch(() => undefined);
+      // Claimed before the record is read, so a concurrent repeat waits for this attempt.
+      let settle!: (work: Promise<R>) => void;
+      const claim = new Promise<R>((resolve) => (settle = resolve));
+      this.inflight.set(key, claim);
+      const release = () => {
+        if (this.inflight.get(key) === claim) this.inflight.delete(key);
+      };
+      claim.then(release, release);
+      try {
+        const recorded = await this.store.requestResult(op.agentId, op.requestId);
+        settle(recorded ? op.replay(recorded) : this.write(ctx, op));
+      } catch (error) {
+        settle(Promise.reject(error));
+      }
+      started.push(claim);
+    }
+    return started;
   }
 
   private write<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {

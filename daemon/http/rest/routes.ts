@@ -70,6 +70,19 @@ export const ROUTES: readonly Route[] = [
   ),
 
   route(
+    'POST',
+    '/v1/facts/batch',
+    { body: 'BatchRememberRequest', operationId: 'rememberBatch', summary: 'Remember many facts in one call', status: 200, response: 'BatchRemembered', description: "Each item's result or error, in order." },
+    async ({ core, ctx, body: b }) => {
+      const items = b.items.map((i) => ({ agentId: i.agent_id, text: i.text, ...writeFields(i), ...(i.allow_duplicate ? { allowDuplicate: true } : {}), ...(i.request_id !== undefined ? { requestId: i.request_id } : {}) }));
+      const slots = await core.putBatch(ctx, { items });
+      return ok('BatchRemembered', {
+        results: slots.map((s) => (s.error ? { error: { code: s.error.kind, message: s.error.message, ...(s.error.field ? { field: s.error.field } : {}) } } : { fact_id: s.result.fact.id, replayed: s.result.replayed, duplicate: s.result.duplicate })),
+      });
+    },
+  ),
+
+  route(
     'GET',
     '/v1/facts',
     { query: ListQuery, operationId: 'listFacts', summary: "List a namespace's facts, oldest first (retired ones included)", status: 200, response: 'FactPage', description: 'One page.' },

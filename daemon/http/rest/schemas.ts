@@ -59,6 +59,25 @@ const CONFIRM_PROBLEM = 'must be true: forgetting by query retires every fact th
 
 export const REQUESTS = {
   RememberRequest: z.object({ agent_id: agentId, text, confidence: confidence.optional(), ...FACT_FIELDS, allow_duplicate: allowDuplicate.optional() }).strict(),
+  BatchRememberRequest: z
+    .object({
+      items: z
+        .array(
+          z
+            .object({
+              agent_id: agentId,
+              text,
+              confidence: confidence.optional(),
+              ...FACT_FIELDS,
+              allow_duplicate: allowDuplicate.optional(),
+              request_id: z.string().describe('Idempotency key of this item: re-sending it returns the first result instead of writing twice.').optional(),
+            })
+            .strict(),
+        )
+        .min(1)
+        .describe("The facts to remember, at most the daemon's max_write_batch (1000); each is written, deduplicated and answered on its own."),
+    })
+    .strict(),
   ReviseRequest: z
     .object({
       agent_id: agentId,
@@ -156,6 +175,22 @@ export const RESPONSES = {
       merged: facts.describe('Best first; a fact several queries found appears once.'),
       results: z.array(z.object({ query: z.string(), facts, error: z.string().describe('This query failed; the others still ran.').optional() }).strict()),
       retrieval: RetrievalJson.optional(),
+    })
+    .strict(),
+  BatchRemembered: z
+    .object({
+      results: z
+        .array(
+          z
+            .object({
+              fact_id: z.string().describe('The stored fact, or the one that answers a replay or a duplicate.').optional(),
+              replayed: z.boolean().optional(),
+              duplicate: z.boolean().optional(),
+              error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).strict().describe('This item was refused and nothing of it written; the others still were.').optional(),
+            })
+            .strict(),
+        )
+        .describe('One per item, in order.'),
     })
     .strict(),
   FactPage: z

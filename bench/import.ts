@@ -1,0 +1,71 @@
+// `npm run bench:import [-- --facts 100000] [-- --embedder local|none]`: `engram import` end to
+// end, as a user runs it: a JSONL file of distinct facts (with dates and tags) imported by the
+// built CLI into a fresh daemon, then the same file again (every line replayed). Facts per second
+// beside `node -e 0` measured in the same run. Prints a report; never asserts.
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { cleanup, installSignalCleanup, machineCpuSeconds, startDaemon, tempDir, track } from './daemon.ts';
+import { generateFacts } from './corpus.ts';
+import { ms, table } from './stats.ts';
+
+const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
+const TARGET_PER_SECOND = 10_000;
+
+const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, embedder: { type: 'string', default: 'local' } } });
+const count = Number(values.facts);
+const embedder = values.embedder as 'local' | 'none';
+if (!Number.isInteger(count) || count < 1) throw new Error(`--facts must be a positive integer, got ${values.facts}`);
+
+const DAY = 86_400_000;
+
+function jsonl(texts: string[]): string {
+  const start = Date.UTC(2024, 0, 1);
+  return texts.map((text, i) => JSON.stringify({ text, occurred_at: new Date(start + Math.floor(i / 50) * DAY).toISOString(), tags: [`topic${i % 11}`] })).join('\n') + '\n';
+}
+
+/** Runs `engram import`, showing its progress on this terminal; resolves with its stdout. */
+function importFile(dataDir: string, file: string): Promise<{ seconds: number; stdout: string }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, 'import', 'bench', file], { stdio: ['ignore', 'pipe', 'inherit'] }));
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, stdout: stdout.trim() }) : reject(new Error(`engram import exited with ${code}`))));
+  });
+}
+
+async function main(): Promise<void> {
+  installSignalCleanup();
+  const dir = tempDir('import');
+  const file = join(dir, 'facts.jsonl');
+  process.stderr.write(`generating ${count} facts...\n`);
+  writeFileSync(file, jsonl(generateFacts(count)));
+  const nodeStarted = performance.now();
+  execFileSync(process.execPath, ['-e', '0']);
+  const floor = performance.now() - nodeStarted;
+
+  const dataDir = join(dir, 'data');
+  const daemon = await startDaemon(dataDir, { embedder });
+  const cpuBefore = machineCpuSeconds();
+  const first = await importFile(dataDir, file);
+  const cpu = machineCpuSeconds() - cpuBefore;
+  const again = await importFile(dataDir, file);
+  const rss = daemon.rssMiB();
+  await daemon.stop();
+
+  const rate = count / first.seconds;
+  const rows = [
+    ['run', 'seconds', 'facts/s', 'output', `target (>= ${TARGET_PER_SECOND}/s)`],
+    ['first import', first.seconds.toFixed(1), rate.toFixed(0), first.stdout, rate >= TARGET_PER_SECOND ? 'meets' : 'MISSES'],
+    ['same file again', again.seconds.toFixed(1), (count / again.seconds).toFixed(0), again.stdout, ''],
+  ];
+  process.stdout.write(`engram import — ${new Date().toISOString()}, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(`${count} facts, embedder ${embedder}, one JSONL file through the built CLI; node -e 0 took ${ms(floor)} ms\n\n`);
+  process.stdout.write(`${table(rows)}\n\nmachine CPU during the first import: ${(cpu / first.seconds).toFixed(2)} cores; daemon RSS after: ${rss.toFixed(0)} MiB\n`);
+}
+
+main().finally(cleanup);
