@@ -14,7 +14,7 @@ import { directoryBytes, storeFingerprint } from './fingerprint.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { changeEntryKey, changesAfter, factKey, namespaceRange, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
 import { saveRequestFilter, takeRequestFilter } from './request-filter.ts';
-import { openTables, type Root, type Tables } from './tables.ts';
+import { openTables, type Root, type Table, type Tables } from './tables.ts';
 import { TermsCursor } from './terms-cursor.ts';
 
 type BatchOp = AbstractBatchOperation<Root, string, unknown>;
@@ -343,12 +343,17 @@ export class LevelStore implements MemoryStore {
     return this.put(this.tables.changes, changeEntryKey(seq, fact.agentId, fact.id), '');
   }
 
-  private put(sublevel: unknown, key: string, value: unknown): BatchOp {
-    return { type: 'put', sublevel, key, value } as BatchOp;
+  // Ops address the root database by the table's prefix and carry encoded values: abstract-level's
+  // per-op sublevel handling (prefixing, encoder lookups, copies) took a third of a large group
+  // commit's time. The bytes written are the same.
+  private put<V>(table: Table<V>, key: string, value: V): BatchOp {
+    const encoding = table.valueEncoding();
+    const encoded = encoding.encode(value);
+    return (encoding.format === 'utf8' ? { type: 'put', key: table.prefix + key, value: encoded } : { type: 'put', key: table.prefix + key, value: encoded, valueEncoding: encoding.format }) as BatchOp;
   }
 
-  private del(sublevel: unknown, key: string): BatchOp {
-    return { type: 'del', sublevel, key } as BatchOp;
+  private del<V>(table: Table<V>, key: string): BatchOp {
+    return { type: 'del', key: table.prefix + key } as BatchOp;
   }
 
   async close(): Promise<string> {
