@@ -94,7 +94,9 @@ export class VectorIndex {
   search(query: Float32Array, count: number): VectorHit[] {
     this.flushPending();
     if (this.keys.size === 0 || count <= 0) return [];
-    const matches = this.index.search(query, Math.min(count, this.keys.size), 0);
+    // One query on the calling thread: handing a single search to USearch's thread pool costs more
+    // than it saves (measured: ~430 µs vs 460–610 µs at 30k vectors of 100 dimensions).
+    const matches = this.index.search(query, Math.min(count, this.keys.size), 1);
     const hits: VectorHit[] = [];
     for (let i = 0; i < matches.keys.length; i++) {
       hits.push({ key: Number(matches.keys[i]), distance: matches.distances[i]! });

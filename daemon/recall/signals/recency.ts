@@ -15,15 +15,17 @@ export const recencySignal = {
   /** Same order as `runs`: newest time first; at one time, event-time facts (oldest doc first)
    *  before write-time facts (newest first). */
   rankAmong(ns: NamespaceIndex, docs: readonly number[]) {
-    const sorted = [...docs].sort((a, b) => {
-      const [x, y] = [ns.doc(a), ns.doc(b)];
-      return y.recencyTime - x.recencyTime || Number(y.eventTime) - Number(x.eventTime) || (x.eventTime ? a - b : b - a);
+    // Each doc's row is read once, not once per comparison (this runs on every recall).
+    const rows = docs.map((doc) => ({ doc, info: ns.doc(doc) }));
+    rows.sort((p, q) => {
+      const [x, y] = [p.info, q.info];
+      return y.recencyTime - x.recencyTime || Number(y.eventTime) - Number(x.eventTime) || (x.eventTime ? p.doc - q.doc : q.doc - p.doc);
     });
     const ranks = new Map<number, number>();
     let rank = 0;
-    sorted.forEach((doc, i) => {
-      if (i === 0 || !sameEventTime(ns.doc(sorted[i - 1]!), ns.doc(doc))) rank++;
-      ranks.set(doc, rank);
+    rows.forEach((row, i) => {
+      if (i === 0 || !sameEventTime(rows[i - 1]!.info, row.info)) rank++;
+      ranks.set(row.doc, rank);
     });
     return ranks;
   },
