@@ -65,6 +65,35 @@ describe('keyword fields', () => {
   });
 });
 
+describe('word-vector expansion', () => {
+  test("a query word finds facts that use its nearest words, reported in expanded_terms", async () => {
+    const film = await env.client.put('w-expand', 'Mia watched a great film last night');
+    await env.client.put('w-expand', 'The printer on floor two is jammed');
+    const { facts, matches, retrieval } = await env.client.recall('w-expand', 'movie', { weights: { vector: 0, recency: 0, keyword: 1 } });
+    expect(facts[0]!.id).toBe(film.fact.id);
+    expect(matches![0]!).toMatchObject({ matched: true, signals: ['keyword'] });
+    expect(matches![1]!.matched).toBe(false);
+    expect(retrieval.expandedTerms).toContain('film');
+    // Only words the namespace uses are added: nothing here says "films" or "movies".
+    expect(retrieval.expandedTerms).toEqual(['film']);
+  });
+
+  test('without vectors there is no expansion', async () => {
+    const none = await startDaemon({ embedder: 'none' });
+    try {
+      const client = await none.client();
+      await client.put('w-expand', 'Mia watched a great film last night');
+      const { matches, retrieval } = await client.recall('w-expand', 'movie');
+      expect(matches!.every((m) => !m.matched)).toBe(true);
+      expect(retrieval.expandedTerms).toEqual([]);
+      client.close();
+    } finally {
+      await none.stop();
+      removeDir(none.dataDir);
+    }
+  });
+});
+
 describe('BatchRecall', () => {
   test('results come in input order; a bad query fails only its own slot', async () => {
     await putAll('batch', ['Kim owns a red bicycle', 'Kim is learning Spanish', 'The office plant needs water weekly']);

@@ -26,6 +26,8 @@ export interface Embedder {
    * A text with no known word gets null (the fact is then found by keyword and recency only).
    */
   embed(texts: readonly string[]): Promise<(Float32Array | null)[]>;
+  /** The words whose vectors are nearest a word's, most similar first (word-vector models only). */
+  similarWords?(word: string, limit: number): { word: string; similarity: number }[];
   /** Releases whatever the provider holds (connections, large buffers). */
   close?(): Promise<void>;
 }

@@ -25,6 +25,10 @@ import { isStopword, words } from '../index/tokenizer.ts';
 import { userPaths } from '../../shared/discovery.ts';
 import type { SignalWeights } from '../../shared/model.ts';
 import type { Embedder } from './provider.ts';
+import { nearestWords, NEIGHBOUR_WORDS, NEIGHBOURS_PER_WORD, type NeighbourTable } from './word-neighbours.ts';
+
+/** How many words have a neighbour list (all of them in a table smaller than NEIGHBOUR_WORDS). */
+const neighbourRows = (wordCount: number): number => Math.min(NEIGHBOUR_WORDS, wordCount);
 
 /**
  * Changes whenever the vectors this module returns for a text could change — including a change to
@@ -44,15 +48,17 @@ const PC_ITERATIONS = 500;
 /**
  * Cache layout, all in native byte order (the cache is a per-machine file, like node_modules):
  *   header   Uint32[8]  magic, format version, dimensions, word count n, source vocabulary size V,
- *                       byte length of the word list, PC_WORDS, 0
+ *                       byte length of the word list, PC_WORDS, N (NEIGHBOUR_WORDS)
  *   pc       Float32[dimensions]     first principal component, unit length
  *   ranks    Uint32[n]               each word's position in the source's frequency-ordered list
  *   matrix   Float32[n · dimensions] the word vectors, row i for word i
+ *   nearest  Uint32[N · K]           rows of the K nearest words of each of the N most frequent
+ *   nearness Float32[N · K]          their cosine similarities (word-neighbours.ts)
  *   words    UTF-8, '\n'-separated
  * A file written on a machine of the other byte order fails the magic check and is rebuilt.
  */
 const MAGIC = 0x56574745; // 'EGWV' when read little-endian
-const FORMAT_VERSION = 2;
+const FORMAT_VERSION = 3;
 const HEADER_WORDS = 8;
 const HEADER_BYTES = HEADER_WORDS * 4;
 
@@ -66,6 +72,7 @@ interface WordTable {
 
 interface CacheContents extends WordTable {
   pc: Float32Array;
+  neighbours: NeighbourTable;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,11 +205,13 @@ function encodeCache(contents: CacheContents): Buffer {
   const layout = cacheLayout(n, wordBytes.length);
   const buffer = Buffer.alloc(layout.total); // large allocations are never pooled: byteOffset is 0
   new Uint32Array(buffer.buffer, 0, HEADER_WORDS).set([
-    MAGIC, FORMAT_VERSION, DIMENSIONS, n, contents.vocabularySize, wordBytes.length, PC_WORDS, 0,
+    MAGIC, FORMAT_VERSION, DIMENSIONS, n, contents.vocabularySize, wordBytes.length, PC_WORDS, NEIGHBOUR_WORDS,
   ]);
   new Float32Array(buffer.buffer, layout.pc, DIMENSIONS).set(contents.pc);
   new Uint32Array(buffer.buffer, layout.ranks, n).set(contents.ranks);
   new Float32Array(buffer.buffer, layout.matrix, n * DIMENSIONS).set(contents.matrix);
+  new Uint32Array(buffer.buffer, layout.nearest, contents.neighbours.rows.length).set(contents.neighbours.rows);
+  new Float32Array(buffer.buffer, layout.nearness, contents.neighbours.similarities.length).set(contents.neighbours.similarities);
   wordBytes.copy(buffer, layout.words);
   return buffer;
 }
@@ -212,14 +221,16 @@ function cacheLayout(wordCount: number, wordBytes: number) {
   const pc = HEADER_BYTES;
   const ranks = pc + DIMENSIONS * 4;
   const matrix = ranks + wordCount * 4;
-  const words = matrix + wordCount * DIMENSIONS * 4;
-  return { pc, ranks, matrix, words, total: words + wordBytes };
+  const nearest = matrix + wordCount * DIMENSIONS * 4;
+  const nearness = nearest + neighbourRows(wordCount) * NEIGHBOURS_PER_WORD * 4;
+  const words = nearness + neighbourRows(wordCount) * NEIGHBOURS_PER_WORD * 4;
+  return { pc, ranks, matrix, nearest, nearness, words, total: words + wordBytes };
 }
 
 /** Null if the header is not ours or does not match the file's length. */
 function checkHeader(header: Uint32Array, fileBytes: number): { wordCount: number; wordBytes: number } | null {
-  const [magic, version, dimensions, wordCount, , wordBytes, pcWords] = header;
-  if (magic !== MAGIC || version !== FORMAT_VERSION || dimensions !== DIMENSIONS || pcWords !== PC_WORDS) return null;
+  const [magic, version, dimensions, wordCount, , wordBytes, pcWords, neighbourWords] = header;
+  if (magic !== MAGIC || version !== FORMAT_VERSION || dimensions !== DIMENSIONS || pcWords !== PC_WORDS || neighbourWords !== NEIGHBOUR_WORDS) return null;
   if (cacheLayout(wordCount, wordBytes).total !== fileBytes) return null;
   return { wordCount, wordBytes };
 }
@@ -259,11 +270,12 @@ async function ensureCache(): Promise<string> {
   const target = cachePath(version);
   if (await isValidCache(target)) return target;
 
-  process.stderr.write('engram: building word-vector cache (one time, ~20 s)…\n');
+  process.stderr.write('engram: building word-vector cache (one time, ~40 s)…\n');
   const started = performance.now();
   const table = await readSource(jsonPath);
   const pc = principalComponent(table);
-  writeFileAtomically(target, [encodeCache({ ...table, pc })]);
+  const neighbours = nearestWords(table.matrix, DIMENSIONS, neighbourRows(table.words.length));
+  writeFileAtomically(target, [encodeCache({ ...table, pc, neighbours })]);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(`engram: word-vector cache ready: ${target} (${table.words.length} words, ${seconds} s)\n`);
   return target;
@@ -286,6 +298,10 @@ function decodeCache(file: string, data: Buffer): CacheContents {
     pc: new Float32Array(buffer.buffer, at + layout.pc, DIMENSIONS),
     ranks: new Uint32Array(buffer.buffer, at + layout.ranks, wordCount),
     matrix: new Float32Array(buffer.buffer, at + layout.matrix, wordCount * DIMENSIONS),
+    neighbours: {
+      rows: new Uint32Array(buffer.buffer, at + layout.nearest, neighbourRows(wordCount) * NEIGHBOURS_PER_WORD),
+      similarities: new Float32Array(buffer.buffer, at + layout.nearness, neighbourRows(wordCount) * NEIGHBOURS_PER_WORD),
+    },
     words: buffer.toString('utf8', layout.words, layout.total).split('\n'),
     vocabularySize: new Uint32Array(buffer.buffer, at, HEADER_WORDS)[4],
   };
@@ -320,6 +336,19 @@ class SifEmbedder implements Embedder {
     this.rowOf = new Map();
     cache.words.forEach((word, row) => this.rowOf.set(word, row));
     this.weights = sifWeights(cache);
+  }
+
+  /** The nearest words of a frequent word, most similar first (the cache's neighbour table). */
+  similarWords(word: string, limit: number): { word: string; similarity: number }[] {
+    const row = this.rowOf.get(word);
+    if (row === undefined || row >= NEIGHBOUR_WORDS) return [];
+    const { rows, similarities } = this.cache.neighbours;
+    const out: { word: string; similarity: number }[] = [];
+    for (let j = 0; j < Math.min(limit, NEIGHBOURS_PER_WORD); j++) {
+      const at = row * NEIGHBOURS_PER_WORD + j;
+      out.push({ word: this.cache.words[rows[at]!]!, similarity: similarities[at]! });
+    }
+    return out;
   }
 
   /** A text with no known word other than stopwords gets null. */

@@ -27,6 +27,8 @@ export interface SearchOptions {
   eligible?: (doc: number) => boolean;
   /** Keep only the best `limit` hits. */
   limit?: number;
+  /** How much each query term counts (its BM25 score is multiplied by it); absent = 1. */
+  termWeights?: ReadonlyMap<string, number>;
 }
 
 /** A KeywordIndex as flat arrays: term id i has name termNames[i] (null = a free id) and its
@@ -115,26 +117,31 @@ export class KeywordIndex {
    * Sorted by score desc, then doc asc.
    */
   search(queryTerms: readonly string[], options: SearchOptions = {}): KeywordHit[] {
-    const { eligible, limit } = options;
+    const { eligible, limit, termWeights } = options;
     if (limit !== undefined && limit < 1) return [];
 
     // Lexicographic term order fixes the floating-point summation order.
     const unique = [...new Set(queryTerms)].sort();
     let lists: PostingsView[] = [];
+    let weights: number[] = [];
     for (const term of unique) {
       const id = this.termIds.get(term);
-      if (id !== undefined) lists.push(this.postings[id]!);
+      if (id === undefined) continue;
+      lists.push(this.postings[id]!);
+      weights.push(termWeights?.get(term) ?? 1);
     }
     if (lists.length === 0) return [];
 
     let n = this.forward.size;
     let total = this.totalLength;
     if (eligible) {
-      lists = lists.map((list) => filterPostings(list, eligible)).filter((list) => list.live > 0);
+      const filtered = lists.map((list) => filterPostings(list, eligible));
+      weights = weights.filter((_, i) => filtered[i]!.live > 0);
+      lists = filtered.filter((list) => list.live > 0);
       if (lists.length === 0) return [];
       [n, total] = this.forward.totals(eligible);
     }
-    const idfs = lists.map((list) => idf(n, list.live));
+    const idfs = lists.map((list, i) => weights[i]! * idf(n, list.live));
     const m = this.score(lists, idfs, total / n);
     return this.rank(m, limit);
   }

@@ -7,6 +7,7 @@ import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { NamespaceIndex } from '../index/namespace.ts';
 import { terms } from '../index/tokenizer.ts';
+import { nearTerms } from './expansion.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
 import { CONFIDENCE_POLICY } from '../lifecycle/confidence.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -127,7 +128,9 @@ export class RecallEngine {
     const present = namespaces.filter((ns): ns is NamespaceIndex => ns !== undefined);
     const expanded = [...new Set(present.flatMap((ns) => ns.aliases.expand(query.terms)))].sort();
     const matchSimilarity = this.indexer.vectors.embedder.matchSimilarity;
-    const expandedQuery = { terms: [...query.terms, ...expanded], vector: query.vector, matchSimilarity };
+    // Word-vector neighbours only while the vector signal is on: they come from the same model.
+    const near = this.indexer.vectors.off ? new Map<string, number>() : nearTerms(query.text, [...query.terms, ...expanded], this.indexer.vectors.embedder, present);
+    const expandedQuery = { terms: [...query.terms, ...expanded, ...near.keys()], vector: query.vector, matchSimilarity, ...(near.size ? { termWeights: near } : {}) };
     const rankings = await Promise.all(
       namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, req.plan, this.readVectors) : emptyRanking())),
     );
@@ -142,7 +145,7 @@ export class RecallEngine {
     const outcome: SearchOutcome = {
       facts: chosen.map((r) => byKey.get(key(r))!),
       matches: chosen.map(matchOf),
-      retrieval: this.metadata(req, query, rankings, expanded),
+      retrieval: this.metadata(req, query, rankings, [...new Set([...expanded, ...near.keys()])].sort()),
     };
     if (req.explain) {
       const now = Date.now();

@@ -13,6 +13,8 @@ export interface NamespaceQuery {
   vector: Float32Array | null;
   /** The cosine similarity from which a fact's vector counts as matching the query's. */
   matchSimilarity: number;
+  /** Terms that count less than 1 (query expansion). */
+  termWeights?: ReadonlyMap<string, number>;
 }
 
 /** Reads stored vectors by vector key (the HNSW graph cannot hand them back). */

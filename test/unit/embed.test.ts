@@ -8,6 +8,7 @@ import { createEmbedder } from '../../daemon/embed/index.ts';
 import { noneEmbedder } from '../../daemon/embed/none.ts';
 import type { Embedder } from '../../daemon/embed/provider.ts';
 import { buildWordVectorCache, loadWordVectorEmbedder } from '../../daemon/embed/word-vectors.ts';
+import { nearestWords, NEIGHBOURS_PER_WORD } from '../../daemon/embed/word-neighbours.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -150,5 +151,41 @@ describe('createEmbedder', () => {
   test('an unknown name is an error that lists the valid names', async () => {
     // @ts-expect-error — names arrive from flags and config files at run time
     await expect(createEmbedder('word2vec')).rejects.toThrow(/unknown embedder "word2vec".*local, ollama, openai, none/);
+  });
+});
+
+describe('word neighbours', () => {
+  test('each row gets its nearest other rows by cosine, most similar first, the same on every build', () => {
+    // 300 random rows in 8 dimensions; a brute-force scan is the reference.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const d = 8;
+    const n = 300;
+    const matrix = Float32Array.from({ length: n * d }, random);
+    const table = nearestWords(matrix, d, n);
+    const unit = (r: number) => {
+      const v = matrix.subarray(r * d, (r + 1) * d);
+      const norm = Math.hypot(...v);
+      return [...v].map((x) => x / norm);
+    };
+    const cos = (a: number, b: number) => unit(a).reduce((s, x, k) => s + x * unit(b)[k]!, 0);
+    let agree = 0;
+    for (let r = 0; r < n; r++) {
+      const best = [...Array(n).keys()].filter((q) => q !== r).sort((a, b) => cos(r, b) - cos(r, a))[0]!;
+      if (table.rows[r * NEIGHBOURS_PER_WORD] === best) agree++;
+      const sims = [...table.similarities.subarray(r * NEIGHBOURS_PER_WORD, (r + 1) * NEIGHBOURS_PER_WORD)];
+      expect(sims).toEqual([...sims].sort((a, b) => b - a));
+      expect([...table.rows.subarray(r * NEIGHBOURS_PER_WORD, (r + 1) * NEIGHBOURS_PER_WORD)]).not.toContain(r);
+      expect(sims[0]).toBeCloseTo(cos(r, table.rows[r * NEIGHBOURS_PER_WORD]!), 4);
+    }
+    expect(agree).toBeGreaterThanOrEqual(n * 0.98);
+    expect(nearestWords(matrix, d, n)).toEqual(table);
+  });
+
+  test('the local embedder knows the nearest words of a frequent word', async () => {
+    const local = await loadWordVectorEmbedder();
+    const near = local.similarWords!('movie', 3).map((n) => n.word);
+    expect(near).toContain('film');
+    expect(local.similarWords!('qzxwvjk', 3)).toEqual([]);
   });
 });

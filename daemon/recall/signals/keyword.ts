@@ -1,4 +1,5 @@
-// Keyword: BM25 over the namespace's inverted index, the query's terms alias-expanded. A fact
+// Keyword: BM25 over the namespace's inverted index, the query's terms alias-expanded and, with
+// word vectors, joined by their nearest store words at a reduced weight (expansion.ts). A fact
 // below the candidate depth gets rank 0, as a fact outside the vector neighbours does.
 import type { MatchSignal } from '../signal.ts';
 
@@ -13,8 +14,9 @@ export const keywordSignal = {
     const ranks = new Map<number, number>();
     if (query.terms.length === 0) return { ranks, matched: new Set(), searched: 0 };
     const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
-    ns.keyword.search(query.terms, { eligible, limit: keywordCandidateCount(topK) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
-    // Every keyword hit shares a term with the query: all of them match.
+    const { termWeights } = query;
+    ns.keyword.search(query.terms, { eligible, limit: keywordCandidateCount(topK), ...(termWeights ? { termWeights } : {}) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
+    // Every hit shares a term with the query, or a word its nearest to (similarity 0.6 or more).
     return { ranks, matched: new Set(ranks.keys()), searched: ranks.size };
   },
 } as const satisfies MatchSignal;

@@ -145,7 +145,7 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
   filtered: boolean;
 
   /**
-   * Query terms added by aliases.
+   * Query terms added by aliases and by word-vector expansion (the store's words nearest the query's).
    *
    * @generated from field: repeated string expanded_terms = 11;
    */
