@@ -4,10 +4,12 @@ import { Capability } from '../../shared/capabilities.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { factJson } from '../../shared/json/shapes.ts';
-import { policyOf, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { policyOf, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
+import { writeAll, WriteAllStopped } from '../import/write-all.ts';
+import { randomUUID } from 'node:crypto';
 import type { Fact } from '../types.ts';
 import { receiptJson } from '../cli/json.ts';
 
@@ -46,6 +48,17 @@ export class ClientBackend implements McpBackend {
   async add({ agentId, text, ...options }: WriteRequest): Promise<WrittenFact> {
     const { fact, duplicate } = await this.client.put(agentId, text, options);
     return { factId: fact.id, confidence: fact.confidence ?? '', duplicate };
+  }
+
+  /** In batches where the daemon has them, else one put per fact (writeAll). */
+  async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
+    let results;
+    try {
+      results = await writeAll(this.client, facts.map((fact) => ({ ...fact, agentId, requestId: randomUUID() })));
+    } catch (error) {
+      throw error instanceof WriteAllStopped ? error.cause : error;
+    }
+    return results.map((r) => (r.error ? { error: r.error.message } : { factId: r.factId, duplicate: r.duplicate }));
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {

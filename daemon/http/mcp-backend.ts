@@ -3,7 +3,7 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import { policyOf, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { policyOf, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
@@ -52,6 +52,12 @@ export class CoreBackend implements McpBackend {
     // The core takes meta as the JSON text the store keeps.
     const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}) });
     return { factId: fact.id, confidence: fact.confidence, duplicate };
+  }
+
+  async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
+    const items = facts.map(({ meta, ...fact }) => ({ ...fact, agentId, requestId: randomUUID(), ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}) }));
+    const slots = await this.core.putBatch(this.ctx, { items });
+    return slots.map((s) => (s.error ? { error: s.error.message } : { factId: s.result.fact.id, duplicate: s.result.duplicate }));
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {

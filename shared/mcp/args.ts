@@ -145,6 +145,34 @@ export function optionalStringList(args: Args, key: string): string[] | undefine
 }
 
 /** The optional fields of a write (memory_add), checked and in the backend's names. */
+/** A list of 1..max argument objects (the items of a batch). */
+export function objectList(args: Args, key: string, max: number): Args[] {
+  if (!supplied(args, key)) throw new ToolInputError(`${key} is required`);
+  const value = args[key];
+  if (!Array.isArray(value)) throw new ToolInputError(`${key} must be a list, got ${describe(value)}`);
+  if (value.length === 0 || value.length > max) throw new ToolInputError(`${key} must hold 1 to ${max} entries, got ${value.length}`);
+  value.forEach((item, i) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new ToolInputError(`${key}[${i}] must be an object, got ${describe(item)}`);
+  });
+  return value as Args[];
+}
+
+/** Refuses a key the item's schema does not declare (a typo would otherwise drop a field). */
+export function knownKeys(args: Args, allowed: readonly string[]): void {
+  const unknown = Object.keys(args).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) throw new ToolInputError(`${unknown} is not a field (known: ${allowed.join(', ')})`);
+}
+
+/** Runs the checks of one item of a list, naming the item in what they report. */
+export function within<T>(item: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ToolInputError) throw new ToolInputError(`${item}.${error.message}`);
+    throw error;
+  }
+}
+
 export function writeFields(args: Args) {
   const occurredAt = supplied(args, 'occurred_at') ? validated(() => check.rfc3339Ms(args.occurred_at, 'occurred_at')) : undefined;
   const meta = supplied(args, 'meta') ? jsonObject(args.meta, 'meta') : undefined;

@@ -74,6 +74,9 @@ export interface WrittenFact {
   duplicate: boolean;
 }
 
+/** One fact of a batch write: stored (or already remembered), or refused with why. */
+export type BatchWritten = { factId: string; duplicate: boolean; error?: undefined } | { error: string; factId?: undefined };
+
 export interface FactPage {
   facts: FactJson[];
   nextPageToken: string;
@@ -91,6 +94,8 @@ export interface McpBackend {
   search(req: SearchRequest): Promise<SearchResult>;
   searchBatch(req: BatchRequest): Promise<BatchResult>;
   add(req: WriteRequest): Promise<WrittenFact>;
+  /** Several facts of one agent in one call, each stored or refused on its own, in order. */
+  addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]>;
   alias(agentId: string, term: string, equivalents: string[]): Promise<void>;
   /** `stateJson` is a JSON object as text ("" = {}). */
   checkpointSave(agentId: string, stateJson: string): Promise<{ id: string; createdAt: number }>;

@@ -39,6 +39,9 @@ export type ReflectAction = (typeof REFLECT_ACTIONS)[number];
 /** memory_list's page size when none is given. */
 export const LIST_PAGE_SIZE = 50;
 
+/** Facts per memory_add_batch call. */
+export const MAX_BATCH_FACTS = 100;
+
 export const INPUT_TYPES = {
   memory_search: z
     .object({
@@ -71,6 +74,25 @@ export const INPUT_TYPES = {
       confidence: confidence.optional(),
       ...FACT_FIELDS,
       allow_duplicate: allowDuplicate.optional(),
+    })
+    .strict(),
+  memory_add_batch: z
+    .object({
+      agent_id: agentId,
+      facts: z
+        .array(
+          z
+            .object({
+              text: z.string().describe('One atomic, self-contained sentence, as for memory_add.'),
+              confidence: confidence.optional(),
+              ...FACT_FIELDS,
+              allow_duplicate: allowDuplicate.optional(),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(MAX_BATCH_FACTS)
+        .describe(`The facts to store, 1 to ${MAX_BATCH_FACTS}; each is stored (or found already remembered) on its own.`),
     })
     .strict(),
   memory_alias: z

@@ -57,6 +57,25 @@ export const OUTPUT_TYPES = {
       duplicate: z.boolean().describe('true: an identical fact was already remembered; fact_id is that fact and nothing new was stored.').optional(),
     })
     .strict(),
+  memory_add_batch: z
+    .object({
+      agent_id: z.string(),
+      stored: count.describe('New facts stored.'),
+      duplicates: count.describe('Facts already remembered word for word (nothing new stored for them).'),
+      failed: count.describe('Facts refused; the others were still stored.'),
+      results: z
+        .array(
+          z
+            .object({
+              fact_id: z.string().optional(),
+              duplicate: z.boolean().optional(),
+              error: z.string().describe('Why this fact was refused (nothing of it stored).').optional(),
+            })
+            .strict(),
+        )
+        .describe('One per fact, in order.'),
+    })
+    .strict(),
   memory_alias: z.object({ agent_id: z.string(), term: z.string(), equivalents: strings, stored }).strict(),
   checkpoint_save: z.object({ agent_id: z.string(), checkpoint_id: z.string(), created_at: dateTime() }).strict(),
   checkpoint_resume: z.xor([

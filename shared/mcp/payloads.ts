@@ -17,6 +17,7 @@ export type SearchPayload = Payload<'memory_search'>;
 export type SearchRetrieval = NonNullable<SearchPayload['retrieval']>;
 export type BatchPayload = Payload<'memory_search_batch'>;
 export type AddPayload = Payload<'memory_add'>;
+export type AddBatchPayload = Payload<'memory_add_batch'>;
 export type AliasPayload = Payload<'memory_alias'>;
 export type CheckpointSavePayload = Payload<'checkpoint_save'>;
 export type CheckpointResumePayload = Payload<'checkpoint_resume'>;

@@ -45,6 +45,12 @@ const TEXT: Record<ToolName, ToolText> = {
       'Store one durable fact in an agent\'s memory so later sessions can recall it. Call it as soon as you learn a decision, preference, convention, correction or hard-won gotcha — one atomic, self-contained sentence per call, never transcripts or secrets. Returns the fact_id; a fact already remembered word for word is not stored twice (duplicate: true, its fact_id). To replace or retire an existing fact use memory_reflect.',
     annotations: { title: 'Store a durable fact', ...additive },
   },
+  memory_add_batch: {
+    title: 'Store several durable facts',
+    description:
+      'Store several durable facts in an agent\'s memory in one call (up to 100), e.g. what you learned over a session. Each fact is one atomic, self-contained sentence, as for memory_add, and is stored on its own: one already remembered word for word is not stored twice, one refused does not stop the others. Returns a fact_id (or an error) per fact, in order, and the counts.',
+    annotations: { title: 'Store several durable facts', ...additive },
+  },
   memory_alias: {
     title: 'Teach memory a synonym',
     description:

@@ -8,7 +8,7 @@ import { checkpointResume, checkpointSave } from './checkpoint.ts';
 import { memoryDelete, memoryForget, memoryGet, memoryList } from './facts.ts';
 import { memoryReflect } from './reflect.ts';
 import { memorySearch, memorySearchBatch } from './search.ts';
-import { memoryAdd, memoryAlias } from './write.ts';
+import { memoryAdd, memoryAddBatch, memoryAlias } from './write.ts';
 
 export type ToolHandler = (args: Args, backend: McpBackend) => Promise<CallToolResult>;
 
@@ -16,6 +16,7 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   memory_search: memorySearch,
   memory_search_batch: memorySearchBatch,
   memory_add: memoryAdd,
+  memory_add_batch: memoryAddBatch,
   memory_alias: memoryAlias,
   checkpoint_save: checkpointSave,
   checkpoint_resume: checkpointResume,

@@ -1,8 +1,11 @@
-// memory_add and memory_alias: validate → backend write → payload + text.
+// memory_add, memory_add_batch and memory_alias: validate → backend write → payload + text.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as arg from '../args.ts';
 import type { McpBackend } from '../backend.ts';
-import type { AddPayload, AliasPayload } from '../payloads.ts';
+import type { AddBatchPayload, AddPayload, AliasPayload } from '../payloads.ts';
+import { INPUT_TYPES, MAX_BATCH_FACTS } from '../input-schemas.ts';
+
+const BATCH_FACT_KEYS = Object.keys(INPUT_TYPES.memory_add_batch.shape.facts.element.shape);
 import { success } from '../result.ts';
 import { CONFIDENCE_LABELS, type ConfidenceLabel } from '../../validate.ts';
 
@@ -23,6 +26,34 @@ export async function memoryAdd(args: arg.Args, backend: McpBackend): Promise<Ca
     ? `Already remembered for agent ${JSON.stringify(agentId)}: an identical fact is stored (${identity}); nothing new was stored.`
     : `Memory stored for agent ${JSON.stringify(agentId)} (${identity}).`;
   return success(payload, notice);
+}
+
+/** memory_add_batch: every fact's arguments are checked before anything is sent (a bad one fails
+ *  the call, naming it); the daemon then stores or refuses each fact on its own. */
+export async function memoryAddBatch(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
+  const agentId = arg.requiredAgentId(args);
+  const facts = arg.objectList(args, 'facts', MAX_BATCH_FACTS).map((fact, i) =>
+    arg.within(`facts[${i}]`, () => {
+      arg.knownKeys(fact, BATCH_FACT_KEYS);
+      const label = arg.confidenceLabel(fact);
+      return { text: arg.nonEmpty(arg.requiredString(fact, 'text'), 'text'), ...(label !== undefined ? { confidence: label } : {}), ...arg.writeFields(fact) };
+    }),
+  );
+  const written = await backend.addMany(agentId, facts);
+  const payload: AddBatchPayload = {
+    agent_id: agentId,
+    stored: written.filter((w) => w.error === undefined && !w.duplicate).length,
+    duplicates: written.filter((w) => w.error === undefined && w.duplicate).length,
+    failed: written.filter((w) => w.error).length,
+    results: written.map((w) => (w.error !== undefined ? { error: w.error } : { fact_id: w.factId, duplicate: w.duplicate })),
+  };
+  const refused = written.flatMap((w, i) => (w.error ? [`fact ${i + 1}: ${w.error}`] : []));
+  const text =
+    `Stored ${payload.stored} new ${payload.stored === 1 ? 'fact' : 'facts'} for agent ${JSON.stringify(agentId)}` +
+    (payload.duplicates ? `; ${payload.duplicates} already remembered` : '') +
+    (refused.length ? `; refused: ${refused.join('; ')}` : '') +
+    '.';
+  return success(payload, text);
 }
 
 const isLabel = (value: string): value is ConfidenceLabel => (CONFIDENCE_LABELS as readonly string[]).includes(value);
