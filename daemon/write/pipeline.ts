@@ -36,6 +36,8 @@ export interface WriteOp<R> {
   withinExclusive?: boolean;
 }
 
+const requestKey = (op: { agentId: string; requestId: string }): string => `${op.agentId}\u0000${op.requestId}`;
+
 export class WritePipeline {
   private readonly locks = new KeyedLocks();
   private readonly inflight = new Map<string, Promise<unknown>>();
@@ -46,41 +48,46 @@ export class WritePipeline {
   ) {}
 
   async run<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
+    // A concurrent repeat waits for the first attempt, then is answered like any later repeat.
+    if (op.requestId) while (this.inflight.has(requestKey(op))) await this.inflight.get(requestKey(op))!.catch(() => undefined);
     return (await this.runInOrder(ctx, [op]))[0]!;
   }
 
-  /** Several writes, started in the given order: each one's request id is checked (and claimed)
-   *  before the next is looked at, and each takes its locks when it starts, so the writes lock,
-   *  take ids and commit in that order (a batch keeps its items' order; of two identical items
-   *  the first stores and the second is its duplicate). Resolves once all have started, with a
-   *  promise of each one's result. A repeat is answered from the first write's record; concurrent
-   *  repeats wait for the first and get the same answer. */
+  /** Several writes, started in the given order: the request ids are claimed (a concurrent
+   *  repeat waits for this attempt) and their records read together, then every write starts at
+   *  once, in order, taking its locks as it starts — so a batch's writes lock, take ids and commit
+   *  in item order (of two identical items the first stores, the second is its duplicate).
+   *  Resolves with a promise of each one's result. A repeat is answered from the first write's
+   *  record; an id another attempt holds waits for it, as any repeat does. */
   async runInOrder<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): Promise<Promise<R>[]> {
-    const started: Promise<R>[] = [];
-    for (const op of ops) {
-      if (!op.requestId) {
-        started.push(this.write(ctx, op));
-        continue;
-      }
-      const key = `${op.agentId}\u0000${op.requestId}`;
-      while (this.inflight.has(key)) await this.inflight.get(key)!.catch(() => undefined);
-      // Claimed before the record is read, so a concurrent repeat waits for this attempt.
-      let settle!: (work: Promise<R>) => void;
-      const claim = new Promise<R>((resolve) => (settle = resolve));
-      this.inflight.set(key, claim);
-      const release = () => {
-        if (this.inflight.get(key) === claim) this.inflight.delete(key);
-      };
-      claim.then(release, release);
-      try {
-        const recorded = await this.store.requestResult(op.agentId, op.requestId);
-        settle(recorded ? op.replay(recorded) : this.write(ctx, op));
-      } catch (error) {
-        settle(Promise.reject(error));
-      }
-      started.push(claim);
+    const claims = ops.map((op) => (op.requestId ? this.claim<R>(requestKey(op)) : null));
+    let recorded: (Json | undefined)[];
+    try {
+      recorded = await Promise.all(ops.map((op, i) => (claims[i] ? this.store.requestResult(op.agentId, op.requestId) : undefined)));
+    } catch (error) {
+      for (const claim of claims) claim?.settle(Promise.reject(error));
+      throw error;
     }
-    return started;
+    return ops.map((op, i) => {
+      const claim = claims[i];
+      if (!op.requestId) return this.write(ctx, op);
+      if (!claim) return this.run(ctx, op);
+      claim.settle(recorded[i] ? op.replay(recorded[i]!) : this.write(ctx, op));
+      return claim.done;
+    });
+  }
+
+  /** Takes a request id for one attempt, or null if another attempt holds it. */
+  private claim<R>(key: string): { done: Promise<R>; settle: (work: Promise<R>) => void } | null {
+    if (this.inflight.has(key)) return null;
+    let settle!: (work: Promise<R>) => void;
+    const done = new Promise<R>((resolve) => (settle = resolve));
+    this.inflight.set(key, done);
+    const release = () => {
+      if (this.inflight.get(key) === done) this.inflight.delete(key);
+    };
+    done.then(release, release);
+    return { done, settle };
   }
 
   private write<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
