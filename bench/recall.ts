@@ -28,8 +28,8 @@ export interface SizeResult {
   /** Mean keyword / vector candidates the daemon reported per query. */
   keywordCandidates: number;
   vectorCandidates: number;
-  /** p50 of Health/Check (ms) on the same daemon just before the queries: the transport floor. */
-  floorP50: number;
+  /** Health/Check (ms) on the same daemon right after the queries: the transport floor. */
+  floor: { p50: number; p99: number };
   /** Daemon CPU per query (ms), and all processes' CPU use while querying (cores). */
   daemonCpuMs: number;
   machineCores: number;
@@ -97,7 +97,7 @@ async function load(clients: EngramClient[], facts: string[], from: number, to: 
   await Promise.all(Array.from({ length: IN_FLIGHT }, (_, w) => worker(w)));
 }
 
-async function floorP50(dataDir: string, calls: number): Promise<number> {
+async function floorLatency(dataDir: string, calls: number): Promise<{ p50: number; p99: number }> {
   const health = healthClient(dataDir);
   try {
     const latencies: number[] = [];
@@ -106,7 +106,7 @@ async function floorP50(dataDir: string, calls: number): Promise<number> {
       await health.check();
       if (i >= 50) latencies.push(performance.now() - started);
     }
-    return percentile(latencies, 50);
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
   } finally {
     health.close();
   }
@@ -141,7 +141,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
   return {
     size: stored.length,
     latency: summarize(latencies),
-    floorP50: await floorP50(daemon.dataDir, options.queries),
+    floor: await floorLatency(daemon.dataDir, options.queries),
     keywordCandidates: keyword / n,
     vectorCandidates: vector / n,
     daemonCpuMs,
