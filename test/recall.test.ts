@@ -1,6 +1,6 @@
 // Recall's ordering guarantees (a total, repeatable order), against a real daemon.
 import { describe, expect, test } from 'vitest';
-import { useDaemon } from './fixtures/daemon.ts';
+import { useDaemon, useDaemonPool } from './fixtures/daemon.ts';
 import { isTotalOrder, recomputeFusedScore } from './fixtures/receipts.ts';
 
 const env = useDaemon({ embedder: 'local' });
@@ -121,5 +121,30 @@ describe('tokenizer in recall', () => {
     const { receipts } = await env.client.recallExplain('unicode', 'Montréal');
     expect(receipts[0]!.ranks.keywordRank).toBe(1);
     expect(receipts[0]!.text).toContain('Montréal');
+  });
+});
+
+describe('vector search in a small namespace', () => {
+  const pool = useDaemonPool();
+
+  test('is exact: a distinct fact among many near-identical ones is found, before and after a restart', async () => {
+    // 300 notes that differ only by a number the word vectors do not know: 3 distinct vectors, 100
+    // copies each, which an HNSW graph can wall off from the one fact that differs.
+    const dataDir = pool.newDir();
+    const agent = 'near-identical';
+    const first = await pool.start({ dataDir, embedder: 'local' });
+    const client = await first.client();
+    await client.putBatch(Array.from({ length: 300 }, (_, i) => ({ agentId: agent, text: `batch note ${i} about the ${['garden', 'invoice', 'piano'][i % 3]} plan` })));
+    const mia = await client.put(agent, 'Mia prefers window seats on long flights');
+    const vectorOnly = { weights: { keyword: 0, recency: 0, vector: 1 }, topK: 3 };
+    const top = async (c: typeof client) => (await c.recallExplain(agent, 'window seat flight', vectorOnly)).receipts[0]!;
+    expect(await top(client)).toMatchObject({ fact: { id: mia.fact.id }, ranks: { vectorRank: 1 } });
+    client.close();
+    await first.stop(); // a clean stop saves the graph; the next start loads it, without the vectors
+
+    const second = await pool.start({ dataDir, embedder: 'local' });
+    const again = await second.client();
+    expect(await top(again)).toMatchObject({ fact: { id: mia.fact.id }, ranks: { vectorRank: 1 } });
+    again.close();
   });
 });

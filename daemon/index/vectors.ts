@@ -22,9 +22,17 @@ export interface SavedIndexInfo {
   keys: number[];
 }
 
+/** Up to this many vectors an index also keeps them in memory and recall searches them exactly:
+ *  HNSW is approximate, and among many near-identical vectors (300 notes that differ only by a
+ *  number, say) it can lose a distinct one for good. 2048 × 100 floats is 800 KB. */
+export const EXACT_SEARCH_LIMIT = 2048;
+
 export class VectorIndex {
   private index: Index;
   private readonly keys = new Set<number>();
+  /** key → vector while the index is small; null when it is not (or, after a load, until the
+   *  stored vectors are handed back with restoreExact). */
+  private exact: Map<number, Float32Array> | null = new Map();
   /** Vectors accepted but not yet in the HNSW graph: added in one batch on the next search. */
   private pending: { key: number; vector: Float32Array }[] = [];
 
@@ -55,6 +63,8 @@ export class VectorIndex {
 
   add(key: number, vector: Float32Array): void {
     this.pending.push({ key, vector });
+    if (this.exact && this.size <= EXACT_SEARCH_LIMIT) this.exact.set(key, vector);
+    else this.exact = null;
     this.scheduleBackgroundFlush();
   }
 
@@ -73,6 +83,7 @@ export class VectorIndex {
   }
 
   remove(key: number): void {
+    this.exact?.delete(key);
     const before = this.pending.length;
     this.pending = this.pending.filter((p) => p.key !== key);
     if (this.pending.length === before && this.keys.delete(key)) this.index.remove(BigInt(key));
@@ -102,6 +113,24 @@ export class VectorIndex {
       hits.push({ key: Number(matches.keys[i]), distance: matches.distances[i]! });
     }
     return hits.sort((a, b) => a.distance - b.distance || a.key - b.key);
+  }
+
+  /** Every vector by key, when the index is small enough to hold them (see EXACT_SEARCH_LIMIT). */
+  exactVectors(): ReadonlyMap<number, Float32Array> | null {
+    return this.exact;
+  }
+
+  /** Whether a small loaded index waits for its vectors (restoreExact). */
+  get wantsExact(): boolean {
+    return this.exact === null && this.size <= EXACT_SEARCH_LIMIT;
+  }
+
+  /** Takes the stored vectors of a small index that was loaded from a file; ignored unless they
+   *  are exactly the index's keys (a write in between leaves it to the next try). */
+  restoreExact(entries: readonly (readonly [number, Float32Array])[]): void {
+    const map = new Map(entries);
+    const keys = this.allKeys();
+    if (this.size <= EXACT_SEARCH_LIMIT && map.size === keys.length && keys.every((k) => map.has(k))) this.exact = map;
   }
 
   allKeys(): number[] {
@@ -139,6 +168,7 @@ export class VectorIndex {
       const info = VectorIndex.readInfo(base);
       if (!info || info.embedder !== embedder || info.dimensions !== dimensions) return null;
       const vi = new VectorIndex(dimensions);
+      vi.exact = null; // the file holds the graph, not the vectors: recall reads them once if small
       vi.index.load(`${base}.usearch`);
       for (const key of info.keys) vi.keys.add(key);
       if (vi.index.size() !== vi.keys.size) return null;

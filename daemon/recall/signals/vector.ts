@@ -34,6 +34,13 @@ async function vectorRanks(
 ): Promise<MatchRanking> {
   const index = ns.vectors;
   if (!index || index.size === 0) return { ranks: new Map(), matched: new Set(), searched: 0 };
+  if (index.wantsExact) {
+    const keys = index.allKeys();
+    const vectors = await readVectors(ns.agentId, keys);
+    index.restoreExact(keys.flatMap((key, i) => (vectors[i] ? [[key, vectors[i]!] as const] : [])));
+  }
+  const held = index.exactVectors();
+  if (held) return exactOver(ns, query, wanted, [...held.keys()], [...held.values()], filter, matchDistance);
   const eligibleKeys = filter ? eligibleVectorKeys(ns, filter) : null;
   if (eligibleKeys && eligibleKeys.length <= EXACT_LIMIT) return exactRanks(ns, query, wanted, eligibleKeys, readVectors, matchDistance);
   let count = Math.min(wanted, index.size);
@@ -70,19 +77,24 @@ function eligibleVectorKeys(ns: NamespaceIndex, filter: DocFilter): number[] {
   return keys;
 }
 
-/** Cosine distance by brute force over the given vectors (all stored L2-normalised). */
+/** Cosine distance by brute force over the given vectors, read from the store. */
 async function exactRanks(ns: NamespaceIndex, query: Float32Array, wanted: number, keys: number[], readVectors: VectorReader, matchDistance: number): Promise<MatchRanking> {
-  const vectors = await readVectors(ns.agentId, keys);
+  return exactOver(ns, query, wanted, keys, await readVectors(ns.agentId, keys), null, matchDistance);
+}
+
+/** Cosine distance by brute force over these vectors (all stored L2-normalised), eligible docs only. */
+function exactOver(ns: NamespaceIndex, query: Float32Array, wanted: number, keys: readonly number[], vectors: readonly (Float32Array | undefined)[], filter: DocFilter | null, matchDistance: number): MatchRanking {
   const hits: VectorHitDoc[] = [];
   keys.forEach((key, i) => {
     const doc = ns.docOfVectorKey(key);
     const vector = vectors[i];
-    if (doc === undefined || !vector) return;
+    if (doc === undefined || !vector || (filter && !filter(ns.doc(doc)))) return;
     let dot = 0;
     for (let d = 0; d < vector.length; d++) dot += vector[d]! * query[d]!;
     hits.push({ doc, distance: 1 - dot });
   });
-  return { ...toRanks(hits, wanted, matchDistance), searched: keys.length };
+  // Searched = the eligible vectors compared with the query (all of them: the search is exact).
+  return { ...toRanks(hits, wanted, matchDistance), searched: hits.length };
 }
 
 function toRanks(hits: VectorHitDoc[], wanted: number, matchDistance: number): { ranks: RankMap; matched: Set<number> } {
