@@ -1,22 +1,17 @@
 // `npm run bench:scale [-- --sizes 100000,1000000] [-- --embedder local|none]`: recall latency in
 // one large namespace (hybrid and keyword-only), daemon restart time and resident memory.
-// The store is built in-process through the daemon's own core (fast bulk load, same code path
-// as a put), closed, then served by a real daemon process that is timed from spawn to serving.
+// The store is built through a real daemon with batch writes (as `engram import` builds one),
+// stopped cleanly, then served by a new daemon process that is timed from spawn to serving.
 // `--keep DIR` builds each store in DIR/<size> and leaves it there; a later run with the same DIR
-// reuses it, so restart and latency can be measured again without rebuilding (1M takes ~30 min).
+// reuses it, so restart and latency can be measured again without rebuilding (1M takes several minutes).
 // "restart" is a start after a clean stop (the index snapshot is restored); "rebuild" is a start
 // as after a crash (every index rebuilt from the store). Prints a report; never asserts.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { connect } from '../client/index.ts';
-import { callContext, DAEMON } from '../daemon/core/context.ts';
-import { Engram } from '../daemon/core/engram.ts';
-import { SILENT } from '../daemon/log.ts';
-import { createEmbedder } from '../daemon/embed/index.ts';
+import { writeAll } from '../client/import/write-all.ts';
 import { snapshotSealPath } from '../daemon/index/snapshot.ts';
-import { LevelStore } from '../daemon/store/level/level-store.ts';
-import { DEFAULT_LIMITS } from '../shared/validate.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
 import { ms, summarize, table } from './stats.ts';
@@ -33,25 +28,25 @@ const sizes = values.sizes.split(',').map(Number);
 const embedder = values.embedder as 'local' | 'none';
 const queryCount = Number(values.queries);
 const AGENT = 'scale';
-const BATCH = 512;
-
-/** Writes n facts through the core (group-committed puts, 512 in flight), with progress. */
+/** Writes the facts through a real daemon in batch writes, as `engram import` does (two batches in
+ *  flight), with progress; its clean stop then saves the indexes and the snapshot. */
 async function buildStore(dataDir: string, facts: string[]): Promise<number> {
-  const store = await LevelStore.open(join(dataDir, 'store'));
-  const model = await createEmbedder(embedder);
-  const recallDefaults = { weights: { ...model.defaultWeights }, minRelevance: 0, confidenceWeight: 0 };
-  const core = await Engram.open({ dataDir, vectorDir: join(dataDir, 'vectors'), embedder: model, limits: DEFAULT_LIMITS, recallDefaults, log: SILENT }, store);
-  const ctx = callContext(DAEMON);
+  const daemon = await startDaemon(dataDir, { embedder });
+  const client = await connect({ dataDir });
   const started = performance.now();
   let shown = -1;
-  for (let i = 0; i < facts.length; i += BATCH) {
-    await Promise.all(facts.slice(i, i + BATCH).map((text) => core.put(ctx, { agentId: AGENT, text })));
-    const pct = Math.floor(((i + BATCH) / facts.length) * 100);
-    if (pct !== shown && pct % 5 === 0) process.stderr.write(`building ${facts.length} facts: ${Math.min(pct, 100)}%\n`);
-    shown = pct;
-  }
-  await core.close(); // saves the vector index and the snapshot, as a daemon does on SIGTERM
-  return facts.length / ((performance.now() - started) / 1000);
+  await writeAll(client, facts.map((text) => ({ agentId: AGENT, text })), {
+    concurrency: 2,
+    onProgress: (done, total) => {
+      const pct = Math.floor((done / total) * 20) * 5;
+      if (pct !== shown) process.stderr.write(`building ${total} facts: ${pct}%\n`);
+      shown = pct;
+    },
+  });
+  const rate = facts.length / ((performance.now() - started) / 1000);
+  client.close();
+  await daemon.stop();
+  return rate;
 }
 
 async function timeQueries(dataDir: string, queries: string[], keywordOnly: boolean): Promise<number[]> {
@@ -81,7 +76,7 @@ async function timeRebuild(dataDir: string): Promise<number> {
 
 async function main(): Promise<void> {
   installSignalCleanup();
-  const rows = [['facts', 'build puts/s', 'restart s', 'rebuild s', 'RSS MiB', 'RSS/100k', 'hybrid p50', 'hybrid p99', 'keyword p50', 'keyword p99']];
+  const rows = [['facts', 'build facts/s', 'restart s', 'rebuild s', 'RSS MiB', 'RSS/100k', 'hybrid p50', 'hybrid p99', 'keyword p50', 'keyword p99']];
   for (const n of sizes) {
     const dataDir = values.keep ? resolve(values.keep, String(n)) : tempDir(`scale-${n}`);
     const facts = generateFacts(n);
