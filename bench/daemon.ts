@@ -60,9 +60,13 @@ export interface BenchDaemon {
   rssMiB(): number;
   /** CPU time (user + system) the daemon has used so far, in seconds. */
   cpuSeconds(): number;
-  /** SIGTERM (drain, persist, close), SIGKILL after 15 s. */
+  /** SIGTERM (drain, persist, close), SIGKILL after STOP_GRACE_MS. */
   stop(): Promise<void>;
 }
+
+/** A clean stop after a bulk load inserts the vectors still waiting for the HNSW graph and saves
+ *  it, which takes tens of seconds at a million facts: give it that long. */
+const STOP_GRACE_MS = 180_000;
 
 export interface StartOptions {
   embedder: 'local' | 'none';
@@ -82,9 +86,11 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
   child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
+  // Started = the discovery file names this process (a file left by an earlier daemon does not count).
   const discovery = join(dataDir, 'daemon.json');
+  const namesThisProcess = () => existsSync(discovery) && (JSON.parse(readFileSync(discovery, 'utf8')) as { pid?: number }).pid === child.pid;
   const deadline = Date.now() + 120_000;
-  while (!existsSync(discovery)) {
+  while (!namesThisProcess()) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`daemon exited during start-up:\n${log}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -110,7 +116,10 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const timer = setTimeout(() => {
+        process.stderr.write(`bench: the daemon did not stop within ${STOP_GRACE_MS / 1000} s; killed (its indexes will be rebuilt on the next start)\n`);
+        child.kill('SIGKILL');
+      }, STOP_GRACE_MS);
       await exited;
       clearTimeout(timer);
     },
