@@ -1,6 +1,6 @@
 // The LoCoMo list format (snap-research/locomo), parsed for the retrieval benchmark: sessions of
 // turns with their dates, and the questions of categories 1–4 with normalised evidence ids.
-// See /work/shared/data/README.md for the format and the evidence-id rules.
+// See ../shared/data/README.md (beside the repository) for the format and the evidence-id rules.
 import { readFileSync } from 'node:fs';
 
 export const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
