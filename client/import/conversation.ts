@@ -4,7 +4,7 @@
 // the daemon answers a repeated request id with the fact it wrote the first time.
 import { createHash } from 'node:crypto';
 import type { EngramClient } from '../client.ts';
-import { writeAll, WriteAllStopped } from './write-all.ts';
+import { writeAll } from './write-all.ts';
 
 export interface ConversationTurn {
   speaker: string;
@@ -88,16 +88,11 @@ export async function importConversation(
   const source = options.source ?? 'conversation';
   // A conversation is reproduced turn by turn: two identical turns are two facts.
   const items = toFacts(agentId, sessions).map((fact) => ({ ...fact, agentId, source, allowDuplicate: true }));
-  let results;
-  try {
-    results = await writeAll(client, items, {
-      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-      onProgress: (done, total) => options.onProgress?.({ done, total }),
-    });
-  } catch (error) {
-    // The caller sees why (UncertainWriteError, the daemon gone); a re-run resumes.
-    throw error instanceof WriteAllStopped ? error.cause : error;
-  }
+  // A failure reaches the caller as it is (UncertainWriteError, the daemon gone); a re-run resumes.
+  const results = await writeAll(client, items, {
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    onProgress: (done, total) => options.onProgress?.({ done, total }),
+  });
   // The turns were checked before sending, so an item refused now is a real failure.
   const refused = results.find((r) => r.error);
   if (refused?.error) throw refused.error;

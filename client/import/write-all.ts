@@ -13,6 +13,9 @@ export interface WriteAllOptions {
   concurrency?: number;
   /** Called after each batch (or put) with how many items are done. */
   onProgress?: (done: number, total: number) => void;
+  /** Called with each batch's (or put's) results as they come, from item `from` on: what was
+   *  done before a failure stopped the rest. */
+  onWritten?: (from: number, results: readonly BatchItemResult[]) => void;
 }
 
 /** A batch is cut at this many bytes of text, context and meta, well under the gRPC message limit
@@ -27,19 +30,8 @@ export function isItemError(error: unknown): error is EngramError {
   return kinds.includes(error.kind);
 }
 
-/** A write that stopped: the results of the items done before it did (the others undefined). */
-export class WriteAllStopped extends Error {
-  constructor(
-    readonly results: readonly (BatchItemResult | undefined)[],
-    override readonly cause: unknown,
-  ) {
-    super(`stopped after ${results.filter(Boolean).length} of ${results.length} items: ${(cause as Error)?.message ?? cause}`);
-    this.name = 'WriteAllStopped';
-  }
-}
-
-/** One result per item, in order. On the first error that is not an item's own it throws
- *  WriteAllStopped, carrying what was done. */
+/** One result per item, in order. The first error that is not an item's own is thrown as it is
+ *  (onWritten has reported what was done by then). */
 export async function writeAll(client: EngramClient, items: readonly BatchItem[], options: WriteAllOptions = {}): Promise<BatchItemResult[]> {
   const daemon = await client.hello();
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
@@ -47,16 +39,13 @@ export async function writeAll(client: EngramClient, items: readonly BatchItem[]
   const groups = batched ? batches(items, daemon.limits.maxWriteBatch) : items.map((_, i) => [i, i + 1] as const);
   const results: BatchItemResult[] = new Array(items.length);
   let done = 0;
-  try {
-    await pool(groups, batched ? Math.min(concurrency, 2) : concurrency, async ([from, to]) => {
-      const written = batched ? await client.putBatch(items.slice(from, to)) : [await putOne(client, items[from]!)];
-      written.forEach((r, k) => (results[from + k] = r));
-      done += to - from;
-      options.onProgress?.(done, items.length);
-    });
-  } catch (error) {
-    throw new WriteAllStopped(results, error);
-  }
+  await pool(groups, batched ? Math.min(concurrency, 2) : concurrency, async ([from, to]) => {
+    const written = batched ? await client.putBatch(items.slice(from, to)) : [await putOne(client, items[from]!)];
+    written.forEach((r, k) => (results[from + k] = r));
+    options.onWritten?.(from, written);
+    done += to - from;
+    options.onProgress?.(done, items.length);
+  });
   return results;
 }
 

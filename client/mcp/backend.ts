@@ -8,7 +8,7 @@ import { policyOf, type BatchWritten, type BatchRequest, type BatchResult, type 
 import type { FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
-import { writeAll, WriteAllStopped } from '../import/write-all.ts';
+import { writeAll } from '../import/write-all.ts';
 import { randomUUID } from 'node:crypto';
 import type { Fact } from '../types.ts';
 import { receiptJson } from '../cli/json.ts';
@@ -52,12 +52,7 @@ export class ClientBackend implements McpBackend {
 
   /** In batches where the daemon has them, else one put per fact (writeAll). */
   async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
-    let results;
-    try {
-      results = await writeAll(this.client, facts.map((fact) => ({ ...fact, agentId, requestId: randomUUID() })));
-    } catch (error) {
-      throw error instanceof WriteAllStopped ? error.cause : error;
-    }
+    const results = await writeAll(this.client, facts.map((fact) => ({ ...fact, agentId, requestId: randomUUID() })));
     return results.map((r) => (r.error ? { error: r.error.message } : { factId: r.factId, duplicate: r.duplicate }));
   }
 

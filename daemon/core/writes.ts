@@ -84,6 +84,9 @@ export interface ReviseResult {
 /** A new fact before the store gives it an id (stamped right before its commit). */
 const draftFact = (agentId: string, fields: CheckedFields, kind: FactKindName): FactRecord => decodeFact({ id: '', agentId, kind, ...fields });
 
+/** The same, carrying the request id that writes it ("" = none). */
+const newDraft = (agentId: string, requestId: string, fields: CheckedFields, kind: FactKindName): FactRecord => ({ ...draftFact(agentId, fields, kind), ...(requestId ? { requestId } : {}) });
+
 /** A fact's fields as a writer gives them, checked. */
 interface CheckedFields {
   text: string;
@@ -139,8 +142,9 @@ export class Writes {
         slots[at] = { error: itemError(error, at) };
       }
     });
-    const embedded = await this.staging.embedNew(valid.map((v) => draftFact(v.agentId, v.fields, 'fact')));
-    const ops = valid.map((v, k) => this.insertOp(v.agentId, v.requestId, v.fields, 'fact', v.dedup, embedded[k]));
+    const drafts = valid.map((v) => newDraft(v.agentId, v.requestId, v.fields, 'fact'));
+    const embedded = await this.staging.embedNew(drafts);
+    const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, embedded[k]));
     const writes = await this.pipeline.runInOrder(ctx, ops);
     await Promise.all(
       writes.map(async (write, k) => {
@@ -175,11 +179,13 @@ export class Writes {
   /** A new fact; with `dedup`, a live fact that says the same is returned instead. Writes of one
    *  content take one lock, so two identical writes at once still store it once. */
   private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean): Promise<PutResult> {
-    return this.pipeline.run(ctx, this.insertOp(agentId, check.requestId(ctx.requestId), fields, kind, dedup));
+    return this.pipeline.run(ctx, this.insertOp(newDraft(agentId, check.requestId(ctx.requestId), fields, kind), dedup));
   }
 
-  private insertOp(agentId: string, requestId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean, embedded?: Embedded): WriteOp<PutResult> {
-    const draft = { ...draftFact(agentId, fields, kind), ...(requestId ? { requestId } : {}) };
+  /** The write of a new fact; `embedded`: its text's vector, when a batch embedded it already. */
+  private insertOp(draft: FactRecord, dedup: boolean, embedded?: Embedded): WriteOp<PutResult> {
+    const { agentId } = draft;
+    const requestId = draft.requestId ?? '';
     const contentKey = contentKeyOf(draft);
     return {
       agentId,

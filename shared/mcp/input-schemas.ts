@@ -6,7 +6,7 @@
 // drop tools whose input root has anyOf/oneOf/allOf.
 import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
-import { allowDuplicate, confidence, CONFIDENCE_TEXT, FACT_FIELDS } from '../schemas/write-fields.ts';
+import { CONFIDENCE_TEXT, WRITE_OPTIONS } from '../schemas/write-fields.ts';
 
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
 const identity = (description: string) => z.string().min(1).regex(/\S/).describe(description);
@@ -71,9 +71,7 @@ export const INPUT_TYPES = {
     .object({
       agent_id: agentId,
       text: z.string().describe('The fact: one atomic, self-contained sentence that will make sense in a later session.'),
-      confidence: confidence.optional(),
-      ...FACT_FIELDS,
-      allow_duplicate: allowDuplicate.optional(),
+      ...WRITE_OPTIONS,
     })
     .strict(),
   memory_add_batch: z
@@ -84,9 +82,7 @@ export const INPUT_TYPES = {
           z
             .object({
               text: z.string().describe('One atomic, self-contained sentence, as for memory_add.'),
-              confidence: confidence.optional(),
-              ...FACT_FIELDS,
-              allow_duplicate: allowDuplicate.optional(),
+              ...WRITE_OPTIONS,
             })
             .strict(),
         )

@@ -1,5 +1,5 @@
 // The optional fields of a write, beside its text: one definition for every door that takes JSON
-// (MCP memory_add, REST POST /v1/facts and /v1/revisions), so their names and meanings match.
+// (MCP memory_add and memory_add_batch, REST POST /v1/facts, /v1/facts/batch and /v1/revisions), so their names and meanings match.
 import { z } from 'zod';
 import { CONFIDENCE_LABELS } from '../validate.ts';
 
@@ -20,3 +20,7 @@ export const FACT_FIELDS = {
 export const allowDuplicate = z
   .boolean()
   .describe('true: store it even if an identical fact (same text, occurred_at and context) is already remembered. Omitted: the existing fact is returned instead.');
+
+/** Everything a write takes beside its text (and its namespace): the confidence label, the fact
+ *  fields and allow_duplicate — one put, or one item of a batch, at every door. */
+export const WRITE_OPTIONS = { confidence: confidence.optional(), ...FACT_FIELDS, allow_duplicate: allowDuplicate.optional() };

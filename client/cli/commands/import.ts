@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { BatchItem, BatchItemResult, EngramClient } from '../../client.ts';
 import { importConversation } from '../../import/conversation.ts';
-import { isItemError, pool, writeAll, WriteAllStopped } from '../../import/write-all.ts';
+import { isItemError, pool, writeAll } from '../../import/write-all.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import * as check from '../../../shared/validate.ts';
@@ -133,17 +133,20 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
     const lines = segment;
     segment = [];
     const before = done;
-    let results: readonly (BatchItemResult | undefined)[];
-    let stopped: WriteAllStopped | undefined;
+    const results: (BatchItemResult | undefined)[] = new Array(lines.length);
+    let stopped: { cause: unknown } | undefined;
     try {
-      results = await writeAll(c, lines.map((w) => batchItem(agent, w.record)), { concurrency, onProgress: (n) => bar.update('import', before + n, records.length) });
+      await writeAll(c, lines.map((w) => batchItem(agent, w.record)), {
+        concurrency,
+        onProgress: (n) => bar.update('import', before + n, records.length),
+        onWritten: (from, written) => written.forEach((r, k) => (results[from + k] = r)),
+      });
     } catch (error) {
-      if (!(error instanceof WriteAllStopped)) throw error;
-      [results, stopped] = [error.results, error];
+      stopped = { cause: error };
     }
     results.forEach((r, i) => {
       const { line, record } = lines[i]!;
-      if (!r) return;
+      if (!r) return; // not written: the import stopped first
       if (r.error) return lineError(line, r.error);
       if (r.replayed) summary.alreadyPresent++;
       else summary.imported++;

@@ -14,7 +14,7 @@ import {
   SignalWeightsJson,
   StatsJson,
 } from '../../../shared/schemas/json-shapes.ts';
-import { allowDuplicate, confidence, FACT_FIELDS } from '../../../shared/schemas/write-fields.ts';
+import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
 import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
 
 /** Older REST spellings, accepted wherever their canonical name is (documented as deprecated). */
@@ -58,7 +58,7 @@ export const NoQuery = z.object({}).strict();
 const CONFIRM_PROBLEM = 'must be true: forgetting by query retires every fact the query recalls (up to top_k); recall first to see which';
 
 export const REQUESTS = {
-  RememberRequest: z.object({ agent_id: agentId, text, confidence: confidence.optional(), ...FACT_FIELDS, allow_duplicate: allowDuplicate.optional() }).strict(),
+  RememberRequest: z.object({ agent_id: agentId, text, ...WRITE_OPTIONS }).strict(),
   BatchRememberRequest: z
     .object({
       items: z
@@ -67,9 +67,7 @@ export const REQUESTS = {
             .object({
               agent_id: agentId,
               text,
-              confidence: confidence.optional(),
-              ...FACT_FIELDS,
-              allow_duplicate: allowDuplicate.optional(),
+              ...WRITE_OPTIONS,
               request_id: z.string().describe('Idempotency key of this item: re-sending it returns the first result instead of writing twice.').optional(),
             })
             .strict(),
