@@ -18,7 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { WriteFields } from '../shared/model.ts';
+import type { GcResult, ObserveUsageResult, WriteFields } from '../shared/model.ts';
+export type { GcResult, ObservedFact, ObserveUsageResult } from '../shared/model.ts';
 
 export interface ConnectOptions {
   /** Data dir whose discovery file names the daemon (default: --data-dir rules: ENGRAM_HOME or ./.engram). */
@@ -71,6 +72,25 @@ export interface WriteResult {
    *  occurredAt and context): `fact` is it, nothing was written. Always false on daemons without
    *  write-dedup-v1. */
   duplicate: boolean;
+}
+
+/** One use of a fact (reinforce-v1). */
+export interface TouchResult {
+  fact: Fact;
+  /** The decay score just before and just after. */
+  oldScore: number;
+  newScore: number;
+  replayed: boolean;
+}
+
+export interface GcOptions {
+  /** True (the default): report what would be collected, change nothing. */
+  dryRun?: boolean;
+  /** Retire the facts (kept, listed, not recalled) instead of erasing them. */
+  archiveInstead?: boolean;
+  /** At most this many, lowest scores first. */
+  limit?: number;
+  requestId?: string;
 }
 
 /** How one recalled fact came to be returned (daemons with recall-matches-v1). */
@@ -294,6 +314,48 @@ export class EngramClient {
     }
     const current = await this.get(agentId, factId);
     return this.updateFact(agentId, legacy(current), { requestId });
+  }
+
+  /** One use of a fact: use count + 1, last used now; `boostStrength` also adds 0.1 to its
+   *  strength (at most 2). Needs reinforce-v1. */
+  async touch(agentId: string, factId: string, options: { boostStrength?: boolean; requestId?: string } = {}): Promise<TouchResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Reinforce, 'reinforcing a fact (touch)');
+    check.agentId(agentId);
+    check.factId(factId);
+    const requestId = options.requestId ?? randomUUID();
+    const res = await this.write('Touch', requestId, () => this.connection.decay.touch({ requestId, agentId, factId, boostStrength: options.boostStrength === true }));
+    return { fact: toFact(res.fact), oldScore: res.oldScore, newScore: res.newScore, replayed: res.replayed };
+  }
+
+  /** Facts used in a conversation, with the conversation's tags: each live one gets a use and a
+   *  review, and a cross-domain use (tags barely overlapping) raises its strength. Needs reinforce-v1. */
+  async observeUsage(agentId: string, factIds: string[], options: { contextTags?: string[]; requestId?: string } = {}): Promise<ObserveUsageResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Reinforce, 'observing memory usage');
+    check.agentId(agentId);
+    check.factIds(factIds, 'fact_ids', check.MAX_OBSERVED_FACTS);
+    const contextTags = options.contextTags === undefined ? [] : check.tags(options.contextTags, 'context_tags');
+    const requestId = options.requestId ?? randomUUID();
+    const res = await this.write('ObserveUsage', requestId, () => this.connection.decay.observeUsage({ requestId, agentId, factIds, contextTags }));
+    const results = res.results.map((r) => ({ factId: r.factId, status: r.status, crossDomain: r.crossDomain, useCount: r.useCount, reviewCount: r.reviewCount, strength: r.strength }));
+    return { reinforced: res.reinforced, reason: res.reason, results, count: res.count, crossDomainCount: res.crossDomainCount, replayed: res.replayed };
+  }
+
+  /** Garbage collection of a namespace's faded facts (score below the daemon's forget
+   *  threshold; pinned facts never). A dry run unless `dryRun: false`. Needs gc-v1. */
+  async collectGarbage(agentId: string, options: GcOptions = {}): Promise<GcResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Gc, 'garbage collection');
+    check.agentId(agentId);
+    if (options.limit !== undefined) check.count(options.limit, 'limit', check.MAX_GC_LIMIT);
+    const requestId = options.requestId ?? randomUUID();
+    const req = { requestId, agentId, dryRun: options.dryRun ?? true, archiveInstead: options.archiveInstead === true, limit: options.limit };
+    // A dry run changes nothing, so it may be retried like a read.
+    const send = () => this.connection.decay.collectGarbage(req);
+    const res = req.dryRun ? await this.read(send) : await this.write('CollectGarbage', requestId, send);
+    const { $typeName: _t, ...result } = res;
+    return { ...result, factIds: [...res.factIds], scores: [...res.scores] };
   }
 
   async delete(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {

@@ -8,6 +8,7 @@ import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
+import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -55,6 +56,7 @@ export class Connection {
   readonly admin: ClientOf<typeof AdminService>;
   readonly health: ClientOf<typeof Health>;
   readonly checkpoints: ClientOf<typeof CheckpointService>;
+  readonly decay: ClientOf<typeof DecayService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -74,6 +76,7 @@ export class Connection {
     this.admin = createServiceClient(AdminService, this.grpcClient, defaults);
     this.health = createServiceClient(Health, this.grpcClient, defaults);
     this.checkpoints = createServiceClient(CheckpointService, this.grpcClient, defaults);
+    this.decay = createServiceClient(DecayService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

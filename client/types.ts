@@ -65,6 +65,11 @@ export function toFact(m: FactMessage | undefined): Fact {
     context: m.context,
     strength: m.strength,
     embedder: m.embedder,
+    useCount: m.useCount,
+    lastUsedAt: Number(m.lastUsedAtMs),
+    reviewCount: m.reviewCount,
+    crossDomainCount: m.crossDomainCount,
+    retiredReason: m.retiredReason,
   };
   return toPublicFact(fields, m.metaJson);
 }

@@ -11,6 +11,7 @@ import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
 import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
+import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from './lifecycle/decay.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
 const address = (flag: string) => (value: string): string => {
@@ -56,6 +57,22 @@ const positiveInt = (flag: string) => (value: string): number => {
   return n;
 };
 
+/** A finite number in [min, max] (a positive one when min is 0 and `positive`). */
+const numberIn = (flag: string, min: number, max: number, positive = false) => (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (positive && n <= 0)) {
+    throw new InvalidArgumentError(`${flag} must be a ${positive ? 'positive ' : ''}number in [${min}, ${max}], got "${value}"`);
+  }
+  return n;
+};
+
+const booleanText = (flag: string) => (value: string): boolean => {
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new InvalidArgumentError(`${flag} must be true or false, got "${value}"`);
+};
+
 /** The settings as commander parsed them (camelCased flag names). */
 interface ParsedOptions {
   dataDir?: string;
@@ -76,6 +93,18 @@ interface ParsedOptions {
   checkpointKeep: number;
   logLevel: LogLevel;
   logFile?: string;
+  decayModel: DecayModel;
+  plHalflifeDays: number;
+  plAlpha: number;
+  decayLambda: number;
+  tcFastHalflifeDays: number;
+  tcSlowHalflifeDays: number;
+  tcFastWeight: number;
+  decayBeta: number;
+  forgetThreshold: number;
+  promoteThreshold: number;
+  promoteUseCount: number;
+  autoReinforce: boolean;
 }
 
 /** The daemon's options, and how it logs. */
@@ -109,6 +138,18 @@ export function daemonCommand(): Command {
     .addOption(option('--no-auth', 'serve --http without a token (loopback addresses only)'))
     .addOption(option('--reconcile-ms <ms>', 'how often facts waiting for a vector are retried', 'ENGRAM_RECONCILE_MS').argParser(positiveInt('--reconcile-ms')).default(5000))
     .addOption(option('--checkpoint-keep <n>', 'checkpoints kept per agent', 'ENGRAM_CHECKPOINT_KEEP').argParser(positiveInt('--checkpoint-keep')).default(DEFAULT_CHECKPOINT_KEEP))
+    .addOption(option('--decay-model <model>', 'how an unused fact fades (decay score = use_count^beta x f(time since last use) x strength)', 'ENGRAM_DECAY_MODEL').choices(DECAY_MODELS).default(DEFAULT_DECAY.model))
+    .addOption(option('--pl-halflife-days <days>', 'power_law: days until f = 0.5', 'ENGRAM_PL_HALFLIFE_DAYS').argParser(numberIn('--pl-halflife-days', 0, 36500, true)).default(DEFAULT_DECAY.powerLawHalfLifeDays))
+    .addOption(option('--pl-alpha <a>', 'power_law: the exponent of f = (1 + t/t0)^-a', 'ENGRAM_PL_ALPHA').argParser(numberIn('--pl-alpha', 0, 10, true)).default(DEFAULT_DECAY.powerLawAlpha))
+    .addOption(option('--decay-lambda <per-second>', 'exponential: f = e^(-lambda t), t in seconds (2.673e-6 = 3-day half-life)', 'ENGRAM_DECAY_LAMBDA').argParser(numberIn('--decay-lambda', 0, 100, true)).default(DEFAULT_DECAY.lambda))
+    .addOption(option('--tc-fast-halflife-days <days>', 'two_component: half-life of the fast part', 'ENGRAM_TC_FAST_HALFLIFE_DAYS').argParser(numberIn('--tc-fast-halflife-days', 0, 36500, true)).default(DEFAULT_DECAY.fastHalfLifeDays))
+    .addOption(option('--tc-slow-halflife-days <days>', 'two_component: half-life of the slow part', 'ENGRAM_TC_SLOW_HALFLIFE_DAYS').argParser(numberIn('--tc-slow-halflife-days', 0, 36500, true)).default(DEFAULT_DECAY.slowHalfLifeDays))
+    .addOption(option('--tc-fast-weight <w>', 'two_component: weight of the fast part, in [0, 1]', 'ENGRAM_TC_FAST_WEIGHT').argParser(numberIn('--tc-fast-weight', 0, 1)).default(DEFAULT_DECAY.fastWeight))
+    .addOption(option('--decay-beta <b>', 'the use-count exponent of the decay score', 'ENGRAM_DECAY_BETA').argParser(numberIn('--decay-beta', 0, 10)).default(DEFAULT_DECAY.beta))
+    .addOption(option('--forget-threshold <s>', 'gc retires or deletes facts scoring below this', 'ENGRAM_FORGET_THRESHOLD').argParser(numberIn('--forget-threshold', 0, 100)).default(DEFAULT_DECAY.forgetThreshold))
+    .addOption(option('--promote-threshold <s>', 'facts scoring at least this may be promoted', 'ENGRAM_PROMOTE_THRESHOLD').argParser(numberIn('--promote-threshold', 0, 100)).default(DEFAULT_DECAY.promoteThreshold))
+    .addOption(option('--promote-use-count <n>', 'or facts used this often within 14 days', 'ENGRAM_PROMOTE_USE_COUNT').argParser(positiveInt('--promote-use-count')).default(DEFAULT_DECAY.promoteUseCount))
+    .addOption(option('--auto-reinforce <bool>', 'whether observed use (observe_memory_usage) reinforces facts', 'ENGRAM_AUTO_REINFORCE').argParser(booleanText('--auto-reinforce')).default(DEFAULT_DECAY.autoReinforce))
     .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
     .addOption(option('--log-file <path>', 'append JSON log lines to this file instead of stderr (engram start: DIR/daemon.log)', 'ENGRAM_LOG_FILE'))
     .addHelpText(
@@ -135,6 +176,20 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     mcpHttp: parsed.mcpHttp,
     token: parsed.token || undefined,
     noAuth: !parsed.auth,
+    decay: {
+      model: parsed.decayModel,
+      powerLawHalfLifeDays: parsed.plHalflifeDays,
+      powerLawAlpha: parsed.plAlpha,
+      lambda: parsed.decayLambda,
+      fastHalfLifeDays: parsed.tcFastHalflifeDays,
+      slowHalfLifeDays: parsed.tcSlowHalflifeDays,
+      fastWeight: parsed.tcFastWeight,
+      beta: parsed.decayBeta,
+      forgetThreshold: parsed.forgetThreshold,
+      promoteThreshold: parsed.promoteThreshold,
+      promoteUseCount: parsed.promoteUseCount,
+      autoReinforce: parsed.autoReinforce,
+    } satisfies DecayConfig,
     logLevel: parsed.logLevel,
     ...(parsed.logFile ? { logFile: parsed.logFile } : {}),
   };

@@ -9,6 +9,7 @@ import { dataPaths, type Discovery } from '../shared/discovery.ts';
 import { addService, type Authenticate } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
+import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
@@ -25,11 +26,13 @@ import type { Weights } from './recall/registry.ts';
 import { adminService } from './rpc/admin-service.ts';
 import { bearerTokenCaller, unixSocketCaller } from './rpc/auth.ts';
 import { checkpointService } from './rpc/checkpoint-service.ts';
+import { decayService } from './rpc/decay-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { LevelStore } from './store/level/level-store.ts';
 import type { Log } from './log.ts';
+import type { DecayConfig } from './lifecycle/decay.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -47,6 +50,8 @@ export interface DaemonOptions {
   reconcileIntervalMs?: number;
   /** Checkpoints kept per agent (default 20). */
   checkpointKeep?: number;
+  /** Decay, reinforcement and collection settings (default DEFAULT_DECAY). */
+  decay?: DecayConfig;
   /** HTTP listener for REST and MCP ("127.0.0.1:8080"); absent = none. */
   http?: string;
   /** Bearer token for TCP and HTTP (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
@@ -97,6 +102,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       recallDefaults,
       reconcileIntervalMs: options.reconcileIntervalMs,
       checkpointKeep: options.checkpointKeep,
+      ...(options.decay ? { decay: options.decay } : {}),
       // An older profile stores every write, as the release it stands for did.
       dedup: profile.capabilities.includes(Capability.WriteDedup),
       log,
@@ -129,6 +135,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     addService(server, MemoryService, memoryService(core, profile), serve);
     addService(server, AdminService, adminService(core), serve);
     addService(server, CheckpointService, checkpointService(core), serve);
+    addService(server, DecayService, decayService(core), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 

@@ -30,6 +30,13 @@ export const Capability = {
   EmbedderWeights: 'embedder-weights-v1',
   /** BatchPut: many facts in one call, each with its own request id and result. */
   BatchWrite: 'batch-write-v1',
+  /** Facts fade unless used: every fact carries use_count, last_used and strength; recall has the
+   *  decay signal (weight 0 unless asked for) and the min_decay_score filter. */
+  Decay: 'decay-v1',
+  /** DecayService.Touch and ObserveUsage: durable reinforcement of used facts. */
+  Reinforce: 'reinforce-v1',
+  /** DecayService.CollectGarbage: retire or erase faded facts. */
+  Gc: 'gc-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -69,7 +76,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc],
   advertisesDefaultWeight: true,
 };
 
@@ -99,6 +106,9 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.CheckpointService/ResumeCheckpoint': Capability.Checkpoint,
   'engram.v1.CheckpointService/ListCheckpoints': Capability.Checkpoint,
   'engram.v1.MemoryService/BatchPut': Capability.BatchWrite,
+  'engram.v1.DecayService/Touch': Capability.Reinforce,
+  'engram.v1.DecayService/ObserveUsage': Capability.Reinforce,
+  'engram.v1.DecayService/CollectGarbage': Capability.Gc,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

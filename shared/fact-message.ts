@@ -29,5 +29,10 @@ export function factToMessage(fact: FactFields, metaJson: string): MessageInitSh
     metaJson,
     strength: fact.strength,
     embedder: fact.embedder,
+    useCount: fact.useCount,
+    lastUsedAtMs: BigInt(fact.lastUsedAt || fact.createdAt),
+    reviewCount: fact.reviewCount,
+    crossDomainCount: fact.crossDomainCount,
+    retiredReason: fact.retiredReason,
   };
 }

@@ -25,6 +25,9 @@ export function toFact(record: FactFields, metaJson: string): Fact {
     entities: [...record.entities],
     meta: metaObject(metaJson),
     strength: record.strength,
+    useCount: record.useCount,
+    reviewCount: record.reviewCount,
+    crossDomainCount: record.crossDomainCount,
   };
   const optional: Partial<Fact> = {
     occurredAt: record.occurredAt,
@@ -35,6 +38,8 @@ export function toFact(record: FactFields, metaJson: string): Fact {
     source: present(record.source, ''),
     context: present(record.context, ''),
     embedder: present(record.embedder, ''),
+    lastUsedAt: present(record.lastUsedAt, 0),
+    retiredReason: present(record.retiredReason, ''),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (fact as unknown as Record<string, unknown>)[key] = value;
   return fact;
@@ -62,6 +67,11 @@ export function toRecord(fact: Fact): { fields: FactFields; metaJson: string } {
     context: fact.context ?? '',
     strength: fact.strength,
     embedder: fact.embedder ?? '',
+    useCount: fact.useCount,
+    lastUsedAt: fact.lastUsedAt ?? 0,
+    reviewCount: fact.reviewCount,
+    crossDomainCount: fact.crossDomainCount,
+    retiredReason: fact.retiredReason ?? '',
   };
   return { fields, metaJson: Object.keys(fact.meta).length ? JSON.stringify(fact.meta) : '' };
 }

@@ -33,6 +33,16 @@ export interface FactFields {
   strength: number;
   /** The embedding model of the fact's vector ("" = none yet). */
   embedder: string;
+  /** Times the fact was used (reinforced by touch or observed use); its creation is the first. */
+  useCount: number;
+  /** When it was last used (epoch ms); 0: not since it was written (its creation is its last use). */
+  lastUsedAt: number;
+  /** Observed uses (spaced-repetition reviews). */
+  reviewCount: number;
+  /** Observed uses in a conversation whose tags barely overlap the fact's. */
+  crossDomainCount: number;
+  /** Why a retired fact was retired by the daemon itself ("gc: score … below …"); "" otherwise. */
+  retiredReason: string;
 }
 
 export type ConfidenceLabel = 'verified' | 'inferred' | 'unverified';
@@ -88,6 +98,15 @@ export interface Fact {
   strength: number;
   /** The embedding model of the fact's vector; undefined: none yet. */
   embedder?: string;
+  /** Times the fact was used (touch, observed use); its creation is the first, so a new fact
+   *  has 1. 0 from daemons before decay-v1. */
+  useCount: number;
+  /** When it was last used; its creation time until then. Undefined from daemons before decay-v1. */
+  lastUsedAt?: number;
+  reviewCount: number;
+  crossDomainCount: number;
+  /** Why the daemon retired it (garbage collection); undefined otherwise. */
+  retiredReason?: string;
 }
 
 export interface SignalWeights {
@@ -173,4 +192,46 @@ export interface Stats {
   pendingEmbeddings: number;
   storeBytes: number;
   embedder: string;
+}
+
+/** What an observed use did to one named fact. */
+export interface ObservedFact {
+  factId: string;
+  /** "reinforced", "not_found" (no such fact in the namespace) or "retired" (not reinforced). */
+  status: string;
+  /** The fact's tags barely overlap the conversation's: its strength was raised by 0.1. */
+  crossDomain: boolean;
+  useCount: number;
+  reviewCount: number;
+  strength: number;
+}
+
+/** What observing the use of facts did. */
+export interface ObserveUsageResult {
+  /** False when the daemon runs with auto-reinforce off: nothing was written (see `reason`). */
+  reinforced: boolean;
+  reason: string;
+  /** One per named id, in order. */
+  results: ObservedFact[];
+  /** Facts reinforced, and of those how many were cross-domain. */
+  count: number;
+  crossDomainCount: number;
+  replayed: boolean;
+}
+
+/** What a garbage collection did, or (dry run) would do. */
+export interface GcResult {
+  dryRun: boolean;
+  removedCount: number;
+  archivedCount: number;
+  /** The sum of the collected facts' scores. */
+  freedScoreSum: number;
+  /** Lowest score first; `scores` in the same order. */
+  factIds: string[];
+  scores: number[];
+  totalAffected: number;
+  /** The forget threshold applied. */
+  threshold: number;
+  message: string;
+  replayed: boolean;
 }

@@ -230,3 +230,31 @@ export function boolean(value: unknown, field: string): boolean {
   if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean, got ${kindOf(value)}`);
   return value;
 }
+
+/** At most this many facts per garbage collection (one atomic commit). */
+export const MAX_GC_LIMIT = 100_000;
+
+/** How many facts one observed use may name. */
+export const MAX_OBSERVED_FACTS = 100;
+
+/** A non-empty list of fact ids, at most `max`. */
+export function factIds(value: unknown, field: string, max: number): string[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of fact ids, got ${kindOf(value)}`);
+  if (value.length === 0) throw invalidArgument(field, 'must name at least one fact');
+  if (value.length > max) throw invalidArgument(field, `at most ${max} fact ids, got ${value.length}`);
+  return value.map((id, i) => factId(id, `${field}[${i}]`));
+}
+
+/** A whole number from 1 to `max`. */
+export function count(value: unknown, field: string, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw invalidArgument(field, `must be a whole number between 1 and ${max}, got ${typeof value === 'number' ? value : kindOf(value)}`);
+  }
+  return value;
+}
+
+/** A decay-score floor: finite and >= 0. */
+export function minScore(value: unknown, field = 'min_score'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalidArgument(field, `must be a finite number >= 0, got ${typeof value === 'number' ? value : kindOf(value)}`);
+  return value;
+}

@@ -28,6 +28,9 @@ import { callContext, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
+import { DEFAULT_DECAY, type DecayConfig } from '../lifecycle/decay.ts';
+import { Collector, type GcInput, type GcResult } from './collect.ts';
+import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -41,6 +44,9 @@ export type { CheckpointRecord } from '../store/store.ts';
 export type { DoctorEvent } from '../jobs/doctor.ts';
 export type { ReindexEvent } from '../jobs/reindex.ts';
 export type { Stats } from './stats.ts';
+export type { GcInput, GcResult } from './collect.ts';
+export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
+export type { DecayConfig } from '../lifecycle/decay.ts';
 
 export interface EngramOptions {
   dataDir: string;
@@ -55,6 +61,8 @@ export interface EngramOptions {
   reconcileIntervalMs?: number;
   /** Whether a write identical to a live fact returns that fact instead of storing a copy. */
   dedup?: boolean;
+  /** Decay, reinforcement and collection settings (default DEFAULT_DECAY). */
+  decay?: DecayConfig;
   log: Log;
 }
 
@@ -73,6 +81,9 @@ export class Engram {
   private readonly access = new AccessTracker();
   private readonly pipeline: WritePipeline;
   private readonly writes: Writes;
+  private readonly usage: Usage;
+  private readonly collector: Collector;
+  readonly decay: DecayConfig;
   private readonly recallEngine: RecallEngine;
   private readonly reconciler: EmbeddingReconciler;
   private readonly reindexer: Reindexer;
@@ -86,6 +97,9 @@ export class Engram {
     this.pipeline = new WritePipeline(store, new WriteBarrier());
     const staging = new FactStaging(store, this.indexer, this.access);
     this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true);
+    this.decay = options.decay ?? DEFAULT_DECAY;
+    this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
+    this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay);
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
     const daemon = callContext(DAEMON);
     const attach = (agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive?: boolean) =>
@@ -148,6 +162,21 @@ export class Engram {
 
   saveCheckpoint(ctx: CallContext, input: { agentId: unknown; state: unknown }): Promise<CheckpointRecord> {
     return this.writes.saveCheckpoint(ctx, input);
+  }
+
+  /** One use of a fact (touch_memory). */
+  touch(ctx: CallContext, input: { agentId: unknown; factId: unknown; boostStrength?: unknown }): Promise<TouchResult> {
+    return this.usage.touch(ctx, input);
+  }
+
+  /** Facts used in a conversation with these tags (observe_memory_usage). */
+  observeUsage(ctx: CallContext, input: { agentId: unknown; factIds: unknown; contextTags?: unknown }): Promise<ObserveResult> {
+    return this.usage.observe(ctx, input);
+  }
+
+  /** Garbage collection of faded facts; a dry run unless dryRun is false. */
+  collectGarbage(ctx: CallContext, input: GcInput): Promise<GcResult> {
+    return this.collector.collect(ctx, input);
   }
 
   /** Retires every fact a query recalls (up to top_k); what was retired, and what failed. */

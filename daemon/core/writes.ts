@@ -297,13 +297,10 @@ export class Writes {
       locks: [factId],
       plan: async () => {
         const fact = await this.stored(agentId, factId);
-        const erased = this.staging.deleted(fact);
-        const relinked = await this.relinked(fact);
-        const changes: Change[] = [erased.change, ...relinked.map((s) => s.change)];
-        if (fact.requestId) changes.push({ type: 'forgetRequest', agentId, requestId: fact.requestId });
+        const { changes, apply } = await this.staging.erasure(fact);
         const result = this.access.overlay(fact);
         const record = { op: 'delete', factId, agentId, createdAt: fact.createdAt, kind: fact.kind };
-        return () => ({ changes, result, record, apply: () => [erased, ...relinked].forEach((s) => s.apply()) });
+        return () => ({ changes, result, record, apply });
       },
       replay: async (recorded) => {
         if (recorded.op !== 'delete') throw requestReused(requestId, recorded, 'delete');
@@ -311,25 +308,6 @@ export class Writes {
         return decodeFact({ id, agentId, text: '', createdAt, updatedAt: createdAt, kind });
       },
     });
-  }
-
-  /** The facts a deleted revision had retired, pointed past it; the fact that replaced the
-   *  deleted one takes them over as its own `replaces`, so deleting it later relinks them too. */
-  private async relinked(deleted: FactRecord): Promise<Staged[]> {
-    const ids = deleted.replaces ?? [];
-    const targets = (await this.store.getFacts(ids.map((factId) => ({ agentId: deleted.agentId, factId })))).filter(
-      (t): t is FactRecord => t !== undefined && t.supersededBy === deleted.id,
-    );
-    if (targets.length === 0) return [];
-    const now = Date.now();
-    const successorId = deleted.supersededBy && deleted.supersededBy !== SUPERSEDED_BY_AGENT ? deleted.supersededBy : undefined;
-    const [successor] = successorId ? await this.store.getFacts([{ agentId: deleted.agentId, factId: successorId }]) : [];
-    const staged = targets.map((t) => this.staging.unindexed(t, { ...t, supersededBy: successor ? successor.id : SUPERSEDED_BY_AGENT, updatedAt: now }));
-    if (successor) {
-      const replaces = [...(successor.replaces ?? []).filter((id) => id !== deleted.id), ...targets.map((t) => t.id)];
-      staged.push(this.staging.unindexed(successor, { ...successor, replaces, updatedAt: now }));
-    }
-    return staged;
   }
 
   /** SaveCheckpoint, dropping the agent's checkpoints beyond the newest `checkpointKeep`. */

@@ -75,6 +75,10 @@ export function docOf(fact: FactRecord): Doc {
     kind: fact.kind,
     tags: fact.tags,
     vectorKey: fact.vectorKey,
+    useCount: fact.useCount,
+    lastUsedAt: fact.lastUsedAt,
+    strength: fact.strength,
+    pinned: fact.pinned,
   };
 }
 

@@ -22,6 +22,11 @@ export interface Doc {
   kind: string;
   tags: string[];
   vectorKey: number;
+  /** What decay scores (lifecycle/decay.ts), and what garbage collection leaves alone. */
+  useCount: number;
+  lastUsedAt: number;
+  strength: number;
+  pinned: boolean;
 }
 
 /** A namespace's in-memory indexes as plain data (the vector index is saved on its own). */

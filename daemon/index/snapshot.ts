@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 5;
+const FORMAT = 6;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -114,6 +114,7 @@ function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
   const { docs } = ns;
   const strings: DocStrings = { factIds: [], textKeys: [], contentKeys: [], confidences: [], kinds: [], tags: [] };
   const times = new Float64Array(docs.length * 4); // createdAt, recencyTime, vectorKey, eventTime per doc
+  const use = new Float64Array(docs.length * 4); // useCount, lastUsedAt, strength, pinned per doc
   docs.forEach((doc, i) => {
     strings.factIds.push(doc?.factId ?? null);
     strings.textKeys.push(doc?.textKey ?? '');
@@ -122,9 +123,11 @@ function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
     strings.kinds.push(doc?.kind ?? '');
     if (doc?.tags.length) strings.tags.push([i, doc.tags]);
     times.set([doc?.createdAt ?? 0, doc?.recencyTime ?? 0, doc?.vectorKey ?? 0, doc?.eventTime ? 1 : 0], i * 4);
+    use.set([doc?.useCount ?? 0, doc?.lastUsedAt ?? 0, doc?.strength ?? 0, doc?.pinned ? 1 : 0], i * 4);
   });
   out.json({ agentId: ns.agentId, ...strings, aliases: ns.aliases, termNames: ns.keyword.termNames });
   out.float64(times);
+  out.float64(use);
   const { keyword, recency } = ns;
   for (const array of [keyword.offsets, keyword.docs, keyword.tfs, keyword.lens]) out.int32(array);
   for (const array of [keyword.forward.docs, keyword.forward.lengths, keyword.forward.starts, keyword.forward.arena]) out.int32(array);
@@ -136,6 +139,7 @@ function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
 function readNamespace(input: SectionReader): NamespaceState {
   const head = input.json<DocStrings & Pick<NamespaceState, 'agentId' | 'aliases'> & { termNames: (string | null)[] }>();
   const times = input.float64();
+  const use = input.float64();
   const tags = new Map(head.tags);
   const docs = head.factIds.map((factId, i): Doc | undefined =>
     factId === null
@@ -151,6 +155,10 @@ function readNamespace(input: SectionReader): NamespaceState {
           kind: head.kinds[i]!,
           tags: tags.get(i) ?? [],
           vectorKey: times[i * 4 + 2]!,
+          useCount: use[i * 4]!,
+          lastUsedAt: use[i * 4 + 1]!,
+          strength: use[i * 4 + 2]!,
+          pinned: use[i * 4 + 3] === 1,
         },
   );
   const [offsets, postingDocs, tfs, lens, forwardDocs, lengths, starts, arena] = Array.from({ length: 8 }, () => input.int32());

@@ -41,6 +41,12 @@ export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: str
     strength: raw.strength ?? 1,
     embedder: raw.embedder ?? '',
     vectorKey: raw.vectorKey ?? 0,
+    // Records from before decay-v1: written once, never used since.
+    useCount: raw.useCount ?? 1,
+    lastUsedAt: raw.lastUsedAt ?? 0,
+    reviewCount: raw.reviewCount ?? 0,
+    crossDomainCount: raw.crossDomainCount ?? 0,
+    retiredReason: raw.retiredReason ?? '',
     ...(raw.requestId ? { requestId: raw.requestId } : {}),
     ...(raw.replaces?.length ? { replaces: raw.replaces } : {}),
   };

@@ -5,7 +5,7 @@ import type { AccessTracker } from '../lifecycle/access.ts';
 import { embeddingText, isIndexed, sameIndexInputs, termsOf, toStoredTerms } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { Embedded } from '../index/vector-space.ts';
-import type { FactRecord } from '../store/record.ts';
+import { SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
 import type { Change, MemoryStore } from '../store/store.ts';
 
 export interface Staged {
@@ -90,6 +90,35 @@ export class FactStaging {
       if (after.kind === 'alias' && after.supersededBy === '') this.indexer.aliasAdded(after);
     };
     return { fact: after, change: { type: 'putFact', fact: after, before, derived: null }, apply };
+  }
+
+  /** Everything erasing a fact takes: the fact with its rows (`deleted`), the facts it had
+   *  replaced pointed past it (to what replaced it, else "agent", so no superseded_by dangles),
+   *  and the request record that created it, so nothing of its text stays in the store. */
+  async erasure(fact: FactRecord): Promise<{ changes: Change[]; apply: () => void }> {
+    const staged = [this.deleted(fact), ...(await this.relinked(fact))];
+    const changes = staged.map((s) => s.change);
+    if (fact.requestId) changes.push({ type: 'forgetRequest', agentId: fact.agentId, requestId: fact.requestId });
+    return { changes, apply: () => staged.forEach((s) => s.apply()) };
+  }
+
+  /** The facts a deleted revision had retired, pointed past it; the fact that replaced the
+   *  deleted one takes them over as its own `replaces`, so deleting it later relinks them too. */
+  private async relinked(deleted: FactRecord): Promise<Staged[]> {
+    const ids = deleted.replaces ?? [];
+    const targets = (await this.store.getFacts(ids.map((factId) => ({ agentId: deleted.agentId, factId })))).filter(
+      (t): t is FactRecord => t !== undefined && t.supersededBy === deleted.id,
+    );
+    if (targets.length === 0) return [];
+    const now = Date.now();
+    const successorId = deleted.supersededBy && deleted.supersededBy !== SUPERSEDED_BY_AGENT ? deleted.supersededBy : undefined;
+    const [successor] = successorId ? await this.store.getFacts([{ agentId: deleted.agentId, factId: successorId }]) : [];
+    const staged = targets.map((t) => this.unindexed(t, { ...t, supersededBy: successor ? successor.id : SUPERSEDED_BY_AGENT, updatedAt: now }));
+    if (successor) {
+      const replaces = [...(successor.replaces ?? []).filter((id) => id !== deleted.id), ...targets.map((t) => t.id)];
+      staged.push(this.unindexed(successor, { ...successor, replaces, updatedAt: now }));
+    }
+    return staged;
   }
 
   /** Erasing a stored fact: its record, derived rows and access counts. */

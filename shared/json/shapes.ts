@@ -52,6 +52,11 @@ export function factJson(f: FactView): FactJson {
     context: f.context ?? null,
     meta: f.meta,
     strength: f.strength,
+    use_count: f.useCount,
+    last_used_at: iso(f.lastUsedAt),
+    review_count: f.reviewCount,
+    cross_domain_count: f.crossDomainCount,
+    retired_reason: f.retiredReason ?? null,
   };
 }
 

@@ -32,6 +32,11 @@ export const FactJson = z
     context: z.string().nullable(),
     meta: z.record(z.string(), z.unknown()),
     strength: z.number(),
+    use_count: count.describe('Times the fact was used (touch, observed use); its creation is the first. 0 from daemons before decay-v1.'),
+    last_used_at: dateTime().nullable().describe('When it was last used; its creation time until then. null from daemons before decay-v1.'),
+    review_count: count,
+    cross_domain_count: count,
+    retired_reason: z.string().nullable().describe('Why the daemon retired it (garbage collection); null otherwise.'),
   })
   .strict();
 

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/fact.proto.
  */
 export const file_engram_v1_fact: GenFile = /*@__PURE__*/
-  fileDesc("ChRlbmdyYW0vdjEvZmFjdC5wcm90bxIJZW5ncmFtLnYxIq8DCgRGYWN0EgoKAmlkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAxIbCg5vY2N1cnJlZF9hdF9tcxgFIAEoA0gAiAEBEhUKDXVwZGF0ZWRfYXRfbXMYBiABKAMSFAoMYWNjZXNzX2NvdW50GAcgASgNEhsKE2xhc3RfYWNjZXNzZWRfYXRfbXMYCCABKAMSEgoKY29uZmlkZW5jZRgJIAEoCRIOCgZwaW5uZWQYCiABKAgSFAoMcGlubmVkX2F0X21zGAsgASgDEhUKDXN1cGVyc2VkZWRfYnkYDCABKAkSIQoEa2luZBgNIAEoDjITLmVuZ3JhbS52MS5GYWN0S2luZBIMCgR0YWdzGA4gAygJEhAKCGVudGl0aWVzGA8gAygJEg4KBnNvdXJjZRgQIAEoCRIPCgdjb250ZXh0GBEgASgJEhEKCW1ldGFfanNvbhgSIAEoCRIQCghzdHJlbmd0aBgTIAEoARIQCghlbWJlZGRlchgUIAEoCUIRCg9fb2NjdXJyZWRfYXRfbXMqZQoIRmFjdEtpbmQSGQoVRkFDVF9LSU5EX1VOU1BFQ0lGSUVEEAASEgoORkFDVF9LSU5EX0ZBQ1QQARITCg9GQUNUX0tJTkRfQUxJQVMQAhIVChFGQUNUX0tJTkRfU1VNTUFSWRADYgZwcm90bzM");
+  fileDesc("ChRlbmdyYW0vdjEvZmFjdC5wcm90bxIJZW5ncmFtLnYxIqUECgRGYWN0EgoKAmlkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAxIbCg5vY2N1cnJlZF9hdF9tcxgFIAEoA0gAiAEBEhUKDXVwZGF0ZWRfYXRfbXMYBiABKAMSFAoMYWNjZXNzX2NvdW50GAcgASgNEhsKE2xhc3RfYWNjZXNzZWRfYXRfbXMYCCABKAMSEgoKY29uZmlkZW5jZRgJIAEoCRIOCgZwaW5uZWQYCiABKAgSFAoMcGlubmVkX2F0X21zGAsgASgDEhUKDXN1cGVyc2VkZWRfYnkYDCABKAkSIQoEa2luZBgNIAEoDjITLmVuZ3JhbS52MS5GYWN0S2luZBIMCgR0YWdzGA4gAygJEhAKCGVudGl0aWVzGA8gAygJEg4KBnNvdXJjZRgQIAEoCRIPCgdjb250ZXh0GBEgASgJEhEKCW1ldGFfanNvbhgSIAEoCRIQCghzdHJlbmd0aBgTIAEoARIQCghlbWJlZGRlchgUIAEoCRIRCgl1c2VfY291bnQYFSABKA0SFwoPbGFzdF91c2VkX2F0X21zGBYgASgDEhQKDHJldmlld19jb3VudBgXIAEoDRIaChJjcm9zc19kb21haW5fY291bnQYGCABKA0SFgoOcmV0aXJlZF9yZWFzb24YGSABKAlCEQoPX29jY3VycmVkX2F0X21zKmUKCEZhY3RLaW5kEhkKFUZBQ1RfS0lORF9VTlNQRUNJRklFRBAAEhIKDkZBQ1RfS0lORF9GQUNUEAESEwoPRkFDVF9LSU5EX0FMSUFTEAISFQoRRkFDVF9LSU5EX1NVTU1BUlkQA2IGcHJvdG8z");
 
 /**
  * @generated from message engram.v1.Fact
@@ -134,6 +134,41 @@ export type Fact = Message<"engram.v1.Fact"> & {
    * @generated from field: string embedder = 20;
    */
   embedder: string;
+
+  /**
+   * Times the fact was used (touch, observed use); its creation is the first (capability decay-v1).
+   *
+   * @generated from field: uint32 use_count = 21;
+   */
+  useCount: number;
+
+  /**
+   * When it was last used: its creation time until it is used.
+   *
+   * @generated from field: int64 last_used_at_ms = 22;
+   */
+  lastUsedAtMs: bigint;
+
+  /**
+   * Observed uses (spaced-repetition reviews).
+   *
+   * @generated from field: uint32 review_count = 23;
+   */
+  reviewCount: number;
+
+  /**
+   * Observed uses in a conversation whose tags barely overlap the fact's.
+   *
+   * @generated from field: uint32 cross_domain_count = 24;
+   */
+  crossDomainCount: number;
+
+  /**
+   * Why the daemon itself retired the fact (garbage collection); "" otherwise.
+   *
+   * @generated from field: string retired_reason = 25;
+   */
+  retiredReason: string;
 };
 
 /**

@@ -1,0 +1,150 @@
+// Decay and reinforcement: facts fade unless used, each model computed as itself; touching and
+// observed use reinforce durably without touching text or indexes; gc collects what faded.
+import { describe, expect, test } from 'vitest';
+import { decayFactor, decayScore, DEFAULT_DECAY, type DecayModel } from '../daemon/lifecycle/decay.ts';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('decay models', () => {
+  // The README's table: f at 1, 3, 7, 14 and 30 days with the default settings.
+  const TABLE: Record<DecayModel, number[]> = {
+    power_law: [0.754, 0.5, 0.2934, 0.1667, 0.0814],
+    exponential: [0.7938, 0.5002, 0.1986, 0.0394, 0.001],
+    two_component: [0.4467, 0.2338, 0.15, 0.075, 0.0154],
+  };
+  for (const [model, values] of Object.entries(TABLE) as [DecayModel, number[]][]) {
+    test(`${model}: f at 1, 3, 7, 14, 30 days`, () => {
+      const f = [1, 3, 7, 14, 30].map((days) => decayFactor({ ...DEFAULT_DECAY, model }, days * 86_400));
+      f.forEach((value, i) => expect(value).toBeCloseTo(values[i]!, 4));
+    });
+  }
+
+  test('the models really differ: power law keeps a long tail, exponential does not', () => {
+    const at30 = (model: DecayModel) => decayFactor({ ...DEFAULT_DECAY, model }, 30 * 86_400);
+    expect(at30('power_law')).toBeGreaterThan(50 * at30('exponential'));
+    expect(decayFactor({ ...DEFAULT_DECAY, powerLawHalfLifeDays: 7 }, 7 * 86_400)).toBeCloseTo(0.5, 10);
+  });
+
+  test('score = use_count^beta x f x strength; a new fact scores its strength', () => {
+    const now = Date.UTC(2026, 0, 10);
+    const fresh = { useCount: 1, lastUsedAt: 0, createdAt: now, strength: 1.5 };
+    expect(decayScore(DEFAULT_DECAY, fresh, now)).toBe(1.5);
+    const used = { useCount: 4, lastUsedAt: now - 3 * 86_400_000, createdAt: now - 9 * 86_400_000, strength: 1 };
+    expect(decayScore(DEFAULT_DECAY, used, now)).toBeCloseTo(4 ** 0.6 * 0.5, 10);
+  });
+});
+
+describe('reinforcement', () => {
+  test('touch: use count + 1, last used now, boost +0.1; text, indexes and updated_at stay; replay does not count twice', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const { fact } = await client.put('a', 'The deploy window is Tuesday morning');
+    expect(fact.useCount).toBe(1);
+    expect(fact.lastUsedAt).toBe(fact.createdAt);
+
+    const touched = await client.touch('a', fact.id, { boostStrength: true, requestId: 'touch-1' });
+    expect(touched.fact.useCount).toBe(2);
+    expect(touched.fact.strength).toBe(1.1);
+    expect(touched.fact.lastUsedAt).toBeGreaterThanOrEqual(fact.createdAt);
+    expect(touched.fact.updatedAt).toBe(fact.updatedAt);
+    expect(touched.fact.text).toBe(fact.text);
+    expect(touched.oldScore).toBeLessThanOrEqual(1);
+    expect(touched.newScore).toBeCloseTo(2 ** 0.6 * 1.1, 3);
+
+    const again = await client.touch('a', fact.id, { boostStrength: true, requestId: 'touch-1' });
+    expect(again).toMatchObject({ replayed: true, oldScore: touched.oldScore, newScore: touched.newScore });
+    expect(again.fact.useCount).toBe(2);
+    expect((await client.recall('a', 'deploy window')).facts.map((f) => f.id)).toEqual([fact.id]);
+
+    // Ten boosts reach exactly 2, never more.
+    for (let i = 0; i < 12; i++) await client.touch('a', fact.id, { boostStrength: true });
+    expect((await client.get('a', fact.id)).strength).toBe(2);
+
+    // Durable: the count survives a crash.
+    await daemon.kill9();
+    const restarted = await pool.start({ dataDir: daemon.dataDir });
+    const after = await (await restarted.client()).get('a', fact.id);
+    expect(after.useCount).toBe(14);
+    expect(after.strength).toBe(2);
+  });
+
+  test('touch refuses bad and unknown ids without writing', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    await expect(client.touch('a', 'nope')).rejects.toMatchObject({ field: 'fact_id' });
+    await expect(client.touch('a', '01ARZ3NDEKTSV4RRFFQ69G5FAV')).rejects.toMatchObject({ kind: 'not_found' });
+    const { fact } = await client.put('a', 'Old note');
+    await client.forget('a', fact.id);
+    await expect(client.touch('a', fact.id)).rejects.toMatchObject({ kind: 'failed_precondition', field: 'fact_id' });
+    expect((await client.get('a', fact.id)).useCount).toBe(1);
+  });
+
+  test('observe: a use and a review each; cross-domain tags raise strength; unknown ids reported per id', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const jwt = (await client.put('a', 'Use JWT tokens for authentication', { tags: ['security', 'jwt', 'preferences'] })).fact;
+    const api = (await client.put('a', 'The API gateway is Kong', { tags: ['api', 'backend'] })).fact;
+    const missing = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    const r = await client.observeUsage('a', [jwt.id, api.id, missing], { contextTags: ['api', 'authentication', 'backend'] });
+    expect(r).toMatchObject({ reinforced: true, count: 2, crossDomainCount: 1 });
+    expect(r.results).toEqual([
+      { factId: jwt.id, status: 'reinforced', crossDomain: true, useCount: 2, reviewCount: 1, strength: 1.1 },
+      { factId: api.id, status: 'reinforced', crossDomain: false, useCount: 2, reviewCount: 1, strength: 1 },
+      { factId: missing, status: 'not_found', crossDomain: false, useCount: 0, reviewCount: 0, strength: 0 },
+    ]);
+    expect(await client.get('a', jwt.id)).toMatchObject({ useCount: 2, reviewCount: 1, crossDomainCount: 1, strength: 1.1 });
+    await expect(client.observeUsage('a', [])).rejects.toMatchObject({ field: 'fact_ids' });
+    await expect(client.observeUsage('a', ['bad'])).rejects.toMatchObject({ field: 'fact_ids[0]' });
+  });
+
+  test('observe with auto-reinforce off answers "disabled" and writes nothing', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), env: { ENGRAM_AUTO_REINFORCE: 'false' } });
+    const client = await daemon.client();
+    const { fact } = await client.put('a', 'Dark mode everywhere');
+    const r = await client.observeUsage('a', [fact.id], { contextTags: ['ui'] });
+    expect(r).toMatchObject({ reinforced: false, reason: 'auto_reinforce is disabled in config', count: 0, results: [] });
+    expect((await client.get('a', fact.id)).useCount).toBe(1);
+  });
+});
+
+describe('garbage collection', () => {
+  // λ = 1/s: an unused fact falls below the forget threshold (0.05) within 3 s; a touched one
+  // (score 2^0.6) stays above it for 3.4 s more.
+  const FAST = ['--decay-model', 'exponential', '--decay-lambda', '1'];
+
+  test('dry run by default; lowest first; pinned and recently used facts stay; archive retires with a reason', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: FAST });
+    const client = await daemon.client();
+    const ids: string[] = [];
+    for (const text of ['note one', 'note two', 'note three', 'note four']) ids.push((await client.put('g', text)).fact.id);
+    await sleep(3200);
+    await client.pin('g', ids[1]!);
+    await client.touch('g', ids[2]!);
+
+    const dry = await client.collectGarbage('g');
+    expect(dry).toMatchObject({ dryRun: true, removedCount: 2, archivedCount: 0, totalAffected: 2, threshold: 0.05, message: 'Would remove 2 low-scoring memories (threshold: 0.05)' });
+    expect(dry.factIds).toEqual([ids[0], ids[3]]); // the older one has faded further
+    expect(dry.scores[0]).toBeLessThan(dry.scores[1]!);
+    expect((await client.list('g')).facts.filter((f) => !f.supersededBy)).toHaveLength(4);
+
+    const limited = await client.collectGarbage('g', { dryRun: false, archiveInstead: true, limit: 1, requestId: 'gc-1' });
+    expect(limited).toMatchObject({ dryRun: false, archivedCount: 1, factIds: [ids[0]], message: 'Archived 1 low-scoring memory (threshold: 0.05)' });
+    const archived = await client.get('g', ids[0]!);
+    expect(archived.supersededBy).toBe('agent');
+    expect(archived.retiredReason).toMatch(/^gc: score [\d.e-]+ below the forget threshold 0\.05$/);
+    expect(await client.collectGarbage('g', { dryRun: false, archiveInstead: true, limit: 1, requestId: 'gc-1' })).toMatchObject({ replayed: true, factIds: [ids[0]] });
+
+    const removed = await client.collectGarbage('g', { dryRun: false });
+    expect(removed).toMatchObject({ removedCount: 1, factIds: [ids[3]] });
+    await expect(client.get('g', ids[3]!)).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await client.recall('g', 'note', { topK: 10 })).facts.map((f) => f.id).sort()).toEqual([ids[1], ids[2]].sort());
+  });
+
+  test('bad options are refused naming the field', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    await expect(client.collectGarbage('g', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
+  });
+});
