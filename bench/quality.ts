@@ -35,7 +35,7 @@ if (embedder !== 'local' && embedder !== 'none') throw new Error(`--embedder mus
 const WEIGHT_SETS: (SignalWeights | undefined)[] = (values.weights ?? []).map((w) => {
   const [vector, keyword, recency] = w.split(',').map(Number);
   if (![vector, keyword, recency].every((n) => Number.isFinite(n) && n! >= 0)) throw new Error(`--weights takes v,k,r (three numbers), got ${w}`);
-  return { vector: vector!, keyword: keyword!, recency: recency! };
+  return { vector: vector!, keyword: keyword!, recency: recency!, decay: 0 };
 });
 if (WEIGHT_SETS.length === 0) WEIGHT_SETS.push(undefined);
 const KS = [...new Set([5, 10, 20, kMax])].filter((k) => k <= kMax).sort((a, b) => a - b);

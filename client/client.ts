@@ -98,8 +98,10 @@ export interface FactMatch {
   /** A query signal matched it; false: it only fills topK (the library keeps exactly topK). */
   matched: boolean;
   score: number;
-  /** The signals that ranked it: "vector", "keyword", "recency". */
+  /** The signals that ranked it: "vector", "keyword", "recency", "decay". */
   signals: string[];
+  /** Its decay score at the time of the recall; undefined from daemons before decay-v1 and on explain. */
+  decayScore?: number;
 }
 
 export interface RecallResult {
@@ -197,12 +199,13 @@ export class EngramClient {
     requireCapability(daemon, Capability.BatchWrite, 'a batch write');
     if (items.length === 0) return [];
     if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
+    if (items.some((item) => item.strength !== undefined)) requireCapability(daemon, Capability.Decay, 'a write with a strength');
     const sent = items.map((item) => ({
       requestId: item.requestId ?? randomUUID(),
       agentId: item.agentId,
       text: item.text,
       fields: fields(item),
-      options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}) },
+      options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: item.strength },
     }));
     const res = await this.write('BatchPut', sent.map((s) => s.requestId), () => this.connection.memory.batchPut({ items: sent }));
     return res.results.map((r, i) =>
@@ -228,7 +231,7 @@ export class EngramClient {
     options: WriteOptions,
     rpcs: {
       legacy: [string, (base: PutBase) => Promise<PutReply>];
-      labelled: [string, string, (base: PutBase, options: { confidence?: string; allowDuplicate?: boolean }) => Promise<PutReply>];
+      labelled: [string, string, (base: PutBase, options: { confidence?: string; allowDuplicate?: boolean; strength?: number }) => Promise<PutReply>];
     },
   ): Promise<WriteResult> {
     const daemon = await this.connection.ready();
@@ -237,7 +240,11 @@ export class EngramClient {
     let res: PutReply;
     // A daemon without write dedup stores every write anyway: allowDuplicate is honoured as is.
     const allowDuplicate = options.allowDuplicate === true && daemon.capabilities.includes(Capability.WriteDedup);
-    if (options.confidence === undefined && !allowDuplicate) {
+    if (options.strength !== undefined) {
+      check.strength(options.strength);
+      requireCapability(daemon, Capability.Decay, 'a write with a strength');
+    }
+    if (options.confidence === undefined && !allowDuplicate && options.strength === undefined) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {
@@ -245,7 +252,7 @@ export class EngramClient {
       const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
       if (confidence !== undefined) requireCapability(daemon, capability, 'a write with a confidence label');
       requireCapability(daemon, capability, 'a write with options');
-      res = await this.write(method, base.requestId, () => send(base, { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}) }));
+      res = await this.write(method, base.requestId, () => send(base, { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength }));
     }
     return { fact: toFact(res.fact), replayed: res.replayed, duplicate: res.duplicate ?? false };
   }
@@ -629,15 +636,16 @@ function fields(options: WriteOptions) {
 }
 
 /** The per-fact matches of a recall answer, when the daemon sent them (recall-matches-v1). */
-function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[] }[] }, daemon: DaemonInfo): { matches?: FactMatch[] } {
+function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[]; decayScore: number }[] }, daemon: DaemonInfo): { matches?: FactMatch[] } {
   if (!daemon.capabilities.includes(Capability.RecallMatches) || res.matches.length !== res.facts.length) return {};
-  return { matches: res.matches.map((m) => ({ matched: m.matched, score: m.score, signals: [...m.signals] })) };
+  const decay = daemon.capabilities.includes(Capability.Decay);
+  return { matches: res.matches.map((m) => ({ matched: m.matched, score: m.score, signals: [...m.signals], ...(decay ? { decayScore: m.decayScore } : {}) })) };
 }
 
 /** An explain answer carries the same per fact in its receipts. */
 function matchesFromReceipts(receipts: Receipt[], daemon: DaemonInfo): { matches?: FactMatch[] } {
   if (!daemon.capabilities.includes(Capability.RecallMatches)) return {};
-  const signals = (r: Receipt) => (['vector', 'keyword', 'recency'] as const).filter((s) => r.ranks[`${s}Rank`] > 0);
+  const signals = (r: Receipt) => (['vector', 'keyword', 'recency', 'decay'] as const).filter((s) => r.ranks[`${s}Rank`] > 0);
   return { matches: receipts.map((r) => ({ matched: r.matched ?? false, score: r.weight, signals: signals(r) })) };
 }
 

@@ -8,6 +8,7 @@ import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
+import { toWeights } from './types.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
@@ -132,7 +133,7 @@ export class Connection {
         limits: res.limits ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch, maxWriteBatch: res.limits.maxWriteBatch } : { ...DEFAULT_LIMITS, maxWriteBatch: 0 },
         profile: res.profile,
         embedder: res.embedder,
-        ...(res.defaultSignalWeights ? { defaultWeights: { vector: res.defaultSignalWeights.vector, keyword: res.defaultSignalWeights.keyword, recency: res.defaultSignalWeights.recency } } : {}),
+        ...(res.defaultSignalWeights ? { defaultWeights: toWeights(res.defaultSignalWeights) } : {}),
       };
     } catch (error) {
       if (!(error instanceof RpcError && error.kind === ErrorKind.Unimplemented)) throw error;

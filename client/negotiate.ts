@@ -28,6 +28,9 @@ export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: 
   if (!confidence && !other && !needsOptionsRpc) return { kind: 'legacy' };
   requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
   if (confidence) requireCapability(daemon, Capability.ConfidenceRecall, 'recall with min_confidence or a confidence weight');
+  if ((options.weights?.decay ?? 0) > 0 || options.filters?.minDecayScore !== undefined) {
+    requireCapability(daemon, Capability.Decay, 'recall with the decay signal or min_decay_score');
+  }
   // The resolved weight is sent explicitly to every daemon that understands it.
   const sendsWeight = daemon.capabilities.includes(Capability.ConfidenceRecall);
   return { kind: 'options', message: recallOptionsMessage(options, sendsWeight ? weight : undefined) };
@@ -38,7 +41,7 @@ export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number 
   const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
   return {
     topK: o.topK,
-    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency } : undefined,
+    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency, decay: o.weights.decay } : undefined,
     minRelevance: o.minRelevance,
     filters: f && {
       windowDays: f.windowDays,
@@ -48,6 +51,7 @@ export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number 
       createdBeforeMs: ms(f.createdBefore),
       occurredAfterMs: ms(f.occurredAfter),
       occurredBeforeMs: ms(f.occurredBefore),
+      minDecayScore: f.minDecayScore,
     },
     minConfidence: o.minConfidence,
     confidenceWeight,

@@ -24,6 +24,8 @@ export interface RecallFilters {
   createdBefore?: number;
   occurredAfter?: number;
   occurredBefore?: number;
+  /** Only facts whose decay score is at least this now (needs decay-v1). */
+  minDecayScore?: number;
 }
 
 /** Options beyond topK need a daemon with recall-options-v1; without them the legacy RPCs are used. */
@@ -74,11 +76,14 @@ export function toFact(m: FactMessage | undefined): Fact {
   return toPublicFact(fields, m.metaJson);
 }
 
-const ZERO_WEIGHTS: SignalWeights = { vector: 0, keyword: 0, recency: 0 };
+const ZERO_WEIGHTS: SignalWeights = { vector: 0, keyword: 0, recency: 0, decay: 0 };
+
+/** Weights from the wire (decay is 0 from daemons before decay-v1). */
+export const toWeights = (w: SignalWeights | undefined): SignalWeights => (w ? { vector: w.vector, keyword: w.keyword, recency: w.recency, decay: w.decay } : ZERO_WEIGHTS);
 
 export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata {
   return {
-    weights: m?.weights ? { vector: m.weights.vector, keyword: m.weights.keyword, recency: m.weights.recency } : ZERO_WEIGHTS,
+    weights: toWeights(m?.weights),
     signals: [...(m?.signals ?? [])],
     eligibleCount: m?.eligibleCount ?? 0,
     keywordCandidates: m?.keywordCandidates ?? 0,
@@ -110,9 +115,10 @@ export function toReceipt(m: RecallReceipt, withMatch = false): Receipt {
       vectorRank: r?.vectorRank ?? 0,
       keywordRank: r?.keywordRank ?? 0,
       recencyRank: r?.recencyRank ?? 0,
+      decayRank: r?.decayRank ?? 0,
       fusedScore: r?.fusedScore ?? 0,
       k: r?.k ?? 0,
-      weights: r?.weights ? { vector: r.weights.vector, keyword: r.weights.keyword, recency: r.weights.recency } : ZERO_WEIGHTS,
+      weights: toWeights(r?.weights),
     },
     provenance: {
       factId: p?.factId ?? '',

@@ -30,12 +30,15 @@ const confidenceWeight = (value: string): number => {
   return weight;
 };
 
-/** "1,1,0.5" → a weight per signal, in registry order. */
+/** "1,1,0.5" → a weight per signal, in registry order; signals after the first three (decay)
+ *  may be left out and are then 0, so settings written before they existed keep working. */
 const signalWeights = (value: string): Weights => {
   const parts = value.split(',').map((p) => Number(p.trim()));
-  if (parts.length !== SIGNAL_NAMES.length) throw new InvalidArgumentError(`--signal-weights takes ${SIGNAL_NAMES.length} numbers ${SIGNAL_NAMES.join(',')}, got "${value}"`);
+  if (parts.length < 3 || parts.length > SIGNAL_NAMES.length) {
+    throw new InvalidArgumentError(`--signal-weights takes 3 to ${SIGNAL_NAMES.length} numbers ${SIGNAL_NAMES.join(',')}, got "${value}"`);
+  }
   try {
-    const weights = Object.fromEntries(SIGNAL_NAMES.map((name, i) => [name, check.signalWeight(parts[i], name)])) as Weights;
+    const weights = Object.fromEntries(SIGNAL_NAMES.map((name, i) => [name, check.signalWeight(parts[i] ?? 0, name)])) as Weights;
     if (SIGNAL_NAMES.every((name) => weights[name] === 0)) throw new Error('at least one weight must be positive');
     return weights;
   } catch (error) {
@@ -128,7 +131,7 @@ export function daemonCommand(): Command {
     .addOption(option('--embed-url <url>', 'ollama/openai server (default http://127.0.0.1:11434 / https://api.openai.com)', 'ENGRAM_EMBED_URL'))
     .addOption(option('--embed-model <model>', 'ollama/openai model (openai default text-embedding-3-small; ollama: e.g. nomic-embed-text)', 'ENGRAM_EMBED_MODEL'))
     .addOption(option('--embed-api-key-env <name>', 'the variable holding the openai key (default OPENAI_API_KEY)', 'ENGRAM_EMBED_API_KEY_ENV'))
-    .addOption(option('--signal-weights <v,k,r>', 'default recall weights vector,keyword,recency (default: the embedder\'s own, shown by engram status)', 'ENGRAM_SIGNAL_WEIGHTS').argParser(signalWeights))
+    .addOption(option('--signal-weights <v,k,r[,d]>', 'default recall weights vector,keyword,recency[,decay] (decay 0 unless given; default: the embedder\'s own, shown by engram status)', 'ENGRAM_SIGNAL_WEIGHTS').argParser(signalWeights))
     .addOption(option('--min-relevance <f>', 'default relevance floor in [0, 1] (0: none)', 'ENGRAM_MIN_RELEVANCE').argParser(minRelevance).default(0))
     .addOption(option('--compat <profile>', 'serve exactly an older release profile', 'ENGRAM_COMPAT').choices(Object.keys(RELEASE_PROFILES)).default('current'))
     .addOption(option('--default-confidence-weight <w>', `advertised default confidence weight in [0, ${check.MAX_CONFIDENCE_WEIGHT}] (default: not advertised, 0)`, 'ENGRAM_DEFAULT_CONFIDENCE_WEIGHT').argParser(confidenceWeight))

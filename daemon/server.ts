@@ -32,7 +32,7 @@ import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { LevelStore } from './store/level/level-store.ts';
 import type { Log } from './log.ts';
-import type { DecayConfig } from './lifecycle/decay.ts';
+import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -90,6 +90,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const recallDefaults: RecallDefaults = {
     weights: { ...(options.recallDefaults?.weights ?? defaultWeights(profile, embedder)) },
     minRelevance: options.recallDefaults?.minRelevance ?? 0,
+    decay: options.decay ?? DEFAULT_DECAY,
     // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
   };
@@ -102,7 +103,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       recallDefaults,
       reconcileIntervalMs: options.reconcileIntervalMs,
       checkpointKeep: options.checkpointKeep,
-      ...(options.decay ? { decay: options.decay } : {}),
       // An older profile stores every write, as the release it stands for did.
       dedup: profile.capabilities.includes(Capability.WriteDedup),
       log,

@@ -64,6 +64,8 @@ export interface WriteFields {
   /** Store a copy even when an identical live fact exists. Daemons without write-dedup-v1
    *  never deduplicate, so there it changes nothing. */
   allowDuplicate?: boolean;
+  /** Importance in [0, 2], 1 neutral: it multiplies the decay score (needs decay-v1). */
+  strength?: number;
 }
 
 /** A fact as the library returns it and the JSON front doors print it: absent values are
@@ -113,6 +115,8 @@ export interface SignalWeights {
   vector: number;
   keyword: number;
   recency: number;
+  /** The decay score as a ranking signal (0 unless asked for; daemons before decay-v1 have none). */
+  decay: number;
 }
 
 /** How a recall was made: returned with every recall so a caller can see why results came back. */
@@ -157,7 +161,7 @@ export interface Receipt<F = Fact> {
   /** The final score that decided selection and order. */
   weight: number;
   ageDays: number;
-  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; fusedScore: number; k: number; weights: SignalWeights };
+  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; decayRank: number; fusedScore: number; k: number; weights: SignalWeights };
   provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
   kgLinks: string[];
   fact: F;

@@ -34,9 +34,12 @@ function file(name: string, content: string): string {
 const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const parseJsonl = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
-const FACT_KEYS = ['access_count', 'agent_id', 'confidence', 'context', 'created_at', 'embedder', 'entities', 'id', 'kind', 'last_accessed_at', 'meta', 'occurred_at', 'pinned', 'pinned_at', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at'];
+const FACT_KEYS = [
+  'access_count', 'agent_id', 'confidence', 'context', 'created_at', 'cross_domain_count', 'embedder', 'entities', 'id', 'kind', 'last_accessed_at', 'last_used_at', 'meta',
+  'occurred_at', 'pinned', 'pinned_at', 'retired_reason', 'review_count', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at', 'use_count',
+];
 /** What the daemon assigns on write (or changes on access): never expected to round-trip. */
-const ASSIGNED = ['id', 'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at'];
+const ASSIGNED = ['id', 'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'last_used_at'];
 
 /** An export line without the daemon-assigned fields, its superseded_by mapped to positions. */
 function normalise(lines: any[]): any[] {

@@ -106,7 +106,7 @@ describe('recall', () => {
     }
     expect(out.retrieval).toMatchObject({ rrf_k: 60, embedder: 'none', signals: ['keyword', 'recency'] });
     // The none embedder's defaults: no vector signal, keyword and recency as the seed weights them.
-    expect(out.retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5 });
+    expect(out.retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0 });
   });
 
   test('--explain --json gives a receipt per fact whose fused_score reproduces from its ranks', async () => {
@@ -120,7 +120,7 @@ describe('recall', () => {
     for (const receipt of out.explained) {
       expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'matched', 'provenance', 'ranks', 'text', 'weight']);
       expect(receipt.matched).toBe(receipt.ranks.keyword_rank > 0);
-      expect(Object.keys(receipt.ranks).sort()).toEqual(['fused_score', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
+      expect(Object.keys(receipt.ranks).sort()).toEqual(['decay_rank', 'fused_score', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
       expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);
       expect(ids).toContain(receipt.provenance.fact_id);
       expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: '', confidence: '', pinned: false });
@@ -138,6 +138,7 @@ describe('recall', () => {
       if (vector_rank > 0) expected += weights.vector / (k + vector_rank);
       if (keyword_rank > 0) expected += weights.keyword / (k + keyword_rank);
       if (recency_rank > 0) expected += weights.recency / (k + recency_rank);
+      expect(receipt.ranks.decay_rank).toBe(0); // the decay signal is off unless asked for
       expect(fused_score).toBeCloseTo(expected, 12);
       expect(receipt.weight).toBeCloseTo(fused_score, 12); // no confidence weight configured
     }

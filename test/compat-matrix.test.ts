@@ -58,7 +58,7 @@ const texts = (facts: { text: string }[]) => facts.map((f) => f.text);
 
 /** A fact without its identity and times, which differ between two daemons by construction. */
 function stateOf(f: Fact) {
-  const { id: _id, createdAt: _c, updatedAt: _u, lastAccessedAt: _l, pinnedAt, supersededBy, ...rest } = f;
+  const { id: _id, createdAt: _c, updatedAt: _u, lastAccessedAt: _l, lastUsedAt: _lu, pinnedAt, supersededBy, ...rest } = f;
   return { ...rest, pinnedAt: pinnedAt ? 'set' : undefined, supersededBy: supersededBy === undefined || supersededBy === 'agent' ? supersededBy : 'a fact id' };
 }
 
@@ -390,7 +390,7 @@ describe('older profiles show nothing of later releases', () => {
       expect(on(profile).client.daemon.defaultWeights, profile).toBeUndefined();
     }
     expect(on('current').client.daemon.capabilities).toContain('embedder-weights-v1');
-    expect(on('current').client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.5 });
+    expect(on('current').client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.5, decay: 0 });
   });
 
   test('v0.2: no write dedup and no per-fact matches; current has both', async () => {

@@ -148,3 +148,55 @@ describe('garbage collection', () => {
     await expect(client.collectGarbage('g', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
   });
 });
+
+describe('decay in recall', () => {
+  test('a signal of weight 0 by default; asked for, the most used facts rank first, with a receipt that shows it', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const ids: string[] = [];
+    for (const text of ['garden plan A', 'garden plan B', 'garden plan C']) ids.push((await client.put('r', text)).fact.id);
+    for (let i = 0; i < 3; i++) await client.touch('r', ids[1]!);
+    await client.touch('r', ids[2]!);
+
+    const plain = await client.recall('r', 'garden plan');
+    expect(plain.retrieval.weights.decay).toBe(0);
+    expect(plain.retrieval.signals).not.toContain('decay');
+
+    const byDecay = await client.recallExplain('r', '', { weights: { vector: 0, keyword: 0, recency: 0, decay: 1 } });
+    expect(byDecay.receipts.map((r) => r.fact.id)).toEqual([ids[1], ids[2], ids[0]]);
+    expect(byDecay.receipts.map((r) => r.ranks.decayRank)).toEqual([1, 2, 3]);
+    expect(byDecay.receipts[0]!.ranks.fusedScore).toBeCloseTo(1 / (60 + 1), 12);
+  });
+
+  test('min_decay_score keeps only facts scoring at least that', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const used = (await client.put('m', 'the invoice template lives in drive')).fact;
+    await client.put('m', 'the invoice total was 40 euros');
+    await client.touch('m', used.id);
+    const { facts } = await client.recall('m', 'invoice', { filters: { minDecayScore: 1.2 } });
+    expect(facts.map((f) => f.id)).toEqual([used.id]);
+    await expect(client.recall('m', 'invoice', { filters: { minDecayScore: -1 } })).rejects.toMatchObject({ field: 'options.filters.min_decay_score' });
+  });
+
+  test('search covers the whole store: a relevant fact older than 100 newer unrelated ones is found', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const old = (await client.put('s', 'The wifi password for the cabin is heron42')).fact;
+    await client.putBatch(Array.from({ length: 100 }, (_, i) => ({ agentId: 's', text: `Standup note ${i}: shipped ticket ${1000 + i}` })));
+    for (const weights of [undefined, { decay: 1 }]) {
+      const { facts } = await client.recall('s', 'cabin wifi password', { topK: 3, ...(weights ? { weights } : {}) });
+      expect(facts[0]!.id).toBe(old.id);
+    }
+  });
+
+  test('a daemon before decay-v1: the decay weight and min_decay_score are refused before anything is sent', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--compat', 'v0.2'] });
+    const client = await daemon.client();
+    await client.put('o', 'old daemon fact');
+    await expect(client.recall('o', 'fact', { weights: { decay: 1 } })).rejects.toMatchObject({ name: 'CapabilityError' });
+    await expect(client.recall('o', 'fact', { filters: { minDecayScore: 0.1 } })).rejects.toMatchObject({ name: 'CapabilityError' });
+    await expect(client.touch('o', (await client.list('o')).facts[0]!.id)).rejects.toMatchObject({ name: 'CapabilityError' });
+    await expect(client.collectGarbage('o')).rejects.toMatchObject({ name: 'CapabilityError' });
+  });
+});

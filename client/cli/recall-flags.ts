@@ -6,8 +6,9 @@ import { repeatable, usage } from './context.ts';
 export function addRecallFlags(cmd: Command): Command {
   return cmd
     .option('-k, --top-k <n>', 'how many facts (default 8)')
-    .option('--weights <v,k,r>', 'signal weights vector,keyword,recency (0 turns one off; default: the daemon\'s)')
+    .option('--weights <v,k,r[,d]>', 'signal weights vector,keyword,recency[,decay] (0 turns one off; default: the daemon\'s; decay 0)')
     .option('--min-relevance <f>', 'drop results below this fraction of the top score, in [0, 1]')
+    .option('--min-score <s>', 'only facts whose decay score is at least this (see engram gc)')
     .option('--window-days <n>', 'only facts whose event time is within the last N days')
     .option('--tag <tag>', 'only facts with this tag, or any of the tags when repeated', repeatable)
     .option('--all-tags <tag>', 'only facts with this tag; repeat it: facts with all of them', repeatable)
@@ -40,8 +41,8 @@ export function recallOptionsFrom(o: Record<string, string | string[] | undefine
   }
   if (o.weights !== undefined) {
     const parts = (o.weights as string).split(',').map((p) => number(p.trim(), '--weights'));
-    if (parts.length !== 3) usage(`--weights takes three numbers vector,keyword,recency, got "${o.weights}"`);
-    options.weights = { vector: parts[0], keyword: parts[1], recency: parts[2] };
+    if (parts.length !== 3 && parts.length !== 4) usage(`--weights takes three or four numbers vector,keyword,recency[,decay], got "${o.weights}"`);
+    options.weights = { vector: parts[0], keyword: parts[1], recency: parts[2], ...(parts.length === 4 ? { decay: parts[3] } : {}) };
   }
   if (o.minRelevance !== undefined) options.minRelevance = number(o.minRelevance as string, '--min-relevance');
   const filters: NonNullable<RecallOptions['filters']> = {};
@@ -50,6 +51,7 @@ export function recallOptionsFrom(o: Record<string, string | string[] | undefine
   if (o.allTags !== undefined) filters.tagsAll = o.allTags as string[];
   if (o.since !== undefined) filters.occurredAfter = time(o.since as string, '--since');
   if (o.until !== undefined) filters.occurredBefore = time(o.until as string, '--until');
+  if (o.minScore !== undefined) filters.minDecayScore = number(o.minScore as string, '--min-score');
   if (Object.keys(filters).length > 0) options.filters = filters;
   if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
   if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');

@@ -28,7 +28,7 @@ import { callContext, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
-import { DEFAULT_DECAY, type DecayConfig } from '../lifecycle/decay.ts';
+import type { DecayConfig } from '../lifecycle/decay.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
@@ -61,8 +61,6 @@ export interface EngramOptions {
   reconcileIntervalMs?: number;
   /** Whether a write identical to a live fact returns that fact instead of storing a copy. */
   dedup?: boolean;
-  /** Decay, reinforcement and collection settings (default DEFAULT_DECAY). */
-  decay?: DecayConfig;
   log: Log;
 }
 
@@ -97,7 +95,7 @@ export class Engram {
     this.pipeline = new WritePipeline(store, new WriteBarrier());
     const staging = new FactStaging(store, this.indexer, this.access);
     this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true);
-    this.decay = options.decay ?? DEFAULT_DECAY;
+    this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay);
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
@@ -237,7 +235,7 @@ export class Engram {
     const scope = input.scope ?? 'agent';
     const agentId = scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
     const query = check.query(input.query, this.limits);
-    const plan = defaultPlan(check.topK(input.topK, this.limits), this.options.recallDefaults);
+    const plan = defaultPlan(check.topK(input.topK, this.limits), this.options.recallDefaults, Date.now());
     return this.recallEngine.search({ agentId, query, scope, plan, explain: input.explain ?? false, feedback: input.feedback ?? false });
   }
 

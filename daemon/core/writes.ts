@@ -33,6 +33,8 @@ export interface WriteInput {
   confidence?: unknown;
   /** Store a copy even when an identical live fact exists. */
   allowDuplicate?: unknown;
+  /** Importance in [0, 2]; absent: 1. */
+  strength?: unknown;
 }
 
 export interface PutResult {
@@ -98,6 +100,7 @@ interface CheckedFields {
   source: string;
   context: string;
   meta: string;
+  strength?: number;
 }
 
 export class Writes {
@@ -386,6 +389,7 @@ export class Writes {
       meta: input.meta === undefined ? '' : check.metaJson(input.meta, this.limits),
     };
     if (input.occurredAt !== undefined) fields.occurredAt = check.timestampMs(input.occurredAt, 'occurred_at_ms');
+    if (input.strength !== undefined) fields.strength = check.strength(input.strength, 'options.strength');
     return fields;
   }
 }

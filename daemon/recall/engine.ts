@@ -48,6 +48,8 @@ export interface FactMatch {
   score: number;
   /** The signals that ranked it, in fusion order. */
   signals: SignalName[];
+  /** Its decay score at the time of the recall. */
+  decayScore: number;
 }
 
 export interface SearchOutcome {
@@ -74,7 +76,7 @@ export function scopeNamespaces(agentId: string, scope: Scope): string[] {
 const key = (r: { agentId: string; factId: string }) => `${r.agentId}\u0000${r.factId}`;
 
 function matchOf(r: RankedFact): FactMatch {
-  return { matched: r.matched, score: r.final, signals: SIGNAL_NAMES.filter((name) => r.ranks[name] > 0) };
+  return { matched: r.matched, score: r.final, signals: SIGNAL_NAMES.filter((name) => r.ranks[name] > 0), decayScore: r.decayScore };
 }
 
 export class RecallEngine {

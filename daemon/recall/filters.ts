@@ -2,6 +2,7 @@
 // recency rank is computed over the facts that pass. Event time = occurred_at, else created_at.
 import * as check from '../../shared/validate.ts';
 import type { Doc } from '../index/namespace.ts';
+import { decayScore, type DecayConfig } from '../lifecycle/decay.ts';
 
 export interface FilterInput {
   windowDays?: unknown;
@@ -11,6 +12,8 @@ export interface FilterInput {
   createdBefore?: unknown;
   occurredAfter?: unknown;
   occurredBefore?: unknown;
+  /** Only facts whose decay score is at least this, now. */
+  minDecayScore?: unknown;
 }
 
 export type DocFilter = (doc: Doc) => boolean;
@@ -18,7 +21,7 @@ export type DocFilter = (doc: Doc) => boolean;
 const DAY_MS = 86_400_000;
 
 /** Returns null when the input restricts nothing (so the unfiltered fast paths apply). */
-export function buildFilter(input: FilterInput, now: number): DocFilter | null {
+export function buildFilter(input: FilterInput, now: number, decay: DecayConfig): DocFilter | null {
   const tests: DocFilter[] = [];
   const f = 'options.filters.';
   if (input.windowDays !== undefined) {
@@ -38,6 +41,10 @@ export function buildFilter(input: FilterInput, now: number): DocFilter | null {
   if (createdBefore !== undefined) tests.push((d) => d.createdAt < createdBefore);
   if (occurredAfter !== undefined) tests.push((d) => d.recencyTime >= occurredAfter);
   if (occurredBefore !== undefined) tests.push((d) => d.recencyTime < occurredBefore);
+  if (input.minDecayScore !== undefined) {
+    const floor = check.minScore(input.minDecayScore, `${f}min_decay_score`);
+    if (floor > 0) tests.push((d) => decayScore(decay, d, now) >= floor);
+  }
   if (tests.length === 0) return null;
   return (doc) => tests.every((t) => t(doc));
 }

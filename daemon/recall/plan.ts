@@ -7,12 +7,15 @@ import { invalidArgument } from '../../shared/errors.ts';
 import { buildFilter, type DocFilter, type FilterInput } from './filters.ts';
 import { confidenceValue, type ConfidenceLabel } from '../lifecycle/confidence.ts';
 import { MODIFIERS, SIGNAL_NAMES, type SignalName, type Weights } from './registry.ts';
-import type { ActiveModifier } from './signal.ts';
+import type { ActiveModifier, SignalContext } from './signal.ts';
+import type { DecayConfig } from '../lifecycle/decay.ts';
 
 export type Scope = 'agent' | 'shared' | 'all';
 
 export interface RecallDefaults {
   weights: Weights;
+  /** What the decay signal and the min_decay_score filter score by. */
+  decay: DecayConfig;
   minRelevance: number;
   /** The configured default confidence weight (product default 0). */
   confidenceWeight: number;
@@ -24,7 +27,7 @@ export interface ConfidencePlan {
   weight: number;
 }
 
-export interface RecallPlan {
+export interface RecallPlan extends SignalContext {
   topK: number;
   weights: Weights;
   minRelevance: number;
@@ -47,8 +50,8 @@ function withModifiers(plan: Omit<RecallPlan, 'modifiers'>): RecallPlan {
   return { ...plan, modifiers: MODIFIERS.flatMap((m) => m.activate(plan) ?? []) };
 }
 
-export function defaultPlan(topK: number, defaults: RecallDefaults): RecallPlan {
-  return withModifiers({ topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null });
+export function defaultPlan(topK: number, defaults: RecallDefaults, now: number): RecallPlan {
+  return withModifiers({ topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null, now, decay: defaults.decay });
 }
 
 export function planFromOptions(options: RecallOptionsInput | undefined, defaults: RecallDefaults, limits: Limits, now: number): RecallPlan {
@@ -74,8 +77,10 @@ export function planFromOptions(options: RecallOptionsInput | undefined, default
     topK: o.topK === undefined ? check.DEFAULT_TOP_K : check.optionsTopK(o.topK, limits, 'options.top_k'),
     weights,
     minRelevance: o.minRelevance === undefined ? defaults.minRelevance : check.minRelevance(o.minRelevance, 'options.min_relevance'),
-    filter: allOf(o.filters ? buildFilter(o.filters, now) : null, confidenceFilter(confidence?.minConfidence ?? null)),
+    filter: allOf(o.filters ? buildFilter(o.filters, now, defaults.decay) : null, confidenceFilter(confidence?.minConfidence ?? null)),
     confidence,
+    now,
+    decay: defaults.decay,
   });
 }
 

@@ -5,9 +5,10 @@
 // query touches.
 import type { NamespaceIndex } from '../index/namespace.ts';
 import { RRF_K, compareResults, fusedScore } from './fusion.ts';
+import { decayScore } from '../lifecycle/decay.ts';
 import type { RecallPlan } from './plan.ts';
 import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
-import type { NamespaceQuery, OrderSignal, RankMap, VectorReader } from './signal.ts';
+import type { NamespaceQuery, OrderSignal, RankMap, SignalContext, VectorReader } from './signal.ts';
 
 export interface RankedFact {
   doc: number;
@@ -20,6 +21,8 @@ export interface RankedFact {
   final: number;
   /** A match signal really matched it; false: it only fills top_k. */
   matched: boolean;
+  /** Its decay score at the plan's time. */
+  decayScore: number;
 }
 
 export interface NamespaceRanking {
@@ -55,7 +58,8 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     const fused = fusedScore(ranks, weights, RRF_K);
     let final = fused;
     for (const modifier of plan.modifiers) final *= modifier.factor(info);
-    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final, matched: matchedDocs.has(doc) };
+    const decay = decayScore(plan.decay, info, plan.now);
+    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final, matched: matchedDocs.has(doc), decayScore: decay };
   };
 
   const found = [...new Set([...matchRanks.values()].flatMap((ranks) => [...ranks.keys()]))];
@@ -63,7 +67,7 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
   if (found.length > 0) {
     // Order signals rank what the match signals found: a recent fact they did not find is not
     // pushed above an older one they did. The rest follow with score 0 (so top_k is still filled).
-    const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, found)] as const);
+    const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, found, plan)] as const);
     const hits = found.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults);
     const skip = new Set(found);
     results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !skip.has(doc), score), plan);
@@ -96,22 +100,22 @@ function orderEveryEligible(ns: NamespaceIndex, plan: RecallPlan, ordering: read
   const [signal] = ordering;
   const banded = plan.modifiers.filter((m) => m.band);
   if (ordering.length === 1 && plan.modifiers.length === banded.length && banded.length <= 1) {
-    const stream = () => streamRuns(ns, signal!, eligibleIn(ns, plan), score);
+    const stream = () => streamRuns(ns, signal!, eligibleIn(ns, plan), score, plan);
     if (banded.length === 0) return stream();
     const modifier = banded[0]!;
     return mergeOrdered(modifier.bands!.map((band) => filterStream(stream(), (r) => modifier.band!(ns.doc(r.doc)) === band)));
   }
   const eligible = [...ns.docsInOrder()].filter(eligibleIn(ns, plan));
-  const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, eligible)] as const);
+  const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, eligible, plan)] as const);
   return eligible.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults)[Symbol.iterator]();
 }
 
 /** One order signal's runs as ranked facts; facts sharing a rank come in the total order's
  *  tie-break (created_at, then id), so the stream is in total order. */
-function* streamRuns(ns: NamespaceIndex, signal: OrderSignal, eligible: (doc: number) => boolean, score: Score): Generator<RankedFact> {
+function* streamRuns(ns: NamespaceIndex, signal: OrderSignal, eligible: (doc: number) => boolean, score: Score, at: SignalContext): Generator<RankedFact> {
   let rank = 0;
   const name = signal.name as SignalName;
-  for (const run of signal.runs(ns, eligible)) {
+  for (const run of signal.runs(ns, eligible, at)) {
     rank++;
     const ranks = new Map([[name, rank]]);
     if (run.length > 1) run.sort((a, b) => ns.doc(a).createdAt - ns.doc(b).createdAt || (ns.doc(a).factId < ns.doc(b).factId ? -1 : 1));

@@ -4,6 +4,7 @@
 // the registry (registry.ts), not a change to recall.
 import type { Doc, NamespaceIndex } from '../index/namespace.ts';
 import type { DocFilter } from './filters.ts';
+import type { DecayConfig } from '../lifecycle/decay.ts';
 
 /** doc → 1-based rank. */
 export type RankMap = Map<number, number>;
@@ -45,15 +46,22 @@ export interface MatchSignal {
   rank(input: MatchInput): Promise<MatchRanking>;
 }
 
-/** A signal that orders facts without a query (recency): it ranks the facts the match signals
- *  found, and when they found nothing it orders every eligible fact. */
+/** What an order signal may read beyond the index: the call's time, fixed once per call so
+ *  every fact is judged at the same instant, and the daemon's decay settings. */
+export interface SignalContext {
+  now: number;
+  decay: DecayConfig;
+}
+
+/** A signal that orders facts without a query (recency, decay): it ranks the facts the match
+ *  signals found, and when they found nothing it orders every eligible fact. */
 export interface OrderSignal {
   readonly name: string;
   readonly kind: 'order';
   /** Ranks of the given docs among themselves. */
-  rankAmong(ns: NamespaceIndex, docs: readonly number[]): RankMap;
+  rankAmong(ns: NamespaceIndex, docs: readonly number[], at: SignalContext): RankMap;
   /** Every doc passing `eligible`, best first, in runs that share one rank. */
-  runs(ns: NamespaceIndex, eligible: (doc: number) => boolean): Iterable<number[]>;
+  runs(ns: NamespaceIndex, eligible: (doc: number) => boolean, at: SignalContext): Iterable<number[]>;
 }
 
 export type Signal = MatchSignal | OrderSignal;

@@ -28,8 +28,8 @@ export function writeFields(fields: FactFields | undefined): Omit<WriteInput, 'a
 }
 
 /** The options of a write: absent fields stay undefined (the core's defaults). */
-export function writeOptions(options: WriteOptions | undefined): Pick<WriteInput, 'confidence' | 'allowDuplicate'> {
-  return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate };
+export function writeOptions(options: WriteOptions | undefined): Pick<WriteInput, 'confidence' | 'allowDuplicate' | 'strength'> {
+  return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate, strength: options?.strength };
 }
 
 export function factPatch(fact: Fact): FactPatch {
@@ -94,12 +94,14 @@ const SCOPES: Record<number, Scope> = { [RecallScope.SHARED]: 'shared', [RecallS
 export const scopeOf = (scope: RecallScope): Scope => SCOPES[scope] ?? 'agent';
 
 /** Wire options → core input; absent optional fields stay undefined (= the configured default). */
-export function recallOptionsInput(o: RecallOptions | undefined, confidenceServed: boolean): RecallOptionsInput | undefined {
+export function recallOptionsInput(o: RecallOptions | undefined, served: { confidence: boolean; decay: boolean }): RecallOptionsInput | undefined {
   if (!o) return undefined;
   const f = o.filters;
   return {
     topK: o.topK,
-    weights: o.signalWeights ? { vector: o.signalWeights.vector, keyword: o.signalWeights.keyword, recency: o.signalWeights.recency } : undefined,
+    weights: o.signalWeights
+      ? { vector: o.signalWeights.vector, keyword: o.signalWeights.keyword, recency: o.signalWeights.recency, ...(served.decay ? { decay: o.signalWeights.decay } : {}) }
+      : undefined,
     minRelevance: o.minRelevance,
     filters: f && {
       windowDays: f.windowDays,
@@ -109,9 +111,10 @@ export function recallOptionsInput(o: RecallOptions | undefined, confidenceServe
       createdBefore: optionalNumber(f.createdBeforeMs),
       occurredAfter: optionalNumber(f.occurredAfterMs),
       occurredBefore: optionalNumber(f.occurredBeforeMs),
+      ...(served.decay ? { minDecayScore: f.minDecayScore } : {}),
     },
     // A profile without confidence-recall-v1 is an older daemon: it never knew these fields.
-    ...(confidenceServed ? { minConfidence: o.minConfidence, confidenceWeight: o.confidenceWeight } : {}),
+    ...(served.confidence ? { minConfidence: o.minConfidence, confidenceWeight: o.confidenceWeight } : {}),
   };
 }
 

@@ -20,7 +20,9 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
   // A profile from before recall-matches-v1 answers as that release did: without them.
   const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
-  const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, confidenceServed);
+  // A profile from before decay-v1 never knew the decay weight or min_decay_score.
+  const served = { confidence: confidenceServed, decay: profile.capabilities.includes(Capability.Decay) };
+  const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, served);
   const matches = (outcome: { matches: FactMatch[] }) => (matchesServed ? outcome.matches : []);
   const receipts = (outcome: SearchOutcome) => (outcome.receipts ?? []).map((r) => receiptMessage(matchesServed ? r : { ...r, matched: undefined }));
   const recallResponse = (outcome: SearchOutcome) => ({

@@ -89,6 +89,7 @@ export function receiptJson(r: ReceiptView): ReceiptJson {
       vector_rank: r.ranks.vectorRank,
       keyword_rank: r.ranks.keywordRank,
       recency_rank: r.ranks.recencyRank,
+      decay_rank: r.ranks.decayRank,
       fused_score: r.ranks.fusedScore,
       k: r.ranks.k,
       weights: r.ranks.weights,

@@ -9,7 +9,7 @@ import { dateTime } from './json-schema.ts';
 const count = z.int().min(0);
 const strings = z.array(z.string());
 
-export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number() }).strict();
+export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number(), decay: z.number() }).strict();
 
 export const FactJson = z
   .object({
@@ -59,6 +59,7 @@ export const ReceiptJson = z
         vector_rank: count,
         keyword_rank: count,
         recency_rank: count,
+        decay_rank: count,
         fused_score: z.number(),
         k: z.number(),
         weights: SignalWeightsJson,

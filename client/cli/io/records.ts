@@ -32,7 +32,10 @@ export interface ImportRecord {
 
 const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'id', 'pinned', 'superseded_by']);
 /** What an export line carries that the daemon assigns on write. */
-const ASSIGNED = new Set(['agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder']);
+const ASSIGNED = new Set([
+  'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder',
+  'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason',
+]);
 
 
 function optionalString(value: unknown, field: string): string {

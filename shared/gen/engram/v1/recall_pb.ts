@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/recall.proto.
  */
 export const file_engram_v1_recall: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiPAoJRmFjdE1hdGNoEg8KB21hdGNoZWQYASABKAgSDQoFc2NvcmUYAiABKAESDwoHc2lnbmFscxgDIAMoCSJBCg1TaWduYWxXZWlnaHRzEg4KBnZlY3RvchgBIAEoARIPCgdrZXl3b3JkGAIgASgBEg8KB3JlY2VuY3kYAyABKAEiqgMKEVJldHJpZXZhbE1ldGFkYXRhEikKB3dlaWdodHMYASABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0cxIPCgdzaWduYWxzGAIgAygJEhYKDmVsaWdpYmxlX2NvdW50GAMgASgNEhoKEmtleXdvcmRfY2FuZGlkYXRlcxgEIAEoDRIZChF2ZWN0b3JfY2FuZGlkYXRlcxgFIAEoDRIQCghlbWJlZGRlchgGIAEoCRINCgVycmZfaxgHIAEoDRINCgVub3RlcxgIIAMoCRIVCg1taW5fcmVsZXZhbmNlGAkgASgBEhAKCGZpbHRlcmVkGAogASgIEhYKDmV4cGFuZGVkX3Rlcm1zGAsgAygJEhcKD3ZlY3Rvcl9zZWFyY2hlZBgMIAEoDRIbCg5taW5fY29uZmlkZW5jZRgNIAEoCUgAiAEBEh4KEWNvbmZpZGVuY2Vfd2VpZ2h0GA4gASgBSAGIAQESDgoGcG9saWN5GA8gASgJEgoKAmtnGBAgASgJQhEKD19taW5fY29uZmlkZW5jZUIUChJfY29uZmlkZW5jZV93ZWlnaHQimQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMihwEKEFJlY2FsbFByb3ZlbmFuY2USDwoHZmFjdF9pZBgBIAEoCRIVCg13cml0dGVuX2F0X21zGAIgASgDEhUKDXN1cGVyc2VkZWRfYnkYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoCRIOCgZwaW5uZWQYBSABKAgSEAoIYWdlbnRfaWQYBiABKAkiiAIKDVJlY2FsbFJlY2VpcHQSDAoEdGV4dBgBIAEoCRIOCgZ3ZWlnaHQYAiABKAESEAoIYWdlX2RheXMYAyABKAESJQoFcmFua3MYBCABKAsyFi5lbmdyYW0udjEuUmVjYWxsUmFua3MSLwoKcHJvdmVuYW5jZRgFIAEoCzIbLmVuZ3JhbS52MS5SZWNhbGxQcm92ZW5hbmNlEhAKCGtnX2xpbmtzGAYgAygJEh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdBItCgdyYW5raW5nGAggASgLMhwuZW5ncmFtLnYxLkNvbmZpZGVuY2VSYW5raW5nEg8KB21hdGNoZWQYCSABKAgirwEKEUNvbmZpZGVuY2VSYW5raW5nEhIKCmJhc2Vfc2NvcmUYASABKAESEwoLZmluYWxfc2NvcmUYAiABKAESDgoGZmFjdG9yGAMgASgBEhwKFGVmZmVjdGl2ZV9jb25maWRlbmNlGAQgASgJEhgKEGNvbmZpZGVuY2VfdmFsdWUYBSABKAUSGQoRY29uZmlkZW5jZV93ZWlnaHQYBiABKAESDgoGcG9saWN5GAcgASgJInkKE1NpZ25hbFdlaWdodHNPcHRpb24SEwoGdmVjdG9yGAEgASgBSACIAQESFAoHa2V5d29yZBgCIAEoAUgBiAEBEhQKB3JlY2VuY3kYAyABKAFIAogBAUIJCgdfdmVjdG9yQgoKCF9rZXl3b3JkQgoKCF9yZWNlbmN5IrUCCg1SZWNhbGxGaWx0ZXJzEhgKC3dpbmRvd19kYXlzGAEgASgNSACIAQESEAoIdGFnc19hbnkYAiADKAkSEAoIdGFnc19hbGwYAyADKAkSHQoQY3JlYXRlZF9hZnRlcl9tcxgEIAEoA0gBiAEBEh4KEWNyZWF0ZWRfYmVmb3JlX21zGAUgASgDSAKIAQESHgoRb2NjdXJyZWRfYWZ0ZXJfbXMYBiABKANIA4gBARIfChJvY2N1cnJlZF9iZWZvcmVfbXMYByABKANIBIgBAUIOCgxfd2luZG93X2RheXNCEwoRX2NyZWF0ZWRfYWZ0ZXJfbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zQhQKEl9vY2N1cnJlZF9hZnRlcl9tc0IVChNfb2NjdXJyZWRfYmVmb3JlX21zIqQCCg1SZWNhbGxPcHRpb25zEhIKBXRvcF9rGAEgASgFSACIAQESNgoOc2lnbmFsX3dlaWdodHMYAiABKAsyHi5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c09wdGlvbhIaCg1taW5fcmVsZXZhbmNlGAMgASgBSAGIAQESKQoHZmlsdGVycxgEIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxGaWx0ZXJzEhsKDm1pbl9jb25maWRlbmNlGAUgASgJSAKIAQESHgoRY29uZmlkZW5jZV93ZWlnaHQYBiABKAFIA4gBAUIICgZfdG9wX2tCEAoOX21pbl9yZWxldmFuY2VCEQoPX21pbl9jb25maWRlbmNlQhQKEl9jb25maWRlbmNlX3dlaWdodCJ6ChFXZWFrTWF0Y2hGZWVkYmFjaxITCgtxdWVyeV90ZXJtcxgBIAEoDRITCgtrbm93bl90ZXJtcxgCIAEoDRIVCg11bmtub3duX3Rlcm1zGAMgAygJEhQKDG5lYXJieV90ZXJtcxgEIAMoCRIOCgZhZHZpY2UYBSABKAkqcgoLUmVjYWxsU2NvcGUSHAoYUkVDQUxMX1NDT1BFX1VOU1BFQ0lGSUVEEAASFgoSUkVDQUxMX1NDT1BFX0FHRU5UEAESFwoTUkVDQUxMX1NDT1BFX1NIQVJFRBACEhQKEFJFQ0FMTF9TQ09QRV9BTEwQA2IGcHJvdG8z", [file_engram_v1_fact]);
+  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiUQoJRmFjdE1hdGNoEg8KB21hdGNoZWQYASABKAgSDQoFc2NvcmUYAiABKAESDwoHc2lnbmFscxgDIAMoCRITCgtkZWNheV9zY29yZRgEIAEoASJQCg1TaWduYWxXZWlnaHRzEg4KBnZlY3RvchgBIAEoARIPCgdrZXl3b3JkGAIgASgBEg8KB3JlY2VuY3kYAyABKAESDQoFZGVjYXkYBCABKAEiqgMKEVJldHJpZXZhbE1ldGFkYXRhEikKB3dlaWdodHMYASABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0cxIPCgdzaWduYWxzGAIgAygJEhYKDmVsaWdpYmxlX2NvdW50GAMgASgNEhoKEmtleXdvcmRfY2FuZGlkYXRlcxgEIAEoDRIZChF2ZWN0b3JfY2FuZGlkYXRlcxgFIAEoDRIQCghlbWJlZGRlchgGIAEoCRINCgVycmZfaxgHIAEoDRINCgVub3RlcxgIIAMoCRIVCg1taW5fcmVsZXZhbmNlGAkgASgBEhAKCGZpbHRlcmVkGAogASgIEhYKDmV4cGFuZGVkX3Rlcm1zGAsgAygJEhcKD3ZlY3Rvcl9zZWFyY2hlZBgMIAEoDRIbCg5taW5fY29uZmlkZW5jZRgNIAEoCUgAiAEBEh4KEWNvbmZpZGVuY2Vfd2VpZ2h0GA4gASgBSAGIAQESDgoGcG9saWN5GA8gASgJEgoKAmtnGBAgASgJQhEKD19taW5fY29uZmlkZW5jZUIUChJfY29uZmlkZW5jZV93ZWlnaHQirQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSEgoKZGVjYXlfcmFuaxgHIAEoDSKHAQoQUmVjYWxsUHJvdmVuYW5jZRIPCgdmYWN0X2lkGAEgASgJEhUKDXdyaXR0ZW5fYXRfbXMYAiABKAMSFQoNc3VwZXJzZWRlZF9ieRgDIAEoCRISCgpjb25maWRlbmNlGAQgASgJEg4KBnBpbm5lZBgFIAEoCBIQCghhZ2VudF9pZBgGIAEoCSKIAgoNUmVjYWxsUmVjZWlwdBIMCgR0ZXh0GAEgASgJEg4KBndlaWdodBgCIAEoARIQCghhZ2VfZGF5cxgDIAEoARIlCgVyYW5rcxgEIAEoCzIWLmVuZ3JhbS52MS5SZWNhbGxSYW5rcxIvCgpwcm92ZW5hbmNlGAUgASgLMhsuZW5ncmFtLnYxLlJlY2FsbFByb3ZlbmFuY2USEAoIa2dfbGlua3MYBiADKAkSHQoEZmFjdBgHIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ei0KB3JhbmtpbmcYCCABKAsyHC5lbmdyYW0udjEuQ29uZmlkZW5jZVJhbmtpbmcSDwoHbWF0Y2hlZBgJIAEoCCKvAQoRQ29uZmlkZW5jZVJhbmtpbmcSEgoKYmFzZV9zY29yZRgBIAEoARITCgtmaW5hbF9zY29yZRgCIAEoARIOCgZmYWN0b3IYAyABKAESHAoUZWZmZWN0aXZlX2NvbmZpZGVuY2UYBCABKAkSGAoQY29uZmlkZW5jZV92YWx1ZRgFIAEoBRIZChFjb25maWRlbmNlX3dlaWdodBgGIAEoARIOCgZwb2xpY3kYByABKAkilwEKE1NpZ25hbFdlaWdodHNPcHRpb24SEwoGdmVjdG9yGAEgASgBSACIAQESFAoHa2V5d29yZBgCIAEoAUgBiAEBEhQKB3JlY2VuY3kYAyABKAFIAogBARISCgVkZWNheRgEIAEoAUgDiAEBQgkKB192ZWN0b3JCCgoIX2tleXdvcmRCCgoIX3JlY2VuY3lCCAoGX2RlY2F5IucCCg1SZWNhbGxGaWx0ZXJzEhgKC3dpbmRvd19kYXlzGAEgASgNSACIAQESEAoIdGFnc19hbnkYAiADKAkSEAoIdGFnc19hbGwYAyADKAkSHQoQY3JlYXRlZF9hZnRlcl9tcxgEIAEoA0gBiAEBEh4KEWNyZWF0ZWRfYmVmb3JlX21zGAUgASgDSAKIAQESHgoRb2NjdXJyZWRfYWZ0ZXJfbXMYBiABKANIA4gBARIfChJvY2N1cnJlZF9iZWZvcmVfbXMYByABKANIBIgBARIcCg9taW5fZGVjYXlfc2NvcmUYCCABKAFIBYgBAUIOCgxfd2luZG93X2RheXNCEwoRX2NyZWF0ZWRfYWZ0ZXJfbXNCFAoSX2NyZWF0ZWRfYmVmb3JlX21zQhQKEl9vY2N1cnJlZF9hZnRlcl9tc0IVChNfb2NjdXJyZWRfYmVmb3JlX21zQhIKEF9taW5fZGVjYXlfc2NvcmUipAIKDVJlY2FsbE9wdGlvbnMSEgoFdG9wX2sYASABKAVIAIgBARI2Cg5zaWduYWxfd2VpZ2h0cxgCIAEoCzIeLmVuZ3JhbS52MS5TaWduYWxXZWlnaHRzT3B0aW9uEhoKDW1pbl9yZWxldmFuY2UYAyABKAFIAYgBARIpCgdmaWx0ZXJzGAQgASgLMhguZW5ncmFtLnYxLlJlY2FsbEZpbHRlcnMSGwoObWluX2NvbmZpZGVuY2UYBSABKAlIAogBARIeChFjb25maWRlbmNlX3dlaWdodBgGIAEoAUgDiAEBQggKBl90b3Bfa0IQCg5fbWluX3JlbGV2YW5jZUIRCg9fbWluX2NvbmZpZGVuY2VCFAoSX2NvbmZpZGVuY2Vfd2VpZ2h0InoKEVdlYWtNYXRjaEZlZWRiYWNrEhMKC3F1ZXJ5X3Rlcm1zGAEgASgNEhMKC2tub3duX3Rlcm1zGAIgASgNEhUKDXVua25vd25fdGVybXMYAyADKAkSFAoMbmVhcmJ5X3Rlcm1zGAQgAygJEg4KBmFkdmljZRgFIAEoCSpyCgtSZWNhbGxTY29wZRIcChhSRUNBTExfU0NPUEVfVU5TUEVDSUZJRUQQABIWChJSRUNBTExfU0NPUEVfQUdFTlQQARIXChNSRUNBTExfU0NPUEVfU0hBUkVEEAISFAoQUkVDQUxMX1NDT1BFX0FMTBADYgZwcm90bzM", [file_engram_v1_fact]);
 
 /**
  * How a recalled fact came to be returned (capability recall-matches-v1).
@@ -39,11 +39,18 @@ export type FactMatch = Message<"engram.v1.FactMatch"> & {
   score: number;
 
   /**
-   * The signals that ranked it, in fusion order ("vector", "keyword", "recency").
+   * The signals that ranked it, in fusion order ("vector", "keyword", "recency", "decay").
    *
    * @generated from field: repeated string signals = 3;
    */
   signals: string[];
+
+  /**
+   * Its decay score at the time of the recall (capability decay-v1).
+   *
+   * @generated from field: double decay_score = 4;
+   */
+  decayScore: number;
 };
 
 /**
@@ -71,6 +78,13 @@ export type SignalWeights = Message<"engram.v1.SignalWeights"> & {
    * @generated from field: double recency = 3;
    */
   recency: number;
+
+  /**
+   * The decay score as a ranking signal (capability decay-v1; 0 by default).
+   *
+   * @generated from field: double decay = 4;
+   */
+  decay: number;
 };
 
 /**
@@ -90,7 +104,7 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
   weights?: SignalWeights | undefined;
 
   /**
-   * Signals that ran, in fixed order: "vector", "keyword", "recency".
+   * Signals that ran, in fixed order: "vector", "keyword", "recency", "decay".
    *
    * @generated from field: repeated string signals = 2;
    */
@@ -231,6 +245,13 @@ export type RecallRanks = Message<"engram.v1.RecallRanks"> & {
    * @generated from field: engram.v1.SignalWeights weights = 6;
    */
   weights?: SignalWeights | undefined;
+
+  /**
+   * Rank by decay score among the ranked facts (capability decay-v1).
+   *
+   * @generated from field: uint32 decay_rank = 7;
+   */
+  decayRank: number;
 };
 
 /**
@@ -423,6 +444,13 @@ export type SignalWeightsOption = Message<"engram.v1.SignalWeightsOption"> & {
    * @generated from field: optional double recency = 3;
    */
   recency?: number | undefined;
+
+  /**
+   * Capability decay-v1.
+   *
+   * @generated from field: optional double decay = 4;
+   */
+  decay?: number | undefined;
 };
 
 /**
@@ -480,6 +508,13 @@ export type RecallFilters = Message<"engram.v1.RecallFilters"> & {
    * @generated from field: optional int64 occurred_before_ms = 7;
    */
   occurredBeforeMs?: bigint | undefined;
+
+  /**
+   * Only facts whose decay score is at least this (capability decay-v1).
+   *
+   * @generated from field: optional double min_decay_score = 8;
+   */
+  minDecayScore?: number | undefined;
 };
 
 /**
