@@ -90,6 +90,7 @@ interface ParsedOptions {
   defaultConfidenceWeight?: number;
   http?: string;
   mcpHttp?: string;
+  mcpAgent?: string;
   token?: string;
   auth: boolean;
   reconcileMs: number;
@@ -137,6 +138,7 @@ export function daemonCommand(): Command {
     .addOption(option('--default-confidence-weight <w>', `advertised default confidence weight in [0, ${check.MAX_CONFIDENCE_WEIGHT}] (default: not advertised, 0)`, 'ENGRAM_DEFAULT_CONFIDENCE_WEIGHT').argParser(confidenceWeight))
     .addOption(option('--http <[host:]port>', 'also serve HTTP: the REST API and MCP at /mcp (loopback by default; bearer token unless --no-auth)', 'ENGRAM_HTTP').argParser(address('--http')))
     .addOption(option('--mcp-http <[host:]port>', 'also serve MCP alone over streamable HTTP at /mcp (loopback by default; bearer token)', 'ENGRAM_MCP_HTTP').argParser(address('--mcp-http')))
+    .addOption(option('--mcp-agent <id>', 'the namespace of the MCP tools whose agent_id is optional (save_memory, search_memory, touch_memory, observe_memory_usage, gc; default "default")', 'ENGRAM_AGENT'))
     .addOption(option('--token <token>', "bearer token for --listen, --http and --mcp-http instead of the data dir's token file", 'ENGRAM_TOKEN'))
     .addOption(option('--no-auth', 'serve --http without a token (loopback addresses only)'))
     .addOption(option('--reconcile-ms <ms>', 'how often facts waiting for a vector are retried', 'ENGRAM_RECONCILE_MS').argParser(positiveInt('--reconcile-ms')).default(5000))
@@ -177,6 +179,7 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     checkpointKeep: parsed.checkpointKeep,
     http: parsed.http,
     mcpHttp: parsed.mcpHttp,
+    ...(parsed.mcpAgent ? { mcpAgent: check.agentId(parsed.mcpAgent, '--mcp-agent') } : {}),
     token: parsed.token || undefined,
     noAuth: !parsed.auth,
     decay: {

@@ -60,6 +60,8 @@ export interface DaemonOptions {
   noAuth?: boolean;
   /** An HTTP listener for MCP alone ("127.0.0.1:8765"); absent = none. Always behind the token. */
   mcpHttp?: string;
+  /** The namespace of the MCP tools whose agent_id is optional (the CortexGraph tools). */
+  mcpAgent?: string;
   log: Log;
   /** How the daemon was started (its arguments after `engram daemon`), for `engram restart`. */
   args?: string[];
@@ -156,9 +158,9 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   }
 
   const http: HttpServer | undefined = options.http
-    ? await startHttpServer(core, { listen: options.http, surfaces: ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log })
+    ? await startHttpServer(core, { listen: options.http, surfaces: ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent })
     : undefined;
-  const mcpHttp: HttpServer | undefined = options.mcpHttp ? await startHttpServer(core, { listen: options.mcpHttp, surfaces: ['mcp'], authenticator, log }) : undefined;
+  const mcpHttp: HttpServer | undefined = options.mcpHttp ? await startHttpServer(core, { listen: options.mcpHttp, surfaces: ['mcp'], authenticator, log, mcpAgent: options.mcpAgent }) : undefined;
 
   const discovery: Discovery = {
     address: `unix:${paths.socket}`,

@@ -4,7 +4,9 @@ import { Capability } from '../../shared/capabilities.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { factJson } from '../../shared/json/shapes.ts';
-import { policyOf, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { requireCapability } from '../negotiate.ts';
+import type { GcResult, ObserveUsageResult } from '../../shared/model.ts';
+import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
@@ -47,7 +49,28 @@ export class ClientBackend implements McpBackend {
 
   async add({ agentId, text, ...options }: WriteRequest): Promise<WrittenFact> {
     const { fact, duplicate } = await this.client.put(agentId, text, options);
-    return { factId: fact.id, confidence: fact.confidence ?? '', duplicate };
+    return { factId: fact.id, confidence: fact.confidence ?? '', duplicate, hasEmbedding: fact.embedder !== undefined };
+  }
+
+  async searchScored(req: ScoredSearchRequest): Promise<ScoredFact[]> {
+    const daemon = await this.client.hello();
+    requireCapability(daemon, Capability.Decay, 'search_memory (decay scores)');
+    const filters = { ...(req.tags?.length ? { tagsAny: req.tags } : {}), ...(req.windowDays !== undefined ? { windowDays: req.windowDays } : {}), ...(req.minScore !== undefined ? { minDecayScore: req.minScore } : {}) };
+    const res = await this.client.recall(req.agentId, req.query, { topK: req.topK, weights: req.useEmbeddings ? {} : { vector: 0 }, filters });
+    return res.facts.map((fact, i) => ({ fact: factJson(fact), score: res.matches?.[i]?.decayScore ?? 0, relevance: res.matches?.[i]?.score ?? 0, matched: res.matches?.[i]?.matched ?? true }));
+  }
+
+  async touch(agentId: string, factId: string, boostStrength: boolean): Promise<TouchReport> {
+    const r = await this.client.touch(agentId, factId, { boostStrength });
+    return { fact: factJson(r.fact), oldScore: r.oldScore, newScore: r.newScore };
+  }
+
+  observeUsage(agentId: string, factIds: string[], contextTags: string[]): Promise<ObserveUsageResult> {
+    return this.client.observeUsage(agentId, factIds, { contextTags });
+  }
+
+  collectGarbage(agentId: string, req: GcRequest): Promise<GcResult> {
+    return this.client.collectGarbage(agentId, req);
   }
 
   /** In batches where the daemon has them, else one put per fact (writeAll). */
@@ -78,7 +101,7 @@ export class ClientBackend implements McpBackend {
       const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
       throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
     }
-    return { factId: res.replacement.id, confidence: res.replacement.confidence ?? '', duplicate: false };
+    return { factId: res.replacement.id, confidence: res.replacement.confidence ?? '', duplicate: false, hasEmbedding: res.replacement.embedder !== undefined };
   }
 
   async forget(agentId: string, target: string): Promise<void> {

@@ -10,7 +10,7 @@ import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
 import { startDetached } from '../daemon-control.ts';
 
-const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--print-config]
+const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--agent ID] [--print-config]
 
 Serves Engram's memory tools over MCP on stdin/stdout, through the daemon of DIR
 (default: the nearest .engram/ above the working directory, else the per-user
@@ -18,6 +18,9 @@ data directory; $ENGRAM_HOME overrides), starting that daemon if none is running
   --data-dir DIR     the daemon's data directory
   --address TARGET   a daemon address instead (unix:/path or host:port); never auto-started
   --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)
+  --agent ID         the namespace of the tools whose agent_id is optional (save_memory,
+                     search_memory, touch_memory, observe_memory_usage, gc; $ENGRAM_AGENT,
+                     default "default")
   --print-config     print the mcpServers entry that runs this installation (for an agent
                      host's configuration) and exit`;
 
@@ -38,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
         'data-dir': { type: 'string' },
         address: { type: 'string' },
         token: { type: 'string' },
+        agent: { type: 'string' },
         'print-config': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -55,6 +59,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(hostConfig(argv.filter((a) => a !== '--print-config')), null, 2)}\n`);
     return 0;
   }
+  const defaultAgentId = values.agent ?? process.env.ENGRAM_AGENT;
+  if (defaultAgentId !== undefined && defaultAgentId.trim() === '') {
+    say(`--agent must name a namespace, got ${JSON.stringify(defaultAgentId)}\n${USAGE}`);
+    return 2;
+  }
   const dataDir = resolveDataDir(values['data-dir']);
   let client;
   try {
@@ -69,6 +78,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const { server, settled } = createMcpServer(new ClientBackend(client), {
+    ...(defaultAgentId ? { defaultAgentId } : {}),
     onUnexpectedError: (tool, error) => say(`unexpected error in ${tool}: ${(error as Error)?.stack ?? error}`),
   });
   // The session ends when the host closes our stdin. Calls it sent before that still get their

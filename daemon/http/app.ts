@@ -27,6 +27,8 @@ export interface AppOptions {
   /** Resolves the caller of a request, or throws the 401/403 to answer. */
   authenticate: (headers: RequestHeaders) => Principal;
   log: Log;
+  /** The namespace of the MCP tools whose agent_id is optional. */
+  mcpAgent?: string;
 }
 
 type Env = { Bindings: HttpBindings; Variables: { principal: Principal; fields: Record<string, string> } };
@@ -70,7 +72,7 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
     }
   }
   if (options.surfaces.includes('mcp')) {
-    const mcp = mcpHandler(core, options.log);
+    const mcp = mcpHandler(core, options.log, options.mcpAgent);
     app.all(MCP_PATH, authenticate, limitBody, (c) => mcp(c.req.raw, c.env.incoming, contextOf(c)));
   }
   return app;

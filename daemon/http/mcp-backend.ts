@@ -3,7 +3,8 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import { policyOf, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import type { GcResult, ObserveUsageResult } from '../../shared/model.ts';
+import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
@@ -51,7 +52,27 @@ export class CoreBackend implements McpBackend {
   async add({ meta, ...req }: WriteRequest): Promise<WrittenFact> {
     // The core takes meta as the JSON text the store keeps.
     const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}) });
-    return { factId: fact.id, confidence: fact.confidence, duplicate };
+    return { factId: fact.id, confidence: fact.confidence, duplicate, hasEmbedding: fact.embedder !== '' };
+  }
+
+  async searchScored(req: ScoredSearchRequest): Promise<ScoredFact[]> {
+    const filters = { ...(req.tags?.length ? { tagsAny: req.tags } : {}), windowDays: req.windowDays, minDecayScore: req.minScore };
+    const options = { topK: req.topK, weights: req.useEmbeddings ? {} : { vector: 0 }, filters };
+    const outcome = await this.core.recallWithOptions(this.ctx, { agentId: req.agentId, query: req.query, scope: 'agent', explain: false, options });
+    return outcome.facts.map((fact, i) => ({ fact: restFact(fact), score: outcome.matches[i]!.decayScore, relevance: outcome.matches[i]!.score, matched: outcome.matches[i]!.matched }));
+  }
+
+  async touch(agentId: string, factId: string, boostStrength: boolean): Promise<TouchReport> {
+    const r = await this.core.touch(this.writeCtx, { agentId, factId, boostStrength });
+    return { fact: restFact(r.fact), oldScore: r.oldScore, newScore: r.newScore };
+  }
+
+  observeUsage(agentId: string, factIds: string[], contextTags: string[]): Promise<ObserveUsageResult> {
+    return this.core.observeUsage(this.writeCtx, { agentId, factIds, contextTags });
+  }
+
+  collectGarbage(agentId: string, req: GcRequest): Promise<GcResult> {
+    return this.core.collectGarbage(this.writeCtx, { agentId, ...req });
   }
 
   async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
@@ -84,7 +105,7 @@ export class CoreBackend implements McpBackend {
       const detail = res.failures.map((f) => `${f.factId}: ${f.error}`).join('; ');
       throw new EngramError(ErrorKind.Aborted, `update committed fact_id ${res.replacement.id} but could not retire ${detail}`);
     }
-    return { factId: res.replacement.id, confidence: res.replacement.confidence, duplicate: false };
+    return { factId: res.replacement.id, confidence: res.replacement.confidence, duplicate: false, hasEmbedding: res.replacement.embedder !== '' };
   }
 
   async forget(agentId: string, target: string): Promise<void> {

@@ -19,7 +19,7 @@ export const MCP_PATH = '/mcp';
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
-export function mcpHandler(core: Engram, log: Log) {
+export function mcpHandler(core: Engram, log: Log, defaultAgentId?: string) {
   const onUnexpectedError = (tool: string, error: unknown) => log.error(`MCP ${tool}: unexpected error: ${(error as Error)?.stack ?? error}`);
   /** `request`: the web request; `incoming`: the same request as Node received it (its body is
    *  read from there, under the server's limit). */
@@ -33,7 +33,7 @@ export function mcpHandler(core: Engram, log: Log) {
       return rpcError(400, -32700, 'Parse error: the body is not JSON');
     }
     const backendFor = (auth: AuthInfo | undefined) => new CoreBackend(core, { ...ctx, principal: (auth?.extra?.principal as Principal | undefined) ?? ctx.principal });
-    const { server } = createMcpServer(backendFor, { onUnexpectedError });
+    const { server } = createMcpServer(backendFor, { onUnexpectedError, ...(defaultAgentId ? { defaultAgentId } : {}) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -19,6 +19,8 @@ export interface HttpServerOptions {
   /** Serve without a token; refused unless the listen host is loopback. */
   noAuth?: boolean;
   log: Log;
+  /** The namespace of the MCP tools whose agent_id is optional. */
+  mcpAgent?: string;
 }
 
 export interface HttpServer {
@@ -33,7 +35,7 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startHttpServer(core: Engram, options: HttpServerOptions): Promise<HttpServer> {
   const { host, port } = parseListen(options.listen);
   checkAuthOptions(host, options);
-  const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log });
+  const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log, mcpAgent: options.mcpAgent });
   // Bodies left unread (a 413, a 401...) are dropped by the application itself, with its own caps.
   const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false }) as Server;
   server.headersTimeout = 20_000;

@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { RetrievalMetadata, WriteFields } from '../model.ts';
+import type { GcResult, ObserveUsageResult, RetrievalMetadata, WriteFields } from '../model.ts';
 import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -72,6 +72,44 @@ export interface WrittenFact {
   confidence: string;
   /** An identical live fact existed: factId is that fact and nothing was stored. */
   duplicate: boolean;
+  /** The fact has a vector (false while its embedding is pending, or with no embedder). */
+  hasEmbedding: boolean;
+}
+
+/** A search ranked as usual, reporting each fact's decay score (search_memory). */
+export interface ScoredSearchRequest {
+  agentId: string;
+  query: string;
+  topK: number;
+  /** Facts with any of these tags. */
+  tags?: string[];
+  windowDays?: number;
+  /** Only facts whose decay score is at least this. */
+  minScore?: number;
+  /** false: keyword and recency only (the vector signal off). */
+  useEmbeddings: boolean;
+}
+
+export interface ScoredFact {
+  fact: FactJson;
+  /** Its decay score at the time of the search. */
+  score: number;
+  /** Its recall score (the fused score that ordered it). */
+  relevance: number;
+  /** The query matched it (false: it only filled top_k). */
+  matched: boolean;
+}
+
+export interface TouchReport {
+  fact: FactJson;
+  oldScore: number;
+  newScore: number;
+}
+
+export interface GcRequest {
+  dryRun: boolean;
+  archiveInstead: boolean;
+  limit?: number;
 }
 
 /** One fact of a batch write: stored (or already remembered), or refused with why. */
@@ -116,6 +154,10 @@ export interface McpBackend {
   forgetFact(agentId: string, factId: string): Promise<FactJson>;
   /** Erases one fact by id. */
   deleteFact(agentId: string, factId: string): Promise<void>;
+  searchScored(req: ScoredSearchRequest): Promise<ScoredFact[]>;
+  touch(agentId: string, factId: string, boostStrength: boolean): Promise<TouchReport>;
+  observeUsage(agentId: string, factIds: string[], contextTags: string[]): Promise<ObserveUsageResult>;
+  collectGarbage(agentId: string, req: GcRequest): Promise<GcResult>;
 }
 
 /** The recall policy an MCP result reports, read from the retrieval metadata (either side's). */

@@ -5,7 +5,7 @@
 // is a flat object with additionalProperties: false and no root combinator — several MCP hosts
 // drop tools whose input root has anyOf/oneOf/allOf.
 import { z } from 'zod';
-import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
+import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { CONFIDENCE_TEXT, WRITE_OPTIONS } from '../schemas/write-fields.ts';
 
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
@@ -35,6 +35,14 @@ const factId = z.string().describe('The fact, by the fact_id a write, memory_lis
 
 export const REFLECT_ACTIONS = ['add', 'update', 'forget', 'link', 'pin', 'unpin'] as const;
 export type ReflectAction = (typeof REFLECT_ACTIONS)[number];
+
+/** search_memory's top_k when none is given (the CortexGraph default). */
+export const CORTEX_TOP_K = 10;
+
+/** The namespace of the CortexGraph tools when they name none. */
+export const DEFAULT_CORTEX_AGENT = 'default';
+
+const cortexAgent = identity(`The memory namespace. Omitted: the server's default namespace (ENGRAM_AGENT, else "${DEFAULT_CORTEX_AGENT}").`).optional();
 
 /** memory_list's page size when none is given. */
 export const LIST_PAGE_SIZE = 50;
@@ -142,6 +150,57 @@ export const INPUT_TYPES = {
   memory_get: z.object({ agent_id: agentId, fact_id: factId }).strict(),
   memory_forget: z.object({ agent_id: agentId, fact_id: factId }).strict(),
   memory_delete: z.object({ agent_id: agentId, fact_id: factId }).strict(),
+  // The CortexGraph tools: its names, parameters and defaults. They are not per-agent there, so
+  // agent_id is optional here: omitted, the server's default namespace (ENGRAM_AGENT, "default").
+  save_memory: z
+    .object({
+      content: z.string().describe('The content to remember: one self-contained statement.'),
+      tags: z.array(z.string()).describe('Tags for categorization (search_memory and observe_memory_usage use them).').optional(),
+      entities: z.array(z.string()).describe('Named entities the memory is about.').optional(),
+      source: z.string().describe('Source of the memory.').optional(),
+      context: z.string().describe('Context when the memory was created; searchable, not returned as its content.').optional(),
+      meta: z.record(z.string(), z.unknown()).describe('Additional custom metadata (a JSON object).').optional(),
+      strength: z.number().min(0).max(2).describe('Importance multiplier of the decay score: 1.0 normal, 1.3-1.5 important, 1.8-2.0 critical. Omitted: 1.0.').optional(),
+      enable_preprocessing: z.boolean().default(true).describe('Accepted for compatibility; automatic entity and strength enrichment is not available yet (enrichment_applied is false).'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
+  search_memory: z
+    .object({
+      query: z.string().describe('Text query to search for; omitted or "": the most recent memories.').optional(),
+      tags: z.array(z.string()).describe('Only memories with any of these tags.').optional(),
+      top_k: z.int().min(1).default(CORTEX_TOP_K).describe('Maximum number of results.'),
+      window_days: z.int().min(1).max(36_500).describe('Only memories from the last N days.').optional(),
+      min_score: z.number().min(0).describe('Minimum decay score threshold.').optional(),
+      use_embeddings: z.boolean().default(false).describe('Use semantic (vector) search beside keywords and recency.'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
+  touch_memory: z
+    .object({
+      memory_id: z.string().describe('ID of the memory to reinforce.'),
+      boost_strength: z.boolean().default(false).describe('Also raise its strength by 0.1 (at most 2).'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
+  observe_memory_usage: z
+    .object({
+      memory_ids: z.array(z.string()).min(1).max(MAX_OBSERVED_FACTS).describe('IDs of the memories that were actually used in the response.'),
+      context_tags: z.array(z.string()).default([]).describe('Tags representing the current conversation; little overlap with a memory\'s own tags counts as cross-domain use.'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
+  gc: z
+    .object({
+      dry_run: z.boolean().default(true).describe('Preview without removing.'),
+      archive_instead: z.boolean().default(false).describe('Archive (retire, keep listed) instead of delete.'),
+      limit: z.int().min(1).max(MAX_GC_LIMIT).describe('Max memories to process, lowest scores first.').optional(),
+      agent_id: cortexAgent,
+    })
+    .strict(),
 } as const;
+
+/** Which tools speak the CortexGraph contract (optional agent_id, {"success": false} errors). */
+export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc']);
 
 export type ToolName = keyof typeof INPUT_TYPES;

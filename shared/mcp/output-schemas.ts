@@ -97,4 +97,82 @@ export const OUTPUT_TYPES = {
   memory_get: z.object({ fact: FactJson }).strict(),
   memory_forget: z.object({ agent_id: z.string(), fact_id: z.string(), forgotten: z.literal(true), fact: FactJson }).strict(),
   memory_delete: z.object({ agent_id: z.string(), fact_id: z.string(), deleted: z.literal(true) }).strict(),
+  save_memory: z
+    .object({
+      success: z.literal(true),
+      memory_id: z.string(),
+      message: z.string(),
+      has_embedding: z.boolean(),
+      enrichment_applied: z.boolean(),
+      duplicate: z.boolean().describe('An identical memory existed: memory_id is that memory and nothing was stored.'),
+      agent_id: z.string(),
+    })
+    .strict(),
+  search_memory: z
+    .object({
+      success: z.literal(true),
+      count,
+      results: z.array(
+        z
+          .object({
+            id: z.string(),
+            content: z.string(),
+            tags: strings,
+            score: z.number().describe('Decay score now: use_count^beta x f(time since last use) x strength.'),
+            similarity: z.null().describe('Not reported (null), as in the CortexGraph contract.'),
+            use_count: count,
+            last_used: z.number().describe('Seconds since the epoch.'),
+            age_days: z.number(),
+            relevance: z.number().describe('The recall score that ordered the results.'),
+          })
+          .strict(),
+      ),
+      agent_id: z.string(),
+    })
+    .strict(),
+  touch_memory: z
+    .object({
+      success: z.literal(true),
+      memory_id: z.string(),
+      old_score: z.number(),
+      new_score: z.number(),
+      use_count: count,
+      strength: z.number(),
+      message: z.string(),
+    })
+    .strict(),
+  observe_memory_usage: z
+    .object({
+      reinforced: z.boolean(),
+      reason: z.string().optional().describe('Why nothing was reinforced (auto-reinforce disabled).'),
+      count,
+      cross_domain_count: count.optional(),
+      results: z
+        .array(
+          z
+            .object({
+              id: z.string(),
+              status: z.enum(['reinforced', 'not_found', 'retired']),
+              cross_domain: z.boolean(),
+              new_use_count: count,
+              new_review_count: count,
+              strength: z.number(),
+            })
+            .strict(),
+        )
+        .optional(),
+    })
+    .strict(),
+  gc: z
+    .object({
+      success: z.literal(true),
+      dry_run: z.boolean(),
+      removed_count: count,
+      archived_count: count,
+      freed_score_sum: z.number(),
+      memory_ids: strings,
+      total_affected: count,
+      message: z.string(),
+    })
+    .strict(),
 } as const satisfies Record<ToolName, z.ZodType>;

@@ -26,5 +26,10 @@ export type ListPayload = Payload<'memory_list'>;
 export type GetPayload = Payload<'memory_get'>;
 export type ForgetPayload = Payload<'memory_forget'>;
 export type DeletePayload = Payload<'memory_delete'>;
+export type SavePayload = Payload<'save_memory'>;
+export type ScoredSearchPayload = Payload<'search_memory'>;
+export type TouchPayload = Payload<'touch_memory'>;
+export type ObservePayload = Payload<'observe_memory_usage'>;
+export type GcPayload = Payload<'gc'>;
 
 export { REFLECT_ACTIONS, type ReflectAction } from './input-schemas.ts';

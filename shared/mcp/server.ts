@@ -11,12 +11,15 @@ import { EngramError } from '../errors.ts';
 import { ENGRAM_VERSION } from '../version.ts';
 import { rejectMisplacedConfidence, ToolInputError, type Args } from './args.ts';
 import type { McpBackend } from './backend.ts';
-import { HANDLERS } from './handlers/index.ts';
+import { DEFAULT_HANDLER_CONTEXT, HANDLERS } from './handlers/index.ts';
+import { CORTEX_TOOLS } from './input-schemas.ts';
 import { SERVER_INSTRUCTIONS } from './instructions.ts';
 import { failure } from './result.ts';
 import { isToolName, TOOLS } from './tools.ts';
 
 export interface McpServerOptions {
+  /** The namespace of the CortexGraph tools when a call names none (default "default"). */
+  defaultAgentId?: string;
   /** Told about failures that are not Engram errors (likely bugs); the caller still gets a tool error. */
   onUnexpectedError?: (tool: string, error: unknown) => void;
 }
@@ -50,10 +53,13 @@ export async function callTool(backend: McpBackend, name: string, args: Args, op
   if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
   try {
     rejectMisplacedConfidence(name, args);
-    return await HANDLERS[name](args, backend);
+    const ctx = { ...DEFAULT_HANDLER_CONTEXT, ...(options.defaultAgentId ? { defaultAgentId: options.defaultAgentId } : {}) };
+    return await HANDLERS[name](args, backend, ctx);
   } catch (error) {
-    if (error instanceof ToolInputError) return failure(error.message);
+    // The CortexGraph tools report errors in their own payload, still as tool errors.
+    const fail = CORTEX_TOOLS.has(name) ? (message: string) => failure(JSON.stringify({ success: false, message })) : failure;
+    if (error instanceof ToolInputError) return fail(error.message);
     if (!(error instanceof EngramError)) options.onUnexpectedError?.(name, error);
-    return failure(`${name} failed: ${(error as Error)?.message ?? String(error)}`);
+    return fail(`${name} failed: ${(error as Error)?.message ?? String(error)}`);
   }
 }

@@ -98,6 +98,36 @@ const TEXT: Record<ToolName, ToolText> = {
       'Erase one fact by fact_id: its text and everything derived from it leave the store, irreversibly. Use it for what must not be kept (a secret, personal data); to stop a stale fact being recalled while keeping its history, use memory_forget.',
     annotations: { title: 'Delete a memory for good', ...destructiveOnce },
   },
+  save_memory: {
+    title: 'Save a memory',
+    description:
+      'Save a new memory (CortexGraph contract). Memories fade unless used: each has a decay score = use_count^0.6 x f(time since last use) x strength, and gc collects those that fall below the forget threshold. Give strength 1.3-1.5 for important information and preferences, 1.8-2.0 for critical decisions. Returns memory_id; an identical memory is not stored twice (duplicate: true). agent_id is optional: omitted, the server\'s default namespace.',
+    annotations: { title: 'Save a memory', ...additive },
+  },
+  search_memory: {
+    title: 'Search memories with decay scores',
+    description:
+      'Search memories (CortexGraph contract) over the whole namespace, ranked by keyword and recency (use_embeddings: true adds semantic search); filter by tags, window_days and min_score (the decay score). Each result carries its decay score, use_count, last_used and age_days. After you actually use a memory in a response, call observe_memory_usage (or touch_memory) so it stays fresh.',
+    annotations: { title: 'Search memories with decay scores', ...readOnly },
+  },
+  touch_memory: {
+    title: 'Reinforce a memory',
+    description:
+      'Reinforce one memory: use_count + 1 and last_used = now, so its decay score rises; boost_strength: true also raises its strength by 0.1 (at most 2). Returns the old and new score. Its text and searchability do not change.',
+    annotations: { title: 'Reinforce a memory', ...additive },
+  },
+  observe_memory_usage: {
+    title: 'Record which memories were used',
+    description:
+      'Call this when memories were actually incorporated into a response (not merely retrieved), with tags describing the conversation: each live memory gets a use and a review; a memory whose own tags barely overlap the context tags (Jaccard < 0.3) counts as cross-domain use and gains 0.1 strength. Unknown ids are reported per id. When the server runs with auto-reinforce off, nothing is written and reinforced is false.',
+    annotations: { title: 'Record which memories were used', ...additive },
+  },
+  gc: {
+    title: 'Collect faded memories',
+    description:
+      'Garbage-collect memories whose decay score fell below the forget threshold (0.05 by default), lowest first; pinned memories are never collected. dry_run is true by default: it reports what would go. With dry_run: false they are deleted for good, or with archive_instead: true retired (kept and listed with the reason, no longer recalled).',
+    annotations: { title: 'Collect faded memories', ...destructive },
+  },
 };
 
 export const TOOL_NAMES = Object.keys(INPUT_TYPES) as ToolName[];

@@ -9,8 +9,11 @@ import { memoryDelete, memoryForget, memoryGet, memoryList } from './facts.ts';
 import { memoryReflect } from './reflect.ts';
 import { memorySearch, memorySearchBatch } from './search.ts';
 import { memoryAdd, memoryAddBatch, memoryAlias } from './write.ts';
+import { gc, observeMemoryUsage, saveMemory, searchMemory, touchMemory } from './cortex.ts';
+import type { HandlerContext } from './context.ts';
+export { DEFAULT_HANDLER_CONTEXT, type HandlerContext } from './context.ts';
 
-export type ToolHandler = (args: Args, backend: McpBackend) => Promise<CallToolResult>;
+export type ToolHandler = (args: Args, backend: McpBackend, ctx: HandlerContext) => Promise<CallToolResult>;
 
 export const HANDLERS: Record<ToolName, ToolHandler> = {
   memory_search: memorySearch,
@@ -25,4 +28,9 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   memory_get: memoryGet,
   memory_forget: memoryForget,
   memory_delete: memoryDelete,
+  save_memory: saveMemory,
+  search_memory: searchMemory,
+  touch_memory: touchMemory,
+  observe_memory_usage: observeMemoryUsage,
+  gc,
 };
