@@ -2,11 +2,9 @@
 // and over HTTP), against one real daemon: each stores the same fields, answers an identical
 // second write as a duplicate of the first, returns the same facts in the same order with the
 // same matched/filler flags, and forgets and deletes alike.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { EngramClient } from '../client/index.ts';
-import { runEngram } from './fixtures/cli.ts';
-import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
-import { openHttp, openStdio, type McpSession } from './fixtures/mcp.ts';
+import { describe, expect, test } from 'vitest';
+import { useDoors } from './fixtures/doors.ts';
+import type { McpSession } from './fixtures/mcp.ts';
 
 /** The write every door sends, in the snake_case the JSON doors speak. */
 const WRITE = {
@@ -30,48 +28,23 @@ interface Door {
   delete(agent: string, id: string): Promise<void>;
 }
 
-let daemon: DaemonProcess;
-let client: EngramClient;
-let cwd: string;
-let stdio: McpSession;
-let http: McpSession;
-
-beforeAll(async () => {
-  daemon = await startDaemon({ args: ['--http', '127.0.0.1:0', '--mcp-http', '127.0.0.1:0'] });
-  client = await daemon.client();
-  cwd = tempDataDir('engram-doors-cwd-');
-  stdio = await openStdio(['--data-dir', daemon.dataDir]);
-  http = await openHttp(daemon.discovery.mcpHttpAddress!, daemon.discovery.token);
-});
-
-afterAll(async () => {
-  await stdio?.close();
-  await http?.close();
-  client?.close();
-  await daemon?.stop();
-  if (daemon) removeDir(daemon.dataDir);
-  if (cwd) removeDir(cwd);
-});
+const doors = useDoors();
 
 const library: Door = {
   async write(agent, w) {
     const options = 'tags' in w ? { occurredAt: Date.parse(w.occurred_at), tags: [...w.tags], entities: [...w.entities], source: w.source, context: w.context, meta: { ...w.meta }, confidence: w.confidence } : {};
-    const { fact, duplicate } = await client.put(agent, w.text, options);
+    const { fact, duplicate } = await doors.client.put(agent, w.text, options);
     return { id: fact.id, duplicate };
   },
   async recall(agent, query, topK) {
-    const { facts, matches } = await client.recall(agent, query, { topK });
+    const { facts, matches } = await doors.client.recall(agent, query, { topK });
     return facts.map((f, i) => ({ text: f.text, matched: matches![i]!.matched }));
   },
-  forget: async (agent, id) => void (await client.forget(agent, id)),
-  delete: async (agent, id) => void (await client.delete(agent, id)),
+  forget: async (agent, id) => void (await doors.client.forget(agent, id)),
+  delete: async (agent, id) => void (await doors.client.delete(agent, id)),
 };
 
-async function cli(args: string[]): Promise<any> {
-  const run = await runEngram([...args, '--json'], { dataDir: daemon.dataDir, cwd });
-  expect(run.code, `${args.join(' ')}: ${run.stderr}${run.stdout}`).toBe(0);
-  return JSON.parse(run.stdout);
-}
+const cli = (args: string[]) => doors.cli(args);
 
 const cliDoor: Door = {
   async write(agent, w) {
@@ -89,16 +62,7 @@ const cliDoor: Door = {
   delete: async (agent, id) => void (await cli(['delete', agent, id])),
 };
 
-async function rest(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${daemon.discovery.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await res.json();
-  expect(res.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json;
-}
+const rest = (method: string, path: string, body?: unknown) => doors.rest(method, path, body);
 
 const restDoor: Door = {
   async write(agent, w) {
@@ -130,13 +94,13 @@ const DOORS: [string, Door][] = [
   ['library', library],
   ['cli', cliDoor],
   ['rest', restDoor],
-  ['mcp stdio', mcpDoor(() => stdio)],
-  ['mcp http', mcpDoor(() => http)],
+  ['mcp stdio', mcpDoor(() => doors.stdio)],
+  ['mcp http', mcpDoor(() => doors.http)],
 ];
 
 /** The stored fields a write decides, read back through the library. */
 async function storedFields(agent: string, id: string) {
-  const f = await client.get(agent, id);
+  const f = await doors.client.get(agent, id);
   return { text: f.text, occurredAt: f.occurredAt, tags: f.tags, entities: f.entities, source: f.source, context: f.context, meta: f.meta, confidence: f.confidence, kind: f.kind };
 }
 
@@ -154,11 +118,11 @@ describe.each(DOORS)('through %s', (name, door) => {
     const stored = await storedFields(agent, id);
     const recalled = await door.recall(agent, 'green tea', 3);
     await door.forget(agent, id);
-    const forgotten = (await client.get(agent, id)).supersededBy;
+    const forgotten = (await doors.client.get(agent, id)).supersededBy;
     const afterForget = await door.recall(agent, 'green tea', 3);
     await door.delete(agent, id);
-    await expect(client.get(agent, id)).rejects.toMatchObject({ kind: 'not_found' });
-    outcomes.set(name, { stored, recalled, forgotten, afterForget, count: (await client.stats(agent)).factCount });
+    await expect(doors.client.get(agent, id)).rejects.toMatchObject({ kind: 'not_found' });
+    outcomes.set(name, { stored, recalled, forgotten, afterForget, count: (await doors.client.stats(agent)).factCount });
   });
 });
 

@@ -10,6 +10,7 @@ import { usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
+import { registerDecayCommands } from './commands/decay.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
@@ -41,6 +42,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
       .action(() => usage(`"${name}" must come first: engram ${name} [flags]`));
   }
   registerMemoryCommands(cli);
+  registerDecayCommands(cli);
   registerCheckpointCommands(cli);
   registerImportCommand(cli);
   registerExportCommand(cli);

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { Fact, Receipt, RetrievalMetadata, Stats } from '../model.ts';
-import type { FactJson, ReceiptJson, RetrievalJson } from '../schemas/json-shapes.ts';
+import type { Fact, GcResult, ObserveUsageResult, Receipt, RetrievalMetadata, Stats } from '../model.ts';
+import type { FactJson, GcJson, ObserveJson, ReceiptJson, RetrievalJson, TouchJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -172,5 +172,35 @@ export function checkpointJson(c: CheckpointView) {
     created_at: iso(c.createdAt),
     state: c.state,
     ...(c.messageCount !== undefined ? { message_count: c.messageCount } : {}),
+  };
+}
+
+export function touchJson(r: { fact: FactView; oldScore: number; newScore: number; replayed: boolean }): TouchJson {
+  return { fact: factJson(r.fact), old_score: r.oldScore, new_score: r.newScore, replayed: r.replayed };
+}
+
+export function observeJson(r: ObserveUsageResult): ObserveJson {
+  return {
+    reinforced: r.reinforced,
+    reason: r.reason,
+    count: r.count,
+    cross_domain_count: r.crossDomainCount,
+    results: r.results.map((o) => ({ fact_id: o.factId, status: o.status, cross_domain: o.crossDomain, use_count: o.useCount, review_count: o.reviewCount, strength: o.strength })),
+    replayed: r.replayed,
+  };
+}
+
+export function gcJson(r: GcResult): GcJson {
+  return {
+    dry_run: r.dryRun,
+    removed_count: r.removedCount,
+    archived_count: r.archivedCount,
+    freed_score_sum: r.freedScoreSum,
+    fact_ids: r.factIds,
+    scores: r.scores,
+    total_affected: r.totalAffected,
+    threshold: r.threshold,
+    message: r.message,
+    replayed: r.replayed,
   };
 }

@@ -45,7 +45,8 @@ export const MatchJson = z
   .object({
     matched: z.boolean().describe('A query signal matched the fact (a keyword, or a vector similarity at or above the floor); false: it only fills the count.'),
     score: z.number(),
-    signals: strings.describe('The signals that ranked it: vector, keyword, recency.'),
+    signals: strings.describe('The signals that ranked it: vector, keyword, recency, decay.'),
+    decay_score: z.number().describe('Its decay score at the time of the recall (use_count^beta x f(time since last use) x strength).'),
   })
   .strict();
 
@@ -147,3 +148,56 @@ export type FactJson = z.infer<typeof FactJson>;
 export type ReceiptJson = z.infer<typeof ReceiptJson>;
 export type RetrievalJson = z.infer<typeof RetrievalJson>;
 export type MatchJson = z.infer<typeof MatchJson>;
+
+/** One use of a fact (touch). */
+export const TouchJson = z
+  .object({
+    fact: FactJson,
+    old_score: z.number().describe('The decay score just before the touch.'),
+    new_score: z.number().describe('The decay score just after it.'),
+    replayed: z.boolean(),
+  })
+  .strict();
+
+/** What observing the use of facts did. */
+export const ObserveJson = z
+  .object({
+    reinforced: z.boolean().describe('false: the daemon runs with auto-reinforce off and nothing was written.'),
+    reason: z.string().describe('Why nothing was reinforced ("" when reinforced).'),
+    count: count,
+    cross_domain_count: count,
+    results: z.array(
+      z
+        .object({
+          fact_id: z.string(),
+          status: z.string().describe('reinforced, not_found or retired.'),
+          cross_domain: z.boolean(),
+          use_count: count,
+          review_count: count,
+          strength: z.number(),
+        })
+        .strict(),
+    ),
+    replayed: z.boolean(),
+  })
+  .strict();
+
+/** What a garbage collection did, or (dry run) would do. */
+export const GcJson = z
+  .object({
+    dry_run: z.boolean(),
+    removed_count: count,
+    archived_count: count,
+    freed_score_sum: z.number(),
+    fact_ids: strings.describe('Lowest decay score first.'),
+    scores: z.array(z.number()).describe('Their decay scores, in the same order.'),
+    total_affected: count,
+    threshold: z.number().describe('The forget threshold applied.'),
+    message: z.string(),
+    replayed: z.boolean(),
+  })
+  .strict();
+
+export type TouchJson = z.infer<typeof TouchJson>;
+export type ObserveJson = z.infer<typeof ObserveJson>;
+export type GcJson = z.infer<typeof GcJson>;

@@ -38,6 +38,12 @@ function writeOptionsFrom(o: Record<string, string | string[] | undefined>): Wri
   };
 }
 
+function strengthFlag(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 2) usage(`--strength must be a number in [0, 2], got "${value}"`);
+  return n;
+}
+
 /** Words the shell split (an unquoted sentence) are one text again. */
 const joined = (words: string[], what: string): string => textArgument(words.join(' '), what);
 
@@ -50,11 +56,12 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       .argument('<text...>', 'the fact ("-" reads it from stdin)'),
   )
     .option('--allow-duplicate', 'store it even if an identical fact is already remembered')
+    .option('--strength <s>', 'importance in [0, 2] (default 1): it multiplies the decay score')
     .option('--json', 'print JSON')
     .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
       const text = joined(words, 'text');
-      const options = { ...writeOptionsFrom(o), ...(o.allowDuplicate ? { allowDuplicate: true } : {}) };
+      const options = { ...writeOptionsFrom(o), ...(o.allowDuplicate ? { allowDuplicate: true } : {}), ...(o.strength !== undefined ? { strength: strengthFlag(o.strength) } : {}) };
       const { fact, replayed, duplicate } = await withClient(opts, (c) => c.put(agent, text, options));
       if (opts.json) printJson({ fact: factJson(fact), replayed, duplicate });
       else if (duplicate) out(`already remembered ${fact.id} in "${fact.agentId}" (nothing new stored; --allow-duplicate stores a copy)`);

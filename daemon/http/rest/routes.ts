@@ -4,11 +4,11 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, feedbackJson, retrievalJson, statsJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, feedbackJson, gcJson, observeJson, retrievalJson, statsJson, touchJson } from '../../../shared/json/shapes.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
-import type { CallContext } from '../../core/context.ts';
+import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
-import { checkpointView, restFact, restReceipt } from '../views.ts';
+import { checkpointView, factView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
@@ -55,7 +55,7 @@ function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuer
   return core.recallWithOptions(ctx, { agentId: q.agent_id, query: q.query, scope: 'agent', explain, options });
 }
 
-const matchJson = (m: FactMatch) => ({ matched: m.matched, score: m.score, signals: m.signals });
+const matchJson = (m: FactMatch) => ({ matched: m.matched, score: m.score, signals: m.signals, decay_score: m.decayScore });
 const matchedCount = (o: SearchOutcome) => o.matches.filter((m) => m.matched).length;
 
 export const ROUTES: readonly Route[] = [
@@ -139,6 +139,31 @@ export const ROUTES: readonly Route[] = [
         return ok('FactEnvelope', { fact: restFact(await core.patchFact(ctx, { agentId: b.agent_id, factId: params.id, ...patch })) });
       },
     ),
+  ),
+
+  route(
+    'POST',
+    '/v1/facts/{id}/touch',
+    { body: 'TouchRequest', operationId: 'touchFact', summary: 'Reinforce a fact: use count + 1, last used now (boost_strength: strength + 0.1, at most 2)', status: 200, response: 'Touched', description: 'The fact and its decay score before and after.', errors: ['400', '404', '409'] },
+    async ({ core, ctx, body: b, params }) => {
+      const r = await core.touch(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, factId: params.id, boostStrength: b.boost_strength });
+      return ok('Touched', touchJson({ ...r, fact: factView(r.fact) }));
+    },
+  ),
+
+  route(
+    'POST',
+    '/v1/observations',
+    { body: 'ObserveRequest', operationId: 'observeUsage', summary: 'Record that facts were used in a conversation with these tags: each live one gets a use and a review; cross-domain use raises its strength', status: 200, response: 'Observed', description: 'What happened to each named fact, in order.', errors: ['400'] },
+    async ({ core, ctx, body: b }) => ok('Observed', observeJson(await core.observeUsage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, factIds: b.fact_ids, contextTags: b.context_tags }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/gc',
+    { body: 'GcRequest', operationId: 'collectGarbage', summary: "Collect a namespace's faded facts (decay score below the forget threshold; pinned ones never); a dry run unless dry_run is false", status: 200, response: 'Collected', description: 'What was (or would be) collected, lowest score first.', errors: ['400'] },
+    async ({ core, ctx, body: b }) =>
+      ok('Collected', gcJson(await core.collectGarbage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run, archiveInstead: b.archive_instead, limit: b.limit }))),
   ),
 
   route(

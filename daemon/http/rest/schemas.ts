@@ -8,14 +8,17 @@ import {
   CheckpointSavedJson,
   FactJson,
   FeedbackJson,
+  GcJson,
   MatchJson,
+  ObserveJson,
+  TouchJson,
   ReceiptJson,
   RetrievalJson,
   SignalWeightsJson,
   StatsJson,
 } from '../../../shared/schemas/json-shapes.ts';
 import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
-import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
+import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
 
 /** Older REST spellings, accepted wherever their canonical name is (documented as deprecated). */
 export const ALIASES: Readonly<Record<string, string>> = { agent: 'agent_id', q: 'query', k: 'top_k', limit: 'page_size' };
@@ -26,6 +29,7 @@ const topK = z.int().min(1).describe(`How many facts, at most the daemon's max_t
 const minConfidence = z.enum(CONFIDENCE_LABELS).describe('Only facts at least this confident, applied before ranking and top_k.');
 const confidenceWeight = z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).describe("Preference for confident facts: final score = base x (1 + weight x c). Omitted: the daemon's default.");
 const count = z.int().min(0);
+const requestId = z.string().describe('Idempotency key: re-sending it returns the first result instead of writing twice.');
 
 // Query parameters ------------------------------------------------------------------------------
 
@@ -86,6 +90,30 @@ export const REQUESTS = {
     })
     .strict(),
   FactTargetRequest: z.object({ agent_id: agentId.describe('The namespace of the fact.') }).strict(),
+  TouchRequest: z
+    .object({
+      agent_id: agentId.describe('The namespace of the fact.'),
+      boost_strength: z.boolean().describe('Also raise its strength by 0.1 (at most 2).').optional(),
+      request_id: requestId.optional(),
+    })
+    .strict(),
+  ObserveRequest: z
+    .object({
+      agent_id: agentId,
+      fact_ids: z.array(z.string()).min(1).max(MAX_OBSERVED_FACTS).describe('The facts that were actually used.'),
+      context_tags: z.array(z.string()).describe("Tags of the conversation; a fact whose own tags barely overlap them (Jaccard < 0.3) was used cross-domain.").optional(),
+      request_id: requestId.optional(),
+    })
+    .strict(),
+  GcRequest: z
+    .object({
+      agent_id: agentId,
+      dry_run: z.boolean().describe('Omitted or true: report only.').optional(),
+      archive_instead: z.boolean().describe('Retire the facts (kept and listed with the reason) instead of erasing them.').optional(),
+      limit: z.int().min(1).max(MAX_GC_LIMIT).describe('At most this many, lowest scores first.').optional(),
+      request_id: requestId.optional(),
+    })
+    .strict(),
   AliasRequest: z
     .object({
       agent_id: agentId,
@@ -140,6 +168,9 @@ export const RESPONSES = {
   Receipt: ReceiptJson,
   Stats: StatsJson,
   FactEnvelope: z.object({ fact: FactJson }).strict(),
+  Touched: TouchJson,
+  Observed: ObserveJson,
+  Collected: GcJson,
   Remembered: z
     .object({ fact: FactJson, duplicate: z.boolean().describe('true: an identical live fact was already remembered; `fact` is it and nothing was stored (200, not 201).') })
     .strict(),

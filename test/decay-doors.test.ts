@@ -1,0 +1,115 @@
+// Touch, observed use and gc through every front door (the library, the CLI, REST, MCP over stdio
+// and over HTTP) against one real daemon whose facts fade within seconds: each door reinforces
+// alike, reports the same observed results, and collects the same faded facts.
+import { describe, expect, test } from 'vitest';
+import { useDoors } from './fixtures/doors.ts';
+import type { McpSession } from './fixtures/mcp.ts';
+
+interface Door {
+  touch(agent: string, id: string): Promise<{ useCount: number; strength: number; newScore: number }>;
+  observe(agent: string, ids: string[], tags: string[]): Promise<{ id: string; status: string; crossDomain: boolean }[]>;
+  /** The ids a collection took (or, dry, would take), lowest score first. */
+  gc(agent: string, apply: boolean): Promise<string[]>;
+}
+
+// λ = 1/s: an unused fact falls below the forget threshold (0.05) after 3 s.
+const doors = useDoors(['--decay-model', 'exponential', '--decay-lambda', '1']);
+
+const library: Door = {
+  async touch(agent, id) {
+    const r = await doors.client.touch(agent, id);
+    return { useCount: r.fact.useCount, strength: r.fact.strength, newScore: r.newScore };
+  },
+  async observe(agent, ids, tags) {
+    return (await doors.client.observeUsage(agent, ids, { contextTags: tags })).results.map((r) => ({ id: r.factId, status: r.status, crossDomain: r.crossDomain }));
+  },
+  gc: async (agent, apply) => (await doors.client.collectGarbage(agent, { dryRun: !apply })).factIds,
+};
+
+const cli = (args: string[]) => doors.cli(args);
+
+const cliDoor: Door = {
+  async touch(agent, id) {
+    const r = await cli(['touch', agent, id]);
+    return { useCount: r.fact.use_count, strength: r.fact.strength, newScore: r.new_score };
+  },
+  async observe(agent, ids, tags) {
+    const r = await cli(['observe', agent, ...ids, ...tags.flatMap((t) => ['--tag', t])]);
+    return r.results.map((o: any) => ({ id: o.fact_id, status: o.status, crossDomain: o.cross_domain }));
+  },
+  gc: async (agent, apply) => (await cli(['gc', agent, ...(apply ? ['--apply'] : [])])).fact_ids,
+};
+
+const rest = (path: string, body: unknown) => doors.rest('POST', path, body);
+
+const restDoor: Door = {
+  async touch(agent, id) {
+    const r = await rest(`/v1/facts/${id}/touch`, { agent_id: agent });
+    return { useCount: r.fact.use_count, strength: r.fact.strength, newScore: r.new_score };
+  },
+  async observe(agent, ids, tags) {
+    const r = await rest('/v1/observations', { agent_id: agent, fact_ids: ids, context_tags: tags });
+    return r.results.map((o: any) => ({ id: o.fact_id, status: o.status, crossDomain: o.cross_domain }));
+  },
+  gc: async (agent, apply) => (await rest('/v1/gc', { agent_id: agent, dry_run: !apply })).fact_ids,
+};
+
+const mcpDoor = (session: () => McpSession): Door => ({
+  async touch(agent, id) {
+    const r = await session().ok<{ use_count: number; strength: number; new_score: number }>('touch_memory', { agent_id: agent, memory_id: id });
+    return { useCount: r.use_count, strength: r.strength, newScore: r.new_score };
+  },
+  async observe(agent, ids, tags) {
+    const r = await session().ok<{ results: any[] }>('observe_memory_usage', { agent_id: agent, memory_ids: ids, context_tags: tags });
+    return r.results.map((o) => ({ id: o.id, status: o.status, crossDomain: o.cross_domain }));
+  },
+  gc: async (agent, apply) => (await session().ok<{ memory_ids: string[] }>('gc', { agent_id: agent, dry_run: !apply })).memory_ids,
+});
+
+const DOORS: [string, Door][] = [
+  ['library', library],
+  ['cli', cliDoor],
+  ['rest', restDoor],
+  ['mcp stdio', mcpDoor(() => doors.stdio)],
+  ['mcp http', mcpDoor(() => doors.http)],
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const MISSING = '01M8RSZZ6VPMS0AHKF5A1FJPGT';
+
+describe('decay through every door', () => {
+  test('touch and observe reinforce alike on every door', async () => {
+    for (const [name, door] of DOORS) {
+      const agent = `reinforce-${name.replace(' ', '-')}`;
+      const tagged = (await doors.client.put(agent, 'Use JWT for authentication', { tags: ['security'] })).fact.id;
+      const touched = await door.touch(agent, tagged);
+      expect(touched, name).toMatchObject({ useCount: 2, strength: 1 });
+      expect(touched.newScore, name).toBeGreaterThan(1);
+      expect(await door.observe(agent, [tagged, MISSING], ['api']), name).toEqual([
+        { id: tagged, status: 'reinforced', crossDomain: true },
+        { id: MISSING, status: 'not_found', crossDomain: false },
+      ]);
+      expect(await doors.client.get(agent, tagged), name).toMatchObject({ useCount: 3, reviewCount: 1, crossDomainCount: 1, strength: 1.1 });
+    }
+  });
+
+  test('gc: a dry run lists the faded facts, --apply collects them; the used one stays, on every door', async () => {
+    const agents = DOORS.map(([name]) => `gc-${name.replace(' ', '-')}`);
+    const facts = new Map<string, { faded: string; used: string }>();
+    for (const agent of agents) {
+      const faded = (await doors.client.put(agent, 'an old note nobody reads')).fact.id;
+      const used = (await doors.client.put(agent, 'a note in daily use')).fact.id;
+      facts.set(agent, { faded, used });
+    }
+    await sleep(3300);
+    for (const [i, [name, door]] of DOORS.entries()) {
+      const agent = agents[i]!;
+      const { faded, used } = facts.get(agent)!;
+      await doors.client.touch(agent, used);
+      expect(await door.gc(agent, false), name).toEqual([faded]);
+      expect((await doors.client.list(agent)).facts, name).toHaveLength(2);
+      expect(await door.gc(agent, true), name).toEqual([faded]);
+      expect((await doors.client.list(agent)).facts.map((f) => f.id), name).toEqual([used]);
+    }
+  });
+});
