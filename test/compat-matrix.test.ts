@@ -182,6 +182,30 @@ const METHODS: MethodCase[] = [
     const { fact } = await client.putShared('matrix shared fact');
     expect(fact.agentId).toBe('__shared__');
   } },
+  { name: 'put + strength', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    const { fact } = await client.put(agent, 'matrix strong fact', { strength: 1.5 });
+    expect((await client.get(agent, fact.id)).strength).toBe(1.5);
+  } },
+  { name: 'touch', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+    const r = await client.touch(agent, ids[0], { boostStrength: true });
+    expect(await client.get(agent, ids[0])).toMatchObject({ useCount: 2, strength: 1.1 });
+    expect(r.newScore).toBeGreaterThan(r.oldScore);
+  } },
+  { name: 'observeUsage', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+    const r = await client.observeUsage(agent, ids, { contextTags: ['matrix'] });
+    expect(r.results.map((o) => o.status)).toEqual(['reinforced', 'reinforced']);
+    expect((await client.get(agent, ids[1])).reviewCount).toBe(1);
+  } },
+  { name: 'collectGarbage', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    expect(await client.collectGarbage(agent)).toMatchObject({ dryRun: true, totalAffected: 0 });
+  } },
+  { name: 'recall + decay', expected: [R, R, R, W, W], prepare: async ({ client, agent, ids }) => {
+    if (client.daemon.capabilities.includes('reinforce-v1')) await client.touch(agent, ids[1]);
+  }, run: async ({ client, agent, ids }) => {
+    const { facts, matches } = await client.recall(agent, '', { weights: { vector: 0, keyword: 0, recency: 0, decay: 1 }, filters: { minDecayScore: 0.5 } });
+    expect(facts.map((f) => f.id)).toEqual([ids[1], ids[0]]);
+    expect(matches![0]!.decayScore).toBeGreaterThan(matches![1]!.decayScore!);
+  } },
   { name: 'put + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
@@ -361,10 +385,11 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    expect(column(2)).toEqual(['putBatch']);
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay'];
+    expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);
-    expect(column(1)).toEqual(['putBatch', 'put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
+    expect(column(1)).toEqual(['putBatch', ...decay, 'put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
     expect(column(0)).toEqual([...column(1), 'recall + options', 'recallShared + options', 'recallAll + options', 'recallExplain + options', 'batchRecall', 'alias', 'doctor', 'reindex'].sort((a, b) => METHODS.findIndex((m) => m.name === a) - METHODS.findIndex((m) => m.name === b)));
   });
 });
