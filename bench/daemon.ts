@@ -72,13 +72,15 @@ export interface StartOptions {
   embedder: 'local' | 'none';
   /** Directory for V8 CPU profiles of the daemon (written when it exits). */
   cpuProfDir?: string;
+  /** More `engram daemon` flags. */
+  args?: string[];
 }
 
 export async function startDaemon(dataDir: string, options: StartOptions): Promise<BenchDaemon> {
   // Node 20 refuses --cpu-prof in NODE_OPTIONS, so it goes on the command line.
   const profile = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   const child = track(
-    spawn(process.execPath, [...profile, ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', options.embedder], {
+    spawn(process.execPath, [...profile, ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', options.embedder, ...(options.args ?? [])], {
       stdio: ['ignore', 'ignore', 'pipe'],
     }),
   );

@@ -9,7 +9,9 @@ import { dateTime } from './json-schema.ts';
 const count = z.int().min(0);
 const strings = z.array(z.string());
 
-export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number(), decay: z.number() }).strict();
+// Keys added after release 0.2.0 are optional in the schema (so the release's output schemas
+// stay revisions of it), though Engram always sends them.
+export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number(), decay: z.number().optional() }).strict();
 
 export const FactJson = z
   .object({
@@ -60,7 +62,7 @@ export const ReceiptJson = z
         vector_rank: count,
         keyword_rank: count,
         recency_rank: count,
-        decay_rank: count,
+        decay_rank: count.optional(),
         fused_score: z.number(),
         k: z.number(),
         weights: SignalWeightsJson,
