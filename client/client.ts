@@ -18,8 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { GcResult, ObserveUsageResult, WriteFields } from '../shared/model.ts';
-export type { GcResult, ObservedFact, ObserveUsageResult } from '../shared/model.ts';
+import type { GcResult, ObserveUsageResult, RecallAdvice, SaveAdvice, WriteFields } from '../shared/model.ts';
+export type { GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice } from '../shared/model.ts';
 
 export interface ConnectOptions {
   /** Data dir whose discovery file names the daemon (default: --data-dir rules: ENGRAM_HOME or ./.engram). */
@@ -363,6 +363,24 @@ export class EngramClient {
     const res = req.dryRun ? await this.read(send) : await this.write('CollectGarbage', requestId, send);
     const { $typeName: _t, ...result } = res;
     return { ...result, factIds: [...res.factIds], scores: [...res.scores] };
+  }
+
+  /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */
+  async analyzeMessage(message: string): Promise<SaveAdvice> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Analysis, 'message analysis');
+    check.factText(message, daemon.limits, 'message');
+    const { $typeName: _t, ...advice } = await this.read(() => this.connection.analysis.analyzeMessage({ message }));
+    return { ...advice, suggestedEntities: [...advice.suggestedEntities], suggestedTags: [...advice.suggestedTags] };
+  }
+
+  /** Whether a message asks for something remembered, and what to search for (analysis-v1). */
+  async analyzeForRecall(message: string): Promise<RecallAdvice> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Analysis, 'message analysis');
+    check.factText(message, daemon.limits, 'message');
+    const { $typeName: _t, ...advice } = await this.read(() => this.connection.analysis.analyzeForRecall({ message }));
+    return { ...advice, suggestedEntities: [...advice.suggestedEntities], suggestedTags: [...advice.suggestedTags] };
   }
 
   async delete(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {

@@ -10,6 +10,7 @@ import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { toWeights } from './types.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
+import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -58,6 +59,7 @@ export class Connection {
   readonly health: ClientOf<typeof Health>;
   readonly checkpoints: ClientOf<typeof CheckpointService>;
   readonly decay: ClientOf<typeof DecayService>;
+  readonly analysis: ClientOf<typeof AnalysisService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -78,6 +80,7 @@ export class Connection {
     this.health = createServiceClient(Health, this.grpcClient, defaults);
     this.checkpoints = createServiceClient(CheckpointService, this.grpcClient, defaults);
     this.decay = createServiceClient(DecayService, this.grpcClient, defaults);
+    this.analysis = createServiceClient(AnalysisService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

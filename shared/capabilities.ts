@@ -37,6 +37,8 @@ export const Capability = {
   Reinforce: 'reinforce-v1',
   /** DecayService.CollectGarbage: retire or erase faded facts. */
   Gc: 'gc-v1',
+  /** AnalysisService: whether a message is worth saving, or asks for something remembered. */
+  Analysis: 'analysis-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -76,7 +78,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis],
   advertisesDefaultWeight: true,
 };
 
@@ -109,6 +111,8 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.DecayService/Touch': Capability.Reinforce,
   'engram.v1.DecayService/ObserveUsage': Capability.Reinforce,
   'engram.v1.DecayService/CollectGarbage': Capability.Gc,
+  'engram.v1.AnalysisService/AnalyzeMessage': Capability.Analysis,
+  'engram.v1.AnalysisService/AnalyzeForRecall': Capability.Analysis,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

@@ -239,3 +239,25 @@ export interface GcResult {
   message: string;
   replayed: boolean;
 }
+
+/** Whether a message is worth saving (advice only; nothing is stored). Confidence above 0.7:
+ *  save it; 0.4 to 0.7: ask the user first; below 0.4: do not. */
+export interface SaveAdvice {
+  shouldSave: boolean;
+  confidence: number;
+  suggestedEntities: string[];
+  suggestedTags: string[];
+  /** Importance in [0, 2] for the write. */
+  suggestedStrength: number;
+  reasoning: string;
+}
+
+/** Whether a message asks for something remembered, and what to search for. */
+export interface RecallAdvice {
+  shouldSearch: boolean;
+  confidence: number;
+  suggestedQuery: string;
+  suggestedTags: string[];
+  suggestedEntities: string[];
+  reasoning: string;
+}

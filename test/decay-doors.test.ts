@@ -113,3 +113,27 @@ describe('decay through every door', () => {
     }
   });
 });
+
+describe('message analysis through every door', () => {
+  const SAVE = 'Remember: I prefer TypeScript over JavaScript for all new projects';
+  const RECALL = 'Do you remember what I said about Kubernetes?';
+  test('each door gives the same advice', async () => {
+    const library = { save: await doors.client.analyzeMessage(SAVE), recall: await doors.client.analyzeForRecall(RECALL) };
+    const expected = {
+      save: { should_save: library.save.shouldSave, confidence: library.save.confidence, suggested_strength: library.save.suggestedStrength, suggested_entities: library.save.suggestedEntities, reasoning: library.save.reasoning },
+      recall: { should_search: library.recall.shouldSearch, suggested_query: library.recall.suggestedQuery, reasoning: library.recall.reasoning },
+    };
+    expect(expected.save.should_save).toBe(true);
+    expect(expected.recall).toMatchObject({ should_search: true, suggested_query: 'Kubernetes' });
+    const answers: [string, any, any][] = [
+      ['cli', await doors.cli(['analyze', SAVE]), await doors.cli(['analyze', '--recall', RECALL])],
+      ['rest', await doors.rest('POST', '/v1/analysis/save', { message: SAVE }), await doors.rest('POST', '/v1/analysis/recall', { message: RECALL })],
+      ['mcp stdio', await doors.stdio.ok('analyze_message', { message: SAVE }), await doors.stdio.ok('analyze_for_recall', { message: RECALL })],
+      ['mcp http', await doors.http.ok('analyze_message', { message: SAVE }), await doors.http.ok('analyze_for_recall', { message: RECALL })],
+    ];
+    for (const [name, save, recall] of answers) {
+      expect(save, name).toMatchObject(expected.save);
+      expect(recall, name).toMatchObject(expected.recall);
+    }
+  });
+});

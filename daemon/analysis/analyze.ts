@@ -1,26 +1,9 @@
 // Message analysis for agents: is a message worth saving (analyze_message), or does it ask for
 // something remembered (analyze_for_recall)? Advice only — it stores and searches nothing. The
 // confidence bands are the seed's: above 0.7 act, 0.4–0.7 ask the user first, below 0.4 do not.
+import type { RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { entitiesOf } from './entities.ts';
 import { CRITICAL_MARKERS, DURABLE_PHRASES, findPhrase, IMPORTANT_MARKERS, phrasesIn, RECALL_PHRASES, SAVE_PHRASES } from './phrases.ts';
-
-export interface SaveAdvice {
-  shouldSave: boolean;
-  confidence: number;
-  suggestedEntities: string[];
-  suggestedTags: string[];
-  suggestedStrength: number;
-  reasoning: string;
-}
-
-export interface RecallAdvice {
-  shouldSearch: boolean;
-  confidence: number;
-  suggestedQuery: string;
-  suggestedTags: string[];
-  suggestedEntities: string[];
-  reasoning: string;
-}
 
 /** At or above this, the advice is to act (or ask, below 0.7). */
 export const ACT_THRESHOLD = 0.4;

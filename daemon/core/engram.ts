@@ -29,6 +29,8 @@ import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
 import type { DecayConfig } from '../lifecycle/decay.ts';
+import { analyzeForRecall, analyzeMessage } from '../analysis/analyze.ts';
+import type { RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
@@ -175,6 +177,16 @@ export class Engram {
   /** Garbage collection of faded facts; a dry run unless dryRun is false. */
   collectGarbage(ctx: CallContext, input: GcInput): Promise<GcResult> {
     return this.collector.collect(ctx, input);
+  }
+
+  /** Whether a message is worth saving (advice; nothing is stored). */
+  analyzeMessage(_ctx: CallContext, input: { message: unknown }): SaveAdvice {
+    return analyzeMessage(check.factText(input.message, this.limits, 'message'));
+  }
+
+  /** Whether a message asks for something remembered, and what to search for. */
+  analyzeForRecall(_ctx: CallContext, input: { message: unknown }): RecallAdvice {
+    return analyzeForRecall(check.factText(input.message, this.limits, 'message'));
   }
 
   /** Retires every fact a query recalls (up to top_k); what was retired, and what failed. */

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { Fact, GcResult, ObserveUsageResult, Receipt, RetrievalMetadata, Stats } from '../model.ts';
-import type { FactJson, GcJson, ObserveJson, ReceiptJson, RetrievalJson, TouchJson } from '../schemas/json-shapes.ts';
+import type { Fact, GcResult, ObserveUsageResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats } from '../model.ts';
+import type { FactJson, GcJson, ObserveJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, TouchJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -203,4 +203,12 @@ export function gcJson(r: GcResult): GcJson {
     message: r.message,
     replayed: r.replayed,
   };
+}
+
+export function saveAdviceJson(a: SaveAdvice): SaveAdviceJson {
+  return { should_save: a.shouldSave, confidence: a.confidence, suggested_entities: a.suggestedEntities, suggested_tags: a.suggestedTags, suggested_strength: a.suggestedStrength, reasoning: a.reasoning };
+}
+
+export function recallAdviceJson(a: RecallAdvice): RecallAdviceJson {
+  return { should_search: a.shouldSearch, confidence: a.confidence, suggested_query: a.suggestedQuery, suggested_tags: a.suggestedTags, suggested_entities: a.suggestedEntities, reasoning: a.reasoning };
 }

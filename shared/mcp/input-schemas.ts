@@ -198,9 +198,11 @@ export const INPUT_TYPES = {
       agent_id: cortexAgent,
     })
     .strict(),
+  analyze_message: z.object({ message: z.string().min(1).describe('The user message to analyze for memory-worthy content.') }).strict(),
+  analyze_for_recall: z.object({ message: z.string().min(1).describe('The user message to analyze for recall intent.') }).strict(),
 } as const;
 
 /** Which tools speak the CortexGraph contract (optional agent_id, {"success": false} errors). */
-export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc']);
+export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'analyze_message', 'analyze_for_recall']);
 
 export type ToolName = keyof typeof INPUT_TYPES;

@@ -128,6 +128,18 @@ const TEXT: Record<ToolName, ToolText> = {
       'Garbage-collect memories whose decay score fell below the forget threshold (0.05 by default), lowest first; pinned memories are never collected. dry_run is true by default: it reports what would go. With dry_run: false they are deleted for good, or with archive_instead: true retired (kept and listed with the reason, no longer recalled).',
     annotations: { title: 'Collect faded memories', ...destructive },
   },
+  analyze_message: {
+    title: 'Is this message worth saving?',
+    description:
+      'Decide whether a user message holds something worth remembering, before calling save_memory: it detects explicit requests ("remember this", "don\'t forget", "keep in mind") and durable facts (preferences, decisions, deadlines) on whole words, extracts entities, and suggests tags and a strength. Confidence above 0.7: save it; 0.4-0.7: ask the user first; below 0.4: do not. Advice only: nothing is stored.',
+    annotations: { title: 'Is this message worth saving?', ...readOnly },
+  },
+  analyze_for_recall: {
+    title: 'Does this message ask for a memory?',
+    description:
+      'Decide whether a user message asks about something said or stored before ("what did I say about", "do you remember", "remind me"), before calling search_memory: returns a suggested query (the subject of the question), entities and a confidence (above 0.7: search; 0.4-0.7: ask first; below 0.4: do not). Advice only: nothing is searched.',
+    annotations: { title: 'Does this message ask for a memory?', ...readOnly },
+  },
 };
 
 export const TOOL_NAMES = Object.keys(INPUT_TYPES) as ToolName[];

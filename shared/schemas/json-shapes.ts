@@ -203,3 +203,32 @@ export const GcJson = z
 export type TouchJson = z.infer<typeof TouchJson>;
 export type ObserveJson = z.infer<typeof ObserveJson>;
 export type GcJson = z.infer<typeof GcJson>;
+
+const confidenceBand = z.number().min(0).max(1).describe('Above 0.7: act on it; 0.4 to 0.7: ask the user first; below 0.4: do not.');
+
+/** analyze_message: whether a message is worth saving. */
+export const SaveAdviceJson = z
+  .object({
+    should_save: z.boolean(),
+    confidence: confidenceBand,
+    suggested_entities: strings,
+    suggested_tags: strings,
+    suggested_strength: z.number().describe('Importance in [0, 2] for save_memory (1 = normal, 1.5 important, 1.8+ critical).'),
+    reasoning: z.string(),
+  })
+  .strict();
+
+/** analyze_for_recall: whether a message asks for something remembered. */
+export const RecallAdviceJson = z
+  .object({
+    should_search: z.boolean(),
+    confidence: confidenceBand,
+    suggested_query: z.string(),
+    suggested_tags: strings,
+    suggested_entities: strings,
+    reasoning: z.string(),
+  })
+  .strict();
+
+export type SaveAdviceJson = z.infer<typeof SaveAdviceJson>;
+export type RecallAdviceJson = z.infer<typeof RecallAdviceJson>;

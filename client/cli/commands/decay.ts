@@ -1,8 +1,9 @@
 // Decay from the command line: touch (one use of a fact), observe (facts used in a conversation)
-// and gc (collect faded facts; a dry run unless --apply).
+// and gc (collect faded facts; a dry run unless --apply); and analyze (is a message worth saving,
+// or does it ask for a memory).
 import type { Command } from 'commander';
-import { gcJson, observeJson, touchJson } from '../../../shared/json/shapes.ts';
-import { out, positiveInt, printJson, repeatable, withClient, type Cli } from '../context.ts';
+import { gcJson, observeJson, recallAdviceJson, saveAdviceJson, touchJson } from '../../../shared/json/shapes.ts';
+import { out, positiveInt, printJson, repeatable, textArgument, withClient, type Cli } from '../context.ts';
 
 const score = (x: number): string => x.toFixed(4);
 
@@ -35,6 +36,27 @@ export function registerDecayCommands({ program, globals }: Cli): void {
       if (!r.reinforced) return out(`nothing reinforced: ${r.reason}`);
       for (const f of r.results) out(`${f.factId} ${f.status}${f.status === 'reinforced' ? `: used ${f.useCount} times, strength ${f.strength}${f.crossDomain ? ' (cross-domain)' : ''}` : ''}`);
       out(`${r.count} reinforced, ${r.crossDomainCount} cross-domain`);
+    });
+
+  program
+    .command('analyze')
+    .description('is a message worth saving (or, with --recall, does it ask for something remembered)? advice only: nothing is stored or searched')
+    .argument('<message...>', 'the message ("-" reads it from stdin)')
+    .option('--recall', 'analyze for recall intent instead')
+    .option('--json', 'print JSON')
+    .action(async (words: string[], o: { recall?: boolean }, cmd: Command) => {
+      const opts = globals(cmd);
+      const message = textArgument(words.join(' '), 'message');
+      if (o.recall) {
+        const a = await withClient(opts, (c) => c.analyzeForRecall(message));
+        if (opts.json) return printJson(recallAdviceJson(a));
+        out(`${a.shouldSearch ? 'search' : 'do not search'} (confidence ${a.confidence})${a.suggestedQuery ? `: ${a.suggestedQuery}` : ''}`);
+        return out(a.reasoning);
+      }
+      const a = await withClient(opts, (c) => c.analyzeMessage(message));
+      if (opts.json) return printJson(saveAdviceJson(a));
+      out(`${a.shouldSave ? 'save' : 'do not save'} (confidence ${a.confidence}), strength ${a.suggestedStrength}${a.suggestedEntities.length ? `, entities ${a.suggestedEntities.join(', ')}` : ''}${a.suggestedTags.length ? `, tags ${a.suggestedTags.join(', ')}` : ''}`);
+      out(a.reasoning);
     });
 
   program

@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, feedbackJson, gcJson, observeJson, retrievalJson, statsJson, touchJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, feedbackJson, gcJson, observeJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, touchJson } from '../../../shared/json/shapes.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -164,6 +164,20 @@ export const ROUTES: readonly Route[] = [
     { body: 'GcRequest', operationId: 'collectGarbage', summary: "Collect a namespace's faded facts (decay score below the forget threshold; pinned ones never); a dry run unless dry_run is false", status: 200, response: 'Collected', description: 'What was (or would be) collected, lowest score first.', errors: ['400'] },
     async ({ core, ctx, body: b }) =>
       ok('Collected', gcJson(await core.collectGarbage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run, archiveInstead: b.archive_instead, limit: b.limit }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/analysis/save',
+    { body: 'AnalyzeRequest', operationId: 'analyzeMessage', summary: 'Is a message worth saving? Advice only: nothing is stored', status: 200, response: 'SaveAdvice', description: 'The decision, its confidence, suggested entities, tags and strength.', errors: ['400'] },
+    async ({ core, ctx, body: b }) => ok('SaveAdvice', saveAdviceJson(core.analyzeMessage(ctx, { message: b.message }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/analysis/recall',
+    { body: 'AnalyzeRequest', operationId: 'analyzeForRecall', summary: 'Does a message ask for something remembered? Advice only: nothing is searched', status: 200, response: 'RecallAdvice', description: 'The decision, its confidence and a suggested query.', errors: ['400'] },
+    async ({ core, ctx, body: b }) => ok('RecallAdvice', recallAdviceJson(core.analyzeForRecall(ctx, { message: b.message }))),
   ),
 
   route(

@@ -11,6 +11,8 @@ import {
   GcJson,
   MatchJson,
   ObserveJson,
+  RecallAdviceJson,
+  SaveAdviceJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -105,6 +107,7 @@ export const REQUESTS = {
       request_id: requestId.optional(),
     })
     .strict(),
+  AnalyzeRequest: z.object({ message: z.string().describe('The message to analyze.') }).strict(),
   GcRequest: z
     .object({
       agent_id: agentId,
@@ -171,6 +174,8 @@ export const RESPONSES = {
   Touched: TouchJson,
   Observed: ObserveJson,
   Collected: GcJson,
+  SaveAdvice: SaveAdviceJson,
+  RecallAdvice: RecallAdviceJson,
   Remembered: z
     .object({ fact: FactJson, duplicate: z.boolean().describe('true: an identical live fact was already remembered; `fact` is it and nothing was stored (200, not 201).') })
     .strict(),

@@ -9,9 +9,10 @@ import type { McpBackend } from '../backend.ts';
 import { INPUT_TYPES } from '../input-schemas.ts';
 import type { GcPayload, ObservePayload, SavePayload, ScoredSearchPayload, TouchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
+import { recallAdviceJson, saveAdviceJson } from '../../json/shapes.ts';
 import type { HandlerContext } from './context.ts';
 
-type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc';
+type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'analyze_message' | 'analyze_for_recall';
 
 /** The arguments as the tool's schema reads them (defaults filled in), or a ToolInputError
  *  naming the first field at fault. */
@@ -123,5 +124,15 @@ export async function gc(args: Args, backend: McpBackend, ctx: HandlerContext): 
     total_affected: r.totalAffected,
     message: r.message,
   };
+  return success(payload, JSON.stringify(payload, null, 2));
+}
+
+export async function analyzeMessage(args: Args, backend: McpBackend): Promise<CallToolResult> {
+  const payload = saveAdviceJson(await backend.analyzeMessage(parsed('analyze_message', args).message));
+  return success(payload, JSON.stringify(payload, null, 2));
+}
+
+export async function analyzeForRecall(args: Args, backend: McpBackend): Promise<CallToolResult> {
+  const payload = recallAdviceJson(await backend.analyzeForRecall(parsed('analyze_for_recall', args).message));
   return success(payload, JSON.stringify(payload, null, 2));
 }
