@@ -161,7 +161,7 @@ export const INPUT_TYPES = {
       context: z.string().describe('Context when the memory was created; searchable, not returned as its content.').optional(),
       meta: z.record(z.string(), z.unknown()).describe('Additional custom metadata (a JSON object).').optional(),
       strength: z.number().min(0).max(2).describe('Importance multiplier of the decay score: 1.0 normal, 1.3-1.5 important, 1.8-2.0 critical. Omitted: 1.0.').optional(),
-      enable_preprocessing: z.boolean().default(true).describe('Accepted for compatibility; automatic entity and strength enrichment is not available yet (enrichment_applied is false).'),
+      enable_preprocessing: z.boolean().default(true).describe('Fill in what is not given: entities extracted from the content, and a strength from its importance markers (see analyze_message).'),
       agent_id: cortexAgent,
     })
     .strict(),

@@ -101,7 +101,7 @@ const TEXT: Record<ToolName, ToolText> = {
   save_memory: {
     title: 'Save a memory',
     description:
-      'Save a new memory (CortexGraph contract). Memories fade unless used: each has a decay score = use_count^0.6 x f(time since last use) x strength, and gc collects those that fall below the forget threshold. Give strength 1.3-1.5 for important information and preferences, 1.8-2.0 for critical decisions. Returns memory_id; an identical memory is not stored twice (duplicate: true). agent_id is optional: omitted, the server\'s default namespace.',
+      'Save a new memory (CortexGraph contract). Memories fade unless used: each has a decay score = use_count^0.6 x f(time since last use) x strength, and gc collects those that fall below the forget threshold. Give strength 1.3-1.5 for important information and preferences, 1.8-2.0 for critical decisions; omitted (with enable_preprocessing, the default), entities and strength are derived from the content. Returns memory_id; an identical memory is not stored twice (duplicate: true). agent_id is optional: omitted, the server\'s default namespace.',
     annotations: { title: 'Save a memory', ...additive },
   },
   search_memory: {

@@ -27,21 +27,29 @@ function parsed<T extends CortexTool>(tool: T, args: Args): z.infer<(typeof INPU
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;
 const DAY_MS = 86_400_000;
 
+/** Auto-enrichment: what the writer left out — entities, strength — from the message analysis. */
+async function enriched(a: { content: string; entities?: string[]; strength?: number; enable_preprocessing: boolean }, backend: McpBackend) {
+  if (!a.enable_preprocessing || (a.entities !== undefined && a.strength !== undefined)) return { entities: a.entities, strength: a.strength, applied: false };
+  const advice = await backend.analyzeMessage(a.content);
+  return { entities: a.entities ?? advice.suggestedEntities, strength: a.strength ?? advice.suggestedStrength, applied: true };
+}
+
 export async function saveMemory(args: Args, backend: McpBackend, ctx: HandlerContext): Promise<CallToolResult> {
   const a = parsed('save_memory', args);
   const agentId = a.agent_id ?? ctx.defaultAgentId;
+  const { entities, strength, applied } = await enriched(a, backend);
   const written = await backend.add({
     agentId,
     text: a.content,
     ...(a.tags ? { tags: a.tags } : {}),
-    ...(a.entities ? { entities: a.entities } : {}),
+    ...(entities?.length ? { entities } : {}),
     ...(a.source !== undefined ? { source: a.source } : {}),
     ...(a.context !== undefined ? { context: a.context } : {}),
     ...(a.meta ? { meta: a.meta } : {}),
-    ...(a.strength !== undefined ? { strength: a.strength } : {}),
+    ...(strength !== undefined ? { strength } : {}),
   });
   const message = written.duplicate ? `Memory already saved with ID: ${written.factId}` : `Memory saved with ID: ${written.factId}`;
-  const payload: SavePayload = { success: true, memory_id: written.factId, message, has_embedding: written.hasEmbedding, enrichment_applied: false, duplicate: written.duplicate, agent_id: agentId };
+  const payload: SavePayload = { success: true, memory_id: written.factId, message, has_embedding: written.hasEmbedding, enrichment_applied: applied, duplicate: written.duplicate, agent_id: agentId };
   return success(payload, JSON.stringify(payload, null, 2));
 }
 
