@@ -58,6 +58,33 @@ describe('delete erases', () => {
   });
 });
 
+describe('gc erases as delete does', () => {
+  test('a collection that erases many facts at once leaves none of their text on disk, and keeps the rest', async () => {
+    // λ = 1/s: unused facts fade below the forget threshold within 3 s.
+    const daemon = await startDaemon({ args: ['--decay-model', 'exponential', '--decay-lambda', '1'] });
+    try {
+      const client = await daemon.client();
+      const faded = Array.from({ length: 300 }, (_, i) => ({ agentId: 'gc-erase', text: `forgotten note ${i} mentions quetzalwombat${i}` }));
+      await client.putBatch(faded);
+      await daemon.stop();
+      const again = await startDaemon({ dataDir: daemon.dataDir, args: ['--decay-model', 'exponential', '--decay-lambda', '1'] });
+      const c = await again.client();
+      expect(filesContaining(again.dataDir, 'quetzalwombat').length).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 3200));
+      const kept = (await c.put('gc-erase', 'a note written just now')).fact;
+      const gc = await c.collectGarbage('gc-erase', { dryRun: false });
+      expect(gc.removedCount).toBe(300);
+      expect((await c.list('gc-erase')).facts.map((f) => f.id)).toEqual([kept.id]);
+      c.close();
+      await again.stop();
+      expect(filesContaining(again.dataDir, 'quetzalwombat')).toEqual([]);
+    } finally {
+      await daemon.kill9();
+      removeDir(daemon.dataDir);
+    }
+  });
+});
+
 describe('lineage and dedup', () => {
   const env = useDaemon();
 

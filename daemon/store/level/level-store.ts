@@ -270,18 +270,34 @@ export class LevelStore implements MemoryStore {
   }
 
   private erasing: Promise<void> = Promise.resolve();
+  /** Keys of erased facts whose old values may still be in LevelDB's files, by table prefix. */
+  private toErase = new Map<string, string[]>();
 
   /** LevelDB keeps a deleted value in its log and table files until they are compacted: compact
-   *  the erased fact's key ranges (the memtable is flushed first), so its text leaves the disk. */
+   *  the erased fact's key ranges (the memtable is flushed first), so its text leaves the disk.
+   *  Erasures that pile up (a garbage collection erases thousands at once) are compacted together:
+   *  each table's span from its first to its last erased key, once. */
   private eraseSoon(fact: FactRecord): void {
     const t = this.tables;
     const key = factKey(fact.agentId, fact.id);
-    const ranges = [t.facts.prefix + key, t.postings.prefix + key, t.access.prefix + key];
-    if (fact.vectorKey) ranges.push(t.vectors.prefix + vectorEntryKey(fact.agentId, fact.vectorKey));
-    if (fact.requestId) ranges.push(t.requests.prefix + requestKey(fact.agentId, fact.requestId));
+    const keys: [string, string][] = [[t.facts.prefix, key], [t.postings.prefix, key], [t.access.prefix, key]];
+    if (fact.vectorKey) keys.push([t.vectors.prefix, vectorEntryKey(fact.agentId, fact.vectorKey)]);
+    if (fact.requestId) keys.push([t.requests.prefix, requestKey(fact.agentId, fact.requestId)]);
+    const first = this.toErase.size === 0;
+    for (const [prefix, k] of keys) {
+      const list = this.toErase.get(prefix);
+      if (list) list.push(prefix + k);
+      else this.toErase.set(prefix, [prefix + k]);
+    }
+    if (!first) return; // a compaction is already queued; it takes these keys too
     this.erasing = this.erasing.then(async () => {
-      // A failed compaction only leaves the old value on disk longer (the next one takes it).
-      for (const full of ranges) await t.db.compactRange(full, full).catch(() => undefined);
+      const pending = this.toErase;
+      this.toErase = new Map();
+      for (const full of pending.values()) {
+        full.sort();
+        // A failed compaction only leaves the old value on disk longer (the next one takes it).
+        await t.db.compactRange(full[0]!, full[full.length - 1]!).catch(() => undefined);
+      }
     });
   }
 
