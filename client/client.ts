@@ -18,8 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { GcResult, ObserveUsageResult, RecallAdvice, SaveAdvice, WriteFields } from '../shared/model.ts';
-export type { GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, WriteFields } from '../shared/model.ts';
+export type { CompactReport, GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, TableStats } from '../shared/model.ts';
 
 export interface ConnectOptions {
   /** Data dir whose discovery file names the daemon (default: --data-dir rules: ENGRAM_HOME or ./.engram). */
@@ -552,6 +552,23 @@ export class EngramClient {
 
   /** Re-embeds every fact with the daemon's current model (after a model switch); yields progress,
    *  then a report. Interrupting is safe; calling it again resumes. */
+  /** The store table by table, with hints on compaction and collection (maintenance-v1). */
+  async storageStats(): Promise<StorageReport> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Maintenance, 'engram maintenance stats');
+    const r = await this.read(() => this.connection.admin.storageStats({}, { timeoutMs: undefined }));
+    const n = Number;
+    return { storeBytes: n(r.storeBytes), tables: r.tables.map((t) => ({ name: t.name, entries: n(t.entries), bytes: n(t.bytes) })), factCount: n(r.factCount), retiredCount: n(r.retiredCount), hints: [...r.hints] };
+  }
+
+  /** Compacts the daemon's store (maintenance-v1): harmless to repeat, so a lost answer may be resent. */
+  async compact(): Promise<CompactReport> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Maintenance, 'engram maintenance compact');
+    const r = await this.read(() => this.connection.admin.compact({}, { timeoutMs: undefined }));
+    return { bytesBefore: Number(r.bytesBefore), bytesAfter: Number(r.bytesAfter), seconds: r.seconds };
+  }
+
   async *reindex(): AsyncGenerator<ReindexEvent> {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Reindex, 'engram reindex');

@@ -39,6 +39,8 @@ export const Capability = {
   Gc: 'gc-v1',
   /** AnalysisService: whether a message is worth saving, or asks for something remembered. */
   Analysis: 'analysis-v1',
+  /** AdminService.StorageStats and Compact: storage statistics with hints, and compaction. */
+  Maintenance: 'maintenance-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -78,7 +80,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance],
   advertisesDefaultWeight: true,
 };
 
@@ -113,6 +115,8 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.DecayService/CollectGarbage': Capability.Gc,
   'engram.v1.AnalysisService/AnalyzeMessage': Capability.Analysis,
   'engram.v1.AnalysisService/AnalyzeForRecall': Capability.Analysis,
+  'engram.v1.AdminService/StorageStats': Capability.Maintenance,
+  'engram.v1.AdminService/Compact': Capability.Maintenance,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

@@ -261,3 +261,27 @@ export interface RecallAdvice {
   suggestedEntities: string[];
   reasoning: string;
 }
+
+/** One table of the store: entries and the bytes they span on disk (an estimate). */
+export interface TableStats {
+  name: string;
+  entries: number;
+  bytes: number;
+}
+
+/** `engram maintenance stats`: the store table by table, with what to do about it. */
+export interface StorageReport {
+  storeBytes: number;
+  tables: TableStats[];
+  factCount: number;
+  retiredCount: number;
+  /** What to do, if anything, each naming the command that does it. */
+  hints: string[];
+}
+
+/** `engram maintenance compact`: the store's size before and after. */
+export interface CompactReport {
+  bytesBefore: number;
+  bytesAfter: number;
+  seconds: number;
+}

@@ -210,6 +210,10 @@ const METHODS: MethodCase[] = [
     expect((await client.analyzeMessage('Remember: the build server is hopper')).shouldSave).toBe(true);
     expect((await client.analyzeForRecall('What did I say about hopper?')).suggestedQuery).toBe('hopper');
   } },
+  { name: 'storageStats + compact', expected: [R, R, R, W, W], run: async ({ client }) => {
+    expect((await client.storageStats()).factCount).toBeGreaterThanOrEqual(2);
+    expect((await client.compact()).bytesAfter).toBeGreaterThan(0);
+  } },
   { name: 'put + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
@@ -389,7 +393,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'storageStats + compact'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);

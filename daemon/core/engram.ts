@@ -32,6 +32,7 @@ import type { DecayConfig } from '../lifecycle/decay.ts';
 import { analyzeForRecall, analyzeMessage } from '../analysis/analyze.ts';
 import type { RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
+import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
@@ -47,6 +48,7 @@ export type { DoctorEvent } from '../jobs/doctor.ts';
 export type { ReindexEvent } from '../jobs/reindex.ts';
 export type { Stats } from './stats.ts';
 export type { GcInput, GcResult } from './collect.ts';
+export type { CompactReport, StorageReport } from './maintenance.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -283,6 +285,16 @@ export class Engram {
   /** Checks (or rebuilds) every derived index against the facts; writes wait while it runs. */
   doctor(_ctx: CallContext, rebuild: boolean): AsyncGenerator<DoctorEvent> {
     return doctor({ store: this.store, indexer: this.indexer, holdWrites: () => this.pipeline.holdWrites(), saveVectors: () => this.saveVectors(true) }, rebuild);
+  }
+
+  /** The store table by table, with hints on compaction and collection. */
+  storageReport(_ctx: CallContext): Promise<StorageReport> {
+    return storageReport(this.store);
+  }
+
+  /** Compacts the store's files; writes go on meanwhile. */
+  compact(_ctx: CallContext): Promise<CompactReport> {
+    return compactStore(this.store);
   }
 
   /** Re-embeds every recallable fact with the running embedder (after a model switch). */

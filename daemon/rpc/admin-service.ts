@@ -15,6 +15,15 @@ export function adminService(core: Engram): ImplOf<typeof AdminService> {
         else yield { event: { case: 'report', value: { checks: event.checks, healthy: event.healthy, rebuilt: event.rebuilt } } };
       }
     },
+    async storageStats(_req, call) {
+      const r = await core.storageReport(coreContext(call));
+      const n = BigInt;
+      return { storeBytes: n(r.storeBytes), tables: r.tables.map((t) => ({ name: t.name, entries: n(t.entries), bytes: n(t.bytes) })), factCount: n(r.factCount), retiredCount: n(r.retiredCount), hints: r.hints };
+    },
+    async compact(_req, call) {
+      const r = await core.compact(coreContext(call));
+      return { bytesBefore: BigInt(r.bytesBefore), bytesAfter: BigInt(r.bytesAfter), seconds: r.seconds };
+    },
     async *reindex(_req, call) {
       for await (const event of core.reindex(coreContext(call))) {
         if (event.kind === 'progress') yield progress(event);

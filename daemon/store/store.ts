@@ -3,6 +3,8 @@
 // the store only by committing a whole mutation, which is atomic and durable when it resolves.
 // Every implementation runs the compliance suite in test/store/ (LevelDB today).
 import type { FactRecord } from './record.ts';
+import type { TableStats } from '../../shared/model.ts';
+export type { TableStats } from '../../shared/model.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -135,6 +137,11 @@ export interface MemoryStore {
 
   /** Bytes the store occupies on disk (approximate). */
   sizeBytes(): number;
+  /** Entries and approximate bytes of each table (a scan of every key: maintenance only). */
+  tableStats(): Promise<TableStats[]>;
+  /** Rewrites the store's files without what deletes, rewrites and retirements left behind;
+   *  resolves once done. Writes go on meanwhile. */
+  compact(): Promise<void>;
   close(): Promise<string>;
 }
 

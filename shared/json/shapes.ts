@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { Fact, GcResult, ObserveUsageResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats } from '../model.ts';
-import type { FactJson, GcJson, ObserveJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, TouchJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -211,4 +211,12 @@ export function saveAdviceJson(a: SaveAdvice): SaveAdviceJson {
 
 export function recallAdviceJson(a: RecallAdvice): RecallAdviceJson {
   return { should_search: a.shouldSearch, confidence: a.confidence, suggested_query: a.suggestedQuery, suggested_tags: a.suggestedTags, suggested_entities: a.suggestedEntities, reasoning: a.reasoning };
+}
+
+export function storageReportJson(r: StorageReport): StorageReportJson {
+  return { store_bytes: r.storeBytes, tables: r.tables.map((t) => ({ ...t })), fact_count: r.factCount, retired_count: r.retiredCount, hints: r.hints };
+}
+
+export function compactReportJson(r: CompactReport): CompactReportJson {
+  return { bytes_before: r.bytesBefore, bytes_after: r.bytesAfter, seconds: r.seconds };
 }

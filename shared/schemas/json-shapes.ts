@@ -232,3 +232,20 @@ export const RecallAdviceJson = z
 
 export type SaveAdviceJson = z.infer<typeof SaveAdviceJson>;
 export type RecallAdviceJson = z.infer<typeof RecallAdviceJson>;
+
+/** engram maintenance stats, GET /v1/maintenance/stats. */
+export const StorageReportJson = z
+  .object({
+    store_bytes: count,
+    tables: z.array(z.object({ name: z.string(), entries: count, bytes: count.describe("The store's estimate of the bytes the table spans on disk.") }).strict()),
+    fact_count: count,
+    retired_count: count,
+    hints: strings.describe('What to do, if anything, each naming the command that does it.'),
+  })
+  .strict();
+
+/** engram maintenance compact, POST /v1/maintenance/compact. */
+export const CompactReportJson = z.object({ bytes_before: count, bytes_after: count, seconds: z.number() }).strict();
+
+export type StorageReportJson = z.infer<typeof StorageReportJson>;
+export type CompactReportJson = z.infer<typeof CompactReportJson>;

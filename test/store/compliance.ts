@@ -119,6 +119,22 @@ export function describeStoreCompliance(backend: StoreBackend): void {
       });
     });
 
+    describe('maintenance', () => {
+      test('table statistics count what each table holds; compaction keeps every live row', async () => {
+        const store = await openStore(newDir());
+        const facts = Array.from({ length: 20 }, (_, i) => newFact(store, 'm', `fact ${i}`));
+        await store.commit(facts.map((f) => put(f)));
+        for (const f of facts.slice(0, 15)) await store.commit([{ type: 'deleteFact', fact: f }]);
+        const stats = Object.fromEntries((await store.tableStats()).map((t) => [t.name, t]));
+        expect(stats.facts!.entries).toBe(5);
+        expect(stats.postings!.entries).toBe(5);
+        for (const t of Object.values(stats)) expect(t.bytes).toBeGreaterThanOrEqual(0);
+        await store.compact();
+        expect((await store.listFacts('m', '', 100)).map((f) => f.text)).toEqual(facts.slice(15).map((f) => f.text));
+        expect(await store.countFacts()).toBe(5);
+      });
+    });
+
     describe('ordering', () => {
       test('facts read by namespace in code point order, then by id; pages continue after a given id', async () => {
         const store = await openStore(newDir());

@@ -8,6 +8,7 @@ import { out, printJson, withClient, type Cli } from '../context.ts';
 import { daemonJson, statsJson } from '../json.ts';
 import { ProgressBar } from '../progress.ts';
 import { printStats, weightsText } from '../render.ts';
+import { compactReportJson, storageReportJson } from '../../../shared/json/shapes.ts';
 
 export function registerAdminCommands({ program, globals, setExit }: Cli): void {
   program
@@ -124,4 +125,31 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       if (opts.json) printJson({ embedded: report.embedded, already_done: report.alreadyDone, embedder: report.embedder });
       else out(`reindexed with ${report.embedder}: ${report.embedded} facts embedded, ${report.alreadyDone} already done`);
     });
+
+  const maintenance = program.command('maintenance').description("the store's storage: statistics with hints, and compaction");
+  maintenance
+    .command('stats')
+    .description('what the store holds table by table (entries, bytes), and whether compaction or collection would pay off')
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      const r = await withClient(opts, (c) => c.storageStats());
+      if (opts.json) return printJson(storageReportJson(r));
+      out(`store ${mib(r.storeBytes)} MiB, ${r.factCount} facts (${r.retiredCount} retired)`);
+      for (const t of r.tables) out(`  ${t.name.padEnd(12)} ${String(t.entries).padStart(9)} entries  ${mib(t.bytes).padStart(8)} MiB`);
+      for (const hint of r.hints) out(`hint: ${hint}`);
+    });
+  maintenance
+    .command('compact')
+    .description("rewrite the store's files without what deletes, rewrites and retirements left behind (writes go on meanwhile)")
+    .option('--json', 'print JSON')
+    .action(async (_o, cmd: Command) => {
+      const opts = globals(cmd);
+      if (!opts.json) process.stderr.write('compacting the store...\n');
+      const r = await withClient(opts, (c) => c.compact());
+      if (opts.json) return printJson(compactReportJson(r));
+      out(`compacted in ${r.seconds.toFixed(1)} s: ${mib(r.bytesBefore)} MiB -> ${mib(r.bytesAfter)} MiB`);
+    });
 }
+
+const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(2);

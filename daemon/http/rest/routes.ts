@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, feedbackJson, gcJson, observeJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, touchJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson } from '../../../shared/json/shapes.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -12,7 +12,7 @@ import { checkpointView, factView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
-import { AgentQuery, ListQuery, OptionalAgentQuery, RecallQuery, type ResponseName, type ResponseOf } from './schemas.ts';
+import { AgentQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, type ResponseName, type ResponseOf } from './schemas.ts';
 
 export type { Method, Reply, Route } from './route.ts';
 
@@ -164,6 +164,20 @@ export const ROUTES: readonly Route[] = [
     { body: 'GcRequest', operationId: 'collectGarbage', summary: "Collect a namespace's faded facts (decay score below the forget threshold; pinned ones never); a dry run unless dry_run is false", status: 200, response: 'Collected', description: 'What was (or would be) collected, lowest score first.', errors: ['400'] },
     async ({ core, ctx, body: b }) =>
       ok('Collected', gcJson(await core.collectGarbage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run, archiveInstead: b.archive_instead, limit: b.limit }))),
+  ),
+
+  route(
+    'GET',
+    '/v1/maintenance/stats',
+    { query: NoQuery, operationId: 'storageStats', summary: 'What the store holds table by table, with hints on compaction and collection', status: 200, response: 'StorageReport', description: 'Entries and bytes per table, fact counts, hints.' },
+    async ({ core, ctx }) => ok('StorageReport', storageReportJson(await core.storageReport(ctx))),
+  ),
+
+  route(
+    'POST',
+    '/v1/maintenance/compact',
+    { body: 'EmptyRequest', operationId: 'compactStore', summary: "Rewrite the store's files without what deletes, rewrites and retirements left behind", status: 200, response: 'CompactReport', description: 'The store size before and after.' },
+    async ({ core, ctx }) => ok('CompactReport', compactReportJson(await core.compact(ctx))),
   ),
 
   route(

@@ -13,6 +13,8 @@ import {
   ObserveJson,
   RecallAdviceJson,
   SaveAdviceJson,
+  StorageReportJson,
+  CompactReportJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -107,6 +109,7 @@ export const REQUESTS = {
       request_id: requestId.optional(),
     })
     .strict(),
+  EmptyRequest: z.object({}).strict(),
   AnalyzeRequest: z.object({ message: z.string().describe('The message to analyze.') }).strict(),
   GcRequest: z
     .object({
@@ -175,6 +178,8 @@ export const RESPONSES = {
   Observed: ObserveJson,
   Collected: GcJson,
   SaveAdvice: SaveAdviceJson,
+  StorageReport: StorageReportJson,
+  CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z
     .object({ fact: FactJson, duplicate: z.boolean().describe('true: an identical live fact was already remembered; `fact` is it and nothing was stored (200, not 201).') })

@@ -6,7 +6,7 @@ import type { AbstractBatchOperation } from 'abstract-level';
 import type { FactRecord } from '../record.ts';
 import { decodeFact } from '../record.ts';
 import { IdGenerator } from '../ids.ts';
-import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, MemoryStore, Mutation, ScannedFact, StoredTerms } from '../store.ts';
+import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, MemoryStore, Mutation, ScannedFact, StoredTerms, TableStats } from '../store.ts';
 import { StoreFormatError } from '../store.ts';
 import { BloomFilter } from './bloom.ts';
 import { FactCache } from './fact-cache.ts';
@@ -232,6 +232,26 @@ export class LevelStore implements MemoryStore {
     return directoryBytes(this.path);
   }
 
+  async tableStats(): Promise<TableStats[]> {
+    const out: TableStats[] = [];
+    for (const [name, table] of this.namedTables()) {
+      let entries = 0;
+      for await (const _ of table.keys()) entries++;
+      const bytes = await this.tables.db.approximateSize(table.prefix, prefixEnd(table.prefix));
+      out.push({ name, entries, bytes });
+    }
+    return out;
+  }
+
+  async compact(): Promise<void> {
+    for (const [, table] of this.namedTables()) await this.tables.db.compactRange(table.prefix, prefixEnd(table.prefix));
+  }
+
+  private namedTables(): [string, Table<unknown>][] {
+    const { db: _db, ...tables } = this.tables;
+    return Object.entries(tables) as [string, Table<unknown>][];
+  }
+
   // ------------------------------------------------------------------------------------------
   // Writes
 
@@ -392,4 +412,9 @@ function toFloat32(bytes: Uint8Array): Float32Array {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer);
+}
+
+/** The first key after every key that starts with `prefix` (its last character + 1). */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }

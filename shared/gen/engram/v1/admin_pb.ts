@@ -12,7 +12,128 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/admin.proto.
  */
 export const file_engram_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVlbmdyYW0vdjEvYWRtaW4ucHJvdG8SCWVuZ3JhbS52MSIgCg1Eb2N0b3JSZXF1ZXN0Eg8KB3JlYnVpbGQYASABKAgicwoORG9jdG9yUmVzcG9uc2USLQoIcHJvZ3Jlc3MYASABKAsyGS5lbmdyYW0udjEuRG9jdG9yUHJvZ3Jlc3NIABIpCgZyZXBvcnQYAiABKAsyFy5lbmdyYW0udjEuRG9jdG9yUmVwb3J0SABCBwoFZXZlbnQiPAoORG9jdG9yUHJvZ3Jlc3MSDQoFcGhhc2UYASABKAkSDAoEZG9uZRgCIAEoBBINCgV0b3RhbBgDIAEoBCI3CgtEb2N0b3JDaGVjaxIMCgRuYW1lGAEgASgJEgoKAm9rGAIgASgIEg4KBmRldGFpbBgDIAEoCSJYCgxEb2N0b3JSZXBvcnQSJgoGY2hlY2tzGAEgAygLMhYuZW5ncmFtLnYxLkRvY3RvckNoZWNrEg8KB2hlYWx0aHkYAiABKAgSDwoHcmVidWlsdBgDIAEoCCIQCg5SZWluZGV4UmVxdWVzdCJvCg9SZWluZGV4UmVzcG9uc2USJwoIcHJvZ3Jlc3MYASABKAsyEy5lbmdyYW0udjEuUHJvZ3Jlc3NIABIqCgZyZXBvcnQYAiABKAsyGC5lbmdyYW0udjEuUmVpbmRleFJlcG9ydEgAQgcKBWV2ZW50IjYKCFByb2dyZXNzEg0KBXBoYXNlGAEgASgJEgwKBGRvbmUYAiABKAQSDQoFdG90YWwYAyABKAQiSQoNUmVpbmRleFJlcG9ydBIQCghlbWJlZGRlZBgBIAEoBBIUCgxhbHJlYWR5X2RvbmUYAiABKAQSEAoIZW1iZWRkZXIYAyABKAkykwEKDEFkbWluU2VydmljZRI/CgZEb2N0b3ISGC5lbmdyYW0udjEuRG9jdG9yUmVxdWVzdBoZLmVuZ3JhbS52MS5Eb2N0b3JSZXNwb25zZTABEkIKB1JlaW5kZXgSGS5lbmdyYW0udjEuUmVpbmRleFJlcXVlc3QaGi5lbmdyYW0udjEuUmVpbmRleFJlc3BvbnNlMAFiBnByb3RvMw");
+  fileDesc("ChVlbmdyYW0vdjEvYWRtaW4ucHJvdG8SCWVuZ3JhbS52MSIVChNTdG9yYWdlU3RhdHNSZXF1ZXN0IjoKClRhYmxlU3RhdHMSDAoEbmFtZRgBIAEoCRIPCgdlbnRyaWVzGAIgASgEEg0KBWJ5dGVzGAMgASgEIowBChRTdG9yYWdlU3RhdHNSZXNwb25zZRITCgtzdG9yZV9ieXRlcxgBIAEoBBIlCgZ0YWJsZXMYAiADKAsyFS5lbmdyYW0udjEuVGFibGVTdGF0cxISCgpmYWN0X2NvdW50GAMgASgEEhUKDXJldGlyZWRfY291bnQYBCABKAQSDQoFaGludHMYBSADKAkiEAoOQ29tcGFjdFJlcXVlc3QiTQoPQ29tcGFjdFJlc3BvbnNlEhQKDGJ5dGVzX2JlZm9yZRgBIAEoBBITCgtieXRlc19hZnRlchgCIAEoBBIPCgdzZWNvbmRzGAMgASgBIiAKDURvY3RvclJlcXVlc3QSDwoHcmVidWlsZBgBIAEoCCJzCg5Eb2N0b3JSZXNwb25zZRItCghwcm9ncmVzcxgBIAEoCzIZLmVuZ3JhbS52MS5Eb2N0b3JQcm9ncmVzc0gAEikKBnJlcG9ydBgCIAEoCzIXLmVuZ3JhbS52MS5Eb2N0b3JSZXBvcnRIAEIHCgVldmVudCI8Cg5Eb2N0b3JQcm9ncmVzcxINCgVwaGFzZRgBIAEoCRIMCgRkb25lGAIgASgEEg0KBXRvdGFsGAMgASgEIjcKC0RvY3RvckNoZWNrEgwKBG5hbWUYASABKAkSCgoCb2sYAiABKAgSDgoGZGV0YWlsGAMgASgJIlgKDERvY3RvclJlcG9ydBImCgZjaGVja3MYASADKAsyFi5lbmdyYW0udjEuRG9jdG9yQ2hlY2sSDwoHaGVhbHRoeRgCIAEoCBIPCgdyZWJ1aWx0GAMgASgIIhAKDlJlaW5kZXhSZXF1ZXN0Im8KD1JlaW5kZXhSZXNwb25zZRInCghwcm9ncmVzcxgBIAEoCzITLmVuZ3JhbS52MS5Qcm9ncmVzc0gAEioKBnJlcG9ydBgCIAEoCzIYLmVuZ3JhbS52MS5SZWluZGV4UmVwb3J0SABCBwoFZXZlbnQiNgoIUHJvZ3Jlc3MSDQoFcGhhc2UYASABKAkSDAoEZG9uZRgCIAEoBBINCgV0b3RhbBgDIAEoBCJJCg1SZWluZGV4UmVwb3J0EhAKCGVtYmVkZGVkGAEgASgEEhQKDGFscmVhZHlfZG9uZRgCIAEoBBIQCghlbWJlZGRlchgDIAEoCTKmAgoMQWRtaW5TZXJ2aWNlEj8KBkRvY3RvchIYLmVuZ3JhbS52MS5Eb2N0b3JSZXF1ZXN0GhkuZW5ncmFtLnYxLkRvY3RvclJlc3BvbnNlMAESQgoHUmVpbmRleBIZLmVuZ3JhbS52MS5SZWluZGV4UmVxdWVzdBoaLmVuZ3JhbS52MS5SZWluZGV4UmVzcG9uc2UwARJPCgxTdG9yYWdlU3RhdHMSHi5lbmdyYW0udjEuU3RvcmFnZVN0YXRzUmVxdWVzdBofLmVuZ3JhbS52MS5TdG9yYWdlU3RhdHNSZXNwb25zZRJACgdDb21wYWN0EhkuZW5ncmFtLnYxLkNvbXBhY3RSZXF1ZXN0GhouZW5ncmFtLnYxLkNvbXBhY3RSZXNwb25zZWIGcHJvdG8z");
+
+/**
+ * @generated from message engram.v1.StorageStatsRequest
+ */
+export type StorageStatsRequest = Message<"engram.v1.StorageStatsRequest"> & {
+};
+
+/**
+ * Describes the message engram.v1.StorageStatsRequest.
+ * Use `create(StorageStatsRequestSchema)` to create a new message.
+ */
+export const StorageStatsRequestSchema: GenMessage<StorageStatsRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 0);
+
+/**
+ * @generated from message engram.v1.TableStats
+ */
+export type TableStats = Message<"engram.v1.TableStats"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: uint64 entries = 2;
+   */
+  entries: bigint;
+
+  /**
+   * The store's estimate of the bytes the table spans on disk.
+   *
+   * @generated from field: uint64 bytes = 3;
+   */
+  bytes: bigint;
+};
+
+/**
+ * Describes the message engram.v1.TableStats.
+ * Use `create(TableStatsSchema)` to create a new message.
+ */
+export const TableStatsSchema: GenMessage<TableStats> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 1);
+
+/**
+ * @generated from message engram.v1.StorageStatsResponse
+ */
+export type StorageStatsResponse = Message<"engram.v1.StorageStatsResponse"> & {
+  /**
+   * @generated from field: uint64 store_bytes = 1;
+   */
+  storeBytes: bigint;
+
+  /**
+   * @generated from field: repeated engram.v1.TableStats tables = 2;
+   */
+  tables: TableStats[];
+
+  /**
+   * @generated from field: uint64 fact_count = 3;
+   */
+  factCount: bigint;
+
+  /**
+   * @generated from field: uint64 retired_count = 4;
+   */
+  retiredCount: bigint;
+
+  /**
+   * What to do, if anything, each naming the command that does it.
+   *
+   * @generated from field: repeated string hints = 5;
+   */
+  hints: string[];
+};
+
+/**
+ * Describes the message engram.v1.StorageStatsResponse.
+ * Use `create(StorageStatsResponseSchema)` to create a new message.
+ */
+export const StorageStatsResponseSchema: GenMessage<StorageStatsResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 2);
+
+/**
+ * @generated from message engram.v1.CompactRequest
+ */
+export type CompactRequest = Message<"engram.v1.CompactRequest"> & {
+};
+
+/**
+ * Describes the message engram.v1.CompactRequest.
+ * Use `create(CompactRequestSchema)` to create a new message.
+ */
+export const CompactRequestSchema: GenMessage<CompactRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 3);
+
+/**
+ * @generated from message engram.v1.CompactResponse
+ */
+export type CompactResponse = Message<"engram.v1.CompactResponse"> & {
+  /**
+   * @generated from field: uint64 bytes_before = 1;
+   */
+  bytesBefore: bigint;
+
+  /**
+   * @generated from field: uint64 bytes_after = 2;
+   */
+  bytesAfter: bigint;
+
+  /**
+   * @generated from field: double seconds = 3;
+   */
+  seconds: number;
+};
+
+/**
+ * Describes the message engram.v1.CompactResponse.
+ * Use `create(CompactResponseSchema)` to create a new message.
+ */
+export const CompactResponseSchema: GenMessage<CompactResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 4);
 
 /**
  * @generated from message engram.v1.DoctorRequest
@@ -31,7 +152,7 @@ export type DoctorRequest = Message<"engram.v1.DoctorRequest"> & {
  * Use `create(DoctorRequestSchema)` to create a new message.
  */
 export const DoctorRequestSchema: GenMessage<DoctorRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 0);
+  messageDesc(file_engram_v1_admin, 5);
 
 /**
  * @generated from message engram.v1.DoctorResponse
@@ -60,7 +181,7 @@ export type DoctorResponse = Message<"engram.v1.DoctorResponse"> & {
  * Use `create(DoctorResponseSchema)` to create a new message.
  */
 export const DoctorResponseSchema: GenMessage<DoctorResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 1);
+  messageDesc(file_engram_v1_admin, 6);
 
 /**
  * @generated from message engram.v1.DoctorProgress
@@ -87,7 +208,7 @@ export type DoctorProgress = Message<"engram.v1.DoctorProgress"> & {
  * Use `create(DoctorProgressSchema)` to create a new message.
  */
 export const DoctorProgressSchema: GenMessage<DoctorProgress> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 2);
+  messageDesc(file_engram_v1_admin, 7);
 
 /**
  * @generated from message engram.v1.DoctorCheck
@@ -116,7 +237,7 @@ export type DoctorCheck = Message<"engram.v1.DoctorCheck"> & {
  * Use `create(DoctorCheckSchema)` to create a new message.
  */
 export const DoctorCheckSchema: GenMessage<DoctorCheck> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 3);
+  messageDesc(file_engram_v1_admin, 8);
 
 /**
  * @generated from message engram.v1.DoctorReport
@@ -143,7 +264,7 @@ export type DoctorReport = Message<"engram.v1.DoctorReport"> & {
  * Use `create(DoctorReportSchema)` to create a new message.
  */
 export const DoctorReportSchema: GenMessage<DoctorReport> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 4);
+  messageDesc(file_engram_v1_admin, 9);
 
 /**
  * @generated from message engram.v1.ReindexRequest
@@ -156,7 +277,7 @@ export type ReindexRequest = Message<"engram.v1.ReindexRequest"> & {
  * Use `create(ReindexRequestSchema)` to create a new message.
  */
 export const ReindexRequestSchema: GenMessage<ReindexRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 5);
+  messageDesc(file_engram_v1_admin, 10);
 
 /**
  * @generated from message engram.v1.ReindexResponse
@@ -185,7 +306,7 @@ export type ReindexResponse = Message<"engram.v1.ReindexResponse"> & {
  * Use `create(ReindexResponseSchema)` to create a new message.
  */
 export const ReindexResponseSchema: GenMessage<ReindexResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 6);
+  messageDesc(file_engram_v1_admin, 11);
 
 /**
  * @generated from message engram.v1.Progress
@@ -212,7 +333,7 @@ export type Progress = Message<"engram.v1.Progress"> & {
  * Use `create(ProgressSchema)` to create a new message.
  */
 export const ProgressSchema: GenMessage<Progress> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 7);
+  messageDesc(file_engram_v1_admin, 12);
 
 /**
  * @generated from message engram.v1.ReindexReport
@@ -243,7 +364,7 @@ export type ReindexReport = Message<"engram.v1.ReindexReport"> & {
  * Use `create(ReindexReportSchema)` to create a new message.
  */
 export const ReindexReportSchema: GenMessage<ReindexReport> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 8);
+  messageDesc(file_engram_v1_admin, 13);
 
 /**
  * @generated from service engram.v1.AdminService
@@ -267,6 +388,27 @@ export const AdminService: GenService<{
     methodKind: "server_streaming";
     input: typeof ReindexRequestSchema;
     output: typeof ReindexResponseSchema;
+  },
+  /**
+   * What the store holds table by table, with hints (capability maintenance-v1).
+   *
+   * @generated from rpc engram.v1.AdminService.StorageStats
+   */
+  storageStats: {
+    methodKind: "unary";
+    input: typeof StorageStatsRequestSchema;
+    output: typeof StorageStatsResponseSchema;
+  },
+  /**
+   * Rewrites the store's files without what deletes, rewrites and retirements left behind
+   * (capability maintenance-v1). Writes go on meanwhile.
+   *
+   * @generated from rpc engram.v1.AdminService.Compact
+   */
+  compact: {
+    methodKind: "unary";
+    input: typeof CompactRequestSchema;
+    output: typeof CompactResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_admin, 0);
