@@ -18,7 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, WriteFields } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, WriteFields } from '../shared/model.ts';
+export type { PromoteResult, PromotionCandidate } from '../shared/model.ts';
 export type { CompactReport, GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, TableStats } from '../shared/model.ts';
 
 export interface ConnectOptions {
@@ -363,6 +364,26 @@ export class EngramClient {
     const res = req.dryRun ? await this.read(send) : await this.write('CollectGarbage', requestId, send);
     const { $typeName: _t, ...result } = res;
     return { ...result, factIds: [...res.factIds], scores: [...res.scores] };
+  }
+
+  /** Promotes a fact (`factId`) or every qualifying fact (`autoDetect`) to a long-term note in
+   *  the daemon's vault, and marks it promoted (promote-v1). Promoting again changes nothing. */
+  async promote(agentId: string, options: { factId?: string; autoDetect?: boolean; dryRun?: boolean; force?: boolean; target?: string } = {}): Promise<PromoteResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Promote, 'promotion to notes');
+    check.agentId(agentId);
+    if (options.factId !== undefined) check.factId(options.factId, 'memory_id');
+    const req = { agentId, factId: options.factId ?? '', autoDetect: options.autoDetect === true, dryRun: options.dryRun === true, force: options.force === true, target: options.target ?? '' };
+    // Promotion is idempotent (a promoted fact is left as it is), so a lost answer may be resent.
+    const r = await this.read(() => this.connection.decay.promote(req));
+    return {
+      dryRun: r.dryRun,
+      candidatesFound: r.candidatesFound,
+      promotedCount: r.promotedCount,
+      promotedIds: [...r.promotedIds],
+      candidates: r.candidates.map((c) => ({ id: c.factId, contentPreview: c.contentPreview, reason: c.reason, score: c.score, useCount: c.useCount, ageDays: c.ageDays })),
+      message: r.message,
+    };
   }
 
   /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */

@@ -72,6 +72,7 @@ export function toFact(m: FactMessage | undefined): Fact {
     reviewCount: m.reviewCount,
     crossDomainCount: m.crossDomainCount,
     retiredReason: m.retiredReason,
+    promotedAt: Number(m.promotedAtMs),
   };
   return toPublicFact(fields, m.metaJson);
 }

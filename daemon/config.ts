@@ -1,6 +1,7 @@
 // Every setting of the daemon, declared once: its flag, its ENGRAM_* variable, its default, and
 // the check that turns the text into a value (a bad value stops start-up with a message naming
 // the flag). `engram daemon --help` prints this table; the README's daemon section mirrors it.
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { RELEASE_PROFILES } from '../shared/capabilities.ts';
 import { resolveDataDir } from '../shared/discovery.ts';
@@ -108,7 +109,9 @@ interface ParsedOptions {
   forgetThreshold: number;
   promoteThreshold: number;
   promoteUseCount: number;
+  promoteMinAgeDays: number;
   autoReinforce: boolean;
+  vault?: string;
 }
 
 /** The daemon's options, and how it logs. */
@@ -154,6 +157,8 @@ export function daemonCommand(): Command {
     .addOption(option('--forget-threshold <s>', 'gc retires or deletes facts scoring below this', 'ENGRAM_FORGET_THRESHOLD').argParser(numberIn('--forget-threshold', 0, 100)).default(DEFAULT_DECAY.forgetThreshold))
     .addOption(option('--promote-threshold <s>', 'facts scoring at least this may be promoted', 'ENGRAM_PROMOTE_THRESHOLD').argParser(numberIn('--promote-threshold', 0, 100)).default(DEFAULT_DECAY.promoteThreshold))
     .addOption(option('--promote-use-count <n>', 'or facts used this often within 14 days', 'ENGRAM_PROMOTE_USE_COUNT').argParser(positiveInt('--promote-use-count')).default(DEFAULT_DECAY.promoteUseCount))
+    .addOption(option('--promote-min-age-days <days>', 'facts younger than this are never promoted', 'ENGRAM_PROMOTE_MIN_AGE_DAYS').argParser(numberIn('--promote-min-age-days', 0, 36500)).default(DEFAULT_DECAY.promoteMinAgeDays))
+    .addOption(option('--vault <dir>', 'the markdown (Obsidian) vault that promote_memory writes long-term notes to (default: none, promotion off)', 'LTM_VAULT_PATH'))
     .addOption(option('--auto-reinforce <bool>', 'whether observed use (observe_memory_usage) reinforces facts', 'ENGRAM_AUTO_REINFORCE').argParser(booleanText('--auto-reinforce')).default(DEFAULT_DECAY.autoReinforce))
     .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
     .addOption(option('--log-file <path>', 'append JSON log lines to this file instead of stderr (engram start: DIR/daemon.log)', 'ENGRAM_LOG_FILE'))
@@ -179,6 +184,7 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     checkpointKeep: parsed.checkpointKeep,
     http: parsed.http,
     mcpHttp: parsed.mcpHttp,
+    ...(parsed.vault ? { vault: resolve(parsed.vault) } : {}),
     ...(parsed.mcpAgent ? { mcpAgent: check.agentId(parsed.mcpAgent, '--mcp-agent') } : {}),
     token: parsed.token || undefined,
     noAuth: !parsed.auth,
@@ -194,6 +200,7 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
       forgetThreshold: parsed.forgetThreshold,
       promoteThreshold: parsed.promoteThreshold,
       promoteUseCount: parsed.promoteUseCount,
+      promoteMinAgeDays: parsed.promoteMinAgeDays,
       autoReinforce: parsed.autoReinforce,
     } satisfies DecayConfig,
     logLevel: parsed.logLevel,

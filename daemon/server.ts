@@ -54,6 +54,8 @@ export interface DaemonOptions {
   checkpointKeep?: number;
   /** Decay, reinforcement and collection settings (default DEFAULT_DECAY). */
   decay?: DecayConfig;
+  /** The vault promotion writes notes to; absent: promotion off. */
+  vault?: string;
   /** HTTP listener for REST and MCP ("127.0.0.1:8080"); absent = none. */
   http?: string;
   /** Bearer token for TCP and HTTP (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
@@ -107,6 +109,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       recallDefaults,
       reconcileIntervalMs: options.reconcileIntervalMs,
       checkpointKeep: options.checkpointKeep,
+      ...(options.vault ? { vault: options.vault } : {}),
       // An older profile stores every write, as the release it stands for did.
       dedup: profile.capabilities.includes(Capability.WriteDedup),
       log,

@@ -41,6 +41,8 @@ export const Capability = {
   Analysis: 'analysis-v1',
   /** AdminService.StorageStats and Compact: storage statistics with hints, and compaction. */
   Maintenance: 'maintenance-v1',
+  /** DecayService.Promote: valuable facts become long-term notes in a markdown vault. */
+  Promote: 'promote-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -80,7 +82,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote],
   advertisesDefaultWeight: true,
 };
 
@@ -115,6 +117,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.DecayService/CollectGarbage': Capability.Gc,
   'engram.v1.AnalysisService/AnalyzeMessage': Capability.Analysis,
   'engram.v1.AnalysisService/AnalyzeForRecall': Capability.Analysis,
+  'engram.v1.DecayService/Promote': Capability.Promote,
   'engram.v1.AdminService/StorageStats': Capability.Maintenance,
   'engram.v1.AdminService/Compact': Capability.Maintenance,
 };

@@ -34,5 +34,6 @@ export function factToMessage(fact: FactFields, metaJson: string): MessageInitSh
     reviewCount: fact.reviewCount,
     crossDomainCount: fact.crossDomainCount,
     retiredReason: fact.retiredReason,
+    promotedAtMs: BigInt(fact.promotedAt),
   };
 }

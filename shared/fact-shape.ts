@@ -40,6 +40,7 @@ export function toFact(record: FactFields, metaJson: string): Fact {
     embedder: present(record.embedder, ''),
     lastUsedAt: present(record.lastUsedAt, 0),
     retiredReason: present(record.retiredReason, ''),
+    promotedAt: present(record.promotedAt, 0),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (fact as unknown as Record<string, unknown>)[key] = value;
   return fact;
@@ -72,6 +73,7 @@ export function toRecord(fact: Fact): { fields: FactFields; metaJson: string } {
     reviewCount: fact.reviewCount,
     crossDomainCount: fact.crossDomainCount,
     retiredReason: fact.retiredReason ?? '',
+    promotedAt: fact.promotedAt ?? 0,
   };
   return { fields, metaJson: Object.keys(fact.meta).length ? JSON.stringify(fact.meta) : '' };
 }

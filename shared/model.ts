@@ -43,6 +43,8 @@ export interface FactFields {
   crossDomainCount: number;
   /** Why a retired fact was retired by the daemon itself ("gc: score … below …"); "" otherwise. */
   retiredReason: string;
+  /** When it was promoted to a long-term note (epoch ms); 0: never. */
+  promotedAt: number;
 }
 
 export type ConfidenceLabel = 'verified' | 'inferred' | 'unverified';
@@ -109,6 +111,8 @@ export interface Fact {
   crossDomainCount: number;
   /** Why the daemon retired it (garbage collection); undefined otherwise. */
   retiredReason?: string;
+  /** When it was promoted to a long-term note; undefined: never. */
+  promotedAt?: number;
 }
 
 export interface SignalWeights {
@@ -284,4 +288,25 @@ export interface CompactReport {
   bytesBefore: number;
   bytesAfter: number;
   seconds: number;
+}
+
+/** A fact that qualifies for promotion (or was named and forced). */
+export interface PromotionCandidate {
+  id: string;
+  contentPreview: string;
+  /** "High score (0.82 >= 0.65)", "Frequently used (7 uses in 5.2 days)" or "Forced". */
+  reason: string;
+  score: number;
+  useCount: number;
+  ageDays: number;
+}
+
+/** What a promotion did, or (dry run) would do. */
+export interface PromoteResult {
+  dryRun: boolean;
+  candidatesFound: number;
+  promotedCount: number;
+  promotedIds: string[];
+  candidates: PromotionCandidate[];
+  message: string;
 }

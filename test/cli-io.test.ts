@@ -36,7 +36,7 @@ const parseJsonl = (text: string) => text.split('\n').filter(Boolean).map((l) =>
 
 const FACT_KEYS = [
   'access_count', 'agent_id', 'confidence', 'context', 'created_at', 'cross_domain_count', 'embedder', 'entities', 'id', 'kind', 'last_accessed_at', 'last_used_at', 'meta',
-  'occurred_at', 'pinned', 'pinned_at', 'retired_reason', 'review_count', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at', 'use_count',
+  'occurred_at', 'pinned', 'pinned_at', 'promoted_at', 'retired_reason', 'review_count', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at', 'use_count',
 ];
 /** What the daemon assigns on write (or changes on access): never expected to round-trip. */
 const ASSIGNED = ['id', 'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'last_used_at'];

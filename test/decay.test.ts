@@ -1,5 +1,7 @@
 // Decay and reinforcement: facts fade unless used, each model computed as itself; touching and
 // observed use reinforce durably without touching text or indexes; gc collects what faded.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { decayFactor, decayScore, DEFAULT_DECAY, type DecayModel } from '../daemon/lifecycle/decay.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
@@ -198,5 +200,51 @@ describe('decay in recall', () => {
     await expect(client.recall('o', 'fact', { filters: { minDecayScore: 0.1 } })).rejects.toMatchObject({ name: 'CapabilityError' });
     await expect(client.touch('o', (await client.list('o')).facts[0]!.id)).rejects.toMatchObject({ name: 'CapabilityError' });
     await expect(client.collectGarbage('o')).rejects.toMatchObject({ name: 'CapabilityError' });
+  });
+});
+
+describe('promotion to long-term notes', () => {
+  test('a brand-new fact never qualifies; force promotes it: a vault note, a promoted mark, still recalled, never collected', async () => {
+    const vault = pool.newDir();
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--vault', vault, '--decay-model', 'exponential', '--decay-lambda', '1'] });
+    const client = await daemon.client();
+    const { fact } = await client.put('p', 'The release checklist lives in docs/release.md', { entities: ['release checklist'], tags: ['process'] });
+    expect(await client.promote('p', { autoDetect: true })).toMatchObject({ candidatesFound: 0, promotedCount: 0, message: 'Promoted 0 memories to obsidian' });
+    await expect(client.promote('p', { factId: fact.id })).rejects.toMatchObject({ kind: 'failed_precondition', message: expect.stringMatching(/too new/) });
+
+    const forced = await client.promote('p', { factId: fact.id, force: true });
+    expect(forced).toMatchObject({ candidatesFound: 1, promotedCount: 1, promotedIds: [fact.id], message: 'Promoted 1 memory to obsidian' });
+    expect(forced.candidates[0]).toMatchObject({ id: fact.id, reason: 'Forced', contentPreview: 'The release checklist lives in docs/release.md' });
+    const note = readFileSync(join(vault, 'p', `${fact.id}.md`), 'utf8');
+    expect(note).toMatch(new RegExp(`^---\\nid: "${fact.id}"\\nagent_id: "p"\\n`));
+    expect(note).toContain('tags: ["process"]');
+    expect(note).toContain('[[release checklist]]');
+    const promoted = await client.get('p', fact.id);
+    expect(promoted.promotedAt).toBeGreaterThan(0);
+    expect((await client.recall('p', 'release checklist')).facts[0]!.id).toBe(fact.id);
+
+    // Promoting again changes nothing; once faded, gc still leaves it.
+    expect((await client.promote('p', { factId: fact.id, force: true })).promotedCount).toBe(0);
+    await sleep(3200);
+    expect((await client.collectGarbage('p')).factIds).toEqual([]);
+  });
+
+  test('auto_detect promotes what qualifies once old enough, and only once; without a vault promotion is refused', async () => {
+    const vault = pool.newDir();
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--vault', vault, '--promote-min-age-days', '0'] });
+    const client = await daemon.client();
+    const ids = [(await client.put('q', 'first keeper')).fact.id, (await client.put('q', 'second keeper')).fact.id];
+    const dry = await client.promote('q', { autoDetect: true, dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, candidatesFound: 2, promotedCount: 0 });
+    expect(dry.candidates.map((c) => c.reason)).toEqual(['High score (1.00 >= 0.65)', 'High score (1.00 >= 0.65)']);
+    expect(existsSync(join(vault, 'q'))).toBe(false);
+    expect((await client.promote('q', { autoDetect: true })).promotedIds.sort()).toEqual([...ids].sort());
+    expect((await client.promote('q', { autoDetect: true })).candidatesFound).toBe(0);
+
+    const bare = await pool.start({ dataDir: pool.newDir() });
+    const other = await bare.client();
+    const { fact } = await other.put('q', 'no vault here');
+    await expect(other.promote('q', { factId: fact.id, force: true })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'target' });
+    await expect(other.promote('q', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'memory_id' });
   });
 });

@@ -1,6 +1,7 @@
 // Garbage collection: the facts of a namespace whose decay score fell below the forget threshold,
 // lowest first, are retired (archive: kept and listed with the reason, no longer recalled) or
-// erased (as Delete erases: nothing of their text stays). Pinned facts are never collected.
+// erased (as Delete erases: nothing of their text stays). Pinned and promoted facts are never
+// collected.
 // A dry run (the default) only reports what a real run would collect now.
 import * as check from '../../shared/validate.ts';
 import { isIndexed } from '../index/derive.ts';
@@ -80,7 +81,7 @@ export class Collector {
     const out: Candidate[] = [];
     for (const doc of ns.docsInOrder()) {
       const info = ns.doc(doc);
-      if (info.pinned) continue;
+      if (info.pinned || info.promoted) continue;
       const score = decayScore(this.decay, info, now);
       if (score < this.decay.forgetThreshold) out.push({ factId: info.factId, score });
     }
@@ -89,7 +90,7 @@ export class Collector {
   }
 
   private collectable(fact: FactRecord, now: number): boolean {
-    return isIndexed(fact) && !fact.pinned && decayScore(this.decay, fact, now) < this.decay.forgetThreshold;
+    return isIndexed(fact) && !fact.pinned && !fact.promotedAt && decayScore(this.decay, fact, now) < this.decay.forgetThreshold;
   }
 
   private archived(fact: FactRecord, score: number, now: number) {

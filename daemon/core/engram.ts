@@ -32,6 +32,7 @@ import type { DecayConfig } from '../lifecycle/decay.ts';
 import { analyzeForRecall, analyzeMessage } from '../analysis/analyze.ts';
 import type { RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
+import { Promoter, type PromoteInput, type PromoteResult } from './promote.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
@@ -49,6 +50,7 @@ export type { ReindexEvent } from '../jobs/reindex.ts';
 export type { Stats } from './stats.ts';
 export type { GcInput, GcResult } from './collect.ts';
 export type { CompactReport, StorageReport } from './maintenance.ts';
+export type { PromoteInput, PromoteResult } from './promote.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -65,6 +67,8 @@ export interface EngramOptions {
   reconcileIntervalMs?: number;
   /** Whether a write identical to a live fact returns that fact instead of storing a copy. */
   dedup?: boolean;
+  /** The markdown vault promotion writes notes to; absent: promotion off. */
+  vault?: string;
   log: Log;
 }
 
@@ -85,6 +89,7 @@ export class Engram {
   private readonly writes: Writes;
   private readonly usage: Usage;
   private readonly collector: Collector;
+  private readonly promoter: Promoter;
   readonly decay: DecayConfig;
   private readonly recallEngine: RecallEngine;
   private readonly reconciler: EmbeddingReconciler;
@@ -102,6 +107,7 @@ export class Engram {
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay);
+    this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault);
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
     const daemon = callContext(DAEMON);
     const attach = (agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive?: boolean) =>
@@ -179,6 +185,11 @@ export class Engram {
   /** Garbage collection of faded facts; a dry run unless dryRun is false. */
   collectGarbage(ctx: CallContext, input: GcInput): Promise<GcResult> {
     return this.collector.collect(ctx, input);
+  }
+
+  /** Promotion of valuable facts to long-term notes (promote_memory). */
+  promote(ctx: CallContext, input: PromoteInput): Promise<PromoteResult> {
+    return this.promoter.promote(ctx, input);
   }
 
   /** Whether a message is worth saving (advice; nothing is stored). */

@@ -79,6 +79,7 @@ export function docOf(fact: FactRecord): Doc {
     lastUsedAt: fact.lastUsedAt,
     strength: fact.strength,
     pinned: fact.pinned,
+    promoted: fact.promotedAt > 0,
   };
 }
 

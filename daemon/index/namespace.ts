@@ -27,6 +27,8 @@ export interface Doc {
   lastUsedAt: number;
   strength: number;
   pinned: boolean;
+  /** Promoted to a long-term note (gc leaves it, auto-detection skips it). */
+  promoted: boolean;
 }
 
 /** A namespace's in-memory indexes as plain data (the vector index is saved on its own). */

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 6;
+const FORMAT = 7;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -114,7 +114,7 @@ function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
   const { docs } = ns;
   const strings: DocStrings = { factIds: [], textKeys: [], contentKeys: [], confidences: [], kinds: [], tags: [] };
   const times = new Float64Array(docs.length * 4); // createdAt, recencyTime, vectorKey, eventTime per doc
-  const use = new Float64Array(docs.length * 4); // useCount, lastUsedAt, strength, pinned per doc
+  const use = new Float64Array(docs.length * 5); // useCount, lastUsedAt, strength, pinned, promoted per doc
   docs.forEach((doc, i) => {
     strings.factIds.push(doc?.factId ?? null);
     strings.textKeys.push(doc?.textKey ?? '');
@@ -123,7 +123,7 @@ function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
     strings.kinds.push(doc?.kind ?? '');
     if (doc?.tags.length) strings.tags.push([i, doc.tags]);
     times.set([doc?.createdAt ?? 0, doc?.recencyTime ?? 0, doc?.vectorKey ?? 0, doc?.eventTime ? 1 : 0], i * 4);
-    use.set([doc?.useCount ?? 0, doc?.lastUsedAt ?? 0, doc?.strength ?? 0, doc?.pinned ? 1 : 0], i * 4);
+    use.set([doc?.useCount ?? 0, doc?.lastUsedAt ?? 0, doc?.strength ?? 0, doc?.pinned ? 1 : 0, doc?.promoted ? 1 : 0], i * 5);
   });
   out.json({ agentId: ns.agentId, ...strings, aliases: ns.aliases, termNames: ns.keyword.termNames });
   out.float64(times);
@@ -155,10 +155,11 @@ function readNamespace(input: SectionReader): NamespaceState {
           kind: head.kinds[i]!,
           tags: tags.get(i) ?? [],
           vectorKey: times[i * 4 + 2]!,
-          useCount: use[i * 4]!,
-          lastUsedAt: use[i * 4 + 1]!,
-          strength: use[i * 4 + 2]!,
-          pinned: use[i * 4 + 3] === 1,
+          useCount: use[i * 5]!,
+          lastUsedAt: use[i * 5 + 1]!,
+          strength: use[i * 5 + 2]!,
+          pinned: use[i * 5 + 3] === 1,
+          promoted: use[i * 5 + 4] === 1,
         },
   );
   const [offsets, postingDocs, tfs, lens, forwardDocs, lengths, starts, arena] = Array.from({ length: 8 }, () => input.int32());

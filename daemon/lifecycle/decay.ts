@@ -24,6 +24,8 @@ export interface DecayConfig {
   /** At or above this score (or with promoteUseCount uses in 14 days) a fact may be promoted. */
   promoteThreshold: number;
   promoteUseCount: number;
+  /** A fact younger than this never qualifies for promotion (a new fact scores its full strength). */
+  promoteMinAgeDays: number;
   /** Whether observed use reinforces facts (observe_memory_usage). */
   autoReinforce: boolean;
 }
@@ -40,6 +42,7 @@ export const DEFAULT_DECAY: Readonly<DecayConfig> = {
   forgetThreshold: 0.05,
   promoteThreshold: 0.65,
   promoteUseCount: 5,
+  promoteMinAgeDays: 1,
   autoReinforce: true,
 };
 

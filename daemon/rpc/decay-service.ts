@@ -14,6 +14,10 @@ export function decayService(core: Engram): ImplOf<typeof DecayService> {
     async observeUsage(req, call) {
       return core.observeUsage(coreContext(call, req.requestId), { agentId: req.agentId, factIds: req.factIds, contextTags: req.contextTags });
     },
+    async promote(req, call) {
+      const r = await core.promote(coreContext(call), { agentId: req.agentId, factId: req.factId, autoDetect: req.autoDetect, dryRun: req.dryRun, target: req.target, force: req.force });
+      return { ...r, candidates: r.candidates.map(({ id, ...c }) => ({ factId: id, ...c })) };
+    },
     async collectGarbage(req, call) {
       return core.collectGarbage(coreContext(call, req.requestId), { agentId: req.agentId, dryRun: req.dryRun, archiveInstead: req.archiveInstead, limit: req.limit });
     },

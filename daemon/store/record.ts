@@ -47,6 +47,7 @@ export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: str
     reviewCount: raw.reviewCount ?? 0,
     crossDomainCount: raw.crossDomainCount ?? 0,
     retiredReason: raw.retiredReason ?? '',
+    promotedAt: raw.promotedAt ?? 0,
     ...(raw.requestId ? { requestId: raw.requestId } : {}),
     ...(raw.replaces?.length ? { replaces: raw.replaces } : {}),
   };

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -57,6 +57,7 @@ export function factJson(f: FactView): FactJson {
     review_count: f.reviewCount,
     cross_domain_count: f.crossDomainCount,
     retired_reason: f.retiredReason ?? null,
+    promoted_at: iso(f.promotedAt),
   };
 }
 
@@ -219,4 +220,15 @@ export function storageReportJson(r: StorageReport): StorageReportJson {
 
 export function compactReportJson(r: CompactReport): CompactReportJson {
   return { bytes_before: r.bytesBefore, bytes_after: r.bytesAfter, seconds: r.seconds };
+}
+
+export function promoteJson(r: PromoteResult): PromoteJson {
+  return {
+    dry_run: r.dryRun,
+    candidates_found: r.candidatesFound,
+    promoted_count: r.promotedCount,
+    promoted_ids: r.promotedIds,
+    candidates: r.candidates.map((c) => ({ id: c.id, content_preview: c.contentPreview, reason: c.reason, score: c.score, use_count: c.useCount, age_days: c.ageDays })),
+    message: r.message,
+  };
 }

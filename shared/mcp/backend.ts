@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { GcResult, ObserveUsageResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -158,6 +158,7 @@ export interface McpBackend {
   touch(agentId: string, factId: string, boostStrength: boolean): Promise<TouchReport>;
   observeUsage(agentId: string, factIds: string[], contextTags: string[]): Promise<ObserveUsageResult>;
   collectGarbage(agentId: string, req: GcRequest): Promise<GcResult>;
+  promote(agentId: string, req: { factId?: string; autoDetect: boolean; dryRun: boolean; force: boolean; target: string }): Promise<PromoteResult>;
   analyzeMessage(message: string): Promise<SaveAdvice>;
   analyzeForRecall(message: string): Promise<RecallAdvice>;
 }

@@ -198,11 +198,21 @@ export const INPUT_TYPES = {
       agent_id: cortexAgent,
     })
     .strict(),
+  promote_memory: z
+    .object({
+      memory_id: z.string().describe('The memory to promote.').optional(),
+      auto_detect: z.boolean().default(false).describe('Promote every memory that qualifies (score >= the promote threshold, or used often while young), instead of memory_id.'),
+      dry_run: z.boolean().default(false).describe('Preview without promoting.'),
+      target: z.enum(['obsidian']).default('obsidian').describe('Where promoted memories go: the daemon\'s markdown (Obsidian) vault.'),
+      force: z.boolean().default(false).describe('Promote memory_id even if it does not meet the criteria.'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
   analyze_message: z.object({ message: z.string().min(1).describe('The user message to analyze for memory-worthy content.') }).strict(),
   analyze_for_recall: z.object({ message: z.string().min(1).describe('The user message to analyze for recall intent.') }).strict(),
 } as const;
 
 /** Which tools speak the CortexGraph contract (optional agent_id, {"success": false} errors). */
-export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'analyze_message', 'analyze_for_recall']);
+export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'promote_memory', 'analyze_message', 'analyze_for_recall']);
 
 export type ToolName = keyof typeof INPUT_TYPES;

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { FactJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { FactJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -175,6 +175,7 @@ export const OUTPUT_TYPES = {
       message: z.string(),
     })
     .strict(),
+  promote_memory: PromoteJson.extend({ success: z.literal(true) }).strict(),
   analyze_message: SaveAdviceJson,
   analyze_for_recall: RecallAdviceJson,
 } as const satisfies Record<ToolName, z.ZodType>;

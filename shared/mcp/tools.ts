@@ -128,6 +128,12 @@ const TEXT: Record<ToolName, ToolText> = {
       'Garbage-collect memories whose decay score fell below the forget threshold (0.05 by default), lowest first; pinned memories are never collected. dry_run is true by default: it reports what would go. With dry_run: false they are deleted for good, or with archive_instead: true retired (kept and listed with the reason, no longer recalled).',
     annotations: { title: 'Collect faded memories', ...destructive },
   },
+  promote_memory: {
+    title: 'Promote a memory to a long-term note',
+    description:
+      'Promote high-value memories to long-term notes in the markdown (Obsidian) vault the daemon is configured with: one note per memory (YAML frontmatter, wikilinks for entities). Name one with memory_id, or auto_detect every memory that qualifies: decay score >= the promote threshold (0.65), or used at least 5 times within 14 days of its creation — and at least a day old, so a brand-new memory never qualifies. force promotes memory_id anyway; dry_run previews. A promoted memory stays searchable and is never garbage-collected.',
+    annotations: { title: 'Promote a memory to a long-term note', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
   analyze_message: {
     title: 'Is this message worth saving?',
     description:

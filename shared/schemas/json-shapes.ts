@@ -39,6 +39,7 @@ export const FactJson = z
     review_count: count,
     cross_domain_count: count,
     retired_reason: z.string().nullable().describe('Why the daemon retired it (garbage collection); null otherwise.'),
+    promoted_at: dateTime().nullable().describe('When it was promoted to a long-term note; null: never.'),
   })
   .strict();
 
@@ -249,3 +250,19 @@ export const CompactReportJson = z.object({ bytes_before: count, bytes_after: co
 
 export type StorageReportJson = z.infer<typeof StorageReportJson>;
 export type CompactReportJson = z.infer<typeof CompactReportJson>;
+
+/** What a promotion did, or (dry run) would do (promote_memory, engram promote, POST /v1/promotions). */
+export const PromoteJson = z
+  .object({
+    dry_run: z.boolean(),
+    candidates_found: count,
+    promoted_count: count,
+    promoted_ids: strings,
+    candidates: z.array(
+      z.object({ id: z.string(), content_preview: z.string(), reason: z.string(), score: z.number(), use_count: count, age_days: z.number() }).strict(),
+    ),
+    message: z.string(),
+  })
+  .strict();
+
+export type PromoteJson = z.infer<typeof PromoteJson>;

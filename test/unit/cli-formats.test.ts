@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { parseEventTime } from '../../client/cli/io/times.ts';
 import { parseImportLine } from '../../client/cli/io/records.ts';
-import { wikilinkTarget, yamlQuote } from '../../client/cli/io/markdown.ts';
+import { wikilinkTarget, yamlQuote } from '../../shared/markdown/notes.ts';
 import { DEFAULT_LIMITS } from '../../shared/validate.ts';
 
 describe('parseEventTime', () => {

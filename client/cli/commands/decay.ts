@@ -2,7 +2,7 @@
 // and gc (collect faded facts; a dry run unless --apply); and analyze (is a message worth saving,
 // or does it ask for a memory).
 import type { Command } from 'commander';
-import { gcJson, observeJson, recallAdviceJson, saveAdviceJson, touchJson } from '../../../shared/json/shapes.ts';
+import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson } from '../../../shared/json/shapes.ts';
 import { out, positiveInt, printJson, repeatable, textArgument, withClient, type Cli } from '../context.ts';
 
 const score = (x: number): string => x.toFixed(4);
@@ -36,6 +36,23 @@ export function registerDecayCommands({ program, globals }: Cli): void {
       if (!r.reinforced) return out(`nothing reinforced: ${r.reason}`);
       for (const f of r.results) out(`${f.factId} ${f.status}${f.status === 'reinforced' ? `: used ${f.useCount} times, strength ${f.strength}${f.crossDomain ? ' (cross-domain)' : ''}` : ''}`);
       out(`${r.count} reinforced, ${r.crossDomainCount} cross-domain`);
+    });
+
+  program
+    .command('promote')
+    .description("promote a fact (or, with --auto, every fact that qualifies) to a long-term note in the daemon's vault (--vault); it stays recallable and gc never collects it")
+    .argument('<agent>', 'agent id (namespace)')
+    .argument('[fact-id]', 'the fact')
+    .option('--auto', 'every fact that qualifies: a high decay score, or frequent use while young; at least a day old')
+    .option('--dry-run', 'show the candidates, promote nothing')
+    .option('--force', 'promote the named fact even if it does not qualify')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, factId: string | undefined, o: { auto?: boolean; dryRun?: boolean; force?: boolean }, cmd: Command) => {
+      const opts = globals(cmd);
+      const r = await withClient(opts, (c) => c.promote(agent, { ...(factId ? { factId } : {}), autoDetect: o.auto === true, dryRun: o.dryRun === true, force: o.force === true }));
+      if (opts.json) return printJson(promoteJson(r));
+      for (const c of r.candidates) out(`${c.id} ${c.reason}: ${c.contentPreview}`);
+      out(r.message);
     });
 
   program

@@ -1,6 +1,6 @@
 // `engram export <agent>`: every fact of a namespace, retired ones included, oldest first.
 // JSONL (a fact's whole record per line — `engram import` reads it back) to a file or stdout, or
-// a markdown/Obsidian vault in a directory (see io/markdown.ts).
+// a markdown/Obsidian vault in a directory (see shared/markdown/notes.ts).
 import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -9,7 +9,7 @@ import type { EngramClient } from '../../client.ts';
 import type { Fact } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { factJson } from '../json.ts';
-import { factNote, indexNote, type IndexEntry } from '../io/markdown.ts';
+import { factNote, indexNote, type IndexEntry } from '../../../shared/markdown/notes.ts';
 import { ProgressBar } from '../progress.ts';
 
 /** One export line: the --json fact shape plus the embedder that made its vector. */

@@ -34,7 +34,7 @@ const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source
 /** What an export line carries that the daemon assigns on write. */
 const ASSIGNED = new Set([
   'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder',
-  'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason',
+  'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason', 'promoted_at',
 ]);
 
 

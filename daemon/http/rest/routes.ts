@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson } from '../../../shared/json/shapes.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -164,6 +164,13 @@ export const ROUTES: readonly Route[] = [
     { body: 'GcRequest', operationId: 'collectGarbage', summary: "Collect a namespace's faded facts (decay score below the forget threshold; pinned ones never); a dry run unless dry_run is false", status: 200, response: 'Collected', description: 'What was (or would be) collected, lowest score first.', errors: ['400'] },
     async ({ core, ctx, body: b }) =>
       ok('Collected', gcJson(await core.collectGarbage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run, archiveInstead: b.archive_instead, limit: b.limit }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/promotions',
+    { body: 'PromoteRequest', operationId: 'promote', summary: "Promote a fact (or every qualifying one) to a long-term note in the daemon's vault", status: 200, response: 'Promoted', description: 'What was (or would be) promoted.', errors: ['400', '404', '409'] },
+    async ({ core, ctx, body: b }) => ok('Promoted', promoteJson(await core.promote(ctx, { agentId: b.agent_id, factId: b.fact_id, autoDetect: b.auto_detect, dryRun: b.dry_run, force: b.force }))),
   ),
 
   route(

@@ -15,6 +15,7 @@ import {
   SaveAdviceJson,
   StorageReportJson,
   CompactReportJson,
+  PromoteJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -110,6 +111,15 @@ export const REQUESTS = {
     })
     .strict(),
   EmptyRequest: z.object({}).strict(),
+  PromoteRequest: z
+    .object({
+      agent_id: agentId,
+      fact_id: z.string().describe('The fact to promote; omitted with auto_detect: every fact that qualifies.').optional(),
+      auto_detect: z.boolean().optional(),
+      dry_run: z.boolean().optional(),
+      force: z.boolean().describe('Promote fact_id even if it does not qualify.').optional(),
+    })
+    .strict(),
   AnalyzeRequest: z.object({ message: z.string().describe('The message to analyze.') }).strict(),
   GcRequest: z
     .object({
@@ -179,6 +189,7 @@ export const RESPONSES = {
   Collected: GcJson,
   SaveAdvice: SaveAdviceJson,
   StorageReport: StorageReportJson,
+  Promoted: PromoteJson,
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z

@@ -9,10 +9,10 @@ import type { McpBackend } from '../backend.ts';
 import { INPUT_TYPES } from '../input-schemas.ts';
 import type { GcPayload, ObservePayload, SavePayload, ScoredSearchPayload, TouchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
-import { recallAdviceJson, saveAdviceJson } from '../../json/shapes.ts';
+import { promoteJson, recallAdviceJson, saveAdviceJson } from '../../json/shapes.ts';
 import type { HandlerContext } from './context.ts';
 
-type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'analyze_message' | 'analyze_for_recall';
+type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'promote_memory' | 'analyze_message' | 'analyze_for_recall';
 
 /** The arguments as the tool's schema reads them (defaults filled in), or a ToolInputError
  *  naming the first field at fault. */
@@ -142,5 +142,12 @@ export async function analyzeMessage(args: Args, backend: McpBackend): Promise<C
 
 export async function analyzeForRecall(args: Args, backend: McpBackend): Promise<CallToolResult> {
   const payload = recallAdviceJson(await backend.analyzeForRecall(parsed('analyze_for_recall', args).message));
+  return success(payload, JSON.stringify(payload, null, 2));
+}
+
+export async function promoteMemory(args: Args, backend: McpBackend, ctx: HandlerContext): Promise<CallToolResult> {
+  const a = parsed('promote_memory', args);
+  const r = await backend.promote(a.agent_id ?? ctx.defaultAgentId, { ...(a.memory_id ? { factId: a.memory_id } : {}), autoDetect: a.auto_detect, dryRun: a.dry_run, force: a.force, target: a.target });
+  const payload = { success: true as const, ...promoteJson(r) };
   return success(payload, JSON.stringify(payload, null, 2));
 }

@@ -9,7 +9,7 @@ import { memoryDelete, memoryForget, memoryGet, memoryList } from './facts.ts';
 import { memoryReflect } from './reflect.ts';
 import { memorySearch, memorySearchBatch } from './search.ts';
 import { memoryAdd, memoryAddBatch, memoryAlias } from './write.ts';
-import { analyzeForRecall, analyzeMessage, gc, observeMemoryUsage, saveMemory, searchMemory, touchMemory } from './cortex.ts';
+import { analyzeForRecall, analyzeMessage, gc, observeMemoryUsage, promoteMemory, saveMemory, searchMemory, touchMemory } from './cortex.ts';
 import type { HandlerContext } from './context.ts';
 export { DEFAULT_HANDLER_CONTEXT, type HandlerContext } from './context.ts';
 
@@ -33,6 +33,7 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   touch_memory: touchMemory,
   observe_memory_usage: observeMemoryUsage,
   gc,
+  promote_memory: promoteMemory,
   analyze_message: analyzeMessage,
   analyze_for_recall: analyzeForRecall,
 };

@@ -17,7 +17,139 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/decay.proto.
  */
 export const file_engram_v1_decay: GenFile = /*@__PURE__*/
-  fileDesc("ChVlbmdyYW0vdjEvZGVjYXkucHJvdG8SCWVuZ3JhbS52MSJdCgxUb3VjaFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIPCgdmYWN0X2lkGAMgASgJEhYKDmJvb3N0X3N0cmVuZ3RoGAQgASgIImYKDVRvdWNoUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhEKCW9sZF9zY29yZRgCIAEoARIRCgluZXdfc2NvcmUYAyABKAESEAoIcmVwbGF5ZWQYBCABKAgiYwoTT2JzZXJ2ZVVzYWdlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEhAKCGZhY3RfaWRzGAMgAygJEhQKDGNvbnRleHRfdGFncxgEIAMoCSKAAQoMT2JzZXJ2ZWRGYWN0Eg8KB2ZhY3RfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhQKDGNyb3NzX2RvbWFpbhgDIAEoCBIRCgl1c2VfY291bnQYBCABKA0SFAoMcmV2aWV3X2NvdW50GAUgASgNEhAKCHN0cmVuZ3RoGAYgASgBIqEBChRPYnNlcnZlVXNhZ2VSZXNwb25zZRISCgpyZWluZm9yY2VkGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIoCgdyZXN1bHRzGAMgAygLMhcuZW5ncmFtLnYxLk9ic2VydmVkRmFjdBINCgVjb3VudBgEIAEoDRIaChJjcm9zc19kb21haW5fY291bnQYBSABKA0SEAoIcmVwbGF5ZWQYBiABKAgilgEKFUNvbGxlY3RHYXJiYWdlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEhQKB2RyeV9ydW4YAyABKAhIAIgBARIXCg9hcmNoaXZlX2luc3RlYWQYBCABKAgSEgoFbGltaXQYBSABKA1IAYgBAUIKCghfZHJ5X3J1bkIICgZfbGltaXQi4QEKFkNvbGxlY3RHYXJiYWdlUmVzcG9uc2USDwoHZHJ5X3J1bhgBIAEoCBIVCg1yZW1vdmVkX2NvdW50GAIgASgNEhYKDmFyY2hpdmVkX2NvdW50GAMgASgNEhcKD2ZyZWVkX3Njb3JlX3N1bRgEIAEoARIQCghmYWN0X2lkcxgFIAMoCRIOCgZzY29yZXMYBiADKAESFgoOdG90YWxfYWZmZWN0ZWQYByABKA0SEQoJdGhyZXNob2xkGAggASgBEg8KB21lc3NhZ2UYCSABKAkSEAoIcmVwbGF5ZWQYCiABKAgy8gEKDERlY2F5U2VydmljZRI6CgVUb3VjaBIXLmVuZ3JhbS52MS5Ub3VjaFJlcXVlc3QaGC5lbmdyYW0udjEuVG91Y2hSZXNwb25zZRJPCgxPYnNlcnZlVXNhZ2USHi5lbmdyYW0udjEuT2JzZXJ2ZVVzYWdlUmVxdWVzdBofLmVuZ3JhbS52MS5PYnNlcnZlVXNhZ2VSZXNwb25zZRJVCg5Db2xsZWN0R2FyYmFnZRIgLmVuZ3JhbS52MS5Db2xsZWN0R2FyYmFnZVJlcXVlc3QaIS5lbmdyYW0udjEuQ29sbGVjdEdhcmJhZ2VSZXNwb25zZWIGcHJvdG8z", [file_engram_v1_fact]);
+  fileDesc("ChVlbmdyYW0vdjEvZGVjYXkucHJvdG8SCWVuZ3JhbS52MSJ4Cg5Qcm9tb3RlUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIPCgdmYWN0X2lkGAIgASgJEhMKC2F1dG9fZGV0ZWN0GAMgASgIEg8KB2RyeV9ydW4YBCABKAgSDgoGdGFyZ2V0GAUgASgJEg0KBWZvcmNlGAYgASgIIoIBChJQcm9tb3Rpb25DYW5kaWRhdGUSDwoHZmFjdF9pZBgBIAEoCRIXCg9jb250ZW50X3ByZXZpZXcYAiABKAkSDgoGcmVhc29uGAMgASgJEg0KBXNjb3JlGAQgASgBEhEKCXVzZV9jb3VudBgFIAEoDRIQCghhZ2VfZGF5cxgGIAEoASKuAQoPUHJvbW90ZVJlc3BvbnNlEg8KB2RyeV9ydW4YASABKAgSGAoQY2FuZGlkYXRlc19mb3VuZBgCIAEoDRIWCg5wcm9tb3RlZF9jb3VudBgDIAEoDRIUCgxwcm9tb3RlZF9pZHMYBCADKAkSMQoKY2FuZGlkYXRlcxgFIAMoCzIdLmVuZ3JhbS52MS5Qcm9tb3Rpb25DYW5kaWRhdGUSDwoHbWVzc2FnZRgGIAEoCSJdCgxUb3VjaFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIPCgdmYWN0X2lkGAMgASgJEhYKDmJvb3N0X3N0cmVuZ3RoGAQgASgIImYKDVRvdWNoUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhEKCW9sZF9zY29yZRgCIAEoARIRCgluZXdfc2NvcmUYAyABKAESEAoIcmVwbGF5ZWQYBCABKAgiYwoTT2JzZXJ2ZVVzYWdlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEhAKCGZhY3RfaWRzGAMgAygJEhQKDGNvbnRleHRfdGFncxgEIAMoCSKAAQoMT2JzZXJ2ZWRGYWN0Eg8KB2ZhY3RfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhQKDGNyb3NzX2RvbWFpbhgDIAEoCBIRCgl1c2VfY291bnQYBCABKA0SFAoMcmV2aWV3X2NvdW50GAUgASgNEhAKCHN0cmVuZ3RoGAYgASgBIqEBChRPYnNlcnZlVXNhZ2VSZXNwb25zZRISCgpyZWluZm9yY2VkGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIoCgdyZXN1bHRzGAMgAygLMhcuZW5ncmFtLnYxLk9ic2VydmVkRmFjdBINCgVjb3VudBgEIAEoDRIaChJjcm9zc19kb21haW5fY291bnQYBSABKA0SEAoIcmVwbGF5ZWQYBiABKAgilgEKFUNvbGxlY3RHYXJiYWdlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEhQKB2RyeV9ydW4YAyABKAhIAIgBARIXCg9hcmNoaXZlX2luc3RlYWQYBCABKAgSEgoFbGltaXQYBSABKA1IAYgBAUIKCghfZHJ5X3J1bkIICgZfbGltaXQi4QEKFkNvbGxlY3RHYXJiYWdlUmVzcG9uc2USDwoHZHJ5X3J1bhgBIAEoCBIVCg1yZW1vdmVkX2NvdW50GAIgASgNEhYKDmFyY2hpdmVkX2NvdW50GAMgASgNEhcKD2ZyZWVkX3Njb3JlX3N1bRgEIAEoARIQCghmYWN0X2lkcxgFIAMoCRIOCgZzY29yZXMYBiADKAESFgoOdG90YWxfYWZmZWN0ZWQYByABKA0SEQoJdGhyZXNob2xkGAggASgBEg8KB21lc3NhZ2UYCSABKAkSEAoIcmVwbGF5ZWQYCiABKAgytAIKDERlY2F5U2VydmljZRI6CgVUb3VjaBIXLmVuZ3JhbS52MS5Ub3VjaFJlcXVlc3QaGC5lbmdyYW0udjEuVG91Y2hSZXNwb25zZRJPCgxPYnNlcnZlVXNhZ2USHi5lbmdyYW0udjEuT2JzZXJ2ZVVzYWdlUmVxdWVzdBofLmVuZ3JhbS52MS5PYnNlcnZlVXNhZ2VSZXNwb25zZRJVCg5Db2xsZWN0R2FyYmFnZRIgLmVuZ3JhbS52MS5Db2xsZWN0R2FyYmFnZVJlcXVlc3QaIS5lbmdyYW0udjEuQ29sbGVjdEdhcmJhZ2VSZXNwb25zZRJACgdQcm9tb3RlEhkuZW5ncmFtLnYxLlByb21vdGVSZXF1ZXN0GhouZW5ncmFtLnYxLlByb21vdGVSZXNwb25zZWIGcHJvdG8z", [file_engram_v1_fact]);
+
+/**
+ * @generated from message engram.v1.PromoteRequest
+ */
+export type PromoteRequest = Message<"engram.v1.PromoteRequest"> & {
+  /**
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * The fact to promote; "" with auto_detect: every fact that qualifies.
+   *
+   * @generated from field: string fact_id = 2;
+   */
+  factId: string;
+
+  /**
+   * @generated from field: bool auto_detect = 3;
+   */
+  autoDetect: boolean;
+
+  /**
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun: boolean;
+
+  /**
+   * "obsidian" (the default and, for now, the only target).
+   *
+   * @generated from field: string target = 5;
+   */
+  target: string;
+
+  /**
+   * Promote the named fact even when it does not qualify.
+   *
+   * @generated from field: bool force = 6;
+   */
+  force: boolean;
+};
+
+/**
+ * Describes the message engram.v1.PromoteRequest.
+ * Use `create(PromoteRequestSchema)` to create a new message.
+ */
+export const PromoteRequestSchema: GenMessage<PromoteRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_decay, 0);
+
+/**
+ * @generated from message engram.v1.PromotionCandidate
+ */
+export type PromotionCandidate = Message<"engram.v1.PromotionCandidate"> & {
+  /**
+   * @generated from field: string fact_id = 1;
+   */
+  factId: string;
+
+  /**
+   * @generated from field: string content_preview = 2;
+   */
+  contentPreview: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: double score = 4;
+   */
+  score: number;
+
+  /**
+   * @generated from field: uint32 use_count = 5;
+   */
+  useCount: number;
+
+  /**
+   * @generated from field: double age_days = 6;
+   */
+  ageDays: number;
+};
+
+/**
+ * Describes the message engram.v1.PromotionCandidate.
+ * Use `create(PromotionCandidateSchema)` to create a new message.
+ */
+export const PromotionCandidateSchema: GenMessage<PromotionCandidate> = /*@__PURE__*/
+  messageDesc(file_engram_v1_decay, 1);
+
+/**
+ * @generated from message engram.v1.PromoteResponse
+ */
+export type PromoteResponse = Message<"engram.v1.PromoteResponse"> & {
+  /**
+   * @generated from field: bool dry_run = 1;
+   */
+  dryRun: boolean;
+
+  /**
+   * @generated from field: uint32 candidates_found = 2;
+   */
+  candidatesFound: number;
+
+  /**
+   * @generated from field: uint32 promoted_count = 3;
+   */
+  promotedCount: number;
+
+  /**
+   * @generated from field: repeated string promoted_ids = 4;
+   */
+  promotedIds: string[];
+
+  /**
+   * @generated from field: repeated engram.v1.PromotionCandidate candidates = 5;
+   */
+  candidates: PromotionCandidate[];
+
+  /**
+   * @generated from field: string message = 6;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message engram.v1.PromoteResponse.
+ * Use `create(PromoteResponseSchema)` to create a new message.
+ */
+export const PromoteResponseSchema: GenMessage<PromoteResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_decay, 2);
 
 /**
  * @generated from message engram.v1.TouchRequest
@@ -51,7 +183,7 @@ export type TouchRequest = Message<"engram.v1.TouchRequest"> & {
  * Use `create(TouchRequestSchema)` to create a new message.
  */
 export const TouchRequestSchema: GenMessage<TouchRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 0);
+  messageDesc(file_engram_v1_decay, 3);
 
 /**
  * @generated from message engram.v1.TouchResponse
@@ -87,7 +219,7 @@ export type TouchResponse = Message<"engram.v1.TouchResponse"> & {
  * Use `create(TouchResponseSchema)` to create a new message.
  */
 export const TouchResponseSchema: GenMessage<TouchResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 1);
+  messageDesc(file_engram_v1_decay, 4);
 
 /**
  * @generated from message engram.v1.ObserveUsageRequest
@@ -123,7 +255,7 @@ export type ObserveUsageRequest = Message<"engram.v1.ObserveUsageRequest"> & {
  * Use `create(ObserveUsageRequestSchema)` to create a new message.
  */
 export const ObserveUsageRequestSchema: GenMessage<ObserveUsageRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 2);
+  messageDesc(file_engram_v1_decay, 5);
 
 /**
  * @generated from message engram.v1.ObservedFact
@@ -170,7 +302,7 @@ export type ObservedFact = Message<"engram.v1.ObservedFact"> & {
  * Use `create(ObservedFactSchema)` to create a new message.
  */
 export const ObservedFactSchema: GenMessage<ObservedFact> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 3);
+  messageDesc(file_engram_v1_decay, 6);
 
 /**
  * @generated from message engram.v1.ObserveUsageResponse
@@ -220,7 +352,7 @@ export type ObserveUsageResponse = Message<"engram.v1.ObserveUsageResponse"> & {
  * Use `create(ObserveUsageResponseSchema)` to create a new message.
  */
 export const ObserveUsageResponseSchema: GenMessage<ObserveUsageResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 4);
+  messageDesc(file_engram_v1_decay, 7);
 
 /**
  * @generated from message engram.v1.CollectGarbageRequest
@@ -263,7 +395,7 @@ export type CollectGarbageRequest = Message<"engram.v1.CollectGarbageRequest"> &
  * Use `create(CollectGarbageRequestSchema)` to create a new message.
  */
 export const CollectGarbageRequestSchema: GenMessage<CollectGarbageRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 5);
+  messageDesc(file_engram_v1_decay, 8);
 
 /**
  * @generated from message engram.v1.CollectGarbageResponse
@@ -331,7 +463,7 @@ export type CollectGarbageResponse = Message<"engram.v1.CollectGarbageResponse">
  * Use `create(CollectGarbageResponseSchema)` to create a new message.
  */
 export const CollectGarbageResponseSchema: GenMessage<CollectGarbageResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_decay, 6);
+  messageDesc(file_engram_v1_decay, 9);
 
 /**
  * @generated from service engram.v1.DecayService
@@ -367,6 +499,17 @@ export const DecayService: GenService<{
     methodKind: "unary";
     input: typeof CollectGarbageRequestSchema;
     output: typeof CollectGarbageResponseSchema;
+  },
+  /**
+   * Promotes facts worth keeping to long-term notes in the daemon's vault and marks them
+   * promoted (capability promote-v1). Promoting a promoted fact again changes nothing.
+   *
+   * @generated from rpc engram.v1.DecayService.Promote
+   */
+  promote: {
+    methodKind: "unary";
+    input: typeof PromoteRequestSchema;
+    output: typeof PromoteResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_decay, 0);

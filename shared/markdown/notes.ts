@@ -1,7 +1,7 @@
-// The markdown (Obsidian vault) export: one note per fact, `<id>.md`, whose YAML frontmatter
+// Markdown notes of facts (an Obsidian vault): one note per fact, `<id>.md`, whose YAML frontmatter
 // quotes every value, whose body is the fact's text, with a [[wikilink]] per entity; plus an
 // index note linking every fact.
-import type { Fact } from '../../types.ts';
+import type { Fact } from '../model.ts';
 
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : '');
 
