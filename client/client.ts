@@ -18,7 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, WriteFields } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields } from '../shared/model.ts';
+export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
 export type { PromoteResult, PromotionCandidate } from '../shared/model.ts';
 export type { CompactReport, GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, TableStats } from '../shared/model.ts';
 
@@ -384,6 +385,16 @@ export class EngramClient {
       candidates: r.candidates.map((c) => ({ id: c.factId, contentPreview: c.contentPreview, reason: c.reason, score: c.score, useCount: c.useCount, ageDays: c.ageDays })),
       message: r.message,
     };
+  }
+
+  /** The store's facts and the daemon's vault notes ranked together (unified-search-v1). */
+  async searchUnified(agentId: string, query: string, options: { tags?: string[]; limit?: number; stmWeight?: number; ltmWeight?: number; windowDays?: number; minScore?: number } = {}): Promise<UnifiedResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.UnifiedSearch, 'unified search');
+    check.agentId(agentId);
+    check.query(query, daemon.limits);
+    const r = await this.read(() => this.connection.vault.searchUnified({ agentId, query, tags: options.tags ?? [], limit: options.limit, stmWeight: options.stmWeight, ltmWeight: options.ltmWeight, windowDays: options.windowDays, minScore: options.minScore }));
+    return { hits: r.hits.map((h) => ({ source: h.source === 'ltm' ? 'ltm' : 'stm', id: h.id, content: h.content, title: h.title, path: h.path, score: h.score })), stmCount: r.stmCount, ltmCount: r.ltmCount, vault: r.vault };
   }
 
   /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */

@@ -11,6 +11,7 @@ import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { toWeights } from './types.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
+import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -60,6 +61,7 @@ export class Connection {
   readonly checkpoints: ClientOf<typeof CheckpointService>;
   readonly decay: ClientOf<typeof DecayService>;
   readonly analysis: ClientOf<typeof AnalysisService>;
+  readonly vault: ClientOf<typeof VaultService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -81,6 +83,7 @@ export class Connection {
     this.checkpoints = createServiceClient(CheckpointService, this.grpcClient, defaults);
     this.decay = createServiceClient(DecayService, this.grpcClient, defaults);
     this.analysis = createServiceClient(AnalysisService, this.grpcClient, defaults);
+    this.vault = createServiceClient(VaultService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

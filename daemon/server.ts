@@ -11,6 +11,7 @@ import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
+import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
@@ -29,6 +30,7 @@ import { bearerTokenCaller, unixSocketCaller } from './rpc/auth.ts';
 import { checkpointService } from './rpc/checkpoint-service.ts';
 import { decayService } from './rpc/decay-service.ts';
 import { analysisService } from './rpc/analysis-service.ts';
+import { vaultService } from './rpc/vault-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
@@ -144,6 +146,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     addService(server, CheckpointService, checkpointService(core), serve);
     addService(server, DecayService, decayService(core), serve);
     addService(server, AnalysisService, analysisService(core), serve);
+    addService(server, VaultService, vaultService(core), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 

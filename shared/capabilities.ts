@@ -43,6 +43,8 @@ export const Capability = {
   Maintenance: 'maintenance-v1',
   /** DecayService.Promote: valuable facts become long-term notes in a markdown vault. */
   Promote: 'promote-v1',
+  /** VaultService.SearchUnified: the store and the vault's notes ranked together. */
+  UnifiedSearch: 'unified-search-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -82,7 +84,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch],
   advertisesDefaultWeight: true,
 };
 
@@ -118,6 +120,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.AnalysisService/AnalyzeMessage': Capability.Analysis,
   'engram.v1.AnalysisService/AnalyzeForRecall': Capability.Analysis,
   'engram.v1.DecayService/Promote': Capability.Promote,
+  'engram.v1.VaultService/SearchUnified': Capability.UnifiedSearch,
   'engram.v1.AdminService/StorageStats': Capability.Maintenance,
   'engram.v1.AdminService/Compact': Capability.Maintenance,
 };

@@ -310,3 +310,26 @@ export interface PromoteResult {
   candidates: PromotionCandidate[];
   message: string;
 }
+
+/** One result of a unified search: a fact of the store (short-term) or a note of the vault (long-term). */
+export interface UnifiedHit {
+  source: 'stm' | 'ltm';
+  /** The fact id; for a note, its fact id when Engram promoted it, else its path. */
+  id: string;
+  /** The fact's text, or the note's body. */
+  content: string;
+  /** The note's title ("" for a fact). */
+  title: string;
+  /** The note's path in the vault ("" for a fact). */
+  path: string;
+  /** Its score within its source (1 = that source's best), times the source's weight. */
+  score: number;
+}
+
+export interface UnifiedResult {
+  hits: UnifiedHit[];
+  stmCount: number;
+  ltmCount: number;
+  /** False when the daemon has no vault (only the store was searched). */
+  vault: boolean;
+}

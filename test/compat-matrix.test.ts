@@ -213,6 +213,9 @@ const METHODS: MethodCase[] = [
   { name: 'promote (dry run)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
     expect(await client.promote(agent, { autoDetect: true, dryRun: true })).toMatchObject({ dryRun: true, candidatesFound: 0 });
   } },
+  { name: 'searchUnified', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+    expect((await client.searchUnified(agent, 'matrix alpha')).hits[0]).toMatchObject({ source: 'stm', id: ids[0] });
+  } },
   { name: 'storageStats + compact', expected: [R, R, R, W, W], run: async ({ client }) => {
     expect((await client.storageStats()).factCount).toBeGreaterThanOrEqual(2);
     expect((await client.compact()).bytesAfter).toBeGreaterThan(0);
@@ -396,7 +399,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'storageStats + compact'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'storageStats + compact'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);

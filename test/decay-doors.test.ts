@@ -137,3 +137,19 @@ describe('message analysis through every door', () => {
     }
   });
 });
+
+describe('unified search through every door', () => {
+  test('each door returns the same facts in the same order', async () => {
+    const agent = 'unified-doors';
+    const ids = [(await doors.client.put(agent, 'The harbour ferry leaves at noon')).fact.id, (await doors.client.put(agent, 'The ferry is cancelled on holidays')).fact.id];
+    const library = (await doors.client.searchUnified(agent, 'ferry')).hits.map((h) => h.id);
+    expect([...library].sort()).toEqual([...ids].sort());
+    const answers: [string, string[]][] = [
+      ['cli', (await doors.cli(['search-unified', agent, 'ferry'])).results.map((r: { id: string }) => r.id)],
+      ['rest', (await doors.rest('POST', '/v1/search/unified', { agent_id: agent, query: 'ferry' })).results.map((r: { id: string }) => r.id)],
+      ['mcp stdio', (await doors.stdio.ok<{ results: { id: string }[] }>('search_unified', { agent_id: agent, query: 'ferry', verbose: true })).results.map((r) => r.id)],
+      ['mcp http', (await doors.http.ok<{ results: { id: string }[] }>('search_unified', { agent_id: agent, query: 'ferry', verbose: true })).results.map((r) => r.id)],
+    ];
+    for (const [name, got] of answers) expect(got, name).toEqual(library);
+  });
+});

@@ -1,6 +1,6 @@
 // Decay and reinforcement: facts fade unless used, each model computed as itself; touching and
 // observed use reinforce durably without touching text or indexes; gc collects what faded.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { decayFactor, decayScore, DEFAULT_DECAY, type DecayModel } from '../daemon/lifecycle/decay.ts';
@@ -246,5 +246,53 @@ describe('promotion to long-term notes', () => {
     const { fact } = await other.put('q', 'no vault here');
     await expect(other.promote('q', { factId: fact.id, force: true })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'target' });
     await expect(other.promote('q', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'memory_id' });
+  });
+});
+
+describe('unified search over the store and the vault', () => {
+  const until = async <T>(probe: () => Promise<T | undefined>): Promise<T> => {
+    for (let i = 0; i < 100; i++) {
+      const got = await probe();
+      if (got !== undefined) return got;
+      await sleep(50);
+    }
+    throw new Error('condition not met within 5 s');
+  };
+
+  test('facts and notes ranked together; hand-written notes indexed and kept current; a promoted fact counts once', async () => {
+    const vault = pool.newDir();
+    writeFileSync(join(vault, 'Gardening.md'), '# Gardening\n\nTomatoes need staking in June; water the basil daily.\n');
+    mkdirSync(join(vault, '.obsidian'));
+    writeFileSync(join(vault, '.obsidian', 'tomatoes.md'), 'tomatoes in a settings folder are not notes');
+    writeFileSync(join(vault, 'Other agent.md'), '---\nid: "01ARZ3NDEKTSV4RRFFQ69G5FAV"\nagent_id: "someone-else"\n---\nTomatoes for someone else\n');
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--vault', vault, '--promote-min-age-days', '0'] });
+    const client = await daemon.client();
+    const fact = (await client.put('u', 'I planted tomatoes along the south fence')).fact;
+
+    const first = await client.searchUnified('u', 'tomatoes');
+    expect(first.vault).toBe(true);
+    expect(first.hits.map((h) => [h.source, h.source === 'ltm' ? h.path : h.id, h.score])).toEqual([
+      ['stm', fact.id, 1],
+      ['ltm', 'Gardening.md', 0.7],
+    ]);
+    expect(first.hits[1]).toMatchObject({ title: 'Gardening', content: expect.stringContaining('staking in June') });
+
+    // Promoted: its note is in the vault, but the fact and its note count once.
+    await client.promote('u', { factId: fact.id });
+    expect((await client.searchUnified('u', 'tomatoes')).hits.map((h) => h.source)).toEqual(['stm', 'ltm']);
+    expect((await client.searchUnified('u', 'south fence')).hits.map((h) => [h.source, h.id])).toEqual([['stm', fact.id]]);
+    // With the fact filtered out of the short-term side, its note answers instead.
+    expect((await client.searchUnified('u', 'south fence', { stmWeight: 0.5, minScore: 5 })).hits.map((h) => [h.source, h.id])).toEqual([['ltm', fact.id]]);
+
+    // A note written, edited and removed by hand while the daemon runs.
+    writeFileSync(join(vault, 'Bikes.md'), 'The blue bike needs a new chain\n');
+    await until(async () => ((await client.searchUnified('u', 'bike chain')).ltmCount === 1 ? true : undefined));
+    writeFileSync(join(vault, 'Bikes.md'), 'The blue bike needs new brake pads\n');
+    await until(async () => ((await client.searchUnified('u', 'brake pads')).ltmCount === 1 ? true : undefined));
+    expect((await client.searchUnified('u', 'chain')).ltmCount).toBe(0);
+    rmSync(join(vault, 'Bikes.md'));
+    await until(async () => ((await client.searchUnified('u', 'brake pads')).ltmCount === 0 ? true : undefined));
+
+    await expect(client.searchUnified('u', 'x', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
   });
 });

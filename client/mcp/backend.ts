@@ -5,7 +5,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
-import type { GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice } from '../../shared/model.ts';
+import type { GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -71,6 +71,10 @@ export class ClientBackend implements McpBackend {
 
   collectGarbage(agentId: string, req: GcRequest): Promise<GcResult> {
     return this.client.collectGarbage(agentId, req);
+  }
+
+  searchUnified(agentId: string, query: string, options: { tags?: string[]; limit: number; stmWeight: number; ltmWeight: number; windowDays?: number; minScore?: number }): Promise<UnifiedResult> {
+    return this.client.searchUnified(agentId, query, options);
   }
 
   promote(agentId: string, req: { factId?: string; autoDetect: boolean; dryRun: boolean; force: boolean; target: string }): Promise<PromoteResult> {

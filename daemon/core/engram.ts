@@ -33,6 +33,8 @@ import { analyzeForRecall, analyzeMessage } from '../analysis/analyze.ts';
 import type { RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
 import { Promoter, type PromoteInput, type PromoteResult } from './promote.ts';
+import { checkUnified, mergeUnified, type UnifiedInput, type UnifiedResult } from './unified.ts';
+import { VaultIndex } from '../vault/vault-index.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
@@ -51,6 +53,7 @@ export type { Stats } from './stats.ts';
 export type { GcInput, GcResult } from './collect.ts';
 export type { CompactReport, StorageReport } from './maintenance.ts';
 export type { PromoteInput, PromoteResult } from './promote.ts';
+export type { UnifiedInput, UnifiedResult } from './unified.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -90,6 +93,8 @@ export class Engram {
   private readonly usage: Usage;
   private readonly collector: Collector;
   private readonly promoter: Promoter;
+  /** The vault's notes, for unified search; undefined without a vault. */
+  private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
   private readonly recallEngine: RecallEngine;
   private readonly reconciler: EmbeddingReconciler;
@@ -107,7 +112,8 @@ export class Engram {
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay);
-    this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault);
+    this.vault = options.vault ? new VaultIndex(options.vault, options.log) : undefined;
+    this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault, (path) => this.vault?.written(path));
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
     const daemon = callContext(DAEMON);
     const attach = (agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive?: boolean) =>
@@ -123,6 +129,7 @@ export class Engram {
     const core = new Engram(options, store);
     await loadIndexes(store, core.indexer, options.dataDir, options.log);
     await core.access.load(store);
+    core.vault?.open();
     core.startBackgroundWork();
     return core;
   }
@@ -190,6 +197,16 @@ export class Engram {
   /** Promotion of valuable facts to long-term notes (promote_memory). */
   promote(ctx: CallContext, input: PromoteInput): Promise<PromoteResult> {
     return this.promoter.promote(ctx, input);
+  }
+
+  /** The store's facts and the vault's notes ranked together (search_unified). */
+  async searchUnified(ctx: CallContext, input: UnifiedInput): Promise<UnifiedResult> {
+    const q = checkUnified(input, this.limits);
+    const filters = { ...(q.tags.length ? { tagsAny: q.tags } : {}), ...(q.windowDays !== undefined ? { windowDays: q.windowDays } : {}), ...(q.minScore !== undefined ? { minDecayScore: q.minScore } : {}) };
+    const outcome = await this.recallWithOptions(ctx, { agentId: q.agentId, query: q.query, scope: 'agent', explain: false, options: { topK: q.limit, filters } });
+    // A query keeps what it matched; without one, the most recent facts are the answer.
+    const facts = outcome.facts.map((fact, i) => ({ fact, score: outcome.matches[i]!.score, matched: outcome.matches[i]!.matched })).filter((f) => f.matched || !q.query);
+    return mergeUnified(q, facts, this.vault);
   }
 
   /** Whether a message is worth saving (advice; nothing is stored). */
@@ -367,6 +384,7 @@ export class Engram {
 
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    this.vault?.close();
     await this.reconciler.stop();
     await this.flushAccess();
     await this.store.drain();

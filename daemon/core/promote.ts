@@ -53,6 +53,8 @@ export class Promoter {
     private readonly decay: DecayConfig,
     /** The vault directory; undefined: promotion is not configured. */
     private readonly vault: string | undefined,
+    /** Told of each note written (unified search indexes it at once). */
+    private readonly noteWritten: (path: string) => void = () => {},
   ) {}
 
   /** Why a fact qualifies now, or undefined. */
@@ -139,7 +141,9 @@ export class Promoter {
         const after = { ...before, promotedAt: Date.now() };
         // The note first: a crash before the commit leaves a note without the mark, and
         // promoting again rewrites the same note.
-        writeFileAtomically(notePath(vault, agentId, factId), [Buffer.from(factNote(toFact(after, after.meta)), 'utf8')]);
+        const path = notePath(vault, agentId, factId);
+        writeFileAtomically(path, [Buffer.from(factNote(toFact(after, after.meta)), 'utf8')]);
+        this.noteWritten(path);
         const { change, apply } = await this.staging.changed(before, after);
         return () => ({ changes: [change], result: true, apply });
       },

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -231,4 +231,20 @@ export function promoteJson(r: PromoteResult): PromoteJson {
     candidates: r.candidates.map((c) => ({ id: c.id, content_preview: c.contentPreview, reason: c.reason, score: c.score, use_count: c.useCount, age_days: c.ageDays })),
     message: r.message,
   };
+}
+
+export function unifiedJson(r: UnifiedResult): UnifiedJson {
+  return { count: r.hits.length, stm_count: r.stmCount, ltm_count: r.ltmCount, vault: r.vault, results: r.hits.map((h) => ({ ...h, score: Math.round(h.score * 1e4) / 1e4 })) };
+}
+
+/** The seed's text block: one line per result, best first, [STM] or [LTM]; verbose adds ids and paths. */
+export function unifiedText(r: UnifiedResult, verbose: boolean): string {
+  if (r.hits.length === 0) return r.vault ? 'No results in short- or long-term memory.' : 'No results (short-term memory only: no vault is configured).';
+  const lines = [`Found ${r.hits.length} results (STM: ${r.stmCount}, LTM: ${r.ltmCount})${r.vault ? '' : ' — no vault is configured'}`, ''];
+  r.hits.forEach((h, i) => {
+    const text = h.source === 'ltm' ? `${h.title}: ${h.content.replace(/\s+/g, ' ').slice(0, 200)}` : h.content;
+    lines.push(`${i + 1}. [${h.source.toUpperCase()}] ${text} (score ${h.score.toFixed(2)})`);
+    if (verbose) lines.push(`   ${h.source === 'ltm' ? `path: ${h.path}${h.id !== h.path ? `, id: ${h.id}` : ''}` : `id: ${h.id}`}`);
+  });
+  return lines.join('\n');
 }

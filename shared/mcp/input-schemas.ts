@@ -198,6 +198,19 @@ export const INPUT_TYPES = {
       agent_id: cortexAgent,
     })
     .strict(),
+  search_unified: z
+    .object({
+      query: z.string().describe('Text query to search for.').optional(),
+      tags: z.array(z.string()).describe('Only results with any of these tags.').optional(),
+      limit: z.int().min(1).default(10).describe('Maximum total results.'),
+      stm_weight: z.number().min(0).default(1.0).describe('Weight for short-term (store) results.'),
+      ltm_weight: z.number().min(0).default(0.7).describe('Weight for long-term (vault note) results.'),
+      window_days: z.int().min(1).max(36_500).describe('Only include short-term memories from the last N days.').optional(),
+      min_score: z.number().min(0).describe('Minimum short-term decay score.').optional(),
+      verbose: z.boolean().default(false).describe('Include metadata (ids, paths).'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
   promote_memory: z
     .object({
       memory_id: z.string().describe('The memory to promote.').optional(),
@@ -213,6 +226,6 @@ export const INPUT_TYPES = {
 } as const;
 
 /** Which tools speak the CortexGraph contract (optional agent_id, {"success": false} errors). */
-export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'promote_memory', 'analyze_message', 'analyze_for_recall']);
+export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'promote_memory', 'search_unified', 'analyze_message', 'analyze_for_recall']);
 
 export type ToolName = keyof typeof INPUT_TYPES;

@@ -175,6 +175,20 @@ export const OUTPUT_TYPES = {
       message: z.string(),
     })
     .strict(),
+  search_unified: z
+    .object({
+      success: z.literal(true),
+      count,
+      stm_count: count,
+      ltm_count: count,
+      vault: z.boolean(),
+      results: z.array(
+        z
+          .object({ source: z.enum(['stm', 'ltm']), content: z.string(), title: z.string(), score: z.number(), id: z.string().optional(), path: z.string().optional() })
+          .strict(),
+      ),
+    })
+    .strict(),
   promote_memory: PromoteJson.extend({ success: z.literal(true) }).strict(),
   analyze_message: SaveAdviceJson,
   analyze_for_recall: RecallAdviceJson,

@@ -128,6 +128,12 @@ const TEXT: Record<ToolName, ToolText> = {
       'Garbage-collect memories whose decay score fell below the forget threshold (0.05 by default), lowest first; pinned memories are never collected. dry_run is true by default: it reports what would go. With dry_run: false they are deleted for good, or with archive_instead: true retired (kept and listed with the reason, no longer recalled).',
     annotations: { title: 'Collect faded memories', ...destructive },
   },
+  search_unified: {
+    title: 'Search short- and long-term memory',
+    description:
+      'Search the store (short-term memory, STM) and the vault\'s markdown notes (long-term memory, LTM: promoted memories and notes written by hand) together. Each side is ranked on its own, scaled so its best result is 1, weighted (stm_weight 1.0, ltm_weight 0.7) and merged; a promoted memory and its note count once. window_days and min_score filter the short-term side. Returns a text block, best first, [STM] or [LTM] per line (verbose: with ids and paths).',
+    annotations: { title: 'Search short- and long-term memory', ...readOnly },
+  },
   promote_memory: {
     title: 'Promote a memory to a long-term note',
     description:

@@ -266,3 +266,27 @@ export const PromoteJson = z
   .strict();
 
 export type PromoteJson = z.infer<typeof PromoteJson>;
+
+/** A unified search: the store's facts and the vault's notes ranked together. */
+export const UnifiedJson = z
+  .object({
+    count,
+    stm_count: count,
+    ltm_count: count,
+    vault: z.boolean().describe('false: the daemon has no vault; only the store was searched.'),
+    results: z.array(
+      z
+        .object({
+          source: z.enum(['stm', 'ltm']),
+          id: z.string().describe('The fact id; for a note, its fact id when promoted, else its path.'),
+          content: z.string(),
+          title: z.string(),
+          path: z.string(),
+          score: z.number().describe("Within its source (1 = its best), times the source's weight."),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+export type UnifiedJson = z.infer<typeof UnifiedJson>;

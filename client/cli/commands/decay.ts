@@ -2,10 +2,16 @@
 // and gc (collect faded facts; a dry run unless --apply); and analyze (is a message worth saving,
 // or does it ask for a memory).
 import type { Command } from 'commander';
-import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson } from '../../../shared/json/shapes.ts';
-import { out, positiveInt, printJson, repeatable, textArgument, withClient, type Cli } from '../context.ts';
+import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText } from '../../../shared/json/shapes.ts';
+import { out, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 
 const score = (x: number): string => x.toFixed(4);
+
+const weightFlag = (flag: string) => (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) usage(`${flag} must be a number >= 0, got "${value}"`);
+  return n;
+};
 
 export function registerDecayCommands({ program, globals }: Cli): void {
   program
@@ -53,6 +59,29 @@ export function registerDecayCommands({ program, globals }: Cli): void {
       if (opts.json) return printJson(promoteJson(r));
       for (const c of r.candidates) out(`${c.id} ${c.reason}: ${c.contentPreview}`);
       out(r.message);
+    });
+
+  program
+    .command('search-unified')
+    .description("search the store and the daemon's vault notes together (promoted facts and notes written by hand), best first")
+    .argument('<agent>', 'agent id (namespace)')
+    .argument('<query...>', 'what to search for')
+    .option('--tag <tag>', 'only results with this tag (repeat for any of several)', repeatable)
+    .option('--limit <n>', 'at most N results (default 10)', positiveInt('--limit'))
+    .option('--stm-weight <w>', 'weight of the store\'s facts (default 1.0)', weightFlag('--stm-weight'))
+    .option('--ltm-weight <w>', 'weight of the vault\'s notes (default 0.7)', weightFlag('--ltm-weight'))
+    .option('--window-days <n>', 'only facts from the last N days', positiveInt('--window-days'))
+    .option('--min-score <s>', 'only facts whose decay score is at least this', weightFlag('--min-score'))
+    .option('--verbose', 'show ids and paths')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, words: string[], o: { tag?: string[]; limit?: number; stmWeight?: number; ltmWeight?: number; windowDays?: number; minScore?: number; verbose?: boolean }, cmd: Command) => {
+      const opts = globals(cmd);
+      const query = words.join(' ');
+      const r = await withClient(opts, (c) =>
+        c.searchUnified(agent, query, { ...(o.tag ? { tags: o.tag } : {}), limit: o.limit, stmWeight: o.stmWeight, ltmWeight: o.ltmWeight, windowDays: o.windowDays, minScore: o.minScore }),
+      );
+      if (opts.json) return printJson(unifiedJson(r));
+      out(unifiedText(r, o.verbose === true));
     });
 
   program

@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson } from '../../../shared/json/shapes.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -164,6 +164,14 @@ export const ROUTES: readonly Route[] = [
     { body: 'GcRequest', operationId: 'collectGarbage', summary: "Collect a namespace's faded facts (decay score below the forget threshold; pinned ones never); a dry run unless dry_run is false", status: 200, response: 'Collected', description: 'What was (or would be) collected, lowest score first.', errors: ['400'] },
     async ({ core, ctx, body: b }) =>
       ok('Collected', gcJson(await core.collectGarbage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run, archiveInstead: b.archive_instead, limit: b.limit }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/search/unified',
+    { body: 'UnifiedRequest', operationId: 'searchUnified', summary: "The store's facts and the vault's notes ranked together", status: 200, response: 'Unified', description: 'Best first; a promoted fact and its note count once.', errors: ['400'] },
+    async ({ core, ctx, body: b }) =>
+      ok('Unified', unifiedJson(await core.searchUnified(ctx, { agentId: b.agent_id, query: b.query, tags: b.tags, limit: b.limit, stmWeight: b.stm_weight, ltmWeight: b.ltm_weight, windowDays: b.window_days, minScore: b.min_score }))),
   ),
 
   route(

@@ -16,6 +16,7 @@ import {
   StorageReportJson,
   CompactReportJson,
   PromoteJson,
+  UnifiedJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -111,6 +112,18 @@ export const REQUESTS = {
     })
     .strict(),
   EmptyRequest: z.object({}).strict(),
+  UnifiedRequest: z
+    .object({
+      agent_id: agentId,
+      query: z.string().describe('What to search for.'),
+      tags: z.array(z.string()).describe('Only results with any of these tags.').optional(),
+      limit: z.int().min(1).describe('At most this many results (default 10).').optional(),
+      stm_weight: z.number().min(0).describe("Weight of the store's facts (default 1.0).").optional(),
+      ltm_weight: z.number().min(0).describe("Weight of the vault's notes (default 0.7).").optional(),
+      window_days: z.int().min(1).max(36_500).describe('Only facts from the last N days.').optional(),
+      min_score: z.number().min(0).describe('Only facts whose decay score is at least this.').optional(),
+    })
+    .strict(),
   PromoteRequest: z
     .object({
       agent_id: agentId,
@@ -190,6 +203,7 @@ export const RESPONSES = {
   SaveAdvice: SaveAdviceJson,
   StorageReport: StorageReportJson,
   Promoted: PromoteJson,
+  Unified: UnifiedJson,
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z

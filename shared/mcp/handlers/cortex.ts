@@ -9,10 +9,10 @@ import type { McpBackend } from '../backend.ts';
 import { INPUT_TYPES } from '../input-schemas.ts';
 import type { GcPayload, ObservePayload, SavePayload, ScoredSearchPayload, TouchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
-import { promoteJson, recallAdviceJson, saveAdviceJson } from '../../json/shapes.ts';
+import { promoteJson, recallAdviceJson, saveAdviceJson, unifiedText } from '../../json/shapes.ts';
 import type { HandlerContext } from './context.ts';
 
-type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'promote_memory' | 'analyze_message' | 'analyze_for_recall';
+type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'promote_memory' | 'search_unified' | 'analyze_message' | 'analyze_for_recall';
 
 /** The arguments as the tool's schema reads them (defaults filled in), or a ToolInputError
  *  naming the first field at fault. */
@@ -150,4 +150,19 @@ export async function promoteMemory(args: Args, backend: McpBackend, ctx: Handle
   const r = await backend.promote(a.agent_id ?? ctx.defaultAgentId, { ...(a.memory_id ? { factId: a.memory_id } : {}), autoDetect: a.auto_detect, dryRun: a.dry_run, force: a.force, target: a.target });
   const payload = { success: true as const, ...promoteJson(r) };
   return success(payload, JSON.stringify(payload, null, 2));
+}
+
+export async function searchUnified(args: Args, backend: McpBackend, ctx: HandlerContext): Promise<CallToolResult> {
+  const a = parsed('search_unified', args);
+  const r = await backend.searchUnified(a.agent_id ?? ctx.defaultAgentId, a.query ?? '', {
+    ...(a.tags?.length ? { tags: a.tags } : {}),
+    limit: a.limit,
+    stmWeight: a.stm_weight,
+    ltmWeight: a.ltm_weight,
+    ...(a.window_days !== undefined ? { windowDays: a.window_days } : {}),
+    ...(a.min_score !== undefined ? { minScore: a.min_score } : {}),
+  });
+  const results = r.hits.map((h) => ({ source: h.source, content: h.content, title: h.title, score: round(h.score), ...(a.verbose ? { id: h.id, path: h.path } : {}) }));
+  const payload = { success: true as const, count: r.hits.length, stm_count: r.stmCount, ltm_count: r.ltmCount, vault: r.vault, results };
+  return success(payload, unifiedText(r, a.verbose));
 }
