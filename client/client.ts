@@ -18,7 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult } from '../shared/model.ts';
+export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
 export type { PromoteResult, PromotionCandidate } from '../shared/model.ts';
 export type { CompactReport, GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, TableStats } from '../shared/model.ts';
@@ -395,6 +396,25 @@ export class EngramClient {
     check.query(query, daemon.limits);
     const r = await this.read(() => this.connection.vault.searchUnified({ agentId, query, tags: options.tags ?? [], limit: options.limit, stmWeight: options.stmWeight, ltmWeight: options.ltmWeight, windowDays: options.windowDays, minScore: options.minScore }));
     return { hits: r.hits.map((h) => ({ source: h.source === 'ltm' ? 'ltm' : 'stm', id: h.id, content: h.content, title: h.title, path: h.path, score: h.score })), stmCount: r.stmCount, ltmCount: r.ltmCount, vault: r.vault };
+  }
+
+  /** The durable facts of a message or conversation, proposed by the daemon's extractor; with
+   *  `remember`, stored as unverified facts (extract-v1). A remembering call is a write: never
+   *  replayed when its outcome is uncertain (resend with the same requestId). */
+  async extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, options: { remember?: boolean; requestId?: string } = {}): Promise<ExtractResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Extract, 'fact extraction');
+    check.agentId(agentId);
+    const requestId = options.requestId ?? randomUUID();
+    const req = { requestId, agentId, ...('message' in input ? { message: input.message } : { turns: input.turns.map((t) => ({ speaker: t.speaker ?? '', text: t.text })) }), remember: options.remember === true };
+    const send = () => this.connection.extraction.extract(req);
+    const r = options.remember ? await this.write('Extract', requestId, send) : await this.read(send);
+    return {
+      extractor: r.extractor,
+      facts: r.facts.map((f) => ({ text: f.text, kind: f.kind, entities: [...f.entities], ...(f.factId ? { factId: f.factId, duplicate: f.duplicate } : {}), ...(f.error ? { error: f.error } : {}) })),
+      ...(r.rejected ? { rejected: r.rejected } : {}),
+      stored: r.stored,
+    };
   }
 
   /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */

@@ -12,6 +12,7 @@ import { toWeights } from './types.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
+import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -62,6 +63,7 @@ export class Connection {
   readonly decay: ClientOf<typeof DecayService>;
   readonly analysis: ClientOf<typeof AnalysisService>;
   readonly vault: ClientOf<typeof VaultService>;
+  readonly extraction: ClientOf<typeof ExtractionService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -84,6 +86,7 @@ export class Connection {
     this.decay = createServiceClient(DecayService, this.grpcClient, defaults);
     this.analysis = createServiceClient(AnalysisService, this.grpcClient, defaults);
     this.vault = createServiceClient(VaultService, this.grpcClient, defaults);
+    this.extraction = createServiceClient(ExtractionService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

@@ -12,6 +12,7 @@ import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
 import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
+import { EXTRACTOR_NAMES, type ExtractorName } from './extract/index.ts';
 import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from './lifecycle/decay.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
@@ -112,6 +113,10 @@ interface ParsedOptions {
   promoteMinAgeDays: number;
   autoReinforce: boolean;
   vault?: string;
+  extractor: ExtractorName;
+  extractUrl?: string;
+  extractModel?: string;
+  extractApiKeyEnv?: string;
 }
 
 /** The daemon's options, and how it logs. */
@@ -159,6 +164,10 @@ export function daemonCommand(): Command {
     .addOption(option('--promote-use-count <n>', 'or facts used this often within 14 days', 'ENGRAM_PROMOTE_USE_COUNT').argParser(positiveInt('--promote-use-count')).default(DEFAULT_DECAY.promoteUseCount))
     .addOption(option('--promote-min-age-days <days>', 'facts younger than this are never promoted', 'ENGRAM_PROMOTE_MIN_AGE_DAYS').argParser(numberIn('--promote-min-age-days', 0, 36500)).default(DEFAULT_DECAY.promoteMinAgeDays))
     .addOption(option('--vault <dir>', 'the markdown (Obsidian) vault that promote_memory writes long-term notes to (default: none, promotion off)', 'LTM_VAULT_PATH'))
+    .addOption(option('--extractor <name>', 'what proposes facts from messages (extract): rules (offline), ollama (/api/chat) or openai (an OpenAI-compatible /v1/chat/completions)', 'ENGRAM_EXTRACTOR').choices(EXTRACTOR_NAMES).default('rules'))
+    .addOption(option('--extract-url <url>', 'the ollama / openai chat server (default http://127.0.0.1:11434 / https://api.openai.com)', 'ENGRAM_EXTRACT_URL'))
+    .addOption(option('--extract-model <model>', 'the chat model (ollama: e.g. llama3.2; openai default gpt-4o-mini)', 'ENGRAM_EXTRACT_MODEL'))
+    .addOption(option('--extract-api-key-env <name>', 'the variable holding the openai key (default OPENAI_API_KEY)', 'ENGRAM_EXTRACT_API_KEY_ENV'))
     .addOption(option('--auto-reinforce <bool>', 'whether observed use (observe_memory_usage) reinforces facts', 'ENGRAM_AUTO_REINFORCE').argParser(booleanText('--auto-reinforce')).default(DEFAULT_DECAY.autoReinforce))
     .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
     .addOption(option('--log-file <path>', 'append JSON log lines to this file instead of stderr (engram start: DIR/daemon.log)', 'ENGRAM_LOG_FILE'))
@@ -185,6 +194,8 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     http: parsed.http,
     mcpHttp: parsed.mcpHttp,
     ...(parsed.vault ? { vault: resolve(parsed.vault) } : {}),
+    extractor: parsed.extractor,
+    extractorConfig: { url: parsed.extractUrl || undefined, model: parsed.extractModel || undefined, apiKeyEnv: parsed.extractApiKeyEnv || undefined },
     ...(parsed.mcpAgent ? { mcpAgent: check.agentId(parsed.mcpAgent, '--mcp-agent') } : {}),
     token: parsed.token || undefined,
     noAuth: !parsed.auth,

@@ -12,6 +12,7 @@ import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
+import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
@@ -31,12 +32,15 @@ import { checkpointService } from './rpc/checkpoint-service.ts';
 import { decayService } from './rpc/decay-service.ts';
 import { analysisService } from './rpc/analysis-service.ts';
 import { vaultService } from './rpc/vault-service.ts';
+import { extractionService } from './rpc/extraction-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { LevelStore } from './store/level/level-store.ts';
 import type { Log } from './log.ts';
 import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
+import { createExtractor, type ExtractorName } from './extract/index.ts';
+import type { ChatExtractorConfig } from './extract/llm.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -58,6 +62,9 @@ export interface DaemonOptions {
   decay?: DecayConfig;
   /** The vault promotion writes notes to; absent: promotion off. */
   vault?: string;
+  /** What proposes facts from messages (default rules). */
+  extractor?: ExtractorName;
+  extractorConfig?: ChatExtractorConfig;
   /** HTTP listener for REST and MCP ("127.0.0.1:8080"); absent = none. */
   http?: string;
   /** Bearer token for TCP and HTTP (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
@@ -89,6 +96,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const paths = dataPaths(options.dataDir);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
 
+  let extractor;
+  try {
+    extractor = createExtractor(options.extractor ?? 'rules', options.extractorConfig);
+  } catch (error) {
+    throw new EngramError(ErrorKind.FailedPrecondition, `cannot use extractor "${options.extractor}": ${(error as Error).message}`);
+  }
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const store = await LevelStore.open(paths.store);
   const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
@@ -112,6 +125,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       reconcileIntervalMs: options.reconcileIntervalMs,
       checkpointKeep: options.checkpointKeep,
       ...(options.vault ? { vault: options.vault } : {}),
+      extractor,
       // An older profile stores every write, as the release it stands for did.
       dedup: profile.capabilities.includes(Capability.WriteDedup),
       log,
@@ -147,6 +161,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     addService(server, DecayService, decayService(core), serve);
     addService(server, AnalysisService, analysisService(core), serve);
     addService(server, VaultService, vaultService(core), serve);
+    addService(server, ExtractionService, extractionService(core), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 

@@ -45,6 +45,8 @@ export const Capability = {
   Promote: 'promote-v1',
   /** VaultService.SearchUnified: the store and the vault's notes ranked together. */
   UnifiedSearch: 'unified-search-v1',
+  /** ExtractionService.Extract: durable facts proposed from a message or conversation. */
+  Extract: 'extract-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -84,7 +86,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract],
   advertisesDefaultWeight: true,
 };
 
@@ -121,6 +123,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.AnalysisService/AnalyzeForRecall': Capability.Analysis,
   'engram.v1.DecayService/Promote': Capability.Promote,
   'engram.v1.VaultService/SearchUnified': Capability.UnifiedSearch,
+  'engram.v1.ExtractionService/Extract': Capability.Extract,
   'engram.v1.AdminService/StorageStats': Capability.Maintenance,
   'engram.v1.AdminService/Compact': Capability.Maintenance,
 };

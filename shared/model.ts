@@ -333,3 +333,26 @@ export interface UnifiedResult {
   /** False when the daemon has no vault (only the store was searched). */
   vault: boolean;
 }
+
+/** One fact an extractor proposed; with remember, what storing it came to. */
+export interface ExtractedFactResult {
+  text: string;
+  /** preference, decision, date, commitment or correction. */
+  kind: string;
+  entities: string[];
+  /** Stored (or already remembered: duplicate) as this fact. */
+  factId?: string;
+  duplicate?: boolean;
+  /** Why storing it was refused. */
+  error?: string;
+}
+
+export interface ExtractResult {
+  /** "rules", or the chat model ("ollama:llama3.2"). */
+  extractor: string;
+  facts: ExtractedFactResult[];
+  /** Set when the model's answer was refused (not valid JSON of the expected shape): nothing was stored. */
+  rejected?: string;
+  /** New facts stored (remember only). */
+  stored: number;
+}

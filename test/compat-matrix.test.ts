@@ -216,6 +216,9 @@ const METHODS: MethodCase[] = [
   { name: 'searchUnified', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
     expect((await client.searchUnified(agent, 'matrix alpha')).hits[0]).toMatchObject({ source: 'stm', id: ids[0] });
   } },
+  { name: 'extract', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    expect((await client.extract(agent, { message: 'I prefer matrix tea.' })).facts.map((f) => f.kind)).toEqual(['preference']);
+  } },
   { name: 'storageStats + compact', expected: [R, R, R, W, W], run: async ({ client }) => {
     expect((await client.storageStats()).factCount).toBeGreaterThanOrEqual(2);
     expect((await client.compact()).bytesAfter).toBeGreaterThan(0);
@@ -399,7 +402,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'storageStats + compact'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'storageStats + compact'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);

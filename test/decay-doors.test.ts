@@ -153,3 +153,22 @@ describe('unified search through every door', () => {
     for (const [name, got] of answers) expect(got, name).toEqual(library);
   });
 });
+
+describe('fact extraction through every door', () => {
+  test('each door proposes the same facts; remembering through any stores them once', async () => {
+    const agent = 'extract-doors';
+    const message = 'I prefer aisle seats. We decided to meet on June 4th. Is that fine?';
+    const library = (await doors.client.extract(agent, { message })).facts.map((f) => [f.kind, f.text]);
+    expect(library).toEqual([['preference', 'I prefer aisle seats.'], ['decision', 'We decided to meet on June 4th.']]);
+    const answers: [string, any][] = [
+      ['cli', await doors.cli(['extract', agent, message])],
+      ['rest', await doors.rest('POST', '/v1/extractions', { agent_id: agent, message })],
+      ['mcp stdio', await doors.stdio.ok('memory_extract', { agent_id: agent, message })],
+      ['mcp http', await doors.http.ok('memory_extract', { agent_id: agent, message })],
+    ];
+    for (const [name, r] of answers) expect(r.facts.map((f: { kind: string; text: string }) => [f.kind, f.text]), name).toEqual(library);
+    expect((await doors.stdio.ok<{ stored: number }>('memory_extract', { agent_id: agent, message, remember: true })).stored).toBe(2);
+    expect((await doors.cli(['extract', agent, message, '--remember'])).stored).toBe(0);
+    expect((await doors.client.list(agent)).facts.map((f) => f.source)).toEqual(['extracted:rules', 'extracted:rules']);
+  });
+});

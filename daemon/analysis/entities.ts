@@ -15,6 +15,7 @@ export function entitiesOf(message: string): string[] {
   const heads = (doc.nouns().out('array') as string[]).map((phrase) => phrase.split(/\s+/).at(-1) ?? '');
   const out: string[] = [];
   for (const raw of [...named, ...heads]) {
+    if (/^(i|we|you|he|she|it|they)['’]/iu.test(raw)) continue; // "I'll", "we're": a pronoun, not a name
     const entity = clean(raw);
     if (entity.length < 2 || PRONOUNS.has(entity) || STOPWORDS.has(entity) || out.includes(entity)) continue;
     out.push(entity);

@@ -35,6 +35,8 @@ import { Collector, type GcInput, type GcResult } from './collect.ts';
 import { Promoter, type PromoteInput, type PromoteResult } from './promote.ts';
 import { checkUnified, mergeUnified, type UnifiedInput, type UnifiedResult } from './unified.ts';
 import { VaultIndex } from '../vault/vault-index.ts';
+import { extractFacts, rulesExtractor, type ExtractInput, type ExtractResult } from './extraction.ts';
+import type { Extractor } from '../extract/llm.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
@@ -54,6 +56,7 @@ export type { GcInput, GcResult } from './collect.ts';
 export type { CompactReport, StorageReport } from './maintenance.ts';
 export type { PromoteInput, PromoteResult } from './promote.ts';
 export type { UnifiedInput, UnifiedResult } from './unified.ts';
+export type { ExtractInput, ExtractResult } from './extraction.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -72,6 +75,8 @@ export interface EngramOptions {
   dedup?: boolean;
   /** The markdown vault promotion writes notes to; absent: promotion off. */
   vault?: string;
+  /** What proposes facts from messages (default: the offline rules). */
+  extractor?: Extractor;
   log: Log;
 }
 
@@ -207,6 +212,11 @@ export class Engram {
     // A query keeps what it matched; without one, the most recent facts are the answer.
     const facts = outcome.facts.map((fact, i) => ({ fact, score: outcome.matches[i]!.score, matched: outcome.matches[i]!.matched })).filter((f) => f.matched || !q.query);
     return mergeUnified(q, facts, this.vault);
+  }
+
+  /** The durable facts a message or conversation states, proposed and optionally remembered. */
+  extract(ctx: CallContext, input: ExtractInput): Promise<ExtractResult> {
+    return extractFacts(ctx, input, { extractor: this.options.extractor ?? rulesExtractor, limits: this.limits, putBatch: (c, i) => this.writes.putBatch(c, i) });
   }
 
   /** Whether a message is worth saving (advice; nothing is stored). */

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -247,4 +247,14 @@ export function unifiedText(r: UnifiedResult, verbose: boolean): string {
     if (verbose) lines.push(`   ${h.source === 'ltm' ? `path: ${h.path}${h.id !== h.path ? `, id: ${h.id}` : ''}` : `id: ${h.id}`}`);
   });
   return lines.join('\n');
+}
+
+export function extractJson(r: ExtractResult): ExtractJson {
+  return {
+    extractor: r.extractor,
+    count: r.facts.length,
+    stored: r.stored,
+    facts: r.facts.map((f) => ({ text: f.text, kind: f.kind, entities: f.entities, ...(f.factId ? { fact_id: f.factId, duplicate: f.duplicate ?? false } : {}), ...(f.error ? { error: f.error } : {}) })),
+    ...(r.rejected ? { rejected: r.rejected } : {}),
+  };
 }

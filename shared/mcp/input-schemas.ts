@@ -150,6 +150,17 @@ export const INPUT_TYPES = {
   memory_get: z.object({ agent_id: agentId, fact_id: factId }).strict(),
   memory_forget: z.object({ agent_id: agentId, fact_id: factId }).strict(),
   memory_delete: z.object({ agent_id: agentId, fact_id: factId }).strict(),
+  memory_extract: z
+    .object({
+      agent_id: agentId,
+      message: z.string().describe('A message to extract durable facts from.').optional(),
+      turns: z
+        .array(z.object({ speaker: z.string().optional(), text: z.string() }).strict())
+        .describe('Or the turns of a conversation, each {speaker?, text}.')
+        .optional(),
+      remember: z.boolean().default(false).describe('Store the proposals (as unverified facts whose source names the extractor); false: only propose them.'),
+    })
+    .strict(),
   // The CortexGraph tools: its names, parameters and defaults. They are not per-agent there, so
   // agent_id is optional here: omitted, the server's default namespace (ENGRAM_AGENT, "default").
   save_memory: z

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { FactJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { ExtractJson, FactJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -97,6 +97,7 @@ export const OUTPUT_TYPES = {
   memory_get: z.object({ fact: FactJson }).strict(),
   memory_forget: z.object({ agent_id: z.string(), fact_id: z.string(), forgotten: z.literal(true), fact: FactJson }).strict(),
   memory_delete: z.object({ agent_id: z.string(), fact_id: z.string(), deleted: z.literal(true) }).strict(),
+  memory_extract: ExtractJson.extend({ agent_id: z.string() }).strict(),
   save_memory: z
     .object({
       success: z.literal(true),

@@ -98,6 +98,12 @@ const TEXT: Record<ToolName, ToolText> = {
       'Erase one fact by fact_id: its text and everything derived from it leave the store, irreversibly. Use it for what must not be kept (a secret, personal data); to stop a stale fact being recalled while keeping its history, use memory_forget.',
     annotations: { title: 'Delete a memory for good', ...destructiveOnce },
   },
+  memory_extract: {
+    title: 'Extract durable facts from a conversation',
+    description:
+      'Propose the durable facts a message or a conversation states — preferences, decisions, dates, commitments, corrections — one self-contained sentence each (offline rules by default, or the chat model the daemon is configured with). With remember: true they are stored as unverified facts whose source names the extractor (already remembered ones are not stored twice). Use it at the end of a session instead of storing transcripts.',
+    annotations: { title: 'Extract durable facts from a conversation', ...additive },
+  },
   save_memory: {
     title: 'Save a memory',
     description:

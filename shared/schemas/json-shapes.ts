@@ -290,3 +290,27 @@ export const UnifiedJson = z
   .strict();
 
 export type UnifiedJson = z.infer<typeof UnifiedJson>;
+
+/** memory_extract, engram extract, POST /v1/extractions. */
+export const ExtractJson = z
+  .object({
+    extractor: z.string().describe('"rules" (offline), or the chat model, e.g. "ollama:llama3.2".'),
+    count,
+    stored: count.describe('New facts stored (remember only).'),
+    facts: z.array(
+      z
+        .object({
+          text: z.string(),
+          kind: z.string().describe('preference, decision, date, commitment or correction.'),
+          entities: strings,
+          fact_id: z.string().optional(),
+          duplicate: z.boolean().optional(),
+          error: z.string().optional(),
+        })
+        .strict(),
+    ),
+    rejected: z.string().describe("Why the model's answer was refused; nothing was stored.").optional(),
+  })
+  .strict();
+
+export type ExtractJson = z.infer<typeof ExtractJson>;

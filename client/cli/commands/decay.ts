@@ -2,7 +2,7 @@
 // and gc (collect faded facts; a dry run unless --apply); and analyze (is a message worth saving,
 // or does it ask for a memory).
 import type { Command } from 'commander';
-import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText } from '../../../shared/json/shapes.ts';
+import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText, extractJson } from '../../../shared/json/shapes.ts';
 import { out, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 
 const score = (x: number): string => x.toFixed(4);
@@ -82,6 +82,23 @@ export function registerDecayCommands({ program, globals }: Cli): void {
       );
       if (opts.json) return printJson(unifiedJson(r));
       out(unifiedText(r, o.verbose === true));
+    });
+
+  program
+    .command('extract')
+    .description("propose the durable facts a message states (preferences, decisions, dates, commitments, corrections) with the daemon's extractor; --remember stores them as unverified facts")
+    .argument('<agent>', 'agent id (namespace)')
+    .argument('<message...>', 'the message ("-" reads it from stdin)')
+    .option('--remember', 'store the proposals')
+    .option('--json', 'print JSON')
+    .action(async (agent: string, words: string[], o: { remember?: boolean }, cmd: Command) => {
+      const opts = globals(cmd);
+      const message = textArgument(words.join(' '), 'message');
+      const r = await withClient(opts, (c) => c.extract(agent, { message }, { remember: o.remember === true }));
+      if (opts.json) return printJson(extractJson(r));
+      if (r.rejected) return out(`nothing extracted (${r.extractor}): ${r.rejected}`);
+      for (const f of r.facts) out(`[${f.kind}] ${f.text}${f.factId ? ` -> ${f.factId}${f.duplicate ? ' (already remembered)' : ''}` : ''}${f.error ? ` (not stored: ${f.error})` : ''}`);
+      out(`${r.facts.length} proposed by ${r.extractor}${o.remember ? `, ${r.stored} stored` : ''}`);
     });
 
   program

@@ -17,6 +17,7 @@ import {
   CompactReportJson,
   PromoteJson,
   UnifiedJson,
+  ExtractJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -112,6 +113,14 @@ export const REQUESTS = {
     })
     .strict(),
   EmptyRequest: z.object({}).strict(),
+  ExtractRequest: z
+    .object({
+      agent_id: agentId,
+      message: z.string().describe('A message to extract durable facts from.').optional(),
+      turns: z.array(z.object({ speaker: z.string().optional(), text: z.string() }).strict()).describe('Or the turns of a conversation.').optional(),
+      remember: z.boolean().describe('Store the proposals as unverified facts.').optional(),
+    })
+    .strict(),
   UnifiedRequest: z
     .object({
       agent_id: agentId,
@@ -204,6 +213,7 @@ export const RESPONSES = {
   StorageReport: StorageReportJson,
   Promoted: PromoteJson,
   Unified: UnifiedJson,
+  Extracted: ExtractJson,
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z

@@ -17,9 +17,13 @@ export function storeFingerprint(path: string): string {
 }
 
 export function directoryBytes(dir: string): number {
+  let names: string[];
   try {
-    return readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+    names = readdirSync(dir);
   } catch {
     return 0;
   }
+  // LevelDB deletes files as it compacts: one gone between the listing and its stat counts 0,
+  // not the whole directory.
+  return names.reduce((sum, name) => sum + (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0), 0);
 }

@@ -11,6 +11,7 @@ import { memorySearch, memorySearchBatch } from './search.ts';
 import { memoryAdd, memoryAddBatch, memoryAlias } from './write.ts';
 import { analyzeForRecall, analyzeMessage, gc, observeMemoryUsage, promoteMemory, saveMemory, searchMemory, searchUnified, touchMemory } from './cortex.ts';
 import type { HandlerContext } from './context.ts';
+import { memoryExtract } from './extract.ts';
 export { DEFAULT_HANDLER_CONTEXT, type HandlerContext } from './context.ts';
 
 export type ToolHandler = (args: Args, backend: McpBackend, ctx: HandlerContext) => Promise<CallToolResult>;
@@ -28,6 +29,7 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   memory_get: memoryGet,
   memory_forget: memoryForget,
   memory_delete: memoryDelete,
+  memory_extract: memoryExtract,
   save_memory: saveMemory,
   search_memory: searchMemory,
   touch_memory: touchMemory,

@@ -1,0 +1,27 @@
+// memory_extract: the durable facts of a message or conversation, proposed (and, with remember,
+// stored) by the daemon's extractor.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { extractJson } from '../../json/shapes.ts';
+import { ToolInputError, type Args } from '../args.ts';
+import type { McpBackend } from '../backend.ts';
+import { INPUT_TYPES } from '../input-schemas.ts';
+import { success } from '../result.ts';
+
+export async function memoryExtract(args: Args, backend: McpBackend): Promise<CallToolResult> {
+  const parsed = INPUT_TYPES.memory_extract.safeParse(args);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ToolInputError(`${issue.path.join('.') || 'arguments'}: ${issue.message}`);
+  }
+  const a = parsed.data;
+  if ((a.message === undefined) === (a.turns === undefined)) throw new ToolInputError('message: give a message or the turns of a conversation (one of them)');
+  const input = a.message !== undefined ? { message: a.message } : { turns: a.turns! };
+  const r = await backend.extract(a.agent_id, input, a.remember);
+  const payload = { agent_id: a.agent_id, ...extractJson(r) };
+  const lines = r.rejected
+    ? [`Nothing extracted: ${r.rejected}`]
+    : r.facts.length === 0
+      ? ['No durable facts found.']
+      : [`${r.facts.length} durable fact${r.facts.length === 1 ? '' : 's'} (${r.extractor})${a.remember ? `, ${r.stored} stored` : ''}:`, ...r.facts.map((f, i) => `${i + 1}. [${f.kind}] ${f.text}${f.factId ? ` (fact_id ${f.factId}${f.duplicate ? ', already remembered' : ''})` : ''}${f.error ? ` (not stored: ${f.error})` : ''}`)];
+  return success(payload, lines.join('\n'));
+}
