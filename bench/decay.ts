@@ -3,9 +3,11 @@
 // one day of use. The store is built through a real daemon (batch writes), a fifth of the facts
 // are used — some many times, in conversations whose tags match theirs or not — while ~50 "days"
 // pass, then gc (dry run, then archive) reports what it collects and how long it takes, and recall
-// latency with the decay signal off and on is measured beside the no-op gRPC call (the floor).
+// latency with the decay signal off and on is measured beside the no-op gRPC call (the floor);
+// then promotion (auto-detect, dry run and real, into a temporary vault).
 // Prints a report; never asserts.
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/index.ts';
 import { writeAll } from '../client/import/write-all.ts';
@@ -51,7 +53,8 @@ async function timeRecalls(client: EngramClient, queries: string[], decayWeight:
 async function main(): Promise<void> {
   installSignalCleanup();
   const dir = tempDir('decay');
-  const args = ['--pl-halflife-days', String(3 / 86_400)];
+  // One second is one day: the half-life and the promotion's minimum age are scaled alike.
+  const args = ['--pl-halflife-days', String(3 / 86_400), '--promote-min-age-days', String(1 / 86_400), '--vault', join(dir, 'vault')];
   const daemon = await startDaemon(dir, { embedder: 'local', args });
   const client = await connect({ dataDir: dir, clientName: 'bench-decay' });
   try {
@@ -97,6 +100,14 @@ async function main(): Promise<void> {
     const archived = await client.collectGarbage(AGENT, { dryRun: false, archiveInstead: true });
     const archiveMs = performance.now() - started;
     const stats = await client.stats(AGENT);
+    started = performance.now();
+    const promoteDry = await client.promote(AGENT, { autoDetect: true, dryRun: true });
+    const promoteDryMs = performance.now() - started;
+    started = performance.now();
+    const promoted = await client.promote(AGENT, { autoDetect: true });
+    const promoteMs = performance.now() - started;
+    const reasons = new Map<string, number>();
+    for (const c of promoted.candidates) reasons.set(c.reason.split(' (')[0]!, (reasons.get(c.reason.split(' (')[0]!) ?? 0) + 1);
 
     const f50 = percentile(floor, 50);
     const f99 = percentile(floor, 99);
@@ -107,7 +118,9 @@ async function main(): Promise<void> {
       ['gc', 'facts', 'of', 'ms'],
       ['dry run', String(dry.totalAffected), String(ids.length), ms(dryMs)],
       ['archive', String(archived.archivedCount), String(ids.length), ms(archiveMs)],
-    ])}\n\nlive facts after gc: ${stats.liveCount}; retired: ${stats.retiredCount}\n\n`);
+      ['promote, dry run', String(promoteDry.candidatesFound), String(stats.liveCount), ms(promoteDryMs)],
+      ['promote', String(promoted.promotedCount), String(stats.liveCount), ms(promoteMs)],
+    ])}\n\nlive facts after gc: ${stats.liveCount}; retired: ${stats.retiredCount}; promoted by reason: ${[...reasons].map(([r, n]) => `${r} ${n}`).join(', ')}\n\n`);
     process.stdout.write(`${table([
       ['recall at ' + count, 'p50 ms', 'x floor', 'p99 ms', 'x floor'],
       ['floor (no-op gRPC)', ms(f50), '1.0x', ms(f99), '1.0x'],
