@@ -18,7 +18,8 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult } from '../shared/model.ts';
+export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
 export type { PromoteResult, PromotionCandidate } from '../shared/model.ts';
@@ -414,6 +415,44 @@ export class EngramClient {
       facts: r.facts.map((f) => ({ text: f.text, kind: f.kind, entities: [...f.entities], ...(f.factId ? { factId: f.factId, duplicate: f.duplicate } : {}), ...(f.error ? { error: f.error } : {}) })),
       ...(r.rejected ? { rejected: r.rejected } : {}),
       stored: r.stored,
+    };
+  }
+
+  /** Clusters of similar live facts (or, with findDuplicates, duplicate pairs); ids are stable
+   *  across calls (clusters-v1). */
+  async clusterMemories(agentId: string, options: { threshold?: number; maxClusterSize?: number; findDuplicates?: boolean; duplicateThreshold?: number } = {}): Promise<ClusterReport> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Clusters, 'clustering');
+    check.agentId(agentId);
+    const r = await this.read(() => this.connection.clusters.cluster({ agentId, strategy: '', threshold: options.threshold, maxClusterSize: options.maxClusterSize, findDuplicates: options.findDuplicates === true, duplicateThreshold: options.duplicateThreshold }));
+    return {
+      mode: r.mode === 'duplicate_detection' ? 'duplicate_detection' : 'clustering',
+      similarity: r.similarity === 'vector' ? 'vector' : 'tokens',
+      threshold: r.threshold,
+      clusters: r.clusters.map((c) => ({ id: c.id, size: c.size, cohesion: c.cohesion, suggestedAction: c.suggestedAction, memoryIds: [...c.memoryIds], contentPreviews: [...c.contentPreviews] })),
+      duplicates: r.duplicates.map((d) => ({ id1: d.id1, id2: d.id2, content1Preview: d.content1Preview, content2Preview: d.content2Preview, similarity: d.similarity })),
+      message: r.message,
+    };
+  }
+
+  /** Merges a cluster's members into one fact that replaces them (mode "apply"; "dry_run" shows
+   *  the merge). A stale cluster id is refused (clusters-v1). */
+  async consolidateMemories(agentId: string, clusterId: string, options: { mode?: 'dry_run' | 'apply'; threshold?: number; maxClusterSize?: number; requestId?: string } = {}): Promise<ConsolidateResult> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Clusters, 'consolidation');
+    check.agentId(agentId);
+    const requestId = options.requestId ?? randomUUID();
+    const req = { requestId, agentId, clusterId, mode: options.mode ?? 'dry_run', threshold: options.threshold, maxClusterSize: options.maxClusterSize };
+    const send = () => this.connection.clusters.consolidate(req);
+    const r = req.mode === 'apply' ? await this.write('Consolidate', requestId, send) : await this.read(send);
+    const m = r.merged;
+    return {
+      mode: r.mode === 'apply' ? 'apply' : 'dry_run',
+      clusterId: r.clusterId,
+      merged: { text: m?.text ?? '', tags: [...(m?.tags ?? [])], entities: [...(m?.entities ?? [])], useCount: m?.useCount ?? 0, strength: m?.strength ?? 0, confidence: m?.confidence ?? '' },
+      retiredIds: [...r.retiredIds],
+      factId: r.factId,
+      message: r.message,
     };
   }
 

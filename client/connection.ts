@@ -13,6 +13,7 @@ import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
 import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
+import { ClusterService } from '../shared/gen/engram/v1/cluster_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -64,6 +65,7 @@ export class Connection {
   readonly analysis: ClientOf<typeof AnalysisService>;
   readonly vault: ClientOf<typeof VaultService>;
   readonly extraction: ClientOf<typeof ExtractionService>;
+  readonly clusters: ClientOf<typeof ClusterService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -87,6 +89,7 @@ export class Connection {
     this.analysis = createServiceClient(AnalysisService, this.grpcClient, defaults);
     this.vault = createServiceClient(VaultService, this.grpcClient, defaults);
     this.extraction = createServiceClient(ExtractionService, this.grpcClient, defaults);
+    this.clusters = createServiceClient(ClusterService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

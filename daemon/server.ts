@@ -13,6 +13,7 @@ import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
 import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
 import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
+import { ClusterService } from '../shared/gen/engram/v1/cluster_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
@@ -33,6 +34,7 @@ import { decayService } from './rpc/decay-service.ts';
 import { analysisService } from './rpc/analysis-service.ts';
 import { vaultService } from './rpc/vault-service.ts';
 import { extractionService } from './rpc/extraction-service.ts';
+import { clusterService } from './rpc/cluster-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
@@ -162,6 +164,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     addService(server, AnalysisService, analysisService(core), serve);
     addService(server, VaultService, vaultService(core), serve);
     addService(server, ExtractionService, extractionService(core), serve);
+    addService(server, ClusterService, clusterService(core), serve);
     addService(server, Health, healthService(() => serving), serve);
   };
 

@@ -47,6 +47,8 @@ export const Capability = {
   UnifiedSearch: 'unified-search-v1',
   /** ExtractionService.Extract: durable facts proposed from a message or conversation. */
   Extract: 'extract-v1',
+  /** ClusterService: clusters of similar facts with stable ids, duplicates, consolidation. */
+  Clusters: 'clusters-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -86,7 +88,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters],
   advertisesDefaultWeight: true,
 };
 
@@ -124,6 +126,8 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.DecayService/Promote': Capability.Promote,
   'engram.v1.VaultService/SearchUnified': Capability.UnifiedSearch,
   'engram.v1.ExtractionService/Extract': Capability.Extract,
+  'engram.v1.ClusterService/Cluster': Capability.Clusters,
+  'engram.v1.ClusterService/Consolidate': Capability.Clusters,
   'engram.v1.AdminService/StorageStats': Capability.Maintenance,
   'engram.v1.AdminService/Compact': Capability.Maintenance,
 };

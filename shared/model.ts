@@ -356,3 +356,46 @@ export interface ExtractResult {
   /** New facts stored (remember only). */
   stored: number;
 }
+
+/** A cluster of similar live facts (cluster_memories). Its id is derived from its sorted member
+ *  ids: the same members, the same id. */
+export interface FactCluster {
+  id: string;
+  size: number;
+  /** The mean pairwise similarity of its members. */
+  cohesion: number;
+  /** "auto-merge" (cohesion >= 0.9), "llm-review" (>= 0.75) or "keep-separate". */
+  suggestedAction: string;
+  memoryIds: string[];
+  contentPreviews: string[];
+}
+
+export interface DuplicatePair {
+  id1: string;
+  id2: string;
+  content1Preview: string;
+  content2Preview: string;
+  similarity: number;
+}
+
+export interface ClusterReport {
+  mode: 'clustering' | 'duplicate_detection';
+  /** How similarity was measured: "vector" (every fact has one) or "tokens" (keyword terms). */
+  similarity: 'vector' | 'tokens';
+  threshold: number;
+  clusters: FactCluster[];
+  duplicates: DuplicatePair[];
+  message: string;
+}
+
+/** consolidate_memories: the merged fact (dry run: what it would be) and what it retired. */
+export interface ConsolidateResult {
+  mode: 'dry_run' | 'apply';
+  clusterId: string;
+  merged: { text: string; tags: string[]; entities: string[]; useCount: number; strength: number; confidence: string };
+  /** The members retired (superseded_by = factId); empty on a dry run. */
+  retiredIds: string[];
+  /** The merged fact ("" on a dry run). */
+  factId: string;
+  message: string;
+}

@@ -219,6 +219,11 @@ const METHODS: MethodCase[] = [
   { name: 'extract', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
     expect((await client.extract(agent, { message: 'I prefer matrix tea.' })).facts.map((f) => f.kind)).toEqual(['preference']);
   } },
+  { name: 'clusterMemories + consolidate (dry run)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    const r = await client.clusterMemories(agent, { threshold: 0.3 });
+    expect(r.mode).toBe('clustering');
+    if (r.clusters[0]) expect((await client.consolidateMemories(agent, r.clusters[0].id, { threshold: 0.3 })).mode).toBe('dry_run');
+  } },
   { name: 'storageStats + compact', expected: [R, R, R, W, W], run: async ({ client }) => {
     expect((await client.storageStats()).factCount).toBeGreaterThanOrEqual(2);
     expect((await client.compact()).bytesAfter).toBeGreaterThan(0);
@@ -402,7 +407,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'storageStats + compact'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);

@@ -172,3 +172,26 @@ describe('fact extraction through every door', () => {
     expect((await doors.client.list(agent)).facts.map((f) => f.source)).toEqual(['extracted:rules', 'extracted:rules']);
   });
 });
+
+describe('clusters through every door', () => {
+  test('each door lists the same cluster id, and any door consolidates it', async () => {
+    const agent = 'cluster-doors';
+    await doors.client.put(agent, 'The cat sleeps on the sofa.');
+    await doors.client.put(agent, 'The cat is sleeping on the couch.');
+    await doors.client.put(agent, 'Quarterly revenue grew by ten percent.');
+    // This daemon has no vectors: similarity is keyword overlap ({cat, sleep, sofa} vs {cat, sleep, couch}: 0.5).
+    const [cluster] = (await doors.client.clusterMemories(agent, { threshold: 0.5 })).clusters;
+    expect(cluster?.size).toBe(2);
+    const ids: [string, string][] = [
+      ['cli', (await doors.cli(['cluster', agent, '--threshold', '0.5'])).clusters[0].id],
+      ['rest', (await doors.rest('POST', '/v1/clusters', { agent_id: agent, threshold: 0.5 })).clusters[0].id],
+      ['mcp stdio', (await doors.stdio.ok<{ clusters: { id: string }[] }>('cluster_memories', { agent_id: agent, threshold: 0.5 })).clusters[0]!.id],
+      ['mcp http', (await doors.http.ok<{ clusters: { id: string }[] }>('cluster_memories', { agent_id: agent, threshold: 0.5 })).clusters[0]!.id],
+    ];
+    for (const [name, id] of ids) expect(id, name).toBe(cluster!.id);
+    expect((await doors.rest('POST', `/v1/clusters/${cluster!.id}/consolidate`, { agent_id: agent })).mode).toBe('dry_run');
+    const applied = await doors.stdio.ok<{ fact_id: string; retired_ids: string[] }>('consolidate_memories', { agent_id: agent, cluster_id: cluster!.id, mode: 'apply' });
+    expect(applied.retired_ids.sort()).toEqual([...cluster!.memoryIds].sort());
+    expect(JSON.parse(await doors.http.fails('consolidate_memories', { agent_id: agent, cluster_id: cluster!.id, mode: 'apply' }))).toMatchObject({ success: false, message: expect.stringMatching(/no longer exists/) });
+  });
+});

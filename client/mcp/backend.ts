@@ -5,7 +5,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
-import type { ExtractResult, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -79,6 +79,14 @@ export class ClientBackend implements McpBackend {
 
   extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, remember: boolean): Promise<ExtractResult> {
     return this.client.extract(agentId, input, { remember });
+  }
+
+  cluster(agentId: string, req: { threshold: number; maxClusterSize: number; findDuplicates: boolean; duplicateThreshold: number }): Promise<ClusterReport> {
+    return this.client.clusterMemories(agentId, req);
+  }
+
+  consolidate(agentId: string, clusterId: string, mode: 'dry_run' | 'apply'): Promise<ConsolidateResult> {
+    return this.client.consolidateMemories(agentId, clusterId, { mode });
   }
 
   promote(agentId: string, req: { factId?: string; autoDetect: boolean; dryRun: boolean; force: boolean; target: string }): Promise<PromoteResult> {

@@ -37,6 +37,7 @@ import { checkUnified, mergeUnified, type UnifiedInput, type UnifiedResult } fro
 import { VaultIndex } from '../vault/vault-index.ts';
 import { extractFacts, rulesExtractor, type ExtractInput, type ExtractResult } from './extraction.ts';
 import type { Extractor } from '../extract/llm.ts';
+import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult } from './clusters.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
@@ -57,6 +58,7 @@ export type { CompactReport, StorageReport } from './maintenance.ts';
 export type { PromoteInput, PromoteResult } from './promote.ts';
 export type { UnifiedInput, UnifiedResult } from './unified.ts';
 export type { ExtractInput, ExtractResult } from './extraction.ts';
+export type { ClusterInput, ClusterReport, ConsolidateResult } from './clusters.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -98,6 +100,7 @@ export class Engram {
   private readonly usage: Usage;
   private readonly collector: Collector;
   private readonly promoter: Promoter;
+  private readonly clusters: Clusters;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -117,6 +120,7 @@ export class Engram {
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay);
+    this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
     this.vault = options.vault ? new VaultIndex(options.vault, options.log) : undefined;
     this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault, (path) => this.vault?.written(path));
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
@@ -212,6 +216,16 @@ export class Engram {
     // A query keeps what it matched; without one, the most recent facts are the answer.
     const facts = outcome.facts.map((fact, i) => ({ fact, score: outcome.matches[i]!.score, matched: outcome.matches[i]!.matched })).filter((f) => f.matched || !q.query);
     return mergeUnified(q, facts, this.vault);
+  }
+
+  /** Clusters of similar facts, or duplicate pairs (cluster_memories). */
+  clusterFacts(ctx: CallContext, input: ClusterInput): Promise<ClusterReport> {
+    return this.clusters.cluster(ctx, input);
+  }
+
+  /** A cluster merged into one fact that replaces its members (consolidate_memories). */
+  consolidateCluster(ctx: CallContext, input: ClusterInput & { clusterId: unknown; mode?: unknown }): Promise<ConsolidateResult> {
+    return this.clusters.consolidate(ctx, input);
   }
 
   /** The durable facts a message or conversation states, proposed and optionally remembered. */

@@ -216,8 +216,9 @@ export class Writes {
     return fact && isIndexed(fact) ? this.access.overlay(fact) : undefined;
   }
 
-  /** Replaces live facts by one new fact, all in one commit. */
-  revise(ctx: CallContext, input: ReviseInput): Promise<ReviseResult> {
+  /** Replaces live facts by one new fact, all in one commit. `carried`: use statistics the new
+   *  fact takes over from what it replaces (a consolidation), instead of starting afresh. */
+  revise(ctx: CallContext, input: ReviseInput, carried?: { useCount: number; lastUsedAt: number }): Promise<ReviseResult> {
     const agentId = check.agentId(input.agentId);
     const targetIds = checkTargets(input.targetIds, this.limits);
     const fields = this.checkFields(input);
@@ -229,7 +230,7 @@ export class Writes {
       locks: targetIds,
       plan: async () => {
         const targets = checkTargetStates(await this.store.getFacts(targetIds.map((factId) => ({ agentId, factId }))), targetIds);
-        const draft = { ...draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact'), replaces: targetIds, ...(requestId ? { requestId } : {}) };
+        const draft = { ...draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact'), ...carried, replaces: targetIds, ...(requestId ? { requestId } : {}) };
         const stamp = await this.staging.created(draft);
         return (): Commit<ReviseResult> => {
           const replacement = stamp();

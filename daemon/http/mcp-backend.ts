@@ -3,7 +3,7 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { ExtractResult, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -81,6 +81,14 @@ export class CoreBackend implements McpBackend {
 
   extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, remember: boolean): Promise<ExtractResult> {
     return this.core.extract(this.ctx, { agentId, ...input, remember });
+  }
+
+  cluster(agentId: string, req: { threshold: number; maxClusterSize: number; findDuplicates: boolean; duplicateThreshold: number }): Promise<ClusterReport> {
+    return this.core.clusterFacts(this.ctx, { agentId, ...req });
+  }
+
+  consolidate(agentId: string, clusterId: string, mode: 'dry_run' | 'apply'): Promise<ConsolidateResult> {
+    return this.core.consolidateCluster(this.writeCtx, { agentId, clusterId, mode });
   }
 
   promote(agentId: string, req: { factId?: string; autoDetect: boolean; dryRun: boolean; force: boolean; target: string }): Promise<PromoteResult> {

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -257,4 +257,22 @@ export function extractJson(r: ExtractResult): ExtractJson {
     facts: r.facts.map((f) => ({ text: f.text, kind: f.kind, entities: f.entities, ...(f.factId ? { fact_id: f.factId, duplicate: f.duplicate ?? false } : {}), ...(f.error ? { error: f.error } : {}) })),
     ...(r.rejected ? { rejected: r.rejected } : {}),
   };
+}
+
+export function clusterReportJson(r: ClusterReport): ClusterReportJson {
+  const base = { mode: r.mode, similarity: r.similarity, threshold: r.threshold, message: r.message };
+  if (r.mode === 'duplicate_detection') {
+    return { ...base, duplicates_found: r.duplicates.length, duplicates: r.duplicates.map((d) => ({ id1: d.id1, id2: d.id2, content1_preview: d.content1Preview, content2_preview: d.content2Preview, similarity: d.similarity })) };
+  }
+  return {
+    ...base,
+    strategy: 'similarity',
+    clusters_found: r.clusters.length,
+    clusters: r.clusters.map((c) => ({ id: c.id, size: c.size, cohesion: c.cohesion, suggested_action: c.suggestedAction, memory_ids: c.memoryIds, content_previews: c.contentPreviews })),
+  };
+}
+
+export function consolidateJson(r: ConsolidateResult): ConsolidateJson {
+  const m = r.merged;
+  return { mode: r.mode, cluster_id: r.clusterId, merged: { text: m.text, tags: m.tags, entities: m.entities, use_count: m.useCount, strength: m.strength, confidence: m.confidence }, retired_ids: r.retiredIds, fact_id: r.factId, message: r.message };
 }

@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { ExtractResult, GcResult, ObserveUsageResult, PromoteResult, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, ObserveUsageResult, PromoteResult, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -161,6 +161,8 @@ export interface McpBackend {
   promote(agentId: string, req: { factId?: string; autoDetect: boolean; dryRun: boolean; force: boolean; target: string }): Promise<PromoteResult>;
   searchUnified(agentId: string, query: string, options: { tags?: string[]; limit: number; stmWeight: number; ltmWeight: number; windowDays?: number; minScore?: number }): Promise<UnifiedResult>;
   extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, remember: boolean): Promise<ExtractResult>;
+  cluster(agentId: string, req: { threshold: number; maxClusterSize: number; findDuplicates: boolean; duplicateThreshold: number }): Promise<ClusterReport>;
+  consolidate(agentId: string, clusterId: string, mode: 'dry_run' | 'apply'): Promise<ConsolidateResult>;
   analyzeMessage(message: string): Promise<SaveAdvice>;
   analyzeForRecall(message: string): Promise<RecallAdvice>;
 }

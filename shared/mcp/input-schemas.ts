@@ -222,6 +222,23 @@ export const INPUT_TYPES = {
       agent_id: cortexAgent,
     })
     .strict(),
+  cluster_memories: z
+    .object({
+      strategy: z.enum(['similarity']).default('similarity').describe('Clustering strategy.'),
+      threshold: z.number().gt(0).max(1).default(0.83).describe('Similarity threshold.'),
+      max_cluster_size: z.int().min(1).max(1000).default(12).describe('Max memories per cluster.'),
+      find_duplicates: z.boolean().default(false).describe('Find duplicate pairs instead.'),
+      duplicate_threshold: z.number().gt(0).max(1).default(0.88).describe('Threshold for duplicates.'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
+  consolidate_memories: z
+    .object({
+      cluster_id: z.string().describe('A cluster id from cluster_memories (stable: the same members give the same id).'),
+      mode: z.enum(['dry_run', 'apply']).default('dry_run').describe('"dry_run" shows the merged memory; "apply" writes it and retires the members.'),
+      agent_id: cortexAgent,
+    })
+    .strict(),
   promote_memory: z
     .object({
       memory_id: z.string().describe('The memory to promote.').optional(),
@@ -237,6 +254,6 @@ export const INPUT_TYPES = {
 } as const;
 
 /** Which tools speak the CortexGraph contract (optional agent_id, {"success": false} errors). */
-export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'promote_memory', 'search_unified', 'analyze_message', 'analyze_for_recall']);
+export const CORTEX_TOOLS: ReadonlySet<string> = new Set(['save_memory', 'search_memory', 'touch_memory', 'observe_memory_usage', 'gc', 'promote_memory', 'search_unified', 'cluster_memories', 'consolidate_memories', 'analyze_message', 'analyze_for_recall']);
 
 export type ToolName = keyof typeof INPUT_TYPES;

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { ExtractJson, FactJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { ClusterReportJson, ConsolidateJson, ExtractJson, FactJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -190,6 +190,8 @@ export const OUTPUT_TYPES = {
       ),
     })
     .strict(),
+  cluster_memories: ClusterReportJson.extend({ success: z.literal(true) }).strict(),
+  consolidate_memories: ConsolidateJson.extend({ success: z.literal(true) }).strict(),
   promote_memory: PromoteJson.extend({ success: z.literal(true) }).strict(),
   analyze_message: SaveAdviceJson,
   analyze_for_recall: RecallAdviceJson,

@@ -140,6 +140,18 @@ const TEXT: Record<ToolName, ToolText> = {
       'Search the store (short-term memory, STM) and the vault\'s markdown notes (long-term memory, LTM: promoted memories and notes written by hand) together. Each side is ranked on its own, scaled so its best result is 1, weighted (stm_weight 1.0, ltm_weight 0.7) and merged; a promoted memory and its note count once. window_days and min_score filter the short-term side. Returns a text block, best first, [STM] or [LTM] per line (verbose: with ids and paths).',
     annotations: { title: 'Search short- and long-term memory', ...readOnly },
   },
+  cluster_memories: {
+    title: 'Cluster similar memories',
+    description:
+      'Group similar memories for consolidation (similarity >= threshold, at most max_cluster_size each), or with find_duplicates list near-duplicate pairs. Similarity is vector cosine when every memory has a vector, else keyword overlap (the payload says which). Cluster ids are stable: the same members give the same id, so an id from this call works in consolidate_memories later, until the cluster changes.',
+    annotations: { title: 'Cluster similar memories', ...readOnly },
+  },
+  consolidate_memories: {
+    title: 'Merge a cluster of memories',
+    description:
+      'Merge a cluster from cluster_memories into one memory: its distinct sentences, tags and entities united, use counts summed, the strongest strength, the least confidence. dry_run (default) shows the merge; apply writes it and retires every member with superseded_by = the merged memory (nothing is deleted). An id whose cluster changed since is refused: list the clusters again.',
+    annotations: { title: 'Merge a cluster of memories', ...destructive },
+  },
   promote_memory: {
     title: 'Promote a memory to a long-term note',
     description:

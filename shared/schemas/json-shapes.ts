@@ -314,3 +314,38 @@ export const ExtractJson = z
   .strict();
 
 export type ExtractJson = z.infer<typeof ExtractJson>;
+
+const ClusterJson = z
+  .object({ id: z.string(), size: count, cohesion: z.number(), suggested_action: z.string(), memory_ids: strings, content_previews: strings })
+  .strict();
+const DuplicateJson = z.object({ id1: z.string(), id2: z.string(), content1_preview: z.string(), content2_preview: z.string(), similarity: z.number() }).strict();
+
+/** cluster_memories, engram cluster, POST /v1/clusters: the seed's two payloads in one shape. */
+export const ClusterReportJson = z
+  .object({
+    mode: z.enum(['clustering', 'duplicate_detection']),
+    similarity: z.enum(['vector', 'tokens']).describe('How similarity was measured: the facts\' vectors when every one has a vector, else their keyword terms.'),
+    threshold: z.number(),
+    strategy: z.string().optional(),
+    clusters_found: count.optional(),
+    clusters: z.array(ClusterJson).optional(),
+    duplicates_found: count.optional(),
+    duplicates: z.array(DuplicateJson).optional(),
+    message: z.string(),
+  })
+  .strict();
+
+/** consolidate_memories, engram consolidate, POST /v1/clusters/{id}/consolidate. */
+export const ConsolidateJson = z
+  .object({
+    mode: z.enum(['dry_run', 'apply']),
+    cluster_id: z.string(),
+    merged: z.object({ text: z.string(), tags: strings, entities: strings, use_count: count, strength: z.number(), confidence: z.string() }).strict(),
+    retired_ids: strings,
+    fact_id: z.string().describe('The merged fact ("" on a dry run).'),
+    message: z.string(),
+  })
+  .strict();
+
+export type ClusterReportJson = z.infer<typeof ClusterReportJson>;
+export type ConsolidateJson = z.infer<typeof ConsolidateJson>;

@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson } from '../../../shared/json/shapes.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -18,6 +18,7 @@ export type { Method, Reply, Route } from './route.ts';
 
 /** The core's field names where REST's differ (the core speaks the protocol's field paths). */
 export const CORE_FIELDS: Readonly<Record<string, string>> = {
+  cluster_id: 'id',
   fact_id: 'id',
   occurred_at_ms: 'occurred_at',
   meta_json: 'meta',
@@ -164,6 +165,22 @@ export const ROUTES: readonly Route[] = [
     { body: 'GcRequest', operationId: 'collectGarbage', summary: "Collect a namespace's faded facts (decay score below the forget threshold; pinned ones never); a dry run unless dry_run is false", status: 200, response: 'Collected', description: 'What was (or would be) collected, lowest score first.', errors: ['400'] },
     async ({ core, ctx, body: b }) =>
       ok('Collected', gcJson(await core.collectGarbage(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run, archiveInstead: b.archive_instead, limit: b.limit }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/clusters',
+    { body: 'ClusterRequest', operationId: 'clusterFacts', summary: 'Clusters of similar facts (stable ids), or near-duplicate pairs', status: 200, response: 'Clusters', description: 'The clusters or pairs.', errors: ['400', '409'] },
+    async ({ core, ctx, body: b }) =>
+      ok('Clusters', clusterReportJson(await core.clusterFacts(ctx, { agentId: b.agent_id, threshold: b.threshold, maxClusterSize: b.max_cluster_size, findDuplicates: b.find_duplicates, duplicateThreshold: b.duplicate_threshold }))),
+  ),
+
+  route(
+    'POST',
+    '/v1/clusters/{id}/consolidate',
+    { body: 'ConsolidateRequest', operationId: 'consolidateCluster', summary: 'Merge a cluster into one fact that replaces its members (a dry run unless mode is "apply")', status: 200, response: 'Consolidated', description: 'The merged fact and what it retired.', errors: ['400', '409'] },
+    async ({ core, ctx, body: b, params }) =>
+      ok('Consolidated', consolidateJson(await core.consolidateCluster(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, clusterId: params.id, mode: b.mode }))),
   ),
 
   route(

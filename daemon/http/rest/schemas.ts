@@ -18,6 +18,8 @@ import {
   PromoteJson,
   UnifiedJson,
   ExtractJson,
+  ClusterReportJson,
+  ConsolidateJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -113,6 +115,16 @@ export const REQUESTS = {
     })
     .strict(),
   EmptyRequest: z.object({}).strict(),
+  ClusterRequest: z
+    .object({
+      agent_id: agentId,
+      threshold: z.number().gt(0).max(1).optional(),
+      max_cluster_size: z.int().min(1).max(1000).optional(),
+      find_duplicates: z.boolean().optional(),
+      duplicate_threshold: z.number().gt(0).max(1).optional(),
+    })
+    .strict(),
+  ConsolidateRequest: z.object({ agent_id: agentId, mode: z.enum(['dry_run', 'apply']).optional(), request_id: requestId.optional() }).strict(),
   ExtractRequest: z
     .object({
       agent_id: agentId,
@@ -214,6 +226,8 @@ export const RESPONSES = {
   Promoted: PromoteJson,
   Unified: UnifiedJson,
   Extracted: ExtractJson,
+  Clusters: ClusterReportJson,
+  Consolidated: ConsolidateJson,
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z

@@ -9,10 +9,10 @@ import type { McpBackend } from '../backend.ts';
 import { INPUT_TYPES } from '../input-schemas.ts';
 import type { GcPayload, ObservePayload, SavePayload, ScoredSearchPayload, TouchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
-import { promoteJson, recallAdviceJson, saveAdviceJson, unifiedText } from '../../json/shapes.ts';
+import { clusterReportJson, consolidateJson, promoteJson, recallAdviceJson, saveAdviceJson, unifiedText } from '../../json/shapes.ts';
 import type { HandlerContext } from './context.ts';
 
-type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'promote_memory' | 'search_unified' | 'analyze_message' | 'analyze_for_recall';
+type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'promote_memory' | 'search_unified' | 'cluster_memories' | 'consolidate_memories' | 'analyze_message' | 'analyze_for_recall';
 
 /** The arguments as the tool's schema reads them (defaults filled in), or a ToolInputError
  *  naming the first field at fault. */
@@ -165,4 +165,18 @@ export async function searchUnified(args: Args, backend: McpBackend, ctx: Handle
   const results = r.hits.map((h) => ({ source: h.source, content: h.content, title: h.title, score: round(h.score), ...(a.verbose ? { id: h.id, path: h.path } : {}) }));
   const payload = { success: true as const, count: r.hits.length, stm_count: r.stmCount, ltm_count: r.ltmCount, vault: r.vault, results };
   return success(payload, unifiedText(r, a.verbose));
+}
+
+export async function clusterMemories(args: Args, backend: McpBackend, ctx: HandlerContext): Promise<CallToolResult> {
+  const a = parsed('cluster_memories', args);
+  const r = await backend.cluster(a.agent_id ?? ctx.defaultAgentId, { threshold: a.threshold, maxClusterSize: a.max_cluster_size, findDuplicates: a.find_duplicates, duplicateThreshold: a.duplicate_threshold });
+  const payload = { success: true as const, ...clusterReportJson(r) };
+  return success(payload, JSON.stringify(payload, null, 2));
+}
+
+export async function consolidateMemories(args: Args, backend: McpBackend, ctx: HandlerContext): Promise<CallToolResult> {
+  const a = parsed('consolidate_memories', args);
+  const r = await backend.consolidate(a.agent_id ?? ctx.defaultAgentId, a.cluster_id, a.mode);
+  const payload = { success: true as const, ...consolidateJson(r) };
+  return success(payload, JSON.stringify(payload, null, 2));
 }

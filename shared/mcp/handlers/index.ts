@@ -9,7 +9,7 @@ import { memoryDelete, memoryForget, memoryGet, memoryList } from './facts.ts';
 import { memoryReflect } from './reflect.ts';
 import { memorySearch, memorySearchBatch } from './search.ts';
 import { memoryAdd, memoryAddBatch, memoryAlias } from './write.ts';
-import { analyzeForRecall, analyzeMessage, gc, observeMemoryUsage, promoteMemory, saveMemory, searchMemory, searchUnified, touchMemory } from './cortex.ts';
+import { analyzeForRecall, analyzeMessage, clusterMemories, consolidateMemories, gc, observeMemoryUsage, promoteMemory, saveMemory, searchMemory, searchUnified, touchMemory } from './cortex.ts';
 import type { HandlerContext } from './context.ts';
 import { memoryExtract } from './extract.ts';
 export { DEFAULT_HANDLER_CONTEXT, type HandlerContext } from './context.ts';
@@ -36,6 +36,8 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   observe_memory_usage: observeMemoryUsage,
   gc,
   promote_memory: promoteMemory,
+  cluster_memories: clusterMemories,
+  consolidate_memories: consolidateMemories,
   search_unified: searchUnified,
   analyze_message: analyzeMessage,
   analyze_for_recall: analyzeForRecall,

@@ -1,0 +1,73 @@
+// Clusters, duplicates and consolidation against real daemons: deterministic clusters whose ids
+// survive from one call to the next, duplicates by similarity, and a consolidation that writes
+// one merged fact, retires the members with lineage, and refuses a cluster that changed.
+import { describe, expect, test } from 'vitest';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+describe('clusters and consolidation', () => {
+  test('token similarity without vectors: stable ids, duplicates, a consolidation with lineage, stale ids refused', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
+    const client = await daemon.client();
+    const deploy = [
+      (await client.put('c', 'The deploy window is Tuesday morning.', { tags: ['ops'] })).fact,
+      (await client.put('c', 'The deploy window is Tuesday morning before standup.', { tags: ['release'], confidence: 'verified' })).fact,
+    ];
+    await client.touch('c', deploy[0]!.id);
+    const coffee = [(await client.put('c', 'The coffee machine is on the fourth floor.')).fact, (await client.put('c', 'The coffee machine on the fourth floor is broken.')).fact];
+    await client.put('c', 'Alice prefers window seats.');
+
+    const first = await client.clusterMemories('c', { threshold: 0.5 });
+    expect(first).toMatchObject({ mode: 'clustering', similarity: 'tokens', threshold: 0.5 });
+    expect(first.clusters.map((c) => c.memoryIds)).toEqual([deploy.map((f) => f.id), coffee.map((f) => f.id)]);
+    expect((await client.clusterMemories('c', { threshold: 0.5 })).clusters.map((c) => c.id)).toEqual(first.clusters.map((c) => c.id));
+    const [cluster] = first.clusters;
+    expect(cluster!.id).toMatch(/^cluster-[0-9a-f]{16}$/);
+    expect(cluster!.cohesion).toBeGreaterThan(0.5);
+
+    const dups = await client.clusterMemories('c', { findDuplicates: true, duplicateThreshold: 0.6 });
+    expect(dups).toMatchObject({ mode: 'duplicate_detection', message: `Found ${dups.duplicates.length} potential duplicate pairs` });
+    expect(dups.duplicates.map((d) => [d.id1, d.id2])).toContainEqual([deploy[0]!.id, deploy[1]!.id]);
+
+    const dry = await client.consolidateMemories('c', cluster!.id, { threshold: 0.5 });
+    expect(dry).toMatchObject({ mode: 'dry_run', factId: '', retiredIds: [] });
+    expect(dry.merged).toEqual({
+      text: 'The deploy window is Tuesday morning. The deploy window is Tuesday morning before standup.',
+      tags: ['ops', 'release'],
+      entities: [],
+      useCount: 3,
+      strength: 1,
+      confidence: 'inferred',
+    });
+    expect((await client.get('c', deploy[0]!.id)).supersededBy).toBeUndefined();
+
+    const applied = await client.consolidateMemories('c', cluster!.id, { mode: 'apply', threshold: 0.5 });
+    expect(applied.retiredIds.sort()).toEqual(deploy.map((f) => f.id).sort());
+    const merged = await client.get('c', applied.factId);
+    expect(merged).toMatchObject({ text: dry.merged.text, tags: ['ops', 'release'], useCount: 3, confidence: 'inferred' });
+    for (const f of deploy) expect((await client.get('c', f.id)).supersededBy).toBe(applied.factId);
+    await expect(client.consolidateMemories('c', cluster!.id, { mode: 'apply', threshold: 0.5 })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'cluster_id' });
+
+    // A member edited since the listing makes the id stale; using a member (touch) does not.
+    const coffeeCluster = first.clusters[1]!.id;
+    await client.touch('c', coffee[0]!.id);
+    expect((await client.consolidateMemories('c', coffeeCluster)).mode).toBe('dry_run');
+    await client.updateFact('c', { ...(await client.get('c', coffee[1]!.id)), text: 'The coffee machine on the fourth floor is fixed now.' });
+    await expect(client.consolidateMemories('c', coffeeCluster, { mode: 'apply' })).rejects.toMatchObject({ kind: 'failed_precondition', message: expect.stringMatching(/no longer exists/) });
+    expect((await client.get('c', coffee[0]!.id)).supersededBy).toBeUndefined();
+    await expect(client.consolidateMemories('c', 'nope')).rejects.toMatchObject({ field: 'cluster_id' });
+  });
+
+  test('vector similarity when every fact has a vector', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'local' });
+    const client = await daemon.client();
+    await client.put('v', 'The cat sleeps on the sofa.');
+    await client.put('v', 'The cat is sleeping on the couch.');
+    await client.put('v', 'Quarterly revenue grew by ten percent.');
+    const r = await client.clusterMemories('v', { threshold: 0.8 });
+    expect(r.similarity).toBe('vector');
+    expect(r.clusters).toHaveLength(1);
+    expect(r.clusters[0]!.contentPreviews).toEqual(['The cat sleeps on the sofa.', 'The cat is sleeping on the couch.']);
+  });
+});
