@@ -25,7 +25,8 @@ const optionsArb: fc.Arbitrary<RecallOptions> = fc.record(
   {
     topK: fc.integer({ min: 1, max: 12 }),
     weights: fc.record(
-      { vector: fc.constantFrom(0, 0.5, 1), keyword: fc.constantFrom(0, 1, 2), recency: fc.constantFrom(0, 0.5) },
+      // decay too: with recency it makes two order signals, whose every-fact ranking takes its own path
+      { vector: fc.constantFrom(0, 0.5, 1), keyword: fc.constantFrom(0, 1, 2), recency: fc.constantFrom(0, 0.5), decay: fc.constantFrom(0, 1) },
       { requiredKeys: [] },
     ),
     minRelevance: fc.constantFrom(0, 0.3, 0.8),
@@ -35,7 +36,7 @@ const optionsArb: fc.Arbitrary<RecallOptions> = fc.record(
     ),
   },
   { requiredKeys: ['topK'] },
-).filter((o) => !o.weights || (o.weights.vector ?? 1) + (o.weights.keyword ?? 1) + (o.weights.recency ?? 0.5) > 0);
+).filter((o) => !o.weights || (o.weights.vector ?? 1) + (o.weights.keyword ?? 1) + (o.weights.recency ?? 0.5) + (o.weights.decay ?? 0) > 0);
 
 function eligible(fact: Fact, options: RecallOptions): boolean {
   if (fact.supersededBy !== undefined || fact.kind !== 'fact') return false;

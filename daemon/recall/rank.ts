@@ -4,7 +4,7 @@
 // streamed lazily only if top_k is not yet filled, so a million-fact namespace costs what the
 // query touches.
 import type { NamespaceIndex } from '../index/namespace.ts';
-import { RRF_K, compareResults, fusedScore } from './fusion.ts';
+import { RRF_K, compareResults, fusedScore, type Orderable } from './fusion.ts';
 import { decayScore } from '../lifecycle/decay.ts';
 import type { RecallPlan } from './plan.ts';
 import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
@@ -105,9 +105,64 @@ function orderEveryEligible(ns: NamespaceIndex, plan: RecallPlan, ordering: read
     const modifier = banded[0]!;
     return mergeOrdered(modifier.bands!.map((band) => filterStream(stream(), (r) => modifier.band!(ns.doc(r.doc)) === band)));
   }
-  const eligible = [...ns.docsInOrder()].filter(eligibleIn(ns, plan));
-  const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, eligible, plan)] as const);
-  return eligible.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults)[Symbol.iterator]();
+  // Each signal ranks every eligible fact by numbering its own runs (recency streams them from its
+  // index, decay sorts once), and the facts come out best first from a heap: only as many are
+  // taken as the caller reads (top_k plus skipped copies), not all of them sorted.
+  const eligible = eligibleIn(ns, plan);
+  const among = ordering.map((s) => [s.name as SignalName, ranksByRuns(ns, s, eligible, plan)] as const);
+  // The order is decided on light rows (the same sum, in registry order, as fusedScore); only
+  // the rows read become full results.
+  const rankMaps = new Map(among);
+  const light = [...among[0]![1].keys()].map((doc) => {
+    let fused = 0;
+    for (const name of SIGNAL_NAMES) {
+      const rank = rankMaps.get(name)?.get(doc) ?? 0;
+      if (rank > 0) fused += plan.weights[name] / (RRF_K + rank);
+    }
+    let final = fused;
+    const info = ns.doc(doc);
+    for (const modifier of plan.modifiers) final *= modifier.factor(info);
+    return { doc, final, createdAt: info.createdAt, factId: info.factId };
+  });
+  return mapStream(inOrder(light), (row) => score(row.doc, ranksOf(among, row.doc)));
+}
+
+function* mapStream<T, U>(items: Iterator<T>, f: (item: T) => U): Generator<U> {
+  for (let next = items.next(); !next.done; next = items.next()) yield f(next.value);
+}
+
+/** A signal's rank of every eligible doc: its runs numbered 1, 2, 3… (a run shares one rank). */
+function ranksByRuns(ns: NamespaceIndex, signal: OrderSignal, eligible: (doc: number) => boolean, at: SignalContext): RankMap {
+  const ranks: RankMap = new Map();
+  let rank = 0;
+  for (const run of signal.runs(ns, eligible, at)) {
+    rank++;
+    for (const doc of run) ranks.set(doc, rank);
+  }
+  return ranks;
+}
+
+/** Rows in total order, lazily: a binary heap, popped as the caller reads. */
+function* inOrder<T extends Orderable>(results: T[]): Generator<T> {
+  const heap = results;
+  const down = (i: number, n: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let best = i;
+      if (l < n && compareResults(heap[l]!, heap[best]!) < 0) best = l;
+      if (r < n && compareResults(heap[r]!, heap[best]!) < 0) best = r;
+      if (best === i) return;
+      [heap[i], heap[best]] = [heap[best]!, heap[i]!];
+      i = best;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i, heap.length);
+  for (let n = heap.length; n > 0; n--) {
+    yield heap[0]!;
+    heap[0] = heap[n - 1]!;
+    down(0, n - 1);
+  }
 }
 
 /** One order signal's runs as ranked facts; facts sharing a rank come in the total order's
