@@ -14,7 +14,7 @@ import type { Indexer } from '../index/indexer.ts';
 import { decayScore, type DecayConfig, type UseState } from '../lifecycle/decay.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { MemoryStore } from '../store/store.ts';
-import type { WritePipeline } from '../write/pipeline.ts';
+import type { WriteOp, WritePipeline } from '../write/pipeline.ts';
 import type { FactStaging } from '../write/staging.ts';
 import { toFact } from '../../shared/fact-shape.ts';
 import type { CallContext } from './context.ts';
@@ -92,7 +92,15 @@ export class Promoter {
     const now = Date.now();
     const candidates = factId ? await this.named(agentId, factId, force, now) : await this.withPreviews(agentId, this.detected(agentId, now));
     const promoted: string[] = [];
-    if (!dryRun) for (const c of candidates) if (await this.promoteOne(ctx, agentId, c.id, vault!)) promoted.push(c.id);
+    if (!dryRun) {
+      // All at once through the pipeline, so their commits share disk syncs.
+      const writes = await this.pipeline.runInOrder(ctx, candidates.map((c) => this.promoteOp(agentId, c.id, vault!)));
+      const done = await Promise.allSettled(writes);
+      // A store failure is the caller's to see; the promotions committed before it stand.
+      const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+      if (failed) throw failed.reason;
+      candidates.forEach((c, i) => (done[i] as PromiseFulfilledResult<boolean>).value && promoted.push(c.id));
+    }
     const message = dryRun
       ? `Would promote ${candidates.length} memor${candidates.length === 1 ? 'y' : 'ies'} to ${target}`
       : `Promoted ${promoted.length} memor${promoted.length === 1 ? 'y' : 'ies'} to ${target}`;
@@ -130,8 +138,8 @@ export class Promoter {
 
   /** Writes the fact's note, then marks it promoted (a record change only). A fact already
    *  promoted is left as it is; one retired or erased meanwhile is skipped. */
-  private promoteOne(ctx: CallContext, agentId: string, factId: string, vault: string): Promise<boolean> {
-    return this.pipeline.run(ctx, {
+  private promoteOp(agentId: string, factId: string, vault: string): WriteOp<boolean> {
+    return {
       agentId,
       requestId: '',
       locks: [factId],
@@ -148,7 +156,7 @@ export class Promoter {
         return () => ({ changes: [change], result: true, apply });
       },
       replay: async () => false,
-    });
+    };
   }
 
   /** Detected candidates with their previews (read from the store). */
