@@ -45,14 +45,17 @@ export class Collector {
     const limit = input.limit === undefined ? check.MAX_GC_LIMIT : check.count(input.limit, 'limit', check.MAX_GC_LIMIT);
     const requestId = check.requestId(ctx.requestId);
     if (dryRun) return this.result(this.candidates(agentId, Date.now(), limit), { dryRun, archive, replayed: false });
+    const locked = this.candidates(agentId, Date.now(), limit).map((c) => c.factId);
     return this.pipeline.run<GcResult>(ctx, {
       agentId,
       requestId,
-      locks: this.candidates(agentId, Date.now(), limit).map((c) => c.factId),
+      locks: locked,
       plan: async () => {
-        // Under the locks, each candidate is read again: one used or pinned meanwhile stays.
+        // Under the locks, each candidate is read again: one used or pinned meanwhile stays, and
+        // only locked facts are touched (one that faded since waits for the next collection).
         const now = Date.now();
-        const listed = this.candidates(agentId, now, limit);
+        const held = new Set(locked);
+        const listed = this.candidates(agentId, now, limit).filter((c) => held.has(c.factId));
         const facts = await this.store.getFacts(listed.map((c) => ({ agentId, factId: c.factId })));
         const kept: Candidate[] = [];
         const staged: { changes: Change[]; apply: () => void }[] = [];
