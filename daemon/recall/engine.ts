@@ -10,6 +10,7 @@ import { terms } from '../index/tokenizer.ts';
 import { nearTerms } from './expansion.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
 import { CONFIDENCE_POLICY } from '../lifecycle/confidence.ts';
+import { decayScore } from '../lifecycle/decay.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { MemoryStore } from '../store/store.ts';
 import { mergeBatch } from './batch.ts';
@@ -75,8 +76,10 @@ export function scopeNamespaces(agentId: string, scope: Scope): string[] {
 
 const key = (r: { agentId: string; factId: string }) => `${r.agentId}\u0000${r.factId}`;
 
-function matchOf(r: RankedFact): FactMatch {
-  return { matched: r.matched, score: r.final, signals: SIGNAL_NAMES.filter((name) => r.ranks[name] > 0), decayScore: r.decayScore };
+/** `fact`: the returned version, whose decay score the match reports at the plan's time (only
+ *  returned facts are scored, never every candidate). */
+function matchOf(r: RankedFact, fact: FactRecord, plan: RecallPlan): FactMatch {
+  return { matched: r.matched, score: r.final, signals: SIGNAL_NAMES.filter((name) => r.ranks[name] > 0), decayScore: decayScore(plan.decay, fact, plan.now) };
 }
 
 export class RecallEngine {
@@ -146,7 +149,7 @@ export class RecallEngine {
         : alive(ranked);
     const outcome: SearchOutcome = {
       facts: chosen.map((r) => byKey.get(key(r))!),
-      matches: chosen.map(matchOf),
+      matches: chosen.map((r) => matchOf(r, byKey.get(key(r))!, req.plan)),
       retrieval: this.metadata(req, query, rankings, [...new Set([...expanded, ...near.keys()])].sort()),
     };
     if (req.explain) {

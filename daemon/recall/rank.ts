@@ -5,7 +5,6 @@
 // query touches.
 import type { NamespaceIndex } from '../index/namespace.ts';
 import { RRF_K, compareResults, fusedScore, type Orderable } from './fusion.ts';
-import { decayScore } from '../lifecycle/decay.ts';
 import type { RecallPlan } from './plan.ts';
 import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
 import type { NamespaceQuery, OrderSignal, RankMap, SignalContext, VectorReader } from './signal.ts';
@@ -21,8 +20,6 @@ export interface RankedFact {
   final: number;
   /** A match signal really matched it; false: it only fills top_k. */
   matched: boolean;
-  /** Its decay score at the plan's time. */
-  decayScore: number;
 }
 
 export interface NamespaceRanking {
@@ -58,8 +55,7 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     const fused = fusedScore(ranks, weights, RRF_K);
     let final = fused;
     for (const modifier of plan.modifiers) final *= modifier.factor(info);
-    const decay = decayScore(plan.decay, info, plan.now);
-    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final, matched: matchedDocs.has(doc), decayScore: decay };
+    return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final, matched: matchedDocs.has(doc) };
   };
 
   const found = [...new Set([...matchRanks.values()].flatMap((ranks) => [...ranks.keys()]))];
