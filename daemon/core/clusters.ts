@@ -15,6 +15,7 @@ import { replacementLabel } from '../lifecycle/revise.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { MemoryStore } from '../store/store.ts';
 import type { CallContext } from './context.ts';
+import { cosine, jaccard, preview } from './similarity.ts';
 import type { ReviseInput, ReviseResult } from './writes.ts';
 
 export type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
@@ -43,28 +44,8 @@ const fraction = (value: unknown, field: string): number => {
   return value;
 };
 
-const preview = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
 export const clusterIdOf = (memberIds: readonly string[]): string => `cluster-${createHash('sha256').update([...memberIds].sort().join(',')).digest('hex').slice(0, 16)}`;
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
-
-function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  let both = 0;
-  for (const t of a) if (b.has(t)) both++;
-  return both / (a.size + b.size - both);
-}
 
 /** Listed clusters remembered for consolidation (the oldest are forgotten first). */
 const KNOWN_CLUSTERS = 10_000;

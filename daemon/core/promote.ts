@@ -18,6 +18,7 @@ import type { WriteOp, WritePipeline } from '../write/pipeline.ts';
 import type { FactStaging } from '../write/staging.ts';
 import { toFact } from '../../shared/fact-shape.ts';
 import type { CallContext } from './context.ts';
+import { preview } from './similarity.ts';
 
 export type { PromoteResult, PromotionCandidate } from '../../shared/model.ts';
 
@@ -27,10 +28,6 @@ export const PROMOTION_TARGETS = ['obsidian'] as const;
 
 const DAY_MS = 86_400_000;
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;
-const preview = (text: string): string => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
-};
 
 export interface PromoteInput {
   agentId: unknown;

@@ -12,6 +12,7 @@ import type { MemoryStore } from '../store/store.ts';
 import { requestReused, type WritePipeline } from '../write/pipeline.ts';
 import type { FactStaging } from '../write/staging.ts';
 import type { CallContext } from './context.ts';
+import { jaccard } from './similarity.ts';
 import type { ObservedFact, ObserveUsageResult } from '../../shared/model.ts';
 export type { ObservedFact } from '../../shared/model.ts';
 
@@ -37,14 +38,8 @@ export const AUTO_REINFORCE_OFF = 'auto_reinforce is disabled in config';
 /** Strengths stay on a 1e-6 grid, so ten boosts of 0.1 reach exactly 2. */
 const raised = (strength: number): number => Math.min(MAX_STRENGTH, Math.round((strength + STRENGTH_STEP) * 1e6) / 1e6);
 
-export function jaccard(a: readonly string[], b: readonly string[]): number {
-  const x = new Set(a.map((t) => t.toLowerCase()));
-  const y = new Set(b.map((t) => t.toLowerCase()));
-  if (x.size === 0 && y.size === 0) return 1;
-  let both = 0;
-  for (const t of x) if (y.has(t)) both++;
-  return both / (x.size + y.size - both);
-}
+/** Tags compare without case. */
+const tagSet = (tags: readonly string[]): Set<string> => new Set(tags.map((t) => t.toLowerCase()));
 
 /** One use of a fact at `now`. */
 const used = (fact: FactRecord, now: number, strength = fact.strength): FactRecord => ({ ...fact, useCount: fact.useCount + 1, lastUsedAt: now, strength });
@@ -117,7 +112,7 @@ export class Usage {
             results.push({ factId, status: 'retired', crossDomain: false, useCount: before.useCount, reviewCount: before.reviewCount, strength: before.strength });
             continue;
           }
-          const crossDomain = contextTags.length > 0 && jaccard(before.tags, contextTags) < CROSS_DOMAIN_JACCARD;
+          const crossDomain = contextTags.length > 0 && jaccard(tagSet(before.tags), tagSet(contextTags)) < CROSS_DOMAIN_JACCARD;
           const after: FactRecord = {
             ...used(before, now, crossDomain ? raised(before.strength) : before.strength),
             reviewCount: before.reviewCount + 1,
