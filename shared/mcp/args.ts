@@ -6,6 +6,8 @@
 import { EngramError } from '../errors.ts';
 import * as check from '../validate.ts';
 import { CONFIDENCE_LABELS, type ConfidenceLabel } from '../validate.ts';
+import type { z } from 'zod';
+import { INPUT_TYPES, type ToolName } from './input-schemas.ts';
 
 export type Args = Record<string, unknown>;
 
@@ -191,4 +193,14 @@ export function writeFields(args: Args) {
 function jsonObject(value: unknown, key: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ToolInputError(`${key} must be a JSON object, got ${describe(value)}`);
   return value as Record<string, unknown>;
+}
+
+/** A tool's arguments as its input schema reads them (defaults filled in), or a ToolInputError
+ *  naming the first field at fault — for tools whose schema says all there is to check. */
+export function schemaArgs<T extends ToolName>(tool: T, args: Args): z.infer<(typeof INPUT_TYPES)[T]> {
+  const result = INPUT_TYPES[tool].safeParse(args);
+  if (result.success) return result.data as z.infer<(typeof INPUT_TYPES)[T]>;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length ? issue.path.join('.') : issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'arguments';
+  throw new ToolInputError(`${field}: ${issue.code === 'unrecognized_keys' ? 'is not a parameter of this tool' : issue.message}`);
 }

@@ -3,26 +3,12 @@
 // tool. Arguments are checked against the tool's own input schema (so what is served is what is
 // enforced), and agent_id falls back to the server's default namespace.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
-import { ToolInputError, type Args } from '../args.ts';
+import { schemaArgs as parsed, type Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
-import { INPUT_TYPES } from '../input-schemas.ts';
 import type { GcPayload, ObservePayload, SavePayload, ScoredSearchPayload, TouchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
 import { clusterReportJson, consolidateJson, promoteJson, recallAdviceJson, saveAdviceJson, unifiedText } from '../../json/shapes.ts';
 import type { HandlerContext } from './context.ts';
-
-type CortexTool = 'save_memory' | 'search_memory' | 'touch_memory' | 'observe_memory_usage' | 'gc' | 'promote_memory' | 'search_unified' | 'cluster_memories' | 'consolidate_memories' | 'analyze_message' | 'analyze_for_recall';
-
-/** The arguments as the tool's schema reads them (defaults filled in), or a ToolInputError
- *  naming the first field at fault. */
-function parsed<T extends CortexTool>(tool: T, args: Args): z.infer<(typeof INPUT_TYPES)[T]> {
-  const result = INPUT_TYPES[tool].safeParse(args);
-  if (result.success) return result.data as z.infer<(typeof INPUT_TYPES)[T]>;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.length ? issue.path.join('.') : (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'arguments');
-  throw new ToolInputError(`${field}: ${issue.code === 'unrecognized_keys' ? 'is not a parameter of this tool' : issue.message}`);
-}
 
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;
 const DAY_MS = 86_400_000;

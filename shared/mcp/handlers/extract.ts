@@ -2,18 +2,12 @@
 // stored) by the daemon's extractor.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { extractJson } from '../../json/shapes.ts';
-import { ToolInputError, type Args } from '../args.ts';
+import { schemaArgs, ToolInputError, type Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
-import { INPUT_TYPES } from '../input-schemas.ts';
 import { success } from '../result.ts';
 
 export async function memoryExtract(args: Args, backend: McpBackend): Promise<CallToolResult> {
-  const parsed = INPUT_TYPES.memory_extract.safeParse(args);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ToolInputError(`${issue.path.join('.') || 'arguments'}: ${issue.message}`);
-  }
-  const a = parsed.data;
+  const a = schemaArgs('memory_extract', args);
   if ((a.message === undefined) === (a.turns === undefined)) throw new ToolInputError('message: give a message or the turns of a conversation (one of them)');
   const input = a.message !== undefined ? { message: a.message } : { turns: a.turns! };
   const r = await backend.extract(a.agent_id, input, a.remember);
