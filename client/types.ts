@@ -73,6 +73,9 @@ export function toFact(m: FactMessage | undefined): Fact {
     crossDomainCount: m.crossDomainCount,
     retiredReason: m.retiredReason,
     promotedAt: Number(m.promotedAtMs),
+    relations: m.relations.map((r) => ({ type: r.type, targetId: r.targetId, createdAt: Number(r.createdAtMs) })),
+    replaces: [...m.replaces],
+    entityTypes: { ...m.entityTypes },
   };
   return toPublicFact(fields, m.metaJson);
 }

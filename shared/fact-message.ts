@@ -35,5 +35,8 @@ export function factToMessage(fact: FactFields, metaJson: string): MessageInitSh
     crossDomainCount: fact.crossDomainCount,
     retiredReason: fact.retiredReason,
     promotedAtMs: BigInt(fact.promotedAt),
+    relations: fact.relations.map((r) => ({ type: r.type, targetId: r.targetId, createdAtMs: BigInt(r.createdAt) })),
+    replaces: fact.replaces,
+    entityTypes: fact.entityTypes,
   };
 }

@@ -28,6 +28,9 @@ export function toFact(record: FactFields, metaJson: string): Fact {
     useCount: record.useCount,
     reviewCount: record.reviewCount,
     crossDomainCount: record.crossDomainCount,
+    relations: record.relations.map((r) => ({ ...r })),
+    replaces: [...record.replaces],
+    entityTypes: { ...record.entityTypes },
   };
   const optional: Partial<Fact> = {
     occurredAt: record.occurredAt,
@@ -74,6 +77,9 @@ export function toRecord(fact: Fact): { fields: FactFields; metaJson: string } {
     crossDomainCount: fact.crossDomainCount,
     retiredReason: fact.retiredReason ?? '',
     promotedAt: fact.promotedAt ?? 0,
+    relations: fact.relations ?? [],
+    replaces: fact.replaces ?? [],
+    entityTypes: fact.entityTypes ?? {},
   };
   return { fields, metaJson: Object.keys(fact.meta).length ? JSON.stringify(fact.meta) : '' };
 }

@@ -45,6 +45,49 @@ export interface FactFields {
   retiredReason: string;
   /** When it was promoted to a long-term note (epoch ms); 0: never. */
   promotedAt: number;
+  /** Typed links to other facts of the namespace (Relate; moved when a fact is retired). */
+  relations: Relation[];
+  /** The facts this one replaced or summarises (each one's superseded_by is this id). */
+  replaces: string[];
+  /** Entity label → what kind of thing it is, where known. */
+  entityTypes: Record<string, string>;
+}
+
+/** The relation types a fact can have to another. */
+export const RELATION_TYPES = ['related', 'causes', 'supports', 'contradicts', 'has_decision', 'consolidated_from'] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+
+/** A node of a graph neighbourhood: a fact (id = its fact id) or an entity (id "entity:<label>"). */
+export interface GraphNode {
+  id: string;
+  kind: 'fact' | 'entity';
+  /** A fact's text preview, or the entity's label. */
+  label: string;
+  /** A fact's kind ("fact", "summary"; "missing" when it is gone), or the entity's type ("" = untyped). */
+  type: string;
+  /** A fact: live (recallable); false once retired. Entities: always true. */
+  live: boolean;
+}
+
+/** An edge: a relation type between facts, "mentions" (fact → entity), "co_mention" (entity ↔
+ *  entity, weight = facts naming both) or "consolidated_from" (lineage, to a retired fact). */
+export interface GraphEdge {
+  from: string;
+  to: string;
+  type: string;
+  weight: number;
+}
+
+export interface GraphView {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+/** A typed link from one fact to another of its namespace. */
+export interface Relation {
+  type: string;
+  targetId: string;
+  createdAt: number;
 }
 
 export type ConfidenceLabel = 'verified' | 'inferred' | 'unverified';
@@ -113,6 +156,12 @@ export interface Fact {
   retiredReason?: string;
   /** When it was promoted to a long-term note; undefined: never. */
   promotedAt?: number;
+  /** Typed links to other facts of the namespace. [] from daemons before kg-v1. */
+  relations: Relation[];
+  /** The facts this one replaced or summarises. */
+  replaces: string[];
+  /** Entity label → what kind of thing it is, where known. */
+  entityTypes: Record<string, string>;
 }
 
 export interface SignalWeights {

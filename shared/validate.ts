@@ -88,6 +88,9 @@ export function topK(value: unknown, limits: Limits, field = 'top_k'): number {
   return value;
 }
 
+/** Whether a string has the shape of a fact id (superseded_by also holds "agent"). */
+export const isFactId = (value: string): boolean => FACT_ID_PATTERN.test(value);
+
 export function factId(value: unknown, field = 'fact_id'): string {
   const id = requireString(value, field);
   if (id.length === 0) throw invalidArgument(field, 'must not be empty');

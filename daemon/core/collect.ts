@@ -11,6 +11,7 @@ import { SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
 import type { Change, MemoryStore } from '../store/store.ts';
 import { requestReused, type WritePipeline } from '../write/pipeline.ts';
 import type { FactStaging } from '../write/staging.ts';
+import type { Relinker } from '../write/relink.ts';
 import type { CallContext } from './context.ts';
 import type { GcResult } from '../../shared/model.ts';
 export type { GcResult } from '../../shared/model.ts';
@@ -36,6 +37,7 @@ export class Collector {
     private readonly staging: FactStaging,
     private readonly indexer: Indexer,
     private readonly decay: DecayConfig,
+    private readonly relinker: Relinker,
   ) {}
 
   async collect(ctx: CallContext, input: GcInput): Promise<GcResult> {
@@ -49,13 +51,14 @@ export class Collector {
     return this.pipeline.run<GcResult>(ctx, {
       agentId,
       requestId,
-      locks: locked,
-      plan: async () => {
+      // The facts linking to a collected one lose that link in the same commit.
+      locks: [...locked, ...this.relinker.linking(agentId, locked)],
+      plan: async (held) => {
         // Under the locks, each candidate is read again: one used or pinned meanwhile stays, and
         // only locked facts are touched (one that faded since waits for the next collection).
         const now = Date.now();
-        const held = new Set(locked);
-        const listed = this.candidates(agentId, now, limit).filter((c) => held.has(c.factId));
+        const lockedIds = new Set(locked);
+        const listed = this.candidates(agentId, now, limit).filter((c) => lockedIds.has(c.factId));
         const facts = await this.store.getFacts(listed.map((c) => ({ agentId, factId: c.factId })));
         const kept: Candidate[] = [];
         const staged: { changes: Change[]; apply: () => void }[] = [];
@@ -65,6 +68,9 @@ export class Collector {
           kept.push({ factId: fact.id, score });
           staged.push(archive ? this.archived(fact, score, now) : await this.staging.erasure(fact));
         }
+        const keptIds = kept.map((c) => c.factId);
+        const unlinked = this.relinker.relinked(await this.relinker.read(agentId, keptIds, held), keptIds, undefined, now);
+        staged.push({ changes: unlinked.map((s) => s.change), apply: () => unlinked.forEach((s) => s.apply()) });
         const result = this.result(kept, { dryRun, archive, replayed: false });
         return () => ({ changes: staged.flatMap((s) => s.changes), result, record: { op: 'gc', ...result }, apply: () => staged.forEach((s) => s.apply()) });
       },

@@ -24,6 +24,7 @@ import type { CheckpointRecord, MemoryStore } from '../store/store.ts';
 import { WriteBarrier } from '../write/barrier.ts';
 import { WritePipeline } from '../write/pipeline.ts';
 import { FactStaging } from '../write/staging.ts';
+import { Relinker } from '../write/relink.ts';
 import { callContext, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
@@ -40,6 +41,7 @@ import type { Extractor } from '../extract/llm.ts';
 import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult } from './clusters.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
+import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -60,6 +62,7 @@ export type { UnifiedInput, UnifiedResult } from './unified.ts';
 export type { ExtractInput, ExtractResult } from './extraction.ts';
 export type { ClusterInput, ClusterReport, ConsolidateResult } from './clusters.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
+export type { GraphInput, GraphView, RelateInput, RelateResult } from './graph.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
 export interface EngramOptions {
@@ -101,6 +104,7 @@ export class Engram {
   private readonly collector: Collector;
   private readonly promoter: Promoter;
   private readonly clusters: Clusters;
+  private readonly graph: Graph;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -116,10 +120,12 @@ export class Engram {
     this.indexer = new Indexer(new VectorSpace(options.embedder, options.vectorDir, options.log));
     this.pipeline = new WritePipeline(store, new WriteBarrier());
     const staging = new FactStaging(store, this.indexer, this.access);
-    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true);
+    const relinker = new Relinker(store, this.indexer, staging);
+    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true, relinker);
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
-    this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay);
+    this.graph = new Graph(store, this.pipeline, staging, this.indexer);
+    this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay, relinker);
     this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
     this.vault = options.vault ? new VaultIndex(options.vault, options.log) : undefined;
     this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault, (path) => this.vault?.written(path));
@@ -226,6 +232,21 @@ export class Engram {
   /** A cluster merged into one fact that replaces its members (consolidate_memories). */
   consolidateCluster(ctx: CallContext, input: ClusterInput & { clusterId: unknown; mode?: unknown }): Promise<ConsolidateResult> {
     return this.clusters.consolidate(ctx, input);
+  }
+
+  /** Relate: a typed relation between two live facts (or its removal). */
+  relate(ctx: CallContext, input: RelateInput): Promise<RelateResult> {
+    return this.graph.relate(ctx, input);
+  }
+
+  /** An entity attached to a live fact, as one transactional patch. */
+  linkEntity(ctx: CallContext, input: { agentId: unknown; factId: unknown; entity: unknown; type?: unknown }): Promise<FactRecord> {
+    return this.graph.linkEntity(ctx, input);
+  }
+
+  /** The graph around a fact or an entity (read_graph). */
+  readGraph(ctx: CallContext, input: GraphInput): Promise<GraphView> {
+    return this.graph.neighbourhood(ctx, input);
   }
 
   /** The durable facts a message or conversation states, proposed and optionally remembered. */

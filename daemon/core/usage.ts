@@ -66,7 +66,7 @@ export class Usage {
       plan: async () => {
         const [before] = await this.store.getFacts([{ agentId, factId }]);
         if (!before) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
-        if (!isIndexed(before)) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} is ${before.kind === 'fact' ? 'retired' : `an ${before.kind} record`}: only live facts are used`, 'fact_id');
+        if (!isIndexed(before)) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} is ${before.kind !== 'alias' ? 'retired' : `an ${before.kind} record`}: only live facts are used`, 'fact_id');
         const now = Date.now();
         const oldScore = decayScore(this.decay, before, now);
         const { fact, change, apply } = await this.staging.changed(before, used(before, now, boost ? raised(before.strength) : before.strength));
@@ -104,7 +104,7 @@ export class Usage {
         const changed = new Map<string, FactRecord>();
         for (const factId of factIds) {
           const before = changed.get(factId) ?? current.get(factId);
-          if (!before || before.kind !== 'fact') {
+          if (!before || before.kind === 'alias') {
             results.push({ factId, status: 'not_found', crossDomain: false, useCount: 0, reviewCount: 0, strength: 0 });
             continue;
           }

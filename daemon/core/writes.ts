@@ -19,6 +19,7 @@ import type { Change, CheckpointRecord, Json, MemoryStore } from '../store/store
 import type { FactStaging, Staged } from '../write/staging.ts';
 import type { Embedded } from '../index/vector-space.ts';
 import { requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
+import { Relinker } from '../write/relink.ts';
 import type { CallContext } from './context.ts';
 
 export interface WriteInput {
@@ -114,6 +115,7 @@ export class Writes {
     private readonly indexer: Indexer,
     /** Whether identical writes return the existing fact (off under profiles from before it). */
     private readonly dedup: boolean,
+    private readonly relinker: Relinker,
   ) {}
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
@@ -227,15 +229,19 @@ export class Writes {
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
-      locks: targetIds,
-      plan: async () => {
+      // The facts linking to the targets are re-pointed to the replacement in the same commit.
+      locks: [...targetIds, ...this.relinker.linking(agentId, targetIds)],
+      plan: async (held) => {
         const targets = checkTargetStates(await this.store.getFacts(targetIds.map((factId) => ({ agentId, factId }))), targetIds);
-        const draft = { ...draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact'), ...carried, replaces: targetIds, ...(requestId ? { requestId } : {}) };
+        const linking = await this.relinker.read(agentId, targetIds, held);
+        const base = draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact');
+        const draft = { ...base, ...carried, replaces: targetIds, relations: Relinker.inherited(base, targets), ...(requestId ? { requestId } : {}) };
         const stamp = await this.staging.created(draft);
         return (): Commit<ReviseResult> => {
           const replacement = stamp();
-          const retirements = targets.map((t) => this.staging.unindexed(t, retired(t, replacement.fact.id, replacement.fact.createdAt)));
-          const staged = [replacement, ...retirements];
+          const now = replacement.fact.createdAt;
+          const retirements = targets.map((t) => this.staging.unindexed(t, retired(t, replacement.fact.id, now)));
+          const staged = [replacement, ...retirements, ...this.relinker.relinked(linking, targetIds, replacement.fact.id, now)];
           return {
             changes: staged.map((s) => s.change),
             result: { replacement: replacement.fact, retiredIds: targetIds, failures: [], replayed: false },
@@ -271,17 +277,22 @@ export class Writes {
     return this.change(ctx, agentId, factId, 'update', async (before) => planReplacement(before, patch, this.limits, Date.now()));
   }
 
-  /** A read-modify-write of one stored fact. */
+  /** A read-modify-write of one stored fact. One that retires it drops the links other facts
+   *  had to it in the same commit (a retirement without a successor fact: forget, UpdateFact). */
   private change(ctx: CallContext, agentId: string, factId: string, op: string, next: (before: FactRecord) => Promise<FactRecord>): Promise<FactRecord> {
     const requestId = check.requestId(ctx.requestId);
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
-      locks: [factId],
-      plan: async () => {
+      locks: [factId, ...this.relinker.linking(agentId, [factId])],
+      plan: async (held) => {
         const before = await this.stored(agentId, factId);
-        const { fact, change, apply } = await this.staging.changed(before, await next(before));
-        return () => ({ changes: [change], result: this.access.overlay(fact), record: { op, factId }, apply });
+        const after = await next(before);
+        const retiring = isIndexed(before) && !isIndexed(after);
+        const linking = retiring ? await this.relinker.read(agentId, [factId], held) : [];
+        const staged = [await this.staging.changed(before, after), ...this.relinker.relinked(linking, [factId], undefined, after.updatedAt)];
+        const fact = staged[0]!.fact;
+        return () => ({ changes: staged.map((s) => s.change), result: this.access.overlay(fact), record: { op, factId }, apply: () => staged.forEach((s) => s.apply()) });
       },
       replay: async (recorded) => this.recordedFact(agentId, requestId, recorded, op),
     });
@@ -298,10 +309,11 @@ export class Writes {
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
-      locks: [factId],
-      plan: async () => {
+      locks: [factId, ...this.relinker.linking(agentId, [factId])],
+      plan: async (held) => {
         const fact = await this.stored(agentId, factId);
-        const { changes, apply } = await this.staging.erasure(fact);
+        const linking = isIndexed(fact) ? await this.relinker.read(agentId, [factId], held) : [];
+        const { changes, apply } = await this.staging.erasure(fact, this.relinker.relinked(linking, [factId], undefined, Date.now()));
         const result = this.access.overlay(fact);
         const record = { op: 'delete', factId, agentId, createdAt: fact.createdAt, kind: fact.kind };
         return () => ({ changes, result, record, apply });

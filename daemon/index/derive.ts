@@ -11,8 +11,8 @@ export interface Terms {
   length: number;
 }
 
-/** Only live facts of kind "fact" are recallable; aliases and retired facts are not indexed. */
-export const isIndexed = (fact: FactRecord): boolean => fact.supersededBy === '' && fact.kind === 'fact';
+/** Live facts and summaries are recallable; aliases and retired facts are not indexed. */
+export const isIndexed = (fact: FactRecord): boolean => fact.supersededBy === '' && fact.kind !== 'alias';
 
 /** The time recency ranks a fact by: when it happened if the writer said so, else when it was written. */
 export const recencyTime = (fact: FactRecord): number => fact.occurredAt ?? fact.createdAt;
@@ -80,6 +80,8 @@ export function docOf(fact: FactRecord): Doc {
     strength: fact.strength,
     pinned: fact.pinned,
     promoted: fact.promotedAt > 0,
+    entities: fact.entities,
+    relations: fact.relations.map((r) => ({ type: r.type, targetId: r.targetId })),
   };
 }
 

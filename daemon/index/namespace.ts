@@ -5,6 +5,7 @@ import { KeywordIndex, type KeywordState } from './keyword.ts';
 import { RecencyOrder } from './recency.ts';
 import { VectorIndex } from './vectors.ts';
 import { AliasTable, type Rule } from './aliases.ts';
+import { FactGraph } from './graph.ts';
 
 export interface Doc {
   factId: string;
@@ -29,6 +30,9 @@ export interface Doc {
   pinned: boolean;
   /** Promoted to a long-term note (gc leaves it, auto-detection skips it). */
   promoted: boolean;
+  /** What the graph reads: the entities the fact names and its typed links to other facts. */
+  entities: string[];
+  relations: { type: string; targetId: string }[];
 }
 
 /** A namespace's in-memory indexes as plain data (the vector index is saved on its own). */
@@ -43,6 +47,8 @@ export interface NamespaceState {
 
 export class NamespaceIndex {
   vectors: VectorIndex | null = null;
+  /** Entities and relations of the live facts. */
+  readonly graph = new FactGraph();
   private readonly docByFactId = new Map<string, number>();
   private readonly docByVectorKey = new Map<number, number>();
   /** contentKey → the live docs that say it (more than one only if stored with allow_duplicate). */
@@ -61,6 +67,7 @@ export class NamespaceIndex {
       this.docByFactId.set(info.factId, doc);
       if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
       this.indexContent(info.contentKey, doc);
+      this.graph.add(doc, info);
     });
   }
 
@@ -117,6 +124,7 @@ export class NamespaceIndex {
     this.docByFactId.set(info.factId, doc);
     if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
     this.indexContent(info.contentKey, doc);
+    this.graph.add(doc, info);
     this.keyword.add(doc, terms.tf, terms.length);
     this.recency.add(doc, info.recencyTime);
     return doc;
@@ -135,6 +143,7 @@ export class NamespaceIndex {
     this.docByFactId.set(info.factId, doc);
     if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
     this.indexContent(info.contentKey, doc);
+    this.graph.add(doc, info);
     this.keyword.add(doc, terms.tf, terms.length);
     this.recency.add(doc, info.recencyTime);
   }
@@ -144,8 +153,10 @@ export class NamespaceIndex {
     const doc = this.docByFactId.get(info.factId);
     if (doc === undefined) return;
     this.unindexContent(this.docs[doc]!.contentKey, doc);
+    this.graph.remove(doc, this.docs[doc]!);
     this.docs[doc] = info;
     this.indexContent(info.contentKey, doc);
+    this.graph.add(doc, info);
   }
 
   /** Removes a fact from every in-memory structure (signal indexes, aliases). */
@@ -162,6 +173,7 @@ export class NamespaceIndex {
     const info = this.docs[doc]!;
     this.docs[doc] = undefined;
     this.unindexContent(info.contentKey, doc);
+    this.graph.remove(doc, info);
     this.keyword.remove(doc);
     this.recency.remove(doc, info.recencyTime);
     if (info.vectorKey && info.vectorKey !== keptVectorKey) {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Doc, NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
-const FORMAT = 7;
+const FORMAT = 8;
 
 export const snapshotPath = (dataDir: string): string => join(dataDir, 'index.snapshot');
 export const snapshotSealPath = (dataDir: string): string => join(dataDir, 'index.snapshot.seal');
@@ -108,11 +108,15 @@ interface DocStrings {
   kinds: string[];
   /** Only the docs that have tags: [doc, tags]. */
   tags: [number, string[]][];
+  /** Only the docs that name entities: [doc, entities]. */
+  entities: [number, string[]][];
+  /** Only the docs with relations: [doc, [type, target id][]]. */
+  relations: [number, [string, string][]][];
 }
 
 function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
   const { docs } = ns;
-  const strings: DocStrings = { factIds: [], textKeys: [], contentKeys: [], confidences: [], kinds: [], tags: [] };
+  const strings: DocStrings = { factIds: [], textKeys: [], contentKeys: [], confidences: [], kinds: [], tags: [], entities: [], relations: [] };
   const times = new Float64Array(docs.length * 4); // createdAt, recencyTime, vectorKey, eventTime per doc
   const use = new Float64Array(docs.length * 5); // useCount, lastUsedAt, strength, pinned, promoted per doc
   docs.forEach((doc, i) => {
@@ -122,6 +126,8 @@ function writeNamespace(out: SectionWriter, ns: NamespaceState): void {
     strings.confidences.push(doc?.confidence ?? '');
     strings.kinds.push(doc?.kind ?? '');
     if (doc?.tags.length) strings.tags.push([i, doc.tags]);
+    if (doc?.entities.length) strings.entities.push([i, doc.entities]);
+    if (doc?.relations.length) strings.relations.push([i, doc.relations.map((r) => [r.type, r.targetId])]);
     times.set([doc?.createdAt ?? 0, doc?.recencyTime ?? 0, doc?.vectorKey ?? 0, doc?.eventTime ? 1 : 0], i * 4);
     use.set([doc?.useCount ?? 0, doc?.lastUsedAt ?? 0, doc?.strength ?? 0, doc?.pinned ? 1 : 0, doc?.promoted ? 1 : 0], i * 5);
   });
@@ -141,6 +147,8 @@ function readNamespace(input: SectionReader): NamespaceState {
   const times = input.float64();
   const use = input.float64();
   const tags = new Map(head.tags);
+  const entities = new Map(head.entities);
+  const relations = new Map(head.relations);
   const docs = head.factIds.map((factId, i): Doc | undefined =>
     factId === null
       ? undefined
@@ -154,6 +162,8 @@ function readNamespace(input: SectionReader): NamespaceState {
           confidence: head.confidences[i]!,
           kind: head.kinds[i]!,
           tags: tags.get(i) ?? [],
+          entities: entities.get(i) ?? [],
+          relations: (relations.get(i) ?? []).map(([type, targetId]) => ({ type, targetId })),
           vectorKey: times[i * 4 + 2]!,
           useCount: use[i * 5]!,
           lastUsedAt: use[i * 5 + 1]!,

@@ -20,7 +20,7 @@ export function checkTargetStates(targets: readonly (FactRecord | undefined)[], 
   return targets.map((target, i) => {
     const factId = targetIds[i]!;
     if (!target) throw notFound(`target_ids[${i}]: no fact ${factId} in this namespace`);
-    if (target.kind !== 'fact') throw invalidArgument(`target_ids[${i}]`, `${factId} is an ${target.kind} record, not a fact`);
+    if (target.kind === 'alias') throw invalidArgument(`target_ids[${i}]`, `${factId} is an alias record, not a fact`);
     if (target.supersededBy !== '') {
       throw new EngramError(ErrorKind.FailedPrecondition, `target_ids[${i}]: fact ${factId} is already retired (superseded by ${target.supersededBy})`, `target_ids[${i}]`);
     }

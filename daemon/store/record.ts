@@ -11,8 +11,6 @@ export interface FactRecord extends FactFields {
   vectorKey: number;
   /** The request id that created it, if any: erasing the fact erases that record too. */
   requestId?: string;
-  /** The facts a revision retired in its favour (their superseded_by is this id). */
-  replaces?: string[];
 }
 
 /** superseded_by value of a fact the agent retired without a replacement (forget). */
@@ -48,8 +46,10 @@ export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: str
     crossDomainCount: raw.crossDomainCount ?? 0,
     retiredReason: raw.retiredReason ?? '',
     promotedAt: raw.promotedAt ?? 0,
+    relations: raw.relations ?? [],
+    replaces: raw.replaces ?? [],
+    entityTypes: raw.entityTypes ?? {},
     ...(raw.requestId ? { requestId: raw.requestId } : {}),
-    ...(raw.replaces?.length ? { replaces: raw.replaces } : {}),
   };
 }
 

@@ -28,8 +28,9 @@ export interface WriteOp<R> {
   locks: readonly string[];
   /** Reads what it needs (under the locks), embeds, and decides; throws to refuse. Its result
    *  finishes the write synchronously, right before the commit: new ids are taken there, so
-   *  facts commit (and are indexed) in id order. */
-  plan(): Promise<() => Commit<R>>;
+   *  facts commit (and are indexed) in id order. `held`: the keys it runs under; a plan that
+   *  finds it must change a fact it does not hold throws RelockNeeded. */
+  plan(held: ReadonlySet<string>): Promise<() => Commit<R>>;
   /** The answer to a repeat, from the first write's record. */
   replay(recorded: Json): Promise<R>;
   /** Issued by a job that already holds the barrier exclusively (so it must not wait for it). */
@@ -91,22 +92,34 @@ export class WritePipeline {
   }
 
   private write<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
-    const locked = () =>
-      this.locks.with(op.locks.map((id) => `${op.agentId}\u0000${id}`), async () => {
-        checkAlive(ctx);
-        const finish = await op.plan();
-        // The caller may have gone while the plan ran; nothing is written for it then.
-        checkAlive(ctx);
-        const planned = finish();
-        const changes = [...planned.changes];
-        if (op.requestId && planned.record) changes.push({ type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result: planned.record });
-        if (changes.length > 0) await this.store.commit(changes);
-        // Synchronously after the commit: a save of derived state never sees a committed change
-        // that is not yet applied.
-        planned.apply?.();
-        return planned.result;
-      });
-    return op.withinExclusive ? locked() : this.barrier.shared(locked);
+    const attempt = async (keys: readonly string[]): Promise<R> => {
+      try {
+        return await this.locked(ctx, op, keys);
+      } catch (error) {
+        if (!(error instanceof RelockNeeded)) throw error;
+        return attempt([...keys, ...error.keys]);
+      }
+    };
+    const first = () => attempt(op.locks);
+    return op.withinExclusive ? first() : this.barrier.shared(first);
+  }
+
+  private locked<R>(ctx: CallContext, op: WriteOp<R>, keys: readonly string[]): Promise<R> {
+    const held = new Set(keys);
+    return this.locks.with(keys.map((id) => `${op.agentId}\u0000${id}`), async () => {
+      checkAlive(ctx);
+      const finish = await op.plan(held);
+      // The caller may have gone while the plan ran; nothing is written for it then.
+      checkAlive(ctx);
+      const planned = finish();
+      const changes = [...planned.changes];
+      if (op.requestId && planned.record) changes.push({ type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result: planned.record });
+      if (changes.length > 0) await this.store.commit(changes);
+      // Synchronously after the commit: a save of derived state never sees a committed change
+      // that is not yet applied.
+      planned.apply?.();
+      return planned.result;
+    });
   }
 
   /** For jobs that must not race writers (rebuilds): runs `work` with every write held back. */
@@ -117,6 +130,15 @@ export class WritePipeline {
   /** The same, until the returned release is called. */
   holdWrites(): Promise<() => void> {
     return this.barrier.hold();
+  }
+}
+
+/** Thrown by a plan that must also change facts it does not hold (a fact that came to link to
+ *  the one it retires after its locks were chosen): the write starts over holding them too. */
+export class RelockNeeded extends Error {
+  constructor(readonly keys: readonly string[]) {
+    super(`the write must also lock ${keys.join(', ')}`);
+    this.name = 'RelockNeeded';
   }
 }
 

@@ -61,10 +61,7 @@ export class FactStaging {
 
   async changed(before: FactRecord, after: FactRecord, vector?: Embedded): Promise<Staged> {
     if (!isIndexed(after)) return this.unindexed(before, after);
-    if (!vector && isIndexed(before) && sameIndexInputs(before, after)) {
-      // A lifecycle change (pin, confidence, tags, meta…): derived rows stay as they are.
-      return { fact: after, change: { type: 'putFact', fact: after, before, derived: 'unchanged' }, apply: () => this.indexer.updated(after) };
-    }
+    if (!vector && isIndexed(before) && sameIndexInputs(before, after)) return this.lifecycle(before, after);
     const terms = termsOf(after);
     const sameVector = !vector && embeddingText(after) === embeddingText(before) && before.vectorKey !== 0;
     if (sameVector) {
@@ -82,6 +79,13 @@ export class FactStaging {
     };
   }
 
+  /** A version whose indexed inputs are those of `before` (pin, confidence, tags, relations…):
+   *  derived rows stay as they are. */
+  lifecycle(before: FactRecord, after: FactRecord): Staged {
+    if (!isIndexed(after) || !isIndexed(before)) return this.unindexed(before, after);
+    return { fact: after, change: { type: 'putFact', fact: after, before, derived: 'unchanged' }, apply: () => this.indexer.updated(after) };
+  }
+
   /** A version that is not recallable: retired, or an alias record (whose expansion follows it). */
   unindexed(before: FactRecord, after: FactRecord): Staged {
     after.vectorKey = 0; // its vector row goes with its index rows: vectorKey ≠ 0 ⇔ a stored vector
@@ -94,9 +98,10 @@ export class FactStaging {
 
   /** Everything erasing a fact takes: the fact with its rows (`deleted`), the facts it had
    *  replaced pointed past it (to what replaced it, else "agent", so no superseded_by dangles),
-   *  and the request record that created it, so nothing of its text stays in the store. */
-  async erasure(fact: FactRecord): Promise<{ changes: Change[]; apply: () => void }> {
-    const staged = [this.deleted(fact), ...(await this.relinked(fact))];
+   *  and the request record that created it, so nothing of its text stays in the store.
+   *  `unlinked`: the facts that linked to it, without those links. */
+  async erasure(fact: FactRecord, unlinked: readonly Staged[] = []): Promise<{ changes: Change[]; apply: () => void }> {
+    const staged = [this.deleted(fact), ...(await this.relinked(fact)), ...unlinked];
     const changes = staged.map((s) => s.change);
     if (fact.requestId) changes.push({ type: 'forgetRequest', agentId: fact.agentId, requestId: fact.requestId });
     return { changes, apply: () => staged.forEach((s) => s.apply()) };
@@ -105,7 +110,7 @@ export class FactStaging {
   /** The facts a deleted revision had retired, pointed past it; the fact that replaced the
    *  deleted one takes them over as its own `replaces`, so deleting it later relinks them too. */
   private async relinked(deleted: FactRecord): Promise<Staged[]> {
-    const ids = deleted.replaces ?? [];
+    const ids = deleted.replaces;
     const targets = (await this.store.getFacts(ids.map((factId) => ({ agentId: deleted.agentId, factId })))).filter(
       (t): t is FactRecord => t !== undefined && t.supersededBy === deleted.id,
     );
@@ -115,7 +120,7 @@ export class FactStaging {
     const [successor] = successorId ? await this.store.getFacts([{ agentId: deleted.agentId, factId: successorId }]) : [];
     const staged = targets.map((t) => this.unindexed(t, { ...t, supersededBy: successor ? successor.id : SUPERSEDED_BY_AGENT, updatedAt: now }));
     if (successor) {
-      const replaces = [...(successor.replaces ?? []).filter((id) => id !== deleted.id), ...targets.map((t) => t.id)];
+      const replaces = [...successor.replaces.filter((id) => id !== deleted.id), ...targets.map((t) => t.id)];
       staged.push(this.unindexed(successor, { ...successor, replaces, updatedAt: now }));
     }
     return staged;

@@ -58,6 +58,9 @@ export function factJson(f: FactView): FactJson {
     cross_domain_count: f.crossDomainCount,
     retired_reason: f.retiredReason ?? null,
     promoted_at: iso(f.promotedAt),
+    relations: f.relations.map((r) => ({ type: r.type, target_id: r.targetId, created_at: rfc3339(r.createdAt) })),
+    replaces: f.replaces,
+    entity_types: f.entityTypes,
   };
 }
 

@@ -30,7 +30,7 @@ export async function resolveTargets<T extends FactRef>(target: string, lookup: 
   // A linear scan of the namespace: reflect is a rare, agent-paced call and exact text has no index.
   const matches: T[] = [];
   for await (const fact of lookup.scan()) {
-    if (fact.kind === 'fact' && !fact.supersededBy && fact.text === target) matches.push(fact);
+    if (fact.kind !== 'alias' && !fact.supersededBy && fact.text === target) matches.push(fact);
   }
   if (matches.length === 0) throw new EngramError(ErrorKind.NotFound, `target fact not found: no live fact has id or exact text ${JSON.stringify(target)}`);
   return matches;

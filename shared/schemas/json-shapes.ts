@@ -40,6 +40,11 @@ export const FactJson = z
     cross_domain_count: count,
     retired_reason: z.string().nullable().describe('Why the daemon retired it (garbage collection); null otherwise.'),
     promoted_at: dateTime().nullable().describe('When it was promoted to a long-term note; null: never.'),
+    relations: z
+      .array(z.object({ type: z.string(), target_id: z.string(), created_at: dateTime() }).strict())
+      .describe('Typed links to other facts of the namespace (related, causes, supports, contradicts, has_decision, consolidated_from). [] from daemons before kg-v1.'),
+    replaces: strings.describe('The facts this one replaced or summarises (each one\'s superseded_by is this id).'),
+    entity_types: z.record(z.string(), z.string()).describe('Entity label → its kind (person, place, organization, topic, …), where known.'),
   })
   .strict();
 

@@ -35,6 +35,7 @@ const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source
 const ASSIGNED = new Set([
   'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder',
   'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason', 'promoted_at',
+  'relations', 'replaces', 'entity_types',
 ]);
 
 

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/fact.proto.
  */
 export const file_engram_v1_fact: GenFile = /*@__PURE__*/
-  fileDesc("ChRlbmdyYW0vdjEvZmFjdC5wcm90bxIJZW5ncmFtLnYxIr0ECgRGYWN0EgoKAmlkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAxIbCg5vY2N1cnJlZF9hdF9tcxgFIAEoA0gAiAEBEhUKDXVwZGF0ZWRfYXRfbXMYBiABKAMSFAoMYWNjZXNzX2NvdW50GAcgASgNEhsKE2xhc3RfYWNjZXNzZWRfYXRfbXMYCCABKAMSEgoKY29uZmlkZW5jZRgJIAEoCRIOCgZwaW5uZWQYCiABKAgSFAoMcGlubmVkX2F0X21zGAsgASgDEhUKDXN1cGVyc2VkZWRfYnkYDCABKAkSIQoEa2luZBgNIAEoDjITLmVuZ3JhbS52MS5GYWN0S2luZBIMCgR0YWdzGA4gAygJEhAKCGVudGl0aWVzGA8gAygJEg4KBnNvdXJjZRgQIAEoCRIPCgdjb250ZXh0GBEgASgJEhEKCW1ldGFfanNvbhgSIAEoCRIQCghzdHJlbmd0aBgTIAEoARIQCghlbWJlZGRlchgUIAEoCRIRCgl1c2VfY291bnQYFSABKA0SFwoPbGFzdF91c2VkX2F0X21zGBYgASgDEhQKDHJldmlld19jb3VudBgXIAEoDRIaChJjcm9zc19kb21haW5fY291bnQYGCABKA0SFgoOcmV0aXJlZF9yZWFzb24YGSABKAkSFgoOcHJvbW90ZWRfYXRfbXMYGiABKANCEQoPX29jY3VycmVkX2F0X21zKmUKCEZhY3RLaW5kEhkKFUZBQ1RfS0lORF9VTlNQRUNJRklFRBAAEhIKDkZBQ1RfS0lORF9GQUNUEAESEwoPRkFDVF9LSU5EX0FMSUFTEAISFQoRRkFDVF9LSU5EX1NVTU1BUlkQA2IGcHJvdG8z");
+  fileDesc("ChRlbmdyYW0vdjEvZmFjdC5wcm90bxIJZW5ncmFtLnYxIuMFCgRGYWN0EgoKAmlkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAxIbCg5vY2N1cnJlZF9hdF9tcxgFIAEoA0gAiAEBEhUKDXVwZGF0ZWRfYXRfbXMYBiABKAMSFAoMYWNjZXNzX2NvdW50GAcgASgNEhsKE2xhc3RfYWNjZXNzZWRfYXRfbXMYCCABKAMSEgoKY29uZmlkZW5jZRgJIAEoCRIOCgZwaW5uZWQYCiABKAgSFAoMcGlubmVkX2F0X21zGAsgASgDEhUKDXN1cGVyc2VkZWRfYnkYDCABKAkSIQoEa2luZBgNIAEoDjITLmVuZ3JhbS52MS5GYWN0S2luZBIMCgR0YWdzGA4gAygJEhAKCGVudGl0aWVzGA8gAygJEg4KBnNvdXJjZRgQIAEoCRIPCgdjb250ZXh0GBEgASgJEhEKCW1ldGFfanNvbhgSIAEoCRIQCghzdHJlbmd0aBgTIAEoARIQCghlbWJlZGRlchgUIAEoCRIRCgl1c2VfY291bnQYFSABKA0SFwoPbGFzdF91c2VkX2F0X21zGBYgASgDEhQKDHJldmlld19jb3VudBgXIAEoDRIaChJjcm9zc19kb21haW5fY291bnQYGCABKA0SFgoOcmV0aXJlZF9yZWFzb24YGSABKAkSFgoOcHJvbW90ZWRfYXRfbXMYGiABKAMSJgoJcmVsYXRpb25zGBsgAygLMhMuZW5ncmFtLnYxLlJlbGF0aW9uEhAKCHJlcGxhY2VzGBwgAygJEjYKDGVudGl0eV90eXBlcxgdIAMoCzIgLmVuZ3JhbS52MS5GYWN0LkVudGl0eVR5cGVzRW50cnkaMgoQRW50aXR5VHlwZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhEKD19vY2N1cnJlZF9hdF9tcyJCCghSZWxhdGlvbhIMCgR0eXBlGAEgASgJEhEKCXRhcmdldF9pZBgCIAEoCRIVCg1jcmVhdGVkX2F0X21zGAMgASgDKmUKCEZhY3RLaW5kEhkKFUZBQ1RfS0lORF9VTlNQRUNJRklFRBAAEhIKDkZBQ1RfS0lORF9GQUNUEAESEwoPRkFDVF9LSU5EX0FMSUFTEAISFQoRRkFDVF9LSU5EX1NVTU1BUlkQA2IGcHJvdG8z");
 
 /**
  * @generated from message engram.v1.Fact
@@ -176,6 +176,29 @@ export type Fact = Message<"engram.v1.Fact"> & {
    * @generated from field: int64 promoted_at_ms = 26;
    */
   promotedAtMs: bigint;
+
+  /**
+   * Typed links from this fact to other facts of its namespace (capability kg-v1). Written only
+   * by Relate (and moved by retirements), never by a whole-fact UpdateFact.
+   *
+   * @generated from field: repeated engram.v1.Relation relations = 27;
+   */
+  relations: Relation[];
+
+  /**
+   * The facts this one replaced or summarises (each one's superseded_by is this id).
+   *
+   * @generated from field: repeated string replaces = 28;
+   */
+  replaces: string[];
+
+  /**
+   * The kind of thing each entity is, where known ("person", "place", "organization", "topic",
+   * ...): entity label -> type. Entities without an entry are untyped.
+   *
+   * @generated from field: map<string, string> entity_types = 29;
+   */
+  entityTypes: { [key: string]: string };
 };
 
 /**
@@ -184,6 +207,37 @@ export type Fact = Message<"engram.v1.Fact"> & {
  */
 export const FactSchema: GenMessage<Fact> = /*@__PURE__*/
   messageDesc(file_engram_v1_fact, 0);
+
+/**
+ * One typed link between two facts of a namespace.
+ *
+ * @generated from message engram.v1.Relation
+ */
+export type Relation = Message<"engram.v1.Relation"> & {
+  /**
+   * "related", "causes", "supports", "contradicts", "has_decision" or "consolidated_from".
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string target_id = 2;
+   */
+  targetId: string;
+
+  /**
+   * @generated from field: int64 created_at_ms = 3;
+   */
+  createdAtMs: bigint;
+};
+
+/**
+ * Describes the message engram.v1.Relation.
+ * Use `create(RelationSchema)` to create a new message.
+ */
+export const RelationSchema: GenMessage<Relation> = /*@__PURE__*/
+  messageDesc(file_engram_v1_fact, 1);
 
 /**
  * @generated from enum engram.v1.FactKind
