@@ -18,7 +18,7 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, RelationType } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -454,6 +454,75 @@ export class EngramClient {
       factId: r.factId,
       message: r.message,
     };
+  }
+
+  /** Adds (or with `remove`, removes) the typed relation from → to between two live facts of a
+   *  namespace (kg-v1). A write: never replayed when its outcome is uncertain. */
+  async relate(agentId: string, fromId: string, type: RelationType, toId: string, options: { remove?: boolean; requestId?: string } = {}): Promise<{ fact: Fact; changed: boolean; replayed: boolean }> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.KnowledgeGraph, 'a relation');
+    check.agentId(agentId);
+    const requestId = options.requestId ?? randomUUID();
+    const r = await this.write('Relate', requestId, () => this.connection.graph.relate({ requestId, agentId, fromId, toId, type, remove: options.remove === true }));
+    return { fact: toFact(r.fact), changed: r.changed, replayed: r.replayed };
+  }
+
+  /** Attaches an entity (with its type, if known) to a live fact as one transactional patch
+   *  (kg-v1); against older daemons the MCP and CLI doors fall back to a whole-fact UpdateFact. */
+  async linkEntity(agentId: string, factId: string, entity: string, options: { type?: string; requestId?: string } = {}): Promise<Fact> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.KnowledgeGraph, 'an entity link');
+    check.agentId(agentId);
+    const requestId = options.requestId ?? randomUUID();
+    const r = await this.write('LinkEntity', requestId, () => this.connection.graph.linkEntity({ requestId, agentId, factId, entity, entityType: options.type ?? '' }));
+    return toFact(r.fact);
+  }
+
+  /** The graph around a fact (its entities, relations both ways, lineage) or an entity (the
+   *  facts naming it, the entities named with it) (kg-v1). */
+  async readGraph(agentId: string, around: { factId: string } | { entity: string }, options: { limit?: number } = {}): Promise<GraphView> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.KnowledgeGraph, 'a graph read');
+    check.agentId(agentId);
+    const r = await this.read(() => this.connection.graph.readGraph({ agentId, factId: 'factId' in around ? around.factId : '', entity: 'entity' in around ? around.entity : '', limit: options.limit }));
+    return {
+      nodes: r.nodes.map((n) => ({ id: n.id, kind: n.kind === 'entity' ? 'entity' : 'fact', label: n.label, type: n.type, live: n.live })),
+      edges: r.edges.map((e) => ({ from: e.from, to: e.to, type: e.type, weight: e.weight })),
+    };
+  }
+
+  /** One consolidation run over a namespace: its faded facts summarised into one summary fact
+   *  that replaces them (consolidate-v1). A real run is a write: never replayed when its outcome
+   *  is uncertain (resend with the same requestId). */
+  async consolidate(agentId: string, options: { dryRun?: boolean; requestId?: string } = {}): Promise<ConsolidationRun> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Consolidate, 'consolidation');
+    check.agentId(agentId);
+    const requestId = options.requestId ?? randomUUID();
+    const req = { requestId, agentId, dryRun: options.dryRun === true };
+    const send = () => this.connection.consolidation.consolidate(req);
+    const r = req.dryRun ? await this.read(send) : await this.write('Consolidate', requestId, send);
+    return {
+      dryRun: r.dryRun,
+      fadedCount: r.fadedCount,
+      ...(r.summary ? { summary: toFact(r.summary) } : {}),
+      sourceIds: [...r.sourceIds],
+      retiredIds: [...r.retiredIds],
+      failures: r.failures.map((f) => ({ factId: f.factId, error: f.error })),
+      summarizer: r.summarizer,
+      rejected: r.rejected,
+      text: r.text,
+      message: r.message,
+      replayed: r.replayed,
+    };
+  }
+
+  /** Lifetime consolidation totals of the daemon's store (consolidate-v1). */
+  async consolidationStatus(): Promise<ConsolidationCounters> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Consolidate, 'consolidation counters');
+    const { counters: c } = await this.read(() => this.connection.consolidation.consolidationStatus({}));
+    return { runs: Number(c?.runs ?? 0), summariesWritten: Number(c?.summariesWritten ?? 0), factsRetired: Number(c?.factsRetired ?? 0), failures: Number(c?.failures ?? 0), rejectedProposals: Number(c?.rejectedProposals ?? 0), lastRunAt: Number(c?.lastRunAtMs ?? 0), queued: c?.queued ?? 0 };
   }
 
   /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */

@@ -14,6 +14,8 @@ import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
 import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
 import { ClusterService } from '../shared/gen/engram/v1/cluster_pb.ts';
+import { GraphService } from '../shared/gen/engram/v1/graph_pb.ts';
+import { ConsolidationService } from '../shared/gen/engram/v1/consolidation_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -66,6 +68,8 @@ export class Connection {
   readonly vault: ClientOf<typeof VaultService>;
   readonly extraction: ClientOf<typeof ExtractionService>;
   readonly clusters: ClientOf<typeof ClusterService>;
+  readonly graph: ClientOf<typeof GraphService>;
+  readonly consolidation: ClientOf<typeof ConsolidationService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -90,6 +94,8 @@ export class Connection {
     this.vault = createServiceClient(VaultService, this.grpcClient, defaults);
     this.extraction = createServiceClient(ExtractionService, this.grpcClient, defaults);
     this.clusters = createServiceClient(ClusterService, this.grpcClient, defaults);
+    this.graph = createServiceClient(GraphService, this.grpcClient, defaults);
+    this.consolidation = createServiceClient(ConsolidationService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

@@ -14,6 +14,8 @@ import type { DaemonOptions } from './server.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { EXTRACTOR_NAMES, type ExtractorName } from './extract/index.ts';
 import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from './lifecycle/decay.ts';
+import { DEFAULT_CONSOLIDATION } from './core/consolidation.ts';
+import { SUMMARIZER_NAMES, type SummarizerName } from './consolidate/summarize.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
 const address = (flag: string) => (value: string): string => {
@@ -54,6 +56,13 @@ const minRelevance = (value: string): number => {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+};
+
+/** A whole number in [min, max]. */
+const countIn = (flag: string, min: number, max: number) => (value: string): number => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number in [${min}, ${max}], got "${value}"`);
+  return n;
 };
 
 const positiveInt = (flag: string) => (value: string): number => {
@@ -117,6 +126,11 @@ interface ParsedOptions {
   extractUrl?: string;
   extractModel?: string;
   extractApiKeyEnv?: string;
+  kg: boolean;
+  consolidateEvery: number;
+  consolidateBelow: number;
+  consolidateMaxSources: number;
+  summarizer: SummarizerName;
 }
 
 /** The daemon's options, and how it logs. */
@@ -168,6 +182,11 @@ export function daemonCommand(): Command {
     .addOption(option('--extract-url <url>', 'the ollama / openai chat server (default http://127.0.0.1:11434 / https://api.openai.com)', 'ENGRAM_EXTRACT_URL'))
     .addOption(option('--extract-model <model>', 'the chat model (ollama: e.g. llama3.2; openai default gpt-4o-mini)', 'ENGRAM_EXTRACT_MODEL'))
     .addOption(option('--extract-api-key-env <name>', 'the variable holding the openai key (default OPENAI_API_KEY)', 'ENGRAM_EXTRACT_API_KEY_ENV'))
+    .addOption(option('--kg', 'knowledge graph: entities are extracted from facts written without any, and recall appends up to three neighbour hints after the ranked facts', 'ENGRAM_KG').default(false))
+    .addOption(option('--consolidate-every <n>', 'consolidate a namespace on its own after every n writes to it (0: only when asked)', 'ENGRAM_CONSOLIDATE_EVERY').argParser(countIn('--consolidate-every', 0, 1_000_000)).default(DEFAULT_CONSOLIDATION.every))
+    .addOption(option('--consolidate-below <s>', 'consolidation summarises live facts whose decay score is below this', 'ENGRAM_CONSOLIDATE_BELOW').argParser(numberIn('--consolidate-below', 0, 100)).default(DEFAULT_CONSOLIDATION.below))
+    .addOption(option('--consolidate-max-sources <n>', 'facts summarised per consolidation run, at most', 'ENGRAM_CONSOLIDATE_MAX_SOURCES').argParser(countIn('--consolidate-max-sources', 2, 1000)).default(DEFAULT_CONSOLIDATION.maxSources))
+    .addOption(option('--summarizer <name>', 'what writes consolidation summaries: extractive (offline, deterministic), ollama or openai (the chat server of --extract-url / --extract-model)', 'ENGRAM_SUMMARIZER').choices(SUMMARIZER_NAMES).default('extractive'))
     .addOption(option('--auto-reinforce <bool>', 'whether observed use (observe_memory_usage) reinforces facts', 'ENGRAM_AUTO_REINFORCE').argParser(booleanText('--auto-reinforce')).default(DEFAULT_DECAY.autoReinforce))
     .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
     .addOption(option('--log-file <path>', 'append JSON log lines to this file instead of stderr (engram start: DIR/daemon.log)', 'ENGRAM_LOG_FILE'))
@@ -196,6 +215,9 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     ...(parsed.vault ? { vault: resolve(parsed.vault) } : {}),
     extractor: parsed.extractor,
     extractorConfig: { url: parsed.extractUrl || undefined, model: parsed.extractModel || undefined, apiKeyEnv: parsed.extractApiKeyEnv || undefined },
+    kg: parsed.kg,
+    consolidation: { ...DEFAULT_CONSOLIDATION, every: parsed.consolidateEvery, below: parsed.consolidateBelow, maxSources: parsed.consolidateMaxSources },
+    summarizer: parsed.summarizer,
     ...(parsed.mcpAgent ? { mcpAgent: check.agentId(parsed.mcpAgent, '--mcp-agent') } : {}),
     token: parsed.token || undefined,
     noAuth: !parsed.auth,

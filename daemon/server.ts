@@ -14,6 +14,8 @@ import { AnalysisService } from '../shared/gen/engram/v1/analysis_pb.ts';
 import { VaultService } from '../shared/gen/engram/v1/vault_pb.ts';
 import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
 import { ClusterService } from '../shared/gen/engram/v1/cluster_pb.ts';
+import { GraphService } from '../shared/gen/engram/v1/graph_pb.ts';
+import { ConsolidationService } from '../shared/gen/engram/v1/consolidation_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
@@ -35,6 +37,8 @@ import { analysisService } from './rpc/analysis-service.ts';
 import { vaultService } from './rpc/vault-service.ts';
 import { extractionService } from './rpc/extraction-service.ts';
 import { clusterService } from './rpc/cluster-service.ts';
+import { graphService } from './rpc/graph-service.ts';
+import { consolidationService } from './rpc/consolidation-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
@@ -43,6 +47,8 @@ import type { Log } from './log.ts';
 import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
 import { createExtractor, type ExtractorName } from './extract/index.ts';
 import type { ChatExtractorConfig } from './extract/llm.ts';
+import { DEFAULT_CONSOLIDATION, type ConsolidationConfig } from './core/consolidation.ts';
+import { createSummarizer, type SummarizerName } from './consolidate/summarize.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -67,6 +73,12 @@ export interface DaemonOptions {
   /** What proposes facts from messages (default rules). */
   extractor?: ExtractorName;
   extractorConfig?: ChatExtractorConfig;
+  /** Knowledge graph: entities extracted at write, neighbour hints after recall (--kg). */
+  kg?: boolean;
+  /** Consolidation policy (default DEFAULT_CONSOLIDATION). */
+  consolidation?: ConsolidationConfig;
+  /** What writes consolidation summaries (default extractive). */
+  summarizer?: SummarizerName;
   /** HTTP listener for REST and MCP ("127.0.0.1:8080"); absent = none. */
   http?: string;
   /** Bearer token for TCP and HTTP (--token / ENGRAM_TOKEN); absent = the data dir's token file. */
@@ -104,6 +116,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   } catch (error) {
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot use extractor "${options.extractor}": ${(error as Error).message}`);
   }
+  let summarizer;
+  try {
+    summarizer = createSummarizer(options.summarizer ?? 'extractive', options.extractorConfig);
+  } catch (error) {
+    throw new EngramError(ErrorKind.FailedPrecondition, `cannot use summarizer "${options.summarizer}": ${(error as Error).message}`);
+  }
+  // An older profile never consolidates on its own, as the release it stands for did not.
+  const consolidation = { ...DEFAULT_CONSOLIDATION, ...options.consolidation };
+  if (!profile.capabilities.includes(Capability.Consolidate)) consolidation.every = 0;
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const store = await LevelStore.open(paths.store);
   const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
@@ -128,6 +149,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       checkpointKeep: options.checkpointKeep,
       ...(options.vault ? { vault: options.vault } : {}),
       extractor,
+      summarizer,
+      consolidation,
+      kg: (options.kg ?? false) && profile.capabilities.includes(Capability.KnowledgeGraph),
       // An older profile stores every write, as the release it stands for did.
       dedup: profile.capabilities.includes(Capability.WriteDedup),
       log,
@@ -161,6 +185,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     addService(server, AdminService, adminService(core), serve);
     addService(server, CheckpointService, checkpointService(core), serve);
     addService(server, DecayService, decayService(core), serve);
+    addService(server, GraphService, graphService(core), serve);
+    addService(server, ConsolidationService, consolidationService(core), serve);
     addService(server, AnalysisService, analysisService(core), serve);
     addService(server, VaultService, vaultService(core), serve);
     addService(server, ExtractionService, extractionService(core), serve);

@@ -49,6 +49,12 @@ export const Capability = {
   Extract: 'extract-v1',
   /** ClusterService: clusters of similar facts with stable ids, duplicates, consolidation. */
   Clusters: 'clusters-v1',
+  /** ConsolidationService: faded facts summarised into summaries that replace them, on request
+   *  and after every N writes; lifetime counters. Summaries are recallable. */
+  Consolidate: 'consolidate-v1',
+  /** GraphService (Relate, LinkEntity, ReadGraph); facts carry relations; recall's kg option
+   *  (neighbour hints), kg_links in receipts and the graph signal. */
+  KnowledgeGraph: 'kg-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -88,7 +94,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph],
   advertisesDefaultWeight: true,
 };
 
@@ -130,6 +136,11 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.ClusterService/Consolidate': Capability.Clusters,
   'engram.v1.AdminService/StorageStats': Capability.Maintenance,
   'engram.v1.AdminService/Compact': Capability.Maintenance,
+  'engram.v1.ConsolidationService/Consolidate': Capability.Consolidate,
+  'engram.v1.ConsolidationService/ConsolidationStatus': Capability.Consolidate,
+  'engram.v1.GraphService/Relate': Capability.KnowledgeGraph,
+  'engram.v1.GraphService/LinkEntity': Capability.KnowledgeGraph,
+  'engram.v1.GraphService/ReadGraph': Capability.KnowledgeGraph,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

@@ -57,6 +57,41 @@ export interface FactFields {
 export const RELATION_TYPES = ['related', 'causes', 'supports', 'contradicts', 'has_decision', 'consolidated_from'] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
 
+/** Lifetime consolidation totals of every namespace, kept in the store's meta. */
+export interface ConsolidationCounters {
+  runs: number;
+  summariesWritten: number;
+  factsRetired: number;
+  /** Sources kept because they changed (pinned, used, retired) after the run chose them. */
+  failures: number;
+  /** Summaries a model proposed that failed validation (nothing was written). */
+  rejectedProposals: number;
+  /** When the last run ended (epoch ms); 0: never. */
+  lastRunAt: number;
+  /** Runs waiting or running now. */
+  queued: number;
+}
+
+/** What one consolidation run did (or, dry, would do); `F` is how its summary fact is shaped. */
+export interface ConsolidationRun<F = Fact> {
+  dryRun: boolean;
+  /** Live facts whose decay score is below the consolidation threshold now. */
+  fadedCount: number;
+  /** The summary written; undefined when nothing was (too few faded facts, a refused proposal, a dry run). */
+  summary?: F;
+  sourceIds: string[];
+  retiredIds: string[];
+  /** Sources kept, each with why (the summary is committed all the same). */
+  failures: { factId: string; error: string }[];
+  summarizer: string;
+  /** Why the summarizer's proposal was refused ("" = it was not). */
+  rejected: string;
+  /** The summary's text (also in a dry run). */
+  text: string;
+  message: string;
+  replayed: boolean;
+}
+
 /** A node of a graph neighbourhood: a fact (id = its fact id) or an entity (id "entity:<label>"). */
 export interface GraphNode {
   id: string;

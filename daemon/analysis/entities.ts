@@ -9,17 +9,33 @@ const PRONOUNS = new Set(['i', 'me', 'you', 'we', 'us', 'he', 'she', 'it', 'they
 
 const clean = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}\s.+#-]/gu, '').replace(/[.]+$/u, '').trim();
 
-export function entitiesOf(message: string): string[] {
+export interface TypedEntity {
+  label: string;
+  /** person, place, organization, topic (another proper noun), acronym or concept (a head noun). */
+  type: string;
+}
+
+export function typedEntitiesOf(message: string): TypedEntity[] {
   const doc = nlp(message);
-  const named = [...doc.topics().out('array'), ...doc.match('#ProperNoun+').out('array'), ...doc.acronyms().out('array')] as string[];
-  const heads = (doc.nouns().out('array') as string[]).map((phrase) => phrase.split(/\s+/).at(-1) ?? '');
-  const out: string[] = [];
-  for (const raw of [...named, ...heads]) {
+  const as = (type: string, phrases: string[]) => phrases.map((raw) => ({ raw, type }));
+  const candidates = [
+    ...as('person', doc.people().out('array') as string[]),
+    ...as('place', doc.places().out('array') as string[]),
+    ...as('organization', doc.organizations().out('array') as string[]),
+    ...as('topic', doc.topics().out('array') as string[]),
+    ...as('topic', doc.match('#ProperNoun+').out('array') as string[]),
+    ...as('acronym', doc.acronyms().out('array') as string[]),
+    ...as('concept', (doc.nouns().out('array') as string[]).map((phrase) => phrase.split(/\s+/).at(-1) ?? '')),
+  ];
+  const out: TypedEntity[] = [];
+  for (const { raw, type } of candidates) {
     if (/^(i|we|you|he|she|it|they)['’]/iu.test(raw)) continue; // "I'll", "we're": a pronoun, not a name
-    const entity = clean(raw);
-    if (entity.length < 2 || PRONOUNS.has(entity) || STOPWORDS.has(entity) || out.includes(entity)) continue;
-    out.push(entity);
+    const label = clean(raw);
+    if (label.length < 2 || PRONOUNS.has(label) || STOPWORDS.has(label) || out.some((e) => e.label === label)) continue;
+    out.push({ label, type });
     if (out.length === MAX_ENTITIES) break;
   }
   return out;
 }
+
+export const entitiesOf = (message: string): string[] => typedEntitiesOf(message).map((e) => e.label);

@@ -42,6 +42,8 @@ import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
+import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type ConsolidationCounters, type ConsolidationRun } from './consolidation.ts';
+import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -63,6 +65,7 @@ export type { ExtractInput, ExtractResult } from './extraction.ts';
 export type { ClusterInput, ClusterReport, ConsolidateResult } from './clusters.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { GraphInput, GraphView, RelateInput, RelateResult } from './graph.ts';
+export type { ConsolidationConfig, ConsolidationCounters, ConsolidationRun } from './consolidation.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
 export interface EngramOptions {
@@ -82,6 +85,12 @@ export interface EngramOptions {
   vault?: string;
   /** What proposes facts from messages (default: the offline rules). */
   extractor?: Extractor;
+  /** When and what consolidation summarises (default: every 20 writes, below 0.1). */
+  consolidation?: ConsolidationConfig;
+  /** What writes consolidation summaries (default: extractive, offline). */
+  summarizer?: Summarizer;
+  /** The knowledge graph: entities extracted at write, neighbour hints after recall. */
+  kg?: boolean;
   log: Log;
 }
 
@@ -105,6 +114,7 @@ export class Engram {
   private readonly promoter: Promoter;
   private readonly clusters: Clusters;
   private readonly graph: Graph;
+  private readonly consolidator: Consolidator;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -121,10 +131,11 @@ export class Engram {
     this.pipeline = new WritePipeline(store, new WriteBarrier());
     const staging = new FactStaging(store, this.indexer, this.access);
     const relinker = new Relinker(store, this.indexer, staging);
-    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true, relinker);
+    this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true, relinker, options.kg ?? false);
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.graph = new Graph(store, this.pipeline, staging, this.indexer);
+    this.consolidator = new Consolidator(store, this.pipeline, staging, this.indexer, relinker, this.decay, options.consolidation ?? DEFAULT_CONSOLIDATION, options.summarizer ?? extractiveSummarizer, options.limits, options.log);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay, relinker);
     this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
     this.vault = options.vault ? new VaultIndex(options.vault, options.log) : undefined;
@@ -144,6 +155,7 @@ export class Engram {
     const core = new Engram(options, store);
     await loadIndexes(store, core.indexer, options.dataDir, options.log);
     await core.access.load(store);
+    await core.consolidator.open();
     core.vault?.open();
     core.startBackgroundWork();
     return core;
@@ -156,17 +168,36 @@ export class Engram {
   // ------------------------------------------------------------------------------------------
   // Writes
 
-  put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
-    return this.writes.put(ctx, input);
+  async put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
+    return this.wrote(await this.writes.put(ctx, input));
   }
 
   /** Many puts in one call, each answered in its own slot. */
-  putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
-    return this.writes.putBatch(ctx, input);
+  async putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
+    const slots = await this.writes.putBatch(ctx, input);
+    for (const slot of slots) if (slot.result) this.wrote(slot.result);
+    return slots;
   }
 
+  /** RememberShared schedules no consolidation (a generic put to the shared namespace does). */
   putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {
     return this.writes.putShared(ctx, input);
+  }
+
+  /** Counts a new fact towards its namespace's next automatic consolidation. */
+  private wrote(result: PutResult): PutResult {
+    if (!result.replayed && !result.duplicate) this.consolidator.noteWrite(result.fact.agentId);
+    return result;
+  }
+
+  /** Consolidate: the namespace's faded facts summarised into one summary that replaces them. */
+  consolidate(ctx: CallContext, input: { agentId: unknown; dryRun?: unknown }): Promise<ConsolidationRun> {
+    return this.consolidator.run(ctx, input);
+  }
+
+  /** Lifetime consolidation totals (status, doctor, /metrics). */
+  consolidationCounters(): ConsolidationCounters {
+    return this.consolidator.counters();
   }
 
   alias(ctx: CallContext, input: { agentId: unknown; term: unknown; equivalents: unknown }): Promise<PutResult> {
@@ -357,7 +388,10 @@ export class Engram {
 
   /** Checks (or rebuilds) every derived index against the facts; writes wait while it runs. */
   doctor(_ctx: CallContext, rebuild: boolean): AsyncGenerator<DoctorEvent> {
-    return doctor({ store: this.store, indexer: this.indexer, holdWrites: () => this.pipeline.holdWrites(), saveVectors: () => this.saveVectors(true) }, rebuild);
+    return doctor(
+      { store: this.store, indexer: this.indexer, holdWrites: () => this.pipeline.holdWrites(), saveVectors: () => this.saveVectors(true), consolidation: () => this.consolidator.counters() },
+      rebuild,
+    );
   }
 
   /** The store table by table, with hints on compaction and collection. */
@@ -430,6 +464,7 @@ export class Engram {
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.vault?.close();
+    await this.consolidator.close();
     await this.reconciler.stop();
     await this.flushAccess();
     await this.store.drain();

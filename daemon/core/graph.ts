@@ -100,7 +100,7 @@ export class Graph {
   linkEntity(ctx: CallContext, input: { agentId: unknown; factId: unknown; entity: unknown; type?: unknown }): Promise<FactRecord> {
     const agentId = check.agentId(input.agentId);
     const factId = check.factId(input.factId);
-    const [entity] = check.tags([input.entity], 'entity');
+    const entity = entityLabel(input.entity);
     const type = input.type === undefined ? '' : check.source(input.type, 'entity_type');
     const requestId = check.requestId(ctx.requestId);
     return this.pipeline.run<FactRecord>(ctx, {
@@ -110,13 +110,13 @@ export class Graph {
       plan: async () => {
         const [before] = await this.store.getFacts([{ agentId, factId }]);
         const fact = liveFact(before, factId, 'fact_id', agentId);
-        const known = fact.entities.some((e) => entityKey(e) === entityKey(entity!));
-        const typed = type && fact.entityTypes[entity!] !== type;
+        const known = fact.entities.some((e) => entityKey(e) === entityKey(entity));
+        const typed = type && fact.entityTypes[entity] !== type;
         if (known && !typed) return () => ({ changes: [], result: fact, record: { op: 'link', factId } });
         const after: FactRecord = {
           ...fact,
-          entities: known ? fact.entities : [...fact.entities, entity!],
-          entityTypes: type ? { ...fact.entityTypes, [entity!]: type } : fact.entityTypes,
+          entities: known ? fact.entities : [...fact.entities, entity],
+          entityTypes: type ? { ...fact.entityTypes, [entity]: type } : fact.entityTypes,
           updatedAt: Date.now(),
         };
         const staged = await this.staging.changed(fact, after);
@@ -139,7 +139,7 @@ export class Graph {
     if ((input.factId === undefined) === (input.entity === undefined)) throw invalidArgument('fact_id', 'name exactly one of fact_id and entity');
     const view = new ViewBuilder();
     if (input.factId !== undefined) await this.factNeighbourhood(agentId, check.factId(input.factId), view);
-    else this.entityNeighbourhood(agentId, check.tags([input.entity], 'entity')[0]!, limit, view);
+    else this.entityNeighbourhood(agentId, entityLabel(input.entity), limit, view);
     await this.describeFacts(agentId, view);
     return view.done();
   }
@@ -187,6 +187,11 @@ export class Graph {
     return out;
   }
 }
+
+const entityLabel = (value: unknown): string => {
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument('entity', 'must be a non-empty string');
+  return check.tags([value], 'entity')[0]!;
+};
 
 function liveFact(fact: FactRecord | undefined, factId: string, field: string, agentId: string): FactRecord {
   if (!fact) throw notFound(`${field}: no fact ${factId} in namespace "${agentId}"`);

@@ -20,6 +20,7 @@ import type { FactStaging, Staged } from '../write/staging.ts';
 import type { Embedded } from '../index/vector-space.ts';
 import { requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
+import { typedEntitiesOf } from '../analysis/entities.ts';
 import type { CallContext } from './context.ts';
 
 export interface WriteInput {
@@ -102,6 +103,7 @@ interface CheckedFields {
   context: string;
   meta: string;
   strength?: number;
+  entityTypes?: Record<string, string>;
 }
 
 export class Writes {
@@ -116,6 +118,8 @@ export class Writes {
     /** Whether identical writes return the existing fact (off under profiles from before it). */
     private readonly dedup: boolean,
     private readonly relinker: Relinker,
+    /** Knowledge graph on: a fact written without entities gets those its text names. */
+    private readonly extractEntities: boolean,
   ) {}
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
@@ -129,6 +133,11 @@ export class Writes {
     const fields = this.checkFields(input);
     if (input.confidence !== undefined) fields.confidence = check.confidenceLabel(input.confidence, 'options.confidence');
     const allowDuplicate = input.allowDuplicate === undefined ? false : check.boolean(input.allowDuplicate, 'options.allow_duplicate');
+    if (this.extractEntities && fields.entities.length === 0) {
+      const found = typedEntitiesOf(fields.text);
+      fields.entities = found.map((e) => e.label);
+      fields.entityTypes = Object.fromEntries(found.map((e) => [e.label, e.type]));
+    }
     return { agentId, fields, dedup: this.dedup && !allowDuplicate };
   }
 

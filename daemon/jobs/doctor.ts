@@ -8,6 +8,7 @@ import type { Indexer } from '../index/indexer.ts';
 import { TOKENIZER_ID } from '../index/tokenizer.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { Change, MemoryStore, StoredTerms } from '../store/store.ts';
+import type { ConsolidationCounters } from '../../shared/model.ts';
 
 export interface DoctorCheck {
   name: string;
@@ -28,6 +29,8 @@ export interface DoctorDeps {
   holdWrites: () => Promise<() => void>;
   /** Saves the vector indexes now. */
   saveVectors: () => Promise<void>;
+  /** The lifetime consolidation totals, reported with the checks. */
+  consolidation?: () => ConsolidationCounters;
 }
 
 const PROGRESS_EVERY = 1000;
@@ -66,6 +69,8 @@ export async function* doctor(deps: DoctorDeps, rebuild: boolean): AsyncGenerato
       return;
     }
     yield* rewriteDerivedRows(deps.store, expected);
+    const repairs = withoutDanglingRelations(expected);
+    if (repairs.length) await deps.store.commit(repairs);
     await deps.store.commit([{ type: 'putMeta', name: TOKENIZER_META, value: { id: TOKENIZER_ID } }]);
     yield { kind: 'progress', phase: 'reloading indexes', done: 0, total: 1 };
     const { indexer, store } = deps;
@@ -81,7 +86,8 @@ export async function* doctor(deps: DoctorDeps, rebuild: boolean): AsyncGenerato
   }
 }
 
-async function compare({ store, indexer }: DoctorDeps, expected: Expected): Promise<DoctorCheck[]> {
+async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorCheck[]> {
+  const { store, indexer } = deps;
   let wrongTerms = 0;
   let extraTerms = 0;
   let termRows = 0;
@@ -110,7 +116,52 @@ async function compare({ store, indexer }: DoctorDeps, expected: Expected): Prom
     check('vectors', sameSet(vectorKeys, expected.vectors), `${difference(expected.vectors, vectorKeys)} missing, ${difference(vectorKeys, expected.vectors)} orphaned`),
     check('in-memory keyword and recency indexes', countMismatch.length === 0, `${countMismatch.length} namespaces differ from the facts`),
     check('vector index', vectorsMissingInIndex === 0, `${vectorsMissingInIndex} stored vectors are not in the search index`),
+    graphCheck(expected),
+    ...(deps.consolidation ? [countersCheck(deps.consolidation())] : []),
   ];
+}
+
+/** Relations of live facts whose target is not a live fact of the namespace. */
+function danglingRelations(expected: Expected): Map<FactRecord, number> {
+  const live = new Set(expected.facts.map((f) => keyOf(f.agentId, f.id)));
+  const out = new Map<FactRecord, number>();
+  for (const fact of expected.facts) {
+    const bad = fact.relations.filter((r) => !live.has(keyOf(fact.agentId, r.targetId))).length;
+    if (bad) out.set(fact, bad);
+  }
+  return out;
+}
+
+function graphCheck(expected: Expected): DoctorCheck {
+  const dangling = danglingRelations(expected);
+  const relations = expected.facts.reduce((n, f) => n + f.relations.length, 0);
+  const bad = [...dangling.values()].reduce((n, k) => n + k, 0);
+  const entities = new Set(expected.facts.flatMap((f) => f.entities.map((e) => keyOf(f.agentId, e.toLowerCase())))).size;
+  return {
+    name: 'knowledge graph',
+    ok: bad === 0,
+    detail: bad === 0 ? `agrees with the facts (${relations} relations, ${entities} entities)` : `${bad} of ${relations} relations point at a missing or retired fact (on ${dangling.size} facts): doctor --rebuild drops them`,
+  };
+}
+
+/** The repair: each live fact's relations to facts that are gone, dropped (in `expected` too,
+ *  which the checks after the rebuild compare with). */
+function withoutDanglingRelations(expected: Expected): Change[] {
+  const live = new Set(expected.facts.map((f) => keyOf(f.agentId, f.id)));
+  const dangling = danglingRelations(expected);
+  const changes: Change[] = [];
+  expected.facts = expected.facts.map((fact) => {
+    if (!dangling.has(fact)) return fact;
+    const repaired = { ...fact, relations: fact.relations.filter((r) => live.has(keyOf(fact.agentId, r.targetId))) };
+    changes.push({ type: 'putFact', before: fact, fact: repaired, derived: 'unchanged' });
+    return repaired;
+  });
+  return changes;
+}
+
+function countersCheck(c: ConsolidationCounters): DoctorCheck {
+  const last = c.lastRunAt ? new Date(c.lastRunAt).toISOString() : 'never';
+  return { name: 'consolidation', ok: true, detail: `${c.runs} runs, ${c.summariesWritten} summaries written, ${c.factsRetired} facts retired, ${c.failures} failures, ${c.rejectedProposals} proposals refused; last run ${last}` };
 }
 
 function check(name: string, ok: boolean, detail: string): DoctorCheck {

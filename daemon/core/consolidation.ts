@@ -1,0 +1,283 @@
+// Consolidation: a namespace's weakest live facts (decay score below the consolidation threshold;
+// pinned and promoted facts never) summarised into one `summary` fact that replaces them. Decay
+// is a function of each fact's stored use statistics and the time, never compounded into the
+// record, so a second run at the same moment finds what the first left and changes nothing.
+// The summary is committed first; then each source is retired in its own transaction, under its
+// lock, re-checked there: one pinned, used or retired meanwhile stays and is reported beside
+// the committed summary. Every step goes through the write pipeline, so a rebuild waits for it.
+// Runs also start on their own after every N writes to a namespace, one namespace at a time,
+// off the write path.
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import type { ConsolidationCounters, ConsolidationRun as SharedRun } from '../../shared/model.ts';
+import * as check from '../../shared/validate.ts';
+import type { Limits } from '../../shared/validate.ts';
+import type { Summarizer } from '../consolidate/summarize.ts';
+import { isIndexed } from '../index/derive.ts';
+import type { Indexer } from '../index/indexer.ts';
+import { decayScore, type DecayConfig } from '../lifecycle/decay.ts';
+import { replacementLabel, retired } from '../lifecycle/revise.ts';
+import type { Log } from '../log.ts';
+import { decodeFact, type FactRecord } from '../store/record.ts';
+import type { Change, MemoryStore } from '../store/store.ts';
+import { requestReused, type WritePipeline } from '../write/pipeline.ts';
+import { Relinker } from '../write/relink.ts';
+import type { FactStaging, Staged } from '../write/staging.ts';
+import { callContext, DAEMON, type CallContext } from './context.ts';
+
+export type { ConsolidationCounters } from '../../shared/model.ts';
+export type ConsolidationRun = SharedRun<FactRecord>;
+
+export interface ConsolidationConfig {
+  /** A run starts on its own after this many writes to a namespace; 0 = never. */
+  every: number;
+  /** Facts whose decay score is below this are consolidated. */
+  below: number;
+  /** Facts summarised per run, at most. */
+  maxSources: number;
+  /** Fewer faded facts than this: nothing to summarise. */
+  minSources: number;
+}
+
+export const DEFAULT_CONSOLIDATION: ConsolidationConfig = { every: 20, below: 0.1, maxSources: 20, minSources: 3 };
+
+const COUNTERS_META = 'consolidation';
+
+const ZERO: ConsolidationCounters = { runs: 0, summariesWritten: 0, factsRetired: 0, failures: 0, rejectedProposals: 0, lastRunAt: 0, queued: 0 };
+
+interface Candidate {
+  factId: string;
+  score: number;
+}
+
+export class Consolidator {
+  private totals: ConsolidationCounters = { ...ZERO };
+  /** Writes to each namespace since its last run. */
+  private readonly writes = new Map<string, number>();
+  /** Namespaces waiting for an automatic run, in order. */
+  private readonly waiting = new Set<string>();
+  /** The run in progress (automatic runs go one at a time). */
+  private running: Promise<void> | null = null;
+  /** Runs asked for through a door, per namespace: one at a time each. */
+  private readonly inProgress = new Map<string, Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly pipeline: WritePipeline,
+    private readonly staging: FactStaging,
+    private readonly indexer: Indexer,
+    private readonly relinker: Relinker,
+    private readonly decay: DecayConfig,
+    private readonly config: ConsolidationConfig,
+    private readonly summarizer: Summarizer,
+    private readonly limits: Limits,
+    private readonly log: Log,
+  ) {}
+
+  async open(): Promise<void> {
+    const stored = await this.store.getMeta(COUNTERS_META);
+    if (stored) this.totals = { ...ZERO, ...(stored as Partial<ConsolidationCounters>), queued: 0 };
+  }
+
+  counters(): ConsolidationCounters {
+    return { ...this.totals, queued: this.waiting.size + (this.running ? 1 : 0) + this.inProgress.size };
+  }
+
+  /** A write to a namespace committed: after every N, a run is scheduled (never awaited here). */
+  noteWrite(agentId: string): void {
+    if (this.config.every === 0 || this.closed) return;
+    const n = (this.writes.get(agentId) ?? 0) + 1;
+    this.writes.set(agentId, n);
+    if (n < this.config.every || this.waiting.has(agentId)) return;
+    this.waiting.add(agentId);
+    if (!this.running) this.running = this.drainQueue();
+  }
+
+  private async drainQueue(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const agentId of this.waiting) {
+      this.waiting.delete(agentId);
+      this.writes.set(agentId, 0);
+      if (this.closed) break;
+      try {
+        const run = await this.run(callContext(DAEMON), { agentId });
+        if (run.summary) this.log.info(`consolidation of "${agentId}": ${run.message}`);
+      } catch (error) {
+        this.log.warn(`automatic consolidation of "${agentId}" failed: ${(error as Error).message}`);
+      }
+    }
+    this.running = null;
+    if (this.waiting.size && !this.closed) this.running = this.drainQueue();
+  }
+
+  /** Consolidate: one run over a namespace (a dry run reports and writes nothing). */
+  async run(ctx: CallContext, input: { agentId: unknown; dryRun?: unknown }): Promise<ConsolidationRun> {
+    const agentId = check.agentId(input.agentId);
+    const dryRun = input.dryRun === undefined ? false : check.boolean(input.dryRun, 'dry_run');
+    const requestId = check.requestId(ctx.requestId);
+    if (requestId && !dryRun) {
+      const recorded = await this.store.requestResult(agentId, requestId);
+      if (recorded) {
+        if (recorded.op !== 'consolidate') throw requestReused(requestId, recorded, 'consolidate');
+        return { ...(recorded.run as unknown as ConsolidationRun), replayed: true };
+      }
+    }
+    // One run per namespace at a time: a second waits and then finds what the first left.
+    while (this.inProgress.has(agentId)) await this.inProgress.get(agentId)!.catch(() => undefined);
+    const work = this.runNow(ctx, agentId, dryRun, requestId);
+    this.inProgress.set(agentId, work);
+    try {
+      return await work;
+    } finally {
+      this.inProgress.delete(agentId);
+    }
+  }
+
+  private async runNow(ctx: CallContext, agentId: string, dryRun: boolean, requestId: string): Promise<ConsolidationRun> {
+    const now = Date.now();
+    const faded = this.faded(agentId, now);
+    const chosen = faded.slice(0, this.config.maxSources);
+    const stored = await this.store.getFacts(chosen.map((c) => ({ agentId, factId: c.factId })));
+    const sources = stored.filter((f): f is FactRecord => f !== undefined && isIndexed(f) && !f.pinned);
+    const base: ConsolidationRun = { dryRun, fadedCount: faded.length, sourceIds: sources.map((f) => f.id), retiredIds: [], failures: [], summarizer: this.summarizer.id, rejected: '', text: '', message: '', replayed: false };
+    if (sources.length < this.config.minSources) {
+      return this.finish({ ...base, sourceIds: [], message: `Nothing to consolidate: ${faded.length} faded fact(s), fewer than ${this.config.minSources}` }, dryRun);
+    }
+    const summary = await this.summarizer.summarize(sources.map((f) => ({ id: f.id, text: f.text })));
+    if (summary.rejected !== undefined) {
+      return this.finish({ ...base, rejected: summary.rejected, message: `The summarizer's proposal was refused, nothing was written: ${summary.rejected}` }, dryRun, { rejectedProposals: 1 });
+    }
+    const text = check.factText(summary.text, this.limits, 'summary');
+    if (dryRun) return { ...base, text, message: `Would summarise ${sources.length} faded facts into one` };
+    const written = await this.writeSummary(ctx, agentId, sources, text, requestId);
+    const result: ConsolidationRun = { ...base, text, summary: written };
+    for (const source of sources) {
+      try {
+        await this.retire(ctx, agentId, source, written.id);
+        result.retiredIds.push(source.id);
+      } catch (error) {
+        if (!(error instanceof EngramError) || error.kind === ErrorKind.Internal) throw error;
+        result.failures.push({ factId: source.id, error: error.message });
+      }
+    }
+    result.message = `Summarised ${sources.length} faded facts into ${written.id}; retired ${result.retiredIds.length}${result.failures.length ? `, ${result.failures.length} kept (changed since the run chose them)` : ''}`;
+    const finished = await this.finish(result, false, { failures: result.failures.length });
+    if (requestId) await this.store.commit([{ type: 'recordRequest', agentId, requestId, result: { op: 'consolidate', run: { ...finished, replayed: false } as unknown as Record<string, unknown> } }]);
+    return finished;
+  }
+
+  /** Live, unpinned, unpromoted facts scoring below the threshold now, weakest first. */
+  private faded(agentId: string, now: number): Candidate[] {
+    const ns = this.indexer.namespace(agentId);
+    if (!ns) return [];
+    const out: Candidate[] = [];
+    for (const doc of ns.docsInOrder()) {
+      const info = ns.doc(doc);
+      if (info.pinned || info.promoted) continue;
+      const score = decayScore(this.decay, info, now);
+      if (score < this.config.below) out.push({ factId: info.factId, score });
+    }
+    return out.sort((a, b) => a.score - b.score || (a.factId < b.factId ? -1 : 1));
+  }
+
+  /** The summary, committed on its own: the sources' tags and entities, their summed use, the
+   *  conservative label (min(inferred, theirs); a model's summary is unverified). */
+  private writeSummary(ctx: CallContext, agentId: string, sources: readonly FactRecord[], text: string, requestId: string): Promise<FactRecord> {
+    const union = (lists: string[][]) => [...new Set(lists.flat())];
+    const draft = decodeFact({
+      id: '',
+      agentId,
+      text,
+      kind: 'summary',
+      confidence: this.summarizer.generative ? 'unverified' : replacementLabel(undefined, sources),
+      tags: union(sources.map((f) => f.tags)),
+      entities: union(sources.map((f) => f.entities)),
+      entityTypes: Object.assign({}, ...sources.map((f) => f.entityTypes)) as Record<string, string>,
+      strength: Math.max(...sources.map((f) => f.strength)),
+      useCount: sources.reduce((n, f) => n + f.useCount, 0),
+      lastUsedAt: Math.max(...sources.map((f) => f.lastUsedAt || f.createdAt)),
+      replaces: sources.map((f) => f.id),
+      source: 'consolidation',
+    });
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId: '',
+      locks: [],
+      plan: async () => {
+        const stamp = await this.staging.created(draft);
+        return () => {
+          const staged = stamp();
+          return { changes: [staged.change, this.countersChange({ runs: 1, summariesWritten: 1 })], result: staged.fact, apply: staged.apply };
+        };
+      },
+      replay: async () => {
+        throw new EngramError(ErrorKind.Internal, `request ${requestId}: a summary write is never replayed`);
+      },
+    });
+  }
+
+  /** One source retired in favour of the summary, its own transaction: re-checked under its lock
+   *  (still live, unpinned, unchanged), its relations moved to the summary, the facts linking to
+   *  it re-pointed there. */
+  private retire(ctx: CallContext, agentId: string, chosen: FactRecord, summaryId: string): Promise<void> {
+    return this.pipeline.run(ctx, {
+      agentId,
+      requestId: '',
+      locks: [chosen.id, summaryId, ...this.relinker.linking(agentId, [chosen.id])],
+      plan: async (held) => {
+        const [source, summary] = await this.store.getFacts([chosen.id, summaryId].map((factId) => ({ agentId, factId })));
+        const refuse = (why: string) => new EngramError(ErrorKind.FailedPrecondition, `${chosen.id} ${why}`, 'source_ids');
+        if (!source) throw refuse('was deleted meanwhile');
+        if (!isIndexed(source)) throw refuse(`was retired meanwhile (superseded by ${source.supersededBy})`);
+        if (source.pinned) throw refuse('was pinned meanwhile: a pinned fact is never consolidated');
+        if (source.updatedAt !== chosen.updatedAt || source.useCount !== chosen.useCount) throw refuse('changed or was used meanwhile');
+        if (!summary || !isIndexed(summary)) throw refuse(`was kept: the summary ${summaryId} is no longer live`);
+        const linking = await this.relinker.read(agentId, [source.id], held);
+        return () => {
+          const now = Date.now();
+          const staged: Staged[] = [
+            this.staging.unindexed(source, retired(source, summaryId, now)),
+            this.staging.lifecycle(summary, { ...summary, relations: Relinker.inherited(summary, [source]), updatedAt: now }),
+            ...this.relinker.relinked(linking.filter((f) => f.id !== summaryId), [source.id], summaryId, now),
+          ];
+          return { changes: [...staged.map((s) => s.change), this.countersChange({ factsRetired: 1 })], result: undefined, apply: () => staged.forEach((s) => s.apply()) };
+        };
+      },
+      replay: async () => undefined,
+    });
+  }
+
+  /** Counts a run's outcome; a run that wrote nothing still counts (in its own meta write). */
+  private async finish(run: ConsolidationRun, dryRun: boolean, add: Partial<ConsolidationCounters> = {}): Promise<ConsolidationRun> {
+    if (dryRun) return run;
+    const wrote = run.summary !== undefined;
+    const extra = Object.fromEntries(Object.entries({ ...add, ...(wrote ? {} : { runs: 1 }) }).filter(([, n]) => n !== 0));
+    if (Object.keys(extra).length) await this.store.commit([this.countersChange(extra)]);
+    return run;
+  }
+
+  /** The totals with `add` counted in, as the meta change that stores them (computed right
+   *  before its commit, so the stored totals follow the commits). */
+  private countersChange(add: Partial<ConsolidationCounters>): Change {
+    const t = this.totals;
+    this.totals = {
+      ...t,
+      runs: t.runs + (add.runs ?? 0),
+      summariesWritten: t.summariesWritten + (add.summariesWritten ?? 0),
+      factsRetired: t.factsRetired + (add.factsRetired ?? 0),
+      failures: t.failures + (add.failures ?? 0),
+      rejectedProposals: t.rejectedProposals + (add.rejectedProposals ?? 0),
+      lastRunAt: add.runs ? Date.now() : t.lastRunAt,
+    };
+    const { queued: _queued, ...stored } = this.totals;
+    return { type: 'putMeta', name: COUNTERS_META, value: stored };
+  }
+
+  /** Stops scheduling and waits for the run in progress. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.waiting.clear();
+    await this.running;
+    await Promise.allSettled([...this.inProgress.values()]);
+  }
+}

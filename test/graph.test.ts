@@ -1,0 +1,119 @@
+// The knowledge graph against real daemons: typed relations between live facts, the
+// neighbourhood of a fact and of an entity, relations moved to a successor or dropped when a
+// fact is retired or erased (none is ever left pointing at a fact that is gone), entity links
+// as transactional patches, typed entities extracted with --kg, and doctor's graph check.
+import { describe, expect, test } from 'vitest';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+describe('knowledge graph', () => {
+  test('Relate adds typed relations between live facts; the graph reads both ways; bad input changes nothing', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const decision = (await client.put('g', 'We chose PostgreSQL for the billing service.')).fact;
+    const reason = (await client.put('g', 'Billing needs transactions across accounts.', { entities: ['billing'] })).fact;
+    const outage = (await client.put('g', 'The billing outage in March was caused by a lock timeout.')).fact;
+
+    const first = await client.relate('g', reason.id, 'supports', decision.id);
+    expect(first).toMatchObject({ changed: true, replayed: false });
+    expect(first.fact.relations).toEqual([{ type: 'supports', targetId: decision.id, createdAt: expect.any(Number) }]);
+    expect((await client.relate('g', reason.id, 'supports', decision.id)).changed).toBe(false);
+    await client.relate('g', outage.id, 'causes', reason.id);
+
+    const view = await client.readGraph('g', { factId: reason.id });
+    expect(view.edges).toEqual(
+      expect.arrayContaining([
+        { from: reason.id, to: decision.id, type: 'supports', weight: 1 },
+        { from: outage.id, to: reason.id, type: 'causes', weight: 1 },
+        { from: reason.id, to: 'entity:billing', type: 'mentions', weight: 1 },
+      ]),
+    );
+    expect(view.nodes.find((n) => n.id === decision.id)).toMatchObject({ kind: 'fact', type: 'fact', live: true, label: decision.text });
+    expect(view.nodes.find((n) => n.id === 'entity:billing')).toMatchObject({ kind: 'entity', label: 'billing' });
+
+    await expect(client.relate('g', reason.id, 'likes' as never, decision.id)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'type' });
+    await expect(client.relate('g', reason.id, 'related', reason.id)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'to_id' });
+    await expect(client.relate('g', reason.id, 'related', '01ARZ3NDEKTSV4RRFFQ69G5FAV')).rejects.toMatchObject({ kind: 'not_found' });
+    await client.forget('g', outage.id);
+    await expect(client.relate('g', decision.id, 'related', outage.id)).rejects.toMatchObject({ kind: 'failed_precondition', field: 'to_id' });
+    expect((await client.get('g', decision.id)).relations).toEqual([]);
+
+    const removed = await client.relate('g', reason.id, 'supports', decision.id, { remove: true });
+    expect(removed).toMatchObject({ changed: true, fact: { relations: [] } });
+  });
+
+  test('retiring or erasing a fact moves its relations to its successor or drops them: none dangles', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const put = async (text: string) => (await client.put('m', text)).fact;
+    const hub = await put('The team standup is at 9:30.');
+    const [a, b, c, d] = [await put('Standup moved to 9:30 in May.'), await put('Alice runs the standup.'), await put('Standups are fifteen minutes.'), await put('Bob skips Friday standups.')];
+    for (const f of [a, b, c, d]) await client.relate('m', hub.id, 'related', f.id);
+    await client.relate('m', a.id, 'supports', b.id);
+
+    // Revised: links to it follow the replacement, and its own links move there.
+    const revised = await client.revise('m', [a.id], 'The standup moved to 9:30 in May 2026.');
+    expect((await client.get('m', hub.id)).relations.map((r) => r.targetId)).toEqual([revised.replacement.id, b.id, c.id, d.id]);
+    expect((await client.get('m', revised.replacement.id)).relations).toEqual([{ type: 'supports', targetId: b.id, createdAt: expect.any(Number) }]);
+
+    // Forgotten, archived by gc, erased: links to it are dropped in the same commit.
+    await client.forget('m', b.id);
+    expect((await client.get('m', revised.replacement.id)).relations).toEqual([]);
+    await client.delete('m', c.id);
+    expect((await client.get('m', hub.id)).relations.map((r) => r.targetId)).toEqual([revised.replacement.id, d.id]);
+
+    let report: { checks: { name: string; ok: boolean; detail: string }[] } | undefined;
+    for await (const event of client.doctor()) report = event.report ?? report;
+    expect(report!.checks.find((ch) => ch.name === 'knowledge graph')).toMatchObject({ ok: true, detail: expect.stringMatching(/2 relations/) });
+    await client.close();
+    await daemon.stop();
+
+    // The relations are in the store: a restarted daemon reads the same graph.
+    const again = await pool.start({ dataDir: daemon.dataDir });
+    const reopened = await again.client();
+    const view = await reopened.readGraph('m', { factId: hub.id });
+    expect(view.edges.filter((e) => e.type === 'related').map((e) => e.to).sort()).toEqual([revised.replacement.id, d.id].sort());
+    expect(view.nodes.every((n) => n.kind === 'entity' || n.live)).toBe(true);
+  });
+
+  test('gc drops the links to the facts it collects', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--forget-threshold', '5', '--consolidate-every', '0'] });
+    const client = await daemon.client();
+    const keep = (await client.put('gc', 'Pinned: the office address.')).fact;
+    await client.pin('gc', keep.id);
+    const faded = (await client.put('gc', 'A passing remark about the weather.')).fact;
+    await client.relate('gc', keep.id, 'related', faded.id);
+    const result = await client.collectGarbage('gc', { dryRun: false, archiveInstead: true });
+    expect(result.factIds).toEqual([faded.id]);
+    expect((await client.get('gc', keep.id)).relations).toEqual([]);
+  });
+
+  test('two entity links on one fact at once both land (a transactional patch)', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const facts = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await client.put('e', `Fact number ${i} about the project.`)).fact));
+    await Promise.all(facts.flatMap((f) => [client.linkEntity('e', f.id, 'alpha'), client.linkEntity('e', f.id, 'beta', { type: 'project' })]));
+    for (const f of facts) {
+      const stored = await client.get('e', f.id);
+      expect(stored.entities.sort()).toEqual(['alpha', 'beta']);
+      expect(stored.entityTypes).toEqual({ beta: 'project' });
+    }
+    const around = await client.readGraph('e', { entity: 'Beta' }, { limit: 5 });
+    expect(around.edges.filter((e) => e.type === 'mentions')).toHaveLength(5);
+    expect(around.edges).toContainEqual({ from: 'entity:beta', to: 'entity:alpha', type: 'co_mention', weight: 20 });
+    await expect(client.readGraph('e', { entity: '' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
+  });
+
+  test('with --kg, a fact written without entities gets the typed entities its text names', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--kg'] });
+    const client = await daemon.client();
+    const fact = (await client.put('k', 'Caroline met Melanie in Seattle to plan the Google workshop.')).fact;
+    expect(fact.entities).toEqual(expect.arrayContaining(['caroline', 'melanie', 'seattle']));
+    expect(fact.entityTypes).toMatchObject({ caroline: 'person', melanie: 'person', seattle: 'place' });
+    const given = (await client.put('k', 'Caroline likes hiking.', { entities: ['hiking'] })).fact;
+    expect(given.entities).toEqual(['hiking']);
+    const view = await client.readGraph('k', { entity: 'caroline' });
+    expect(view.edges.filter((e) => e.type === 'mentions').map((e) => e.from)).toEqual([fact.id]);
+  });
+});
