@@ -13,12 +13,12 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
 import {
-  toCheckpoint, toFact, toFactMessage, toFeedback, toReceipt, toRetrieval, toStats, type Checkpoint,
+  toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, RelationType } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, RelationType } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -115,6 +115,9 @@ export interface RecallResult {
   retrieval: RetrievalMetadata;
   /** Present when the query's vocabulary barely overlaps the store's (options path only). */
   feedback?: WeakMatchFeedback;
+  /** Knowledge-graph neighbours after the facts (the daemon's --kg, or options.kg); never with
+   *  explain or min_confidence. [] from daemons before kg-v1. */
+  hints: KgHint[];
 }
 
 export interface ExplainResult extends RecallResult {
@@ -634,6 +637,7 @@ export class EngramClient {
       receipts: res.receipts.map((r) => toReceipt(r, daemon.capabilities.includes(Capability.RecallMatches))),
       retrieval: toRetrieval(res.retrieval),
       ...(res.feedback ? { feedback: toFeedback(res.feedback) } : {}),
+      hints: res.kgHints.map(toHint),
     };
   }
 
@@ -642,7 +646,7 @@ export class EngramClient {
     if (explain) {
       const res = await this.read(() => memory.recallExplain({ agentId, query, topK }));
       const receipts = res.receipts.map((r) => toReceipt(r, this.daemon.capabilities.includes(Capability.RecallMatches)));
-      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval), ...matchesFromReceipts(receipts, this.daemon) };
+      return { facts: receipts.map((r) => r.fact), receipts, retrieval: toRetrieval(res.retrieval), ...matchesFromReceipts(receipts, this.daemon), hints: [] };
     }
     const res =
       scope === RecallScope.SHARED
@@ -650,7 +654,7 @@ export class EngramClient {
         : scope === RecallScope.ALL
           ? await this.read(() => memory.recallAll({ agentId, query, topK }))
           : await this.read(() => memory.recall({ agentId, query, topK }));
-    return { facts: res.facts.map(toFact), ...matchesOf(res, this.daemon), receipts: [], retrieval: toRetrieval(res.retrieval) };
+    return { facts: res.facts.map(toFact), ...matchesOf(res, this.daemon), receipts: [], retrieval: toRetrieval(res.retrieval), hints: 'kgHints' in res ? res.kgHints.map(toHint) : [] };
   }
 
   /** Stores "term = equivalents": later queries containing the term also match its equivalents. */

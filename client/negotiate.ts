@@ -24,10 +24,11 @@ export type RecallRoute =
  *  daemon; anything else needs RecallWithOptions and, for confidence, confidence-recall-v1. */
 export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: number, needsOptionsRpc = false): RecallRoute {
   const confidence = options.minConfidence !== undefined || weight > 0;
-  const other = options.weights !== undefined || options.minRelevance !== undefined || options.filters !== undefined;
+  const other = options.weights !== undefined || options.minRelevance !== undefined || options.filters !== undefined || options.kg !== undefined;
   if (!confidence && !other && !needsOptionsRpc) return { kind: 'legacy' };
   requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
   if (confidence) requireCapability(daemon, Capability.ConfidenceRecall, 'recall with min_confidence or a confidence weight');
+  if (options.kg !== undefined) requireCapability(daemon, Capability.KnowledgeGraph, 'recall with knowledge-graph hints (kg)');
   if ((options.weights?.decay ?? 0) > 0 || options.filters?.minDecayScore !== undefined) {
     requireCapability(daemon, Capability.Decay, 'recall with the decay signal or min_decay_score');
   }
@@ -55,5 +56,6 @@ export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number 
     },
     minConfidence: o.minConfidence,
     confidenceWeight,
+    kg: o.kg,
   };
 }

@@ -1,7 +1,7 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Fact, FactFields, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { Fact, FactFields, KgHint, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -40,6 +40,9 @@ export interface RecallOptions {
   minConfidence?: 'verified' | 'inferred' | 'unverified';
   /** final = B · (1 + w · c), w in [0, 0.5]; omitted: the dial option, else the daemon's default, else 0. */
   confidenceWeight?: number;
+  /** Knowledge-graph neighbour hints after the facts (true) or none (false); omitted: the
+   *  daemon's --kg setting (needs kg-v1). */
+  kg?: boolean;
 }
 
 
@@ -180,6 +183,10 @@ export interface Checkpoint {
   /** The saved JSON object. */
   state: Record<string, unknown>;
   messageCount?: number;
+}
+
+export function toHint(m: { label: string; kind: string; factId: string; relation: string; via: string }): KgHint {
+  return { label: m.label, kind: m.kind === 'entity' ? 'entity' : 'fact', factId: m.factId, relation: m.relation, via: m.via };
 }
 
 export function toCheckpoint(m: CheckpointMessage): Checkpoint {

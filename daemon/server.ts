@@ -137,6 +137,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     decay: options.decay ?? DEFAULT_DECAY,
     // Product default 0; a legacy profile ranks as an old daemon did, with no confidence preference.
     confidenceWeight: profile.advertisesDefaultWeight ? (options.defaultConfidenceWeight ?? 0) : 0,
+    kg: (options.kg ?? false) && profile.capabilities.includes(Capability.KnowledgeGraph),
   };
   const core = await Engram.open(
     {

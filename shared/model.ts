@@ -57,6 +57,20 @@ export interface FactFields {
 export const RELATION_TYPES = ['related', 'causes', 'supports', 'contradicts', 'has_decision', 'consolidated_from'] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
 
+/** A knowledge-graph neighbour of the returned facts, appended after them (never one of them,
+ *  never a retired fact; it has no confidence receipt). */
+export interface KgHint {
+  /** The neighbour's text (a fact) or label (an entity). */
+  label: string;
+  kind: 'fact' | 'entity';
+  /** The neighbouring fact's id ("" for an entity). */
+  factId: string;
+  /** The relation type, or "co_mention". */
+  relation: string;
+  /** The returned fact it neighbours. */
+  via: string;
+}
+
 /** Lifetime consolidation totals of every namespace, kept in the store's meta. */
 export interface ConsolidationCounters {
   runs: number;

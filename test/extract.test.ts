@@ -2,48 +2,11 @@
 // local servers that speak Ollama's /api/chat and OpenAI's /v1/chat/completions wire formats —
 // the real adapter code runs; only the model is a stand-in. An answer that does not fit the
 // proposal shape is refused whole and nothing is stored.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { chatServer } from './fixtures/chat-server.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
-
-interface ChatServer {
-  url: string;
-  requests: { path: string; headers: Record<string, string | string[] | undefined>; body: any }[];
-  /** What the model answers next (the content text). */
-  answer: string;
-  close(): Promise<void>;
-}
-
-const servers: ChatServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
-
-async function chatServer(wire: 'ollama' | 'openai'): Promise<ChatServer> {
-  const state: ChatServer = { url: '', requests: [], answer: '{"facts": []}', close: async () => {} };
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      state.requests.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(raw) });
-      const expected = wire === 'ollama' ? '/api/chat' : '/v1/chat/completions';
-      if (req.method !== 'POST' || req.url !== expected) {
-        res.writeHead(404).end('not found');
-        return;
-      }
-      const body = wire === 'ollama' ? { model: 'm', message: { role: 'assistant', content: state.answer }, done: true } : { id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: state.answer } }] };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () => new Promise((resolve) => server.close(() => resolve()));
-  servers.push(state);
-  return state;
-}
 
 describe('fact extraction', () => {
   test('the offline rules propose; remember stores unverified facts whose source names the extractor, once', async () => {

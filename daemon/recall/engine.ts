@@ -20,6 +20,7 @@ import { mergeNamespaces } from './namespaces.ts';
 import type { RecallPlan, Scope } from './plan.ts';
 import { rankNamespace, type NamespaceRanking, type RankedFact } from './rank.ts';
 import { toReceipt, type Receipt } from './receipts.ts';
+import { hintTail, kgLinks, kgMode, type KgHint } from './hints.ts';
 import { SIGNAL_NAMES, SIGNALS, type SignalName } from './registry.ts';
 import type { VectorReader } from './signal.ts';
 
@@ -61,6 +62,8 @@ export interface SearchOutcome {
   receipts?: Receipt<FactRecord>[];
   retrieval: RetrievalMetadata;
   feedback?: WeakMatchFeedback;
+  /** Knowledge-graph neighbours after the facts, when the plan asks for them (never explained). */
+  hints?: KgHint[];
 }
 
 export interface BatchOutcome {
@@ -154,7 +157,12 @@ export class RecallEngine {
     };
     if (req.explain) {
       const now = Date.now();
-      outcome.receipts = chosen.map((r) => toReceipt(r, byKey.get(key(r))!, req.plan.weights, now, req.plan.confidence));
+      outcome.receipts = chosen.map((r) => {
+        const fact = byKey.get(key(r))!;
+        return { ...toReceipt(r, fact, req.plan.weights, now, req.plan.confidence), kgLinks: kgLinks(this.indexer, fact) };
+      });
+    } else if (kgMode(req.plan) === 'hints_without_confidence_receipts') {
+      outcome.hints = await hintTail(this.indexer, this.store, outcome.facts);
     }
     const feedback = req.feedback ? weakMatchFeedback(present, query.terms) : undefined;
     if (feedback) outcome.feedback = feedback;
@@ -196,6 +204,7 @@ export class RecallEngine {
       filtered: req.plan.filter !== null,
       expandedTerms: expanded,
       ...confidenceMetadata(req.plan),
+      kg: kgMode(req.plan),
     };
   }
 }
@@ -204,14 +213,12 @@ async function emptyRanking(): Promise<NamespaceRanking> {
   return { results: [], candidates: {}, searched: {}, eligible: 0 };
 }
 
-/** Confidence options as retrieval metadata reports them. Any confidence filter suppresses the
- *  knowledge-graph hint tail, whose labels have no confidence receipts. */
-function confidenceMetadata(plan: RecallPlan): Pick<RetrievalMetadata, 'minConfidence' | 'confidenceWeight' | 'policy' | 'kg'> {
-  if (!plan.confidence) return { policy: '', kg: '' };
+/** Confidence options as retrieval metadata reports them (kg is kgMode's). */
+function confidenceMetadata(plan: RecallPlan): Pick<RetrievalMetadata, 'minConfidence' | 'confidenceWeight' | 'policy'> {
+  if (!plan.confidence) return { policy: '' };
   return {
     ...(plan.confidence.minConfidence ? { minConfidence: plan.confidence.minConfidence } : {}),
     confidenceWeight: plan.confidence.weight,
     policy: CONFIDENCE_POLICY,
-    kg: plan.confidence.minConfidence ? 'suppressed_min_confidence' : '',
   };
 }

@@ -19,6 +19,8 @@ export interface RecallDefaults {
   minRelevance: number;
   /** The configured default confidence weight (product default 0). */
   confidenceWeight: number;
+  /** Knowledge-graph neighbour hints after the ranked facts (--kg). */
+  kg?: boolean;
 }
 
 /** Confidence options in effect; null on legacy calls (which rank with weight 0 and report nothing). */
@@ -35,6 +37,8 @@ export interface RecallPlan extends SignalContext {
   confidence: ConfidencePlan | null;
   /** The score modifiers this plan runs, in registry order. */
   modifiers: ActiveModifier[];
+  /** Append knowledge-graph neighbour hints (never to an explained recall). */
+  kg: boolean;
 }
 
 export interface RecallOptionsInput {
@@ -44,6 +48,8 @@ export interface RecallOptionsInput {
   filters?: FilterInput;
   minConfidence?: unknown;
   confidenceWeight?: unknown;
+  /** Knowledge-graph hints; absent: the daemon's --kg. */
+  kg?: unknown;
 }
 
 function withModifiers(plan: Omit<RecallPlan, 'modifiers'>): RecallPlan {
@@ -51,7 +57,7 @@ function withModifiers(plan: Omit<RecallPlan, 'modifiers'>): RecallPlan {
 }
 
 export function defaultPlan(topK: number, defaults: RecallDefaults, now: number): RecallPlan {
-  return withModifiers({ topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null, now, decay: defaults.decay });
+  return withModifiers({ topK, weights: { ...defaults.weights }, minRelevance: defaults.minRelevance, filter: null, confidence: null, now, decay: defaults.decay, kg: defaults.kg ?? false });
 }
 
 export function planFromOptions(options: RecallOptionsInput | undefined, defaults: RecallDefaults, limits: Limits, now: number): RecallPlan {
@@ -81,6 +87,7 @@ export function planFromOptions(options: RecallOptionsInput | undefined, default
     confidence,
     now,
     decay: defaults.decay,
+    kg: o.kg === undefined ? (defaults.kg ?? false) : check.boolean(o.kg, 'options.kg'),
   });
 }
 

@@ -94,7 +94,7 @@ const SCOPES: Record<number, Scope> = { [RecallScope.SHARED]: 'shared', [RecallS
 export const scopeOf = (scope: RecallScope): Scope => SCOPES[scope] ?? 'agent';
 
 /** Wire options → core input; absent optional fields stay undefined (= the configured default). */
-export function recallOptionsInput(o: RecallOptions | undefined, served: { confidence: boolean; decay: boolean }): RecallOptionsInput | undefined {
+export function recallOptionsInput(o: RecallOptions | undefined, served: { confidence: boolean; decay: boolean; kg: boolean }): RecallOptionsInput | undefined {
   if (!o) return undefined;
   const f = o.filters;
   return {
@@ -115,6 +115,7 @@ export function recallOptionsInput(o: RecallOptions | undefined, served: { confi
     },
     // A profile without confidence-recall-v1 is an older daemon: it never knew these fields.
     ...(served.confidence ? { minConfidence: o.minConfidence, confidenceWeight: o.confidenceWeight } : {}),
+    ...(served.kg && o.kg !== undefined ? { kg: o.kg } : {}),
   };
 }
 

@@ -21,7 +21,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   // A profile from before recall-matches-v1 answers as that release did: without them.
   const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
-  const served = { confidence: confidenceServed, decay: profile.capabilities.includes(Capability.Decay) };
+  const served = { confidence: confidenceServed, decay: profile.capabilities.includes(Capability.Decay), kg: profile.capabilities.includes(Capability.KnowledgeGraph) };
   const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, served);
   const matches = (outcome: { matches: FactMatch[] }) => (matchesServed ? outcome.matches : []);
   const receipts = (outcome: SearchOutcome) => (outcome.receipts ?? []).map((r) => receiptMessage(matchesServed ? r : { ...r, matched: undefined }));
@@ -29,6 +29,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
     facts: outcome.facts.map(factMessage),
     retrieval: retrievalMessage(outcome.retrieval),
     matches: matches(outcome),
+    kgHints: outcome.hints ?? [],
   });
   return {
     async put(req, call) {
