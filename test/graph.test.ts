@@ -6,6 +6,8 @@ import { describe, expect, test } from 'vitest';
 import { useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
+/** Keyword order only, so which fact ranks first is plain to see. */
+const KW = { keyword: 1, recency: 0 };
 
 describe('knowledge graph', () => {
   test('Relate adds typed relations between live facts; the graph reads both ways; bad input changes nothing', async () => {
@@ -115,5 +117,49 @@ describe('knowledge graph', () => {
     expect(given.entities).toEqual(['hiking']);
     const view = await client.readGraph('k', { entity: 'caroline' });
     expect(view.edges.filter((e) => e.type === 'mentions').map((e) => e.from)).toEqual([fact.id]);
+  });
+
+  test('recall with the graph: at most three neighbour hints after the ranked facts, under the seed\'s rules', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--kg'] });
+    const client = await daemon.client();
+    const put = async (text: string, entities: string[]) => (await client.put('h', text, { entities })).fact;
+    const top = await put('The quarterly billing report is due on Friday.', ['billing', 'report']);
+    const related = [await put('Finance reviews every report before it ships.', ['finance']), await put('Ship reports as PDF files.', ['pdf']), await put('Legal signs off the annual filing.', ['legal'])];
+    for (const f of related) await client.relate('h', top.id, 'related', f.id);
+    await put('The billing system runs on Stripe.', ['billing', 'stripe']);
+    const retired = await put('Old: billing reports went out on Mondays.', ['billing']);
+    await client.relate('h', retired.id, 'contradicts', top.id);
+    await client.forget('h', retired.id);
+
+    const plain = await client.recall('h', 'quarterly billing report due', { topK: 1, weights: KW });
+    expect(plain.facts.map((f) => f.id)).toEqual([top.id]);
+    expect(plain.retrieval.kg).toBe('hints_without_confidence_receipts');
+    expect(plain.hints).toEqual(related.map((f) => ({ label: f.text, kind: 'fact', factId: f.id, relation: 'related', via: top.id })));
+
+    // A ranked fact is never repeated as a hint; entities named with the returned facts' fill in.
+    const two = await client.recall('h', 'quarterly billing report due', { topK: 2, weights: KW });
+    const hinted = new Set(two.hints.map((h) => h.factId).filter(Boolean));
+    for (const f of two.facts) expect(hinted.has(f.id)).toBe(false);
+    expect(two.hints.length).toBeLessThanOrEqual(3);
+    expect(two.hints.map((h) => h.label)).not.toContain(retired.text);
+
+    const entities = await client.recall('h', 'Stripe', { topK: 1, weights: KW });
+    expect(entities.hints).toEqual([{ label: 'report', kind: 'entity', factId: '', relation: 'co_mention', via: entities.facts[0]!.id }]);
+
+    const filtered = await client.recall('h', 'quarterly billing report due', { topK: 1, weights: KW, minConfidence: 'unverified' });
+    expect(filtered).toMatchObject({ hints: [], retrieval: { kg: 'suppressed_min_confidence' } });
+    const explained = await client.recallExplain('h', 'quarterly billing report due', { topK: 1, weights: KW });
+    expect(explained.hints).toEqual([]);
+    expect(explained.receipts[0]!.kgLinks).toEqual([...related.map((f) => `related:${f.id}`), 'mentions:billing', 'mentions:report']);
+    expect((await client.recall('h', 'quarterly billing report due', { topK: 1, weights: KW, kg: false })).hints).toEqual([]);
+
+    // Without the graph: no hint tail unless a call asks for one.
+    const off = await pool.start({ dataDir: pool.newDir() });
+    const offClient = await off.client();
+    const a = (await offClient.put('o', 'Alpha project kickoff is Monday.')).fact;
+    const b = (await offClient.put('o', 'Beta depends on alpha.')).fact;
+    await offClient.relate('o', b.id, 'causes', a.id);
+    expect(await offClient.recall('o', 'kickoff Monday', { topK: 1, weights: KW })).toMatchObject({ hints: [], retrieval: { kg: '' } });
+    expect((await offClient.recall('o', 'kickoff Monday', { topK: 1, weights: KW, kg: true })).hints).toEqual([{ label: b.text, kind: 'fact', factId: b.id, relation: 'causes', via: a.id }]);
   });
 });
