@@ -90,9 +90,9 @@ describe('recall', () => {
     expect(json).toMatchObject({ count: 0, matched: 0, facts: [] });
   });
 
-  test('-k 2 returns at most 2 facts; --json shape is {agent_id, query, count, facts, retrieval}', async () => {
+  test('-k 2 returns at most 2 facts; --json shape is {agent_id, query, count, facts, retrieval, kg_hints}', async () => {
     const out = await engramJson(['recall', agent, 'deploy', '-k', '2']);
-    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'facts', 'matched', 'matches', 'query', 'retrieval']);
+    expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'facts', 'kg_hints', 'matched', 'matches', 'query', 'retrieval']);
     expect(out.matched).toBe(2);
     expect(out.matches).toEqual([expect.objectContaining({ matched: true, signals: ['keyword', 'recency'] }), expect.objectContaining({ matched: true })]);
     expect(out.agent_id).toBe(agent);

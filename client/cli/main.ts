@@ -11,6 +11,8 @@ import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
 import { registerDecayCommands } from './commands/decay.ts';
+import { registerConsolidateCommand } from './commands/consolidate.ts';
+import { registerGraphCommands } from './commands/graph.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
@@ -43,6 +45,8 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   }
   registerMemoryCommands(cli);
   registerDecayCommands(cli);
+  registerConsolidateCommand(cli);
+  registerGraphCommands(cli);
   registerCheckpointCommands(cli);
   registerImportCommand(cli);
   registerExportCommand(cli);

@@ -15,7 +15,9 @@ export function addRecallFlags(cmd: Command): Command {
     .option('--since <time>', 'only facts that happened at or after this time (ISO 8601)')
     .option('--until <time>', 'only facts that happened before this time (ISO 8601)')
     .option('--min-confidence <label>', 'only facts at least this confident: verified, inferred or unverified')
-    .option('--confidence-weight <w>', 'rank by confidence too: final = score x (1 + w x c), w in [0, 0.5]');
+    .option('--confidence-weight <w>', 'rank by confidence too: final = score x (1 + w x c), w in [0, 0.5]')
+    .option('--kg', 'append up to three knowledge-graph neighbours after the facts (default: the daemon\'s --kg)')
+    .option('--no-kg', 'no knowledge-graph neighbours, whatever the daemon\'s --kg');
 }
 
 
@@ -32,7 +34,7 @@ function time(value: string, flag: string): number {
 }
 
 /** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call. */
-export function recallOptionsFrom(o: Record<string, string | string[] | undefined>): RecallOptions {
+export function recallOptionsFrom(o: Record<string, string | string[] | boolean | undefined>): RecallOptions {
   const options: RecallOptions = {};
   if (o.topK !== undefined) {
     const k = number(o.topK as string, '--top-k');
@@ -55,6 +57,7 @@ export function recallOptionsFrom(o: Record<string, string | string[] | undefine
   if (Object.keys(filters).length > 0) options.filters = filters;
   if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
   if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');
+  if (typeof o.kg === 'boolean') options.kg = o.kg;
   return options;
 }
 

@@ -2,6 +2,7 @@
 // be copied into `engram forget`.
 import type { FactMatch } from '../client.ts';
 import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats } from '../types.ts';
+import type { KgHint } from '../../shared/model.ts';
 
 type Print = (line: string) => void;
 
@@ -26,7 +27,7 @@ export function printFacts(facts: Fact[], print: Print, empty: string): void {
 
 /** Recall results: each with its score and signals, filler labelled, and a plain statement
  *  when the query matched nothing (the facts then only fill the count). */
-export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, query: string, print: Print): void {
+export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, query: string, print: Print, hints: KgHint[] = []): void {
   if (facts.length === 0) {
     print('No memories found.');
     return;
@@ -35,6 +36,8 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
   if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; these ${facts.length} facts only fill the count:`);
   facts.forEach((fact, i) => print(factLine(fact, matches?.[i])));
   if (matched !== undefined && matched > 0 && matched < facts.length) print(`(${matched} of ${facts.length} matched the query; the rest only fill --top-k)`);
+  if (hints.length) print('related (knowledge graph; no confidence receipts):');
+  for (const h of hints) print(`  ~ ${h.label} (${h.relation}${h.factId ? ` ${h.factId}` : ''}, via ${h.via})`);
 }
 
 /** "v=0.2 kw=1 rec=0.5" */

@@ -3,12 +3,12 @@
 import { Capability } from '../../shared/capabilities.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
-import { factJson } from '../../shared/json/shapes.ts';
+import { consolidationRunJson, factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
-import type { FactJson } from '../../shared/schemas/json-shapes.ts';
-import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import type { ConsolidationRunJson, FactJson } from '../../shared/schemas/json-shapes.ts';
+import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
 import { writeAll } from '../import/write-all.ts';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +27,7 @@ export class ClientBackend implements McpBackend {
     }
     const res = await this.client.recall(req.agentId, req.query, options);
     const matched = res.matches?.map((m) => m.matched);
-    return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), feedback: res.feedback, policy: policyOf(res.retrieval) };
+    return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), feedback: res.feedback, policy: policyOf(res.retrieval), hints: res.hints };
   }
 
   async searchBatch(req: BatchRequest): Promise<BatchResult> {
@@ -144,12 +144,30 @@ export class ClientBackend implements McpBackend {
     for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.client.unpin(agentId, fact.id);
   }
 
-  /** Read, then a whole-fact UpdateFact with the entity added (a read-modify-write: a concurrent
-   *  change to the same fact between the two calls is overwritten). */
+  /** One transactional patch per fact (kg-v1); against older daemons a read, then a whole-fact
+   *  UpdateFact with the entity added (a read-modify-write: a concurrent change to the same fact
+   *  between the two calls is overwritten). */
   async link(agentId: string, target: string, entity: string): Promise<void> {
+    const patches = (await this.client.hello()).capabilities.includes(Capability.KnowledgeGraph);
     for (const fact of await resolveTargets(target, this.lookup(agentId))) {
-      if (!fact.entities.includes(entity)) await this.client.updateFact(agentId, { ...fact, entities: [...fact.entities, entity] });
+      if (patches) await this.client.linkEntity(agentId, fact.id, entity);
+      else if (!fact.entities.includes(entity)) await this.client.updateFact(agentId, { ...fact, entities: [...fact.entities, entity] });
     }
+  }
+
+  async relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
+    const source = await resolveOne(from, this.lookup(agentId), 'target');
+    const targetFact = await resolveOne(to, this.lookup(agentId), 'text');
+    const r = await this.client.relate(agentId, source.id, type, targetFact.id, { remove });
+    return { fact: factJson(r.fact), changed: r.changed };
+  }
+
+  readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView> {
+    return this.client.readGraph(agentId, around, limit !== undefined ? { limit } : {});
+  }
+
+  async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {
+    return consolidationRunJson(await this.client.consolidate(agentId, { dryRun }));
   }
 
   async list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage> {
@@ -184,9 +202,10 @@ export class ClientBackend implements McpBackend {
   }
 }
 
-function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number }): RecallOptions {
+function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number; kg?: boolean }): RecallOptions {
   return {
     topK: req.topK,
+    ...(req.kg !== undefined ? { kg: req.kg } : {}),
     ...(req.minConfidence !== undefined ? { minConfidence: req.minConfidence } : {}),
     ...(req.confidenceWeight !== undefined ? { confidenceWeight: req.confidenceWeight } : {}),
   };

@@ -3,10 +3,11 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
-import type { FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
-import { resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
+import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import { consolidationRunJson } from '../../shared/json/shapes.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import type { Receipt } from '../../shared/model.ts';
 import { withRequestId, type CallContext } from '../core/context.ts';
@@ -37,6 +38,7 @@ export class CoreBackend implements McpBackend {
       ...(req.explain ? { receipts: (outcome.receipts ?? []).map(receiptJson) } : {}),
       ...(outcome.feedback ? { feedback: outcome.feedback } : {}),
       policy: policyOf(outcome.retrieval),
+      hints: outcome.hints ?? [],
     };
   }
 
@@ -148,25 +150,25 @@ export class CoreBackend implements McpBackend {
     for (const fact of await resolveTargets(target, this.lookup(agentId))) await this.core.patchFact(this.writeCtx, { agentId, factId: fact.id, pinned: false });
   }
 
-  /** A whole-fact UpdateFact with the entity added, as the legacy client path does it. */
+  /** One transactional patch per fact: two links at once both land. */
   async link(agentId: string, target: string, entity: string): Promise<void> {
-    for (const f of await resolveTargets(target, this.lookup(agentId))) {
-      if (f.entities.includes(entity)) continue;
-      await this.core.updateFact(this.writeCtx, agentId, {
-        id: f.id,
-        text: f.text,
-        occurredAt: f.occurredAt,
-        confidence: f.confidence,
-        pinned: f.pinned,
-        supersededBy: f.supersededBy,
-        tags: f.tags,
-        entities: [...f.entities, entity],
-        source: f.source,
-        context: f.context,
-        meta: f.meta,
-        strength: f.strength,
-      });
-    }
+    for (const f of await resolveTargets(target, this.lookup(agentId))) await this.core.linkEntity(this.writeCtx, { agentId, factId: f.id, entity });
+  }
+
+  async relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
+    const source = await resolveOne(from, this.lookup(agentId), 'target');
+    const targetFact = await resolveOne(to, this.lookup(agentId), 'text');
+    const r = await this.core.relate(this.writeCtx, { agentId, fromId: source.id, toId: targetFact.id, type, remove });
+    return { fact: restFact(r.fact), changed: r.changed };
+  }
+
+  readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView> {
+    return this.core.readGraph(this.ctx, { agentId, ...around, ...(limit !== undefined ? { limit } : {}) });
+  }
+
+  async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {
+    const run = await this.core.consolidate(this.writeCtx, { agentId, dryRun });
+    return { ...consolidationRunJson({ ...run, summary: undefined }), summary: run.summary ? restFact(run.summary) : null };
   }
 
   async list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage> {
@@ -209,8 +211,8 @@ export class CoreBackend implements McpBackend {
   }
 }
 
-function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number }): RecallOptionsInput {
-  return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight };
+function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number; kg?: boolean }): RecallOptionsInput {
+  return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight, ...(req.kg !== undefined ? { kg: req.kg } : {}) };
 }
 
 /** The explain receipt in the shared JSON shape (the CLI's and REST's too). */

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RelatedJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -279,3 +279,35 @@ export function consolidateJson(r: ConsolidateResult): ConsolidateJson {
   const m = r.merged;
   return { mode: r.mode, cluster_id: r.clusterId, merged: { text: m.text, tags: m.tags, entities: m.entities, use_count: m.useCount, strength: m.strength, confidence: m.confidence }, retired_ids: r.retiredIds, fact_id: r.factId, message: r.message };
 }
+
+export const kgHintJson = (h: KgHint): KgHintJson => ({ label: h.label, kind: h.kind, fact_id: h.factId, relation: h.relation, via: h.via });
+
+export const graphJson = (g: GraphView): GraphJson => ({ nodes: g.nodes.map((n) => ({ ...n })), edges: g.edges.map((e) => ({ ...e })) });
+
+export const relatedJson = (r: { fact: FactView; changed: boolean; replayed: boolean }): RelatedJson => ({ fact: factJson(r.fact), changed: r.changed, replayed: r.replayed });
+
+export function consolidationRunJson(r: ConsolidationRun<FactView>): ConsolidationRunJson {
+  return {
+    dry_run: r.dryRun,
+    faded_count: r.fadedCount,
+    summary: r.summary ? factJson(r.summary) : null,
+    source_ids: r.sourceIds,
+    retired_ids: r.retiredIds,
+    failures: r.failures.map((f) => ({ fact_id: f.factId, error: f.error })),
+    summarizer: r.summarizer,
+    rejected: r.rejected,
+    text: r.text,
+    message: r.message,
+    replayed: r.replayed,
+  };
+}
+
+export const consolidationCountersJson = (c: ConsolidationCounters): ConsolidationCountersJson => ({
+  runs: c.runs,
+  summaries_written: c.summariesWritten,
+  facts_retired: c.factsRetired,
+  failures: c.failures,
+  rejected_proposals: c.rejectedProposals,
+  last_run_at: iso(c.lastRunAt),
+  queued: c.queued,
+});

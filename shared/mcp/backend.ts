@@ -2,8 +2,8 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, ObserveUsageResult, PromoteResult, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
-import type { FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, RelationType, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export interface SearchRequest {
@@ -14,6 +14,8 @@ export interface SearchRequest {
   explain: boolean;
   minConfidence?: ConfidenceLabel;
   confidenceWeight?: number;
+  /** Knowledge-graph hints after the facts; undefined: the daemon's --kg. */
+  kg?: boolean;
 }
 
 export interface BatchRequest {
@@ -51,6 +53,8 @@ export interface SearchResult {
   receipts?: ReceiptJson[];
   feedback?: WeakMatch;
   policy: RecallPolicy;
+  /** Knowledge-graph neighbours after the facts (absent or [] when the graph is off for the call). */
+  hints?: KgHint[];
 }
 
 export interface BatchResult {
@@ -147,6 +151,11 @@ export interface McpBackend {
   unpin(agentId: string, target: string): Promise<void>;
   /** Stores `entity` among the entities of the fact(s) `target` names. */
   link(agentId: string, target: string, entity: string): Promise<void>;
+  /** Adds (or removes) `from --type--> to` between the one live fact each target names. */
+  relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }>;
+  readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView>;
+  /** One consolidation run (Consolidate). */
+  consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson>;
   list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage>;
   /** Throws a not-found error naming the fact when the agent has no such fact. */
   get(agentId: string, factId: string): Promise<FactJson>;

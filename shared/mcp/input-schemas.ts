@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { CONFIDENCE_TEXT, WRITE_OPTIONS } from '../schemas/write-fields.ts';
+import { RELATION_TYPES } from '../model.ts';
 
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
 const identity = (description: string) => z.string().min(1).regex(/\S/).describe(description);
@@ -64,6 +65,10 @@ export const INPUT_TYPES = {
         ),
       min_confidence: minConfidence,
       confidence_weight: confidenceWeight,
+      kg: z
+        .boolean()
+        .describe("Append up to three knowledge-graph neighbours of the facts under kg_hints (they have no confidence receipts; never with explain or min_confidence). Omitted: the server's --kg.")
+        .optional(),
     })
     .strict(),
   memory_search_batch: z
@@ -128,7 +133,7 @@ export const INPUT_TYPES = {
       action: z
         .enum(REFLECT_ACTIONS)
         .describe(
-          'add: store text. update: replace fact target with text. forget: retire fact target. pin / unpin: protect fact target (or stop protecting it). link: attach text as an entity of fact target.',
+          'add: store text. update: replace fact target with text. forget: retire fact target. pin / unpin: protect fact target (or stop protecting it). link: attach text as an entity of fact target; with relation, relate fact target to the fact text names instead.',
         ),
       agent_id: identity('The agent whose memory to change (canonical). Supply agent_id or agent; at least one is required. agent_id wins when both are valid.').optional(),
       agent: identity('Deprecated alias of agent_id, accepted for compatibility. agent_id wins when both are valid.').optional(),
@@ -137,6 +142,10 @@ export const INPUT_TYPES = {
       confidence: z
         .enum(CONFIDENCE_LABELS)
         .describe(`${CONFIDENCE_TEXT} Only for add and update; an omitted update label is min(inferred, the replaced facts' confidence).`)
+        .optional(),
+      relation: z
+        .enum(RELATION_TYPES)
+        .describe('Only for link: the typed relation from fact target to the fact text names (by fact_id or exact text), instead of attaching an entity.')
         .optional(),
     })
     .strict(),
@@ -150,6 +159,35 @@ export const INPUT_TYPES = {
   memory_get: z.object({ agent_id: agentId, fact_id: factId }).strict(),
   memory_forget: z.object({ agent_id: agentId, fact_id: factId }).strict(),
   memory_delete: z.object({ agent_id: agentId, fact_id: factId }).strict(),
+  memory_relate: z
+    .object({
+      agent_id: agentId,
+      from_id: factId.describe('The fact the relation starts from, by fact_id.'),
+      to_id: factId.describe('The fact it points at, by fact_id (live, same agent).'),
+      type: z.enum(RELATION_TYPES).describe('related, causes, supports, contradicts, has_decision or consolidated_from.'),
+      remove: z.boolean().default(false).describe('Remove the relation instead of adding it.'),
+    })
+    .strict(),
+  read_graph: z
+    .object({
+      agent_id: agentId,
+      fact_id: z.string().describe('The fact whose neighbourhood to read: its entities, its relations both ways, its lineage. Give this or entity.').optional(),
+      entity: z.string().describe('The entity whose neighbourhood to read: the facts naming it, the entities named with it. Give this or fact_id.').optional(),
+      limit: z.int().min(1).max(200).default(25).describe('Facts listed around an entity, newest first.'),
+    })
+    .strict(),
+  open_memories: z
+    .object({
+      agent_id: agentId,
+      memory_ids: z.array(z.string()).min(1).max(50).describe('The facts to open, by fact_id.'),
+    })
+    .strict(),
+  memory_consolidate: z
+    .object({
+      agent_id: agentId,
+      dry_run: z.boolean().default(false).describe('Report what a run would summarise; write nothing.'),
+    })
+    .strict(),
   memory_extract: z
     .object({
       agent_id: agentId,

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { ClusterReportJson, ConsolidateJson, ExtractJson, FactJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -37,6 +37,7 @@ export const OUTPUT_TYPES = {
       explained: z.array(ReceiptJson).optional(),
       retrieval: retrieval.optional(),
       matched: count.describe('How many of the facts a query signal matched; the rest only fill top_k.').optional(),
+      kg_hints: z.array(KgHintJson).describe('With the knowledge graph on: up to three neighbours of the facts, after them (no confidence receipts).').optional(),
     })
     .strict(),
   memory_search_batch: z
@@ -94,6 +95,18 @@ export const OUTPUT_TYPES = {
     })
     .strict(),
   memory_list: z.object({ agent_id: z.string(), count, facts: z.array(FactJson), next_page_token: z.string() }).strict(),
+  memory_relate: z.object({ agent_id: z.string(), changed: z.boolean(), fact: FactJson }).strict(),
+  read_graph: GraphJson.extend({ agent_id: z.string() }).strict(),
+  open_memories: z
+    .object({
+      agent_id: z.string(),
+      count,
+      memories: z.array(FactJson),
+      not_found: strings.describe('Ids the agent has no fact for.'),
+      edges: GraphJson.shape.edges.describe("The memories' relations both ways, entities and lineage."),
+    })
+    .strict(),
+  memory_consolidate: ConsolidationRunJson.extend({ agent_id: z.string(), counters: ConsolidationCountersJson.optional() }).strict(),
   memory_get: z.object({ fact: FactJson }).strict(),
   memory_forget: z.object({ agent_id: z.string(), fact_id: z.string(), forgotten: z.literal(true), fact: FactJson }).strict(),
   memory_delete: z.object({ agent_id: z.string(), fact_id: z.string(), deleted: z.literal(true) }).strict(),

@@ -44,3 +44,10 @@ function looksLikeFactId(value: string): boolean {
     return false;
   }
 }
+
+/** The one fact a target names (a relation joins exactly two facts): several is an error. */
+export async function resolveOne<T extends FactRef>(target: string, lookup: FactLookup<T>, field: string): Promise<T> {
+  const found = await resolveTargets(target, lookup);
+  if (found.length > 1) throw new EngramError(ErrorKind.InvalidArgument, `${field}: ${found.length} live facts have the text ${JSON.stringify(target)}; name one by its fact_id`, field);
+  return found[0]!;
+}

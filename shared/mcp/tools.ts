@@ -98,6 +98,29 @@ const TEXT: Record<ToolName, ToolText> = {
       'Erase one fact by fact_id: its text and everything derived from it leave the store, irreversibly. Use it for what must not be kept (a secret, personal data); to stop a stale fact being recalled while keeping its history, use memory_forget.',
     annotations: { title: 'Delete a memory for good', ...destructiveOnce },
   },
+  memory_relate: {
+    title: 'Relate two facts',
+    description:
+      'Record a typed relation from one fact to another of the same agent: related, causes, supports, contradicts, has_decision or consolidated_from (remove: true takes it away). Both must be live facts, named by fact_id. Relations follow their facts: when a fact is replaced (memory_reflect update, consolidation) they move to its replacement; when it is forgotten or deleted they go, so none ever points at a fact that is gone. Read them back with read_graph or open_memories.',
+    annotations: { title: 'Relate two facts', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  read_graph: {
+    title: 'Read the knowledge graph around a fact or an entity',
+    description:
+      "The neighbourhood of one fact (the entities it mentions, its relations both ways, what it summarises or what replaced it) or of one entity (the newest facts naming it, and the entities most often named with it, as co_mention edges weighted by how many facts name both). Use it to follow a thread the ranked search did not surface.",
+    annotations: { title: 'Read the knowledge graph around a fact or an entity', ...readOnly },
+  },
+  open_memories: {
+    title: 'Open memories by id',
+    description: 'Read several facts by fact_id with every field, plus the graph edges around them (relations both ways, entities, lineage). Ids the agent has no fact for are listed under not_found.',
+    annotations: { title: 'Open memories by id', ...readOnly },
+  },
+  memory_consolidate: {
+    title: "Consolidate an agent's faded memories",
+    description:
+      "Summarise the agent's faded facts (decay score below the daemon's consolidation threshold; never pinned or promoted ones) into one summary fact that replaces them: the summary is written first (recallable, its sources listed under replaces), then each source is retired with superseded_by = the summary, and their relations move to it. A source that changed meanwhile (pinned, used, retired) is kept and reported under failures. dry_run previews the summary. The daemon also runs this on its own every N writes.",
+    annotations: { title: "Consolidate an agent's faded memories", ...destructive },
+  },
   memory_extract: {
     title: 'Extract durable facts from a conversation',
     description:

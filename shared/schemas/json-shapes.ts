@@ -354,3 +354,82 @@ export const ConsolidateJson = z
 
 export type ClusterReportJson = z.infer<typeof ClusterReportJson>;
 export type ConsolidateJson = z.infer<typeof ConsolidateJson>;
+
+/** A knowledge-graph neighbour appended after the ranked facts. */
+export const KgHintJson = z
+  .object({
+    label: z.string().describe("The neighbour's text (a fact) or label (an entity)."),
+    kind: z.enum(['fact', 'entity']),
+    fact_id: z.string().describe('The neighbouring fact ("" for an entity).'),
+    relation: z.string().describe('The relation type, or "co_mention" for an entity named with one of the returned facts\' entities.'),
+    via: z.string().describe('The returned fact it neighbours.'),
+  })
+  .strict();
+
+export const GraphJson = z
+  .object({
+    nodes: z.array(
+      z
+        .object({
+          id: z.string().describe('A fact id, or "entity:<label>".'),
+          kind: z.enum(['fact', 'entity']),
+          label: z.string().describe("A fact's text preview, or the entity's label."),
+          type: z.string().describe('A fact\'s kind (fact, summary; "missing" once erased), or the entity\'s type ("" = untyped).'),
+          live: z.boolean().describe('A live (recallable) fact; entities are always live.'),
+        })
+        .strict(),
+    ),
+    edges: z.array(
+      z
+        .object({
+          from: z.string(),
+          to: z.string(),
+          type: z.string().describe('A relation type, "mentions" (fact → entity), "co_mention" (entity → entity) or "consolidated_from" (lineage to a retired fact).'),
+          weight: z.number().describe('co_mention: how many live facts name both; 1 otherwise.'),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+export const RelatedJson = z
+  .object({
+    fact: FactJson.describe('The fact the relation starts from, as stored now.'),
+    changed: z.boolean().describe('false: it already was as asked; nothing was written.'),
+    replayed: z.boolean(),
+  })
+  .strict();
+
+export const ConsolidationRunJson = z
+  .object({
+    dry_run: z.boolean(),
+    faded_count: count.describe('Live facts whose decay score is below the consolidation threshold now (never pinned or promoted ones).'),
+    summary: FactJson.nullable().describe('The summary written; null when nothing was (too few faded facts, a refused proposal, a dry run).'),
+    source_ids: strings.describe('The facts the summary consumes (in a dry run: would consume).'),
+    retired_ids: strings,
+    failures: z.array(z.object({ fact_id: z.string(), error: z.string() }).strict()).describe('Sources kept because they changed after the run chose them; the summary is committed all the same.'),
+    summarizer: z.string(),
+    rejected: z.string().describe('Why the summarizer\'s proposal was refused ("" = it was not); then nothing was written.'),
+    text: z.string().describe("The summary's text (also in a dry run)."),
+    message: z.string(),
+    replayed: z.boolean(),
+  })
+  .strict();
+
+export const ConsolidationCountersJson = z
+  .object({
+    runs: count,
+    summaries_written: count,
+    facts_retired: count,
+    failures: count,
+    rejected_proposals: count,
+    last_run_at: dateTime().nullable(),
+    queued: count.describe('Runs waiting or running now.'),
+  })
+  .strict();
+
+export type KgHintJson = z.infer<typeof KgHintJson>;
+export type GraphJson = z.infer<typeof GraphJson>;
+export type RelatedJson = z.infer<typeof RelatedJson>;
+export type ConsolidationRunJson = z.infer<typeof ConsolidationRunJson>;
+export type ConsolidationCountersJson = z.infer<typeof ConsolidationCountersJson>;

@@ -5,7 +5,9 @@ import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import type { DaemonInfo } from '../../connection.ts';
 import type { Stats } from '../../types.ts';
 import { out, printJson, withClient, type Cli } from '../context.ts';
-import { daemonJson, statsJson } from '../json.ts';
+import { consolidationCountersJson, daemonJson, statsJson } from '../json.ts';
+import { Capability } from '../../../shared/capabilities.ts';
+import type { ConsolidationCounters } from '../../../shared/model.ts';
 import { ProgressBar } from '../progress.ts';
 import { printStats, weightsText } from '../render.ts';
 import { compactReportJson, storageReportJson } from '../../../shared/json/shapes.ts';
@@ -43,10 +45,14 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       const choice = locateDataDir(opts.dataDir);
       const dataDir = choice.dir;
       let discovery: Discovery | undefined;
-      let answer: { daemon: DaemonInfo; stats: Stats };
+      let answer: { daemon: DaemonInfo; stats: Stats; consolidation?: ConsolidationCounters };
       try {
         discovery = opts.address ? undefined : readDiscovery(dataDir, describeChoice(choice));
-        answer = await withClient(opts, async (c) => ({ daemon: await c.hello(), stats: await c.stats() }));
+        answer = await withClient(opts, async (c) => {
+          const daemon = await c.hello();
+          const consolidation = daemon.capabilities.includes(Capability.Consolidate) ? await c.consolidationStatus() : undefined;
+          return { daemon, stats: await c.stats(), ...(consolidation ? { consolidation } : {}) };
+        });
       } catch (error) {
         // A script asking whether the daemon runs gets an answer, not an error (exit 1 still says no).
         const down = error instanceof DaemonNotRunningError || (error instanceof EngramError && error.kind === ErrorKind.Unavailable);
@@ -55,7 +61,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
         setExit(1);
         return;
       }
-      const { daemon, stats } = answer;
+      const { daemon, stats, consolidation } = answer;
       if (opts.json) {
         printJson({
           running: true,
@@ -66,6 +72,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
           log: discovery?.logFile ?? null,
           daemon: daemonJson(daemon),
           store: statsJson(stats),
+          consolidation: consolidation ? consolidationCountersJson(consolidation) : null,
         });
         return;
       }
@@ -77,6 +84,11 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       out(`embedder  ${daemon.embedder}`);
       if (daemon.defaultWeights) out(`weights   ${weightsText(daemon.defaultWeights)} (recall defaults)`);
       printStats(stats, out);
+      if (consolidation) {
+        const c = consolidation;
+        const last = c.lastRunAt ? `, last ${new Date(c.lastRunAt).toISOString()}` : '';
+        out(`consolidation  ${c.runs} runs, ${c.summariesWritten} summaries, ${c.factsRetired} facts retired, ${c.failures} failures, ${c.rejectedProposals} refused${last}`);
+      }
     });
 
   program

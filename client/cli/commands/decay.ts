@@ -2,7 +2,7 @@
 // and gc (collect faded facts; a dry run unless --apply); and analyze (is a message worth saving,
 // or does it ask for a memory).
 import type { Command } from 'commander';
-import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText, extractJson, clusterReportJson, consolidateJson } from '../../../shared/json/shapes.ts';
+import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText, extractJson, clusterReportJson } from '../../../shared/json/shapes.ts';
 import { out, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 
 const score = (x: number): string => x.toFixed(4);
@@ -117,21 +117,6 @@ export function registerDecayCommands({ program, globals }: Cli): void {
       for (const c of r.clusters) out(`${c.id} (${c.size} facts, cohesion ${c.cohesion.toFixed(2)}, ${c.suggestedAction}): ${c.contentPreviews.join(' | ')}`);
       for (const d of r.duplicates) out(`${d.id1} ~ ${d.id2} (${d.similarity.toFixed(2)}): ${d.content1Preview} | ${d.content2Preview}`);
       out(`${r.message} (similarity by ${r.similarity})`);
-    });
-
-  program
-    .command('consolidate')
-    .description('merge a cluster (from engram cluster) into one fact that replaces its members; shows the merge unless --apply')
-    .argument('<agent>', 'agent id (namespace)')
-    .argument('<cluster-id>', 'the cluster')
-    .option('--apply', 'write the merged fact and retire the members')
-    .option('--json', 'print JSON')
-    .action(async (agent: string, clusterId: string, o: { apply?: boolean }, cmd: Command) => {
-      const opts = globals(cmd);
-      const r = await withClient(opts, (c) => c.consolidateMemories(agent, clusterId, { mode: o.apply ? 'apply' : 'dry_run' }));
-      if (opts.json) return printJson(consolidateJson(r));
-      out(r.merged.text);
-      out(r.message + (r.mode === 'dry_run' ? '; run again with --apply to merge' : ''));
     });
 
   program

@@ -1,6 +1,7 @@
 // Prometheus text exposition (format 0.0.4) for GET /metrics. Request series are labelled by
 // route template, never by raw path, so ids in URLs cannot grow the number of series; store
 // gauges are read from in-memory state at scrape time (no scan of the facts table).
+import type { ConsolidationCounters } from '../../../shared/model.ts';
 import type { IndexGauges } from '../../core/engram.ts';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -32,13 +33,21 @@ export class Metrics {
     h.count++;
   }
 
-  render(gauges: IndexGauges): string {
+  render(gauges: IndexGauges, consolidation: ConsolidationCounters): string {
     const lines: string[] = [];
     const gauge = (name: string, help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`);
+    const counter = (name: string, help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name} ${value}`);
     // A gauge despite the _total suffix (facts can be retired), counted from the indexes.
     gauge('engram_facts_total', 'Live recallable facts in the store (retired and alias records excluded).', gauges.liveFacts);
     gauge('engram_namespaces', 'Agent namespaces with at least one live fact.', gauges.namespaces);
     gauge('engram_pending_embeddings', 'Recallable facts waiting for a vector from the current embedder.', gauges.pendingEmbeddings);
+    // Lifetime totals kept in the store, so they survive restarts.
+    counter('engram_consolidation_runs_total', 'Consolidation runs (dry runs excluded).', consolidation.runs);
+    counter('engram_consolidation_summaries_total', 'Summary facts consolidation wrote.', consolidation.summariesWritten);
+    counter('engram_consolidation_retired_total', 'Facts consolidation retired in favour of a summary.', consolidation.factsRetired);
+    counter('engram_consolidation_failures_total', 'Sources a run kept because they changed after it chose them.', consolidation.failures);
+    counter('engram_consolidation_rejected_total', "Summaries a model proposed that failed validation (nothing was written).", consolidation.rejectedProposals);
+    gauge('engram_consolidation_queued', 'Consolidation runs waiting or running.', consolidation.queued);
 
     lines.push('# HELP engram_requests_total HTTP requests answered, by route template and status.', '# TYPE engram_requests_total counter');
     for (const [key, n] of sorted(this.requests)) lines.push(`engram_requests_total{${key}} ${n}`);

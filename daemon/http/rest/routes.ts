@@ -4,7 +4,8 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, relatedJson } from '../../../shared/json/shapes.ts';
+import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -12,7 +13,7 @@ import { checkpointView, factView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
-import { AgentQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, type ResponseName, type ResponseOf } from './schemas.ts';
+import { AgentQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, type ResponseName, type ResponseOf } from './schemas.ts';
 
 export type { Method, Reply, Route } from './route.ts';
 
@@ -49,10 +50,10 @@ const factLocation = (f: { id: string; agentId: string }) => `/v1/facts/${f.id}?
 /** Recall with confidence options takes the options path; without, the legacy ranking (no
  *  confidence preference whatever the daemon's default weight), so older REST callers keep theirs. */
 function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuery>, explain: boolean): Promise<SearchOutcome> {
-  if (q.min_confidence === undefined && q.confidence_weight === undefined) {
+  if (q.min_confidence === undefined && q.confidence_weight === undefined && q.kg === undefined) {
     return core.recall(ctx, { agentId: q.agent_id, query: q.query, topK: q.top_k, explain, feedback: true });
   }
-  const options: RecallOptionsInput = { topK: q.top_k, minConfidence: q.min_confidence, confidenceWeight: q.confidence_weight };
+  const options: RecallOptionsInput = { topK: q.top_k, minConfidence: q.min_confidence, confidenceWeight: q.confidence_weight, ...(q.kg !== undefined ? { kg: q.kg } : {}) };
   return core.recallWithOptions(ctx, { agentId: q.agent_id, query: q.query, scope: 'agent', explain, options });
 }
 
@@ -185,6 +186,42 @@ export const ROUTES: readonly Route[] = [
 
   route(
     'POST',
+    '/v1/consolidations',
+    { body: 'ConsolidationRunRequest', operationId: 'consolidate', summary: "Summarise the namespace's faded facts into one summary that replaces them (dry_run: report only)", status: 200, response: 'ConsolidationRun', description: 'What the run wrote and retired, and what it kept.', errors: ['400'] },
+    async ({ core, ctx, body: b }) => {
+      const run = await core.consolidate(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, dryRun: b.dry_run });
+      return ok('ConsolidationRun', consolidationRunJson({ ...run, ...(run.summary ? { summary: factView(run.summary) } : {}) } as ConsolidationRun<Fact>));
+    },
+  ),
+
+  route('GET', '/v1/consolidations/status', { operationId: 'consolidationStatus', summary: "Lifetime consolidation totals of the daemon's store", status: 200, response: 'ConsolidationCounters', description: 'Totals.' }, async ({ core }) =>
+    ok('ConsolidationCounters', consolidationCountersJson(core.consolidationCounters())),
+  ),
+
+  route(
+    'POST',
+    '/v1/relations',
+    { body: 'RelateRequest', operationId: 'relate', summary: 'Add (or remove) a typed relation between two live facts of a namespace', status: 200, response: 'Related', description: 'The fact the relation starts from.', errors: ['400', '404', '409'] },
+    async ({ core, ctx, body: b }) => {
+      const r = await core.relate(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, fromId: b.from_id, toId: b.to_id, type: b.type, remove: b.remove });
+      return ok('Related', relatedJson({ ...r, fact: factView(r.fact) }));
+    },
+  ),
+
+  route(
+    'POST',
+    '/v1/facts/{id}/entities',
+    { body: 'LinkEntityRequest', operationId: 'linkEntity', summary: 'Attach an entity to a live fact (one transactional patch)', status: 200, response: 'FactEnvelope', description: 'The fact as stored now.', errors: ['400', '404', '409'] },
+    async ({ core, ctx, body: b, params }) =>
+      ok('FactEnvelope', { fact: restFact(await core.linkEntity(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, factId: params.id, entity: b.entity, ...(b.entity_type ? { type: b.entity_type } : {}) })) }),
+  ),
+
+  route('GET', '/v1/graph', { query: GraphQuery, operationId: 'readGraph', summary: 'The knowledge graph around a fact or an entity', status: 200, response: 'Graph', description: 'Nodes and edges.', errors: ['400', '404'] }, async ({ core, ctx, query: q }) =>
+    ok('Graph', graphJson(await core.readGraph(ctx, { agentId: q.agent_id, factId: q.fact_id, entity: q.entity, limit: q.limit }))),
+  ),
+
+  route(
+    'POST',
     '/v1/extractions',
     { body: 'ExtractRequest', operationId: 'extract', summary: 'Propose the durable facts of a message or conversation (and, with remember, store them as unverified facts)', status: 200, response: 'Extracted', description: 'The proposals, and what storing them came to.', errors: ['400'] },
     async ({ core, ctx, body: b }) => ok('Extracted', extractJson(await core.extract(ctx, { agentId: b.agent_id, message: b.message, turns: b.turns, remember: b.remember }))),
@@ -270,6 +307,7 @@ export const ROUTES: readonly Route[] = [
         matches: outcome.matches.map(matchJson),
         retrieval: retrievalJson(outcome.retrieval),
         ...feedbackJson(outcome.feedback),
+        kg_hints: (outcome.hints ?? []).map(kgHintJson),
       });
     },
   ),
@@ -350,7 +388,7 @@ export const ROUTES: readonly Route[] = [
     'GET',
     '/metrics',
     { operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)', status: 200, description: 'engram_facts_total, engram_requests_total, engram_request_duration_seconds, engram_pending_embeddings, ...' },
-    async ({ core, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges()) } }),
+    async ({ core, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges(), core.consolidationCounters()) } }),
   ),
 
   route(

@@ -20,6 +20,11 @@ import {
   ExtractJson,
   ClusterReportJson,
   ConsolidateJson,
+  ConsolidationCountersJson,
+  ConsolidationRunJson,
+  GraphJson,
+  KgHintJson,
+  RelatedJson,
   TouchJson,
   ReceiptJson,
   RetrievalJson,
@@ -27,6 +32,7 @@ import {
   StatsJson,
 } from '../../../shared/schemas/json-shapes.ts';
 import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
+import { RELATION_TYPES } from '../../../shared/model.ts';
 import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
 
 /** Older REST spellings, accepted wherever their canonical name is (documented as deprecated). */
@@ -49,6 +55,16 @@ export const RecallQuery = z
     top_k: topK.optional(),
     min_confidence: minConfidence.optional(),
     confidence_weight: confidenceWeight.optional(),
+    kg: z.boolean().describe("Append up to three knowledge-graph neighbour hints after the facts (kg_hints); omitted: the daemon's --kg.").optional(),
+  })
+  .strict();
+
+export const GraphQuery = z
+  .object({
+    agent_id: agentId,
+    fact_id: z.string().describe('The fact whose neighbourhood to read (or entity).').optional(),
+    entity: z.string().describe('The entity whose neighbourhood to read (or fact_id).').optional(),
+    limit: z.int().min(1).max(200).describe('Facts listed around an entity. Omitted: 25.').optional(),
   })
   .strict();
 
@@ -125,6 +141,22 @@ export const REQUESTS = {
     })
     .strict(),
   ConsolidateRequest: z.object({ agent_id: agentId, mode: z.enum(['dry_run', 'apply']).optional(), request_id: requestId.optional() }).strict(),
+  ConsolidationRunRequest: z
+    .object({ agent_id: agentId, dry_run: z.boolean().describe('Report what a run would do; write nothing.').optional(), request_id: requestId.optional() })
+    .strict(),
+  RelateRequest: z
+    .object({
+      agent_id: agentId,
+      from_id: z.string().describe('The fact the relation starts from (live).'),
+      to_id: z.string().describe('The fact it points at (live, same namespace).'),
+      type: z.enum(RELATION_TYPES),
+      remove: z.boolean().describe('Remove the relation instead of adding it.').optional(),
+      request_id: requestId.optional(),
+    })
+    .strict(),
+  LinkEntityRequest: z
+    .object({ agent_id: agentId, entity: z.string().describe('The entity label.'), entity_type: z.string().describe('What kind of thing it is (person, place, organization, topic, ...).').optional(), request_id: requestId.optional() })
+    .strict(),
   ExtractRequest: z
     .object({
       agent_id: agentId,
@@ -228,6 +260,10 @@ export const RESPONSES = {
   Extracted: ExtractJson,
   Clusters: ClusterReportJson,
   Consolidated: ConsolidateJson,
+  ConsolidationRun: ConsolidationRunJson,
+  ConsolidationCounters: ConsolidationCountersJson,
+  Related: RelatedJson,
+  Graph: GraphJson,
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z
@@ -243,6 +279,7 @@ export const RESPONSES = {
       matches: z.array(MatchJson).describe('Per fact, same order: whether the query matched it, its score and the signals that ranked it.'),
       retrieval: RetrievalJson,
       feedback: FeedbackJson.optional(),
+      kg_hints: z.array(KgHintJson).describe('With the knowledge graph on (kg or --kg), no min_confidence: up to three neighbours of the facts, after them.'),
     })
     .strict(),
   ExplainResult: z

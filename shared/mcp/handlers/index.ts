@@ -12,6 +12,7 @@ import { memoryAdd, memoryAddBatch, memoryAlias } from './write.ts';
 import { analyzeForRecall, analyzeMessage, clusterMemories, consolidateMemories, gc, observeMemoryUsage, promoteMemory, saveMemory, searchMemory, searchUnified, touchMemory } from './cortex.ts';
 import type { HandlerContext } from './context.ts';
 import { memoryExtract } from './extract.ts';
+import { memoryConsolidate, memoryRelate, openMemories, readGraph } from './graph.ts';
 export { DEFAULT_HANDLER_CONTEXT, type HandlerContext } from './context.ts';
 
 export type ToolHandler = (args: Args, backend: McpBackend, ctx: HandlerContext) => Promise<CallToolResult>;
@@ -30,6 +31,10 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   memory_forget: memoryForget,
   memory_delete: memoryDelete,
   memory_extract: memoryExtract,
+  memory_relate: memoryRelate,
+  read_graph: readGraph,
+  open_memories: openMemories,
+  memory_consolidate: memoryConsolidate,
   save_memory: saveMemory,
   search_memory: searchMemory,
   touch_memory: touchMemory,

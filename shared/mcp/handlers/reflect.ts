@@ -8,6 +8,7 @@ import * as arg from '../args.ts';
 import type { McpBackend, WrittenFact } from '../backend.ts';
 import { REFLECT_ACTIONS, type ReflectAction, type ReflectPayload } from '../payloads.ts';
 import { success } from '../result.ts';
+import { RELATION_TYPES } from '../../model.ts';
 
 export function reflectIdentity(args: arg.Args): string {
   const canonical = arg.supplied(args, 'agent_id') ? arg.identity(args.agent_id, 'agent_id') : undefined;
@@ -27,6 +28,8 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
   if (label !== undefined && action !== 'add' && action !== 'update') {
     throw new arg.ToolInputError(`confidence is supported only by memory_reflect add and update, not ${action}`);
   }
+  const relation = arg.supplied(args, 'relation') ? arg.enumArg(args, 'relation', RELATION_TYPES, 'related') : undefined;
+  if (relation !== undefined && action !== 'link') throw new arg.ToolInputError(`relation is supported only by memory_reflect link, not ${action}`);
 
   const need = (value: string | undefined, what: string): string => {
     if (value === undefined) throw new arg.ToolInputError(`${what} is required for ${action}`);
@@ -47,7 +50,8 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
       await backend[action](agent, need(target ?? text, 'target'));
       break;
     case 'link':
-      await backend.link(agent, need(target, 'target'), need(text, 'text'));
+      if (relation) await backend.relate(agent, need(target, 'target'), relation, need(text, 'text'), false);
+      else await backend.link(agent, need(target, 'target'), need(text, 'text'));
       break;
   }
 

@@ -4,6 +4,7 @@ import * as arg from '../args.ts';
 import type { McpBackend, RecallPolicy } from '../backend.ts';
 import type { BatchPayload, ReceiptJson, SearchRetrieval, SearchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
+import { kgHintJson } from '../../json/shapes.ts';
 import { batchText, feedbackText, searchText } from '../text.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -13,8 +14,9 @@ export async function memorySearch(args: arg.Args, backend: McpBackend): Promise
   const topK = arg.topK(args);
   const explain = arg.booleanArg(args, 'explain', false);
   const { requested, ...confidence } = arg.recallConfidence(args);
+  const kg = arg.supplied(args, 'kg') ? arg.booleanArg(args, 'kg', false) : undefined;
 
-  const result = await backend.search({ agentId, query, topK, explain, ...confidence });
+  const result = await backend.search({ agentId, query, topK, explain, ...confidence, ...(kg !== undefined ? { kg } : {}) });
   const retrieval = retrievalOf(requested, result.policy);
   const payload: SearchPayload = explain
     ? { agent_id: agentId, query, count: result.receipts?.length ?? 0, facts: [], explained: (result.receipts ?? []).map((r) => legacyReceipt(r, retrieval)) }
@@ -22,6 +24,7 @@ export async function memorySearch(args: arg.Args, backend: McpBackend): Promise
   if (result.matched && result.facts.length) payload.matched = result.matched.filter(Boolean).length;
   if (result.feedback) payload.feedback = feedbackText(result.feedback, agentId);
   if (retrieval) payload.retrieval = retrieval;
+  if (result.hints?.length) payload.kg_hints = result.hints.map(kgHintJson);
   return success(payload, searchText(payload, result.matched));
 }
 
