@@ -49,6 +49,16 @@ interface Candidate {
   score: number;
 }
 
+/** Whether a source changed in what its summary says or weighs since the run chose it. Its
+ *  relations may have changed: an earlier retirement of the same run re-points them. */
+const changedSince = (chosen: FactRecord, now: FactRecord): boolean =>
+  now.text !== chosen.text ||
+  now.context !== chosen.context ||
+  now.useCount !== chosen.useCount ||
+  now.lastUsedAt !== chosen.lastUsedAt ||
+  now.strength !== chosen.strength ||
+  now.confidence !== chosen.confidence;
+
 export class Consolidator {
   private totals: ConsolidationCounters = { ...ZERO };
   /** Writes to each namespace since its last run. */
@@ -230,7 +240,7 @@ export class Consolidator {
         if (!source) throw refuse('was deleted meanwhile');
         if (!isIndexed(source)) throw refuse(`was retired meanwhile (superseded by ${source.supersededBy})`);
         if (source.pinned) throw refuse('was pinned meanwhile: a pinned fact is never consolidated');
-        if (source.updatedAt !== chosen.updatedAt || source.useCount !== chosen.useCount) throw refuse('changed or was used meanwhile');
+        if (changedSince(chosen, source)) throw refuse('changed or was used meanwhile');
         if (!summary || !isIndexed(summary)) throw refuse(`was kept: the summary ${summaryId} is no longer live`);
         const linking = await this.relinker.read(agentId, [source.id], held);
         return () => {
