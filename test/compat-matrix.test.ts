@@ -228,6 +228,18 @@ const METHODS: MethodCase[] = [
     expect((await client.storageStats()).factCount).toBeGreaterThanOrEqual(2);
     expect((await client.compact()).bytesAfter).toBeGreaterThan(0);
   } },
+  { name: 'relate + linkEntity + readGraph', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+    expect((await client.relate(agent, ids[0], 'related', ids[1])).fact.relations.map((r) => r.targetId)).toContain(ids[1]);
+    expect((await client.linkEntity(agent, ids[1], 'matrix')).entities).toContain('matrix');
+    expect((await client.readGraph(agent, { factId: ids[1] })).edges.map((e) => e.type)).toEqual(expect.arrayContaining(['related', 'mentions']));
+  } },
+  { name: 'consolidate (dry run) + status', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    expect((await client.consolidate(agent, { dryRun: true })).dryRun).toBe(true);
+    expect((await client.consolidationStatus()).runs).toBeGreaterThanOrEqual(0);
+  } },
+  { name: 'recall + kg', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    expect((await client.recall(agent, 'matrix alpha', { kg: true })).retrieval.kg).toBe('hints_without_confidence_receipts');
+  } },
   { name: 'put + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
@@ -407,7 +419,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact', 'relate + linkEntity + readGraph', 'consolidate (dry run) + status', 'recall + kg'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);
