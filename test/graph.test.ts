@@ -4,6 +4,7 @@
 // as transactional patches, typed entities extracted with --kg, and doctor's graph check.
 import { describe, expect, test } from 'vitest';
 import { useDaemonPool } from './fixtures/daemon.ts';
+import { openStdio } from './fixtures/mcp.ts';
 
 const pool = useDaemonPool();
 /** Keyword order only, so which fact ranks first is plain to see. */
@@ -161,5 +162,32 @@ describe('knowledge graph', () => {
     await offClient.relate('o', b.id, 'causes', a.id);
     expect(await offClient.recall('o', 'kickoff Monday', { topK: 1, weights: KW })).toMatchObject({ hints: [], retrieval: { kg: '' } });
     expect((await offClient.recall('o', 'kickoff Monday', { topK: 1, weights: KW, kg: true })).hints).toEqual([{ label: b.text, kind: 'fact', factId: b.id, relation: 'causes', via: a.id }]);
+  });
+
+  test('memory_reflect link over MCP: concurrent links on one fact all land; an older daemon still links (UpdateFact)', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const facts = await Promise.all(Array.from({ length: 10 }, async (_, i) => (await client.put('mcp', `MCP fact ${i} to link.`)).fact));
+    const mcp = await openStdio(['--data-dir', daemon.dataDir]);
+    try {
+      await Promise.all(facts.flatMap((f) => ['red', 'green', 'blue'].map((entity) => mcp.ok('memory_reflect', { action: 'link', agent_id: 'mcp', target: f.id, text: entity }))));
+      for (const f of facts) expect((await client.get('mcp', f.id)).entities.sort()).toEqual(['blue', 'green', 'red']);
+      await mcp.ok('memory_reflect', { action: 'link', agent_id: 'mcp', target: facts[0]!.id, text: facts[1]!.text, relation: 'supports' });
+      expect((await client.get('mcp', facts[0]!.id)).relations.map((r) => [r.type, r.targetId])).toEqual([['supports', facts[1]!.id]]);
+    } finally {
+      await mcp.close();
+    }
+
+    const old = await pool.start({ dataDir: pool.newDir(), args: ['--compat', 'v0.2'] });
+    const oldClient = await old.client();
+    const fact = (await oldClient.put('old', 'A fact on an older daemon.')).fact;
+    const oldMcp = await openStdio(['--data-dir', old.dataDir]);
+    try {
+      await oldMcp.ok('memory_reflect', { action: 'link', agent_id: 'old', target: fact.id, text: 'legacy' });
+      expect((await oldClient.get('old', fact.id)).entities).toEqual(['legacy']);
+      expect(await oldMcp.fails('memory_relate', { agent_id: 'old', from_id: fact.id, to_id: fact.id, type: 'related' })).toMatch(/kg-v1|update|restart/i);
+    } finally {
+      await oldMcp.close();
+    }
   });
 });
