@@ -18,13 +18,15 @@ const { values } = parseArgs({
     data: { type: 'string', default: LOCOMO_DEV },
     'k-max': { type: 'string', default: '20' },
     embedder: { type: 'string', default: 'local' },
-    /** Per-call signal weights to evaluate on the same imported store, "v,k,r" each; repeatable. */
+    /** Per-call signal weights to evaluate on the same imported store, "v,k,r[,d[,g]]" each; repeatable. */
     weights: { type: 'string', multiple: true },
+    /** The daemon's knowledge graph: entities extracted from every imported turn (for the graph signal). */
+    kg: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--weights v,k,r]...\n');
+  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]...\n');
   process.exit(0);
 }
 const kMax = Number(values['k-max']);
@@ -33,9 +35,9 @@ if (!Number.isInteger(kMax) || kMax < 10) throw new Error(`--k-max must be an in
 if (embedder !== 'local' && embedder !== 'none') throw new Error(`--embedder must be local or none, got ${embedder}`);
 /** undefined: the daemon's defaults. */
 const WEIGHT_SETS: (SignalWeights | undefined)[] = (values.weights ?? []).map((w) => {
-  const [vector, keyword, recency] = w.split(',').map(Number);
-  if (![vector, keyword, recency].every((n) => Number.isFinite(n) && n! >= 0)) throw new Error(`--weights takes v,k,r (three numbers), got ${w}`);
-  return { vector: vector!, keyword: keyword!, recency: recency!, decay: 0 };
+  const [vector, keyword, recency, decay = 0, graph = 0] = w.split(',').map(Number);
+  if (![vector, keyword, recency, decay, graph].every((n) => Number.isFinite(n) && n! >= 0)) throw new Error(`--weights takes v,k,r[,d[,g]] (three to five numbers), got ${w}`);
+  return { vector: vector!, keyword: keyword!, recency: recency!, decay, graph };
 });
 if (WEIGHT_SETS.length === 0) WEIGHT_SETS.push(undefined);
 const KS = [...new Set([5, 10, 20, kMax])].filter((k) => k <= kMax).sort((a, b) => a - b);
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const samples = loadLocomo(values.data);
   const dataDir = tempDir('quality');
-  const daemon = await startDaemon(dataDir, { embedder });
+  const daemon = await startDaemon(dataDir, { embedder, ...(values.kg ? { args: ['--kg', '--consolidate-every', '0'] } : {}) });
   const client = await connect({ dataDir, clientName: 'engram-bench-quality', timeoutMs: 60_000 });
   try {
     const idMaps: Map<string, string>[] = [];
@@ -110,16 +112,16 @@ async function main(): Promise<void> {
 
     const turns = samples.reduce((n, s) => n + s.sessions.reduce((m, x) => m + x.turns.length, 0), 0);
     process.stdout.write(`LoCoMo retrieval quality: ${values.data}\n`);
-    process.stdout.write(`daemon: embedder ${embedder}; top_k ${kMax}; one query in flight\n`);
+    process.stdout.write(`daemon: embedder ${embedder}${values.kg ? ', knowledge graph on (entities extracted at import)' : ''}; top_k ${kMax}; one query in flight\n`);
     process.stdout.write(`conversations: ${samples.length}, turns imported: ${turns} in ${(importMs / 1000).toFixed(1)} s\n`);
-    const summary: string[][] = [['weights v,k,r', 'R@10', 'recall p50 ms']];
+    const summary: string[][] = [['weights v,k,r[,d,g]', 'R@10', 'recall p50 ms']];
     for (const weights of WEIGHT_SETS) {
       const latencies: number[] = [];
       const scored: Scored[] = [];
       for (const [i, sample] of samples.entries()) scored.push(...(await evaluate(client, sample, idMaps[i]!, latencies, weights)));
       const overall10 = scored.reduce((sum, s) => sum + s.recall[KS.indexOf(10)]!, 0) / scored.length;
       const l = summarize(latencies);
-      const label = weights ? `${weights.vector},${weights.keyword},${weights.recency}` : "the daemon's defaults";
+      const label = weights ? [weights.vector, weights.keyword, weights.recency, ...(weights.decay || weights.graph ? [weights.decay] : []), ...(weights.graph ? [weights.graph] : [])].join(',') : "the daemon's defaults";
       process.stdout.write(`\nweights: ${label}\n${report(scored)}\n`);
       process.stdout.write(`questions evaluated: ${scored.length}; recall latency: mean ${ms(l.mean)} ms, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms\n`);
       summary.push([label, overall10.toFixed(3), ms(l.p50)]);

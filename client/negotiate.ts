@@ -29,6 +29,7 @@ export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: 
   requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
   if (confidence) requireCapability(daemon, Capability.ConfidenceRecall, 'recall with min_confidence or a confidence weight');
   if (options.kg !== undefined) requireCapability(daemon, Capability.KnowledgeGraph, 'recall with knowledge-graph hints (kg)');
+  if ((options.weights?.graph ?? 0) > 0) requireCapability(daemon, Capability.KnowledgeGraph, 'recall with the graph signal');
   if ((options.weights?.decay ?? 0) > 0 || options.filters?.minDecayScore !== undefined) {
     requireCapability(daemon, Capability.Decay, 'recall with the decay signal or min_decay_score');
   }
@@ -42,7 +43,7 @@ export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number 
   const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
   return {
     topK: o.topK,
-    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency, decay: o.weights.decay } : undefined,
+    signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency, decay: o.weights.decay, graph: o.weights.graph } : undefined,
     minRelevance: o.minRelevance,
     filters: f && {
       windowDays: f.windowDays,

@@ -83,10 +83,10 @@ export function toFact(m: FactMessage | undefined): Fact {
   return toPublicFact(fields, m.metaJson);
 }
 
-const ZERO_WEIGHTS: SignalWeights = { vector: 0, keyword: 0, recency: 0, decay: 0 };
+const ZERO_WEIGHTS: SignalWeights = { vector: 0, keyword: 0, recency: 0, decay: 0, graph: 0 };
 
 /** Weights from the wire (decay is 0 from daemons before decay-v1). */
-export const toWeights = (w: SignalWeights | undefined): SignalWeights => (w ? { vector: w.vector, keyword: w.keyword, recency: w.recency, decay: w.decay } : ZERO_WEIGHTS);
+export const toWeights = (w: SignalWeights | undefined): SignalWeights => (w ? { vector: w.vector, keyword: w.keyword, recency: w.recency, decay: w.decay, graph: w.graph } : ZERO_WEIGHTS);
 
 export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata {
   return {
@@ -123,6 +123,7 @@ export function toReceipt(m: RecallReceipt, withMatch = false): Receipt {
       keywordRank: r?.keywordRank ?? 0,
       recencyRank: r?.recencyRank ?? 0,
       decayRank: r?.decayRank ?? 0,
+      graphRank: r?.graphRank ?? 0,
       fusedScore: r?.fusedScore ?? 0,
       k: r?.k ?? 0,
       weights: toWeights(r?.weights),

@@ -154,7 +154,7 @@ export function daemonCommand(): Command {
     .addOption(option('--embed-url <url>', 'ollama/openai server (default http://127.0.0.1:11434 / https://api.openai.com)', 'ENGRAM_EMBED_URL'))
     .addOption(option('--embed-model <model>', 'ollama/openai model (openai default text-embedding-3-small; ollama: e.g. nomic-embed-text)', 'ENGRAM_EMBED_MODEL'))
     .addOption(option('--embed-api-key-env <name>', 'the variable holding the openai key (default OPENAI_API_KEY)', 'ENGRAM_EMBED_API_KEY_ENV'))
-    .addOption(option('--signal-weights <v,k,r[,d]>', 'default recall weights vector,keyword,recency[,decay] (decay 0 unless given; default: the embedder\'s own, shown by engram status)', 'ENGRAM_SIGNAL_WEIGHTS').argParser(signalWeights))
+    .addOption(option('--signal-weights <v,k,r[,d[,g]]>', 'default recall weights vector,keyword,recency[,decay[,graph]] (decay and graph 0 unless given; default: the embedder\'s own, shown by engram status)', 'ENGRAM_SIGNAL_WEIGHTS').argParser(signalWeights))
     .addOption(option('--min-relevance <f>', 'default relevance floor in [0, 1] (0: none)', 'ENGRAM_MIN_RELEVANCE').argParser(minRelevance).default(0))
     .addOption(option('--compat <profile>', 'serve exactly an older release profile', 'ENGRAM_COMPAT').choices(Object.keys(RELEASE_PROFILES)).default('current'))
     .addOption(option('--default-confidence-weight <w>', `advertised default confidence weight in [0, ${check.MAX_CONFIDENCE_WEIGHT}] (default: not advertised, 0)`, 'ENGRAM_DEFAULT_CONFIDENCE_WEIGHT').argParser(confidenceWeight))

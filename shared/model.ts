@@ -219,6 +219,8 @@ export interface SignalWeights {
   recency: number;
   /** The decay score as a ranking signal (0 unless asked for; daemons before decay-v1 have none). */
   decay: number;
+  /** Facts linked to the query's entities (kg-v1; 0 unless asked for). */
+  graph: number;
 }
 
 /** How a recall was made: returned with every recall so a caller can see why results came back. */
@@ -263,7 +265,7 @@ export interface Receipt<F = Fact> {
   /** The final score that decided selection and order. */
   weight: number;
   ageDays: number;
-  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; decayRank: number; fusedScore: number; k: number; weights: SignalWeights };
+  ranks: { vectorRank: number; keywordRank: number; recencyRank: number; decayRank: number; graphRank: number; fusedScore: number; k: number; weights: SignalWeights };
   provenance: { factId: string; writtenAt: number; supersededBy: string; confidence: string; pinned: boolean; agentId: string };
   kgLinks: string[];
   fact: F;

@@ -190,4 +190,26 @@ describe('knowledge graph', () => {
       await oldMcp.close();
     }
   });
+
+  test('the graph signal ranks the facts naming the query\'s entities, then their related facts; weight 0 by default', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const put = async (text: string, entities: string[]) => (await client.put('s', text, { entities })).fact;
+    const met = await put('Ana met her new mentor at the conference.', ['ana', 'mentor']);
+    const works = await put('The mentor works for a robotics startup.', ['mentor', 'robotics']);
+    await put('Lunch was pasta.', ['pasta']);
+    await client.relate('s', met.id, 'related', works.id);
+    const startup = await put('The startup builds warehouse robots.', ['startup']);
+    await client.relate('s', works.id, 'related', startup.id);
+
+    const graphOnly = { vector: 0, keyword: 0, recency: 0, graph: 1 };
+    const r = await client.recallExplain('s', 'who is Ana', { topK: 3, weights: graphOnly });
+    expect(r.receipts.map((x) => x.provenance.factId)).toEqual([met.id, works.id, expect.any(String)]);
+    expect(r.receipts.map((x) => x.ranks.graphRank)).toEqual([1, 2, 0]);
+    expect(r.retrieval.signals).toEqual(['graph']);
+    // Off by default: the daemon's weights leave it out.
+    expect((await client.recall('s', 'who is Ana')).retrieval).toMatchObject({ weights: { graph: 0 } });
+    expect((await client.recall('s', 'who is Ana')).retrieval.signals).not.toContain('graph');
+    await expect(client.recall('s', 'x', { weights: { graph: -1 } })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.signal_weights.graph' });
+  });
 });

@@ -6,7 +6,7 @@ import { repeatable, usage } from './context.ts';
 export function addRecallFlags(cmd: Command): Command {
   return cmd
     .option('-k, --top-k <n>', 'how many facts (default 8)')
-    .option('--weights <v,k,r[,d]>', 'signal weights vector,keyword,recency[,decay] (0 turns one off; default: the daemon\'s; decay 0)')
+    .option('--weights <v,k,r[,d[,g]]>', 'signal weights vector,keyword,recency[,decay[,graph]] (0 turns one off; default: the daemon\'s; decay and graph 0)')
     .option('--min-relevance <f>', 'drop results below this fraction of the top score, in [0, 1]')
     .option('--min-score <s>', 'only facts whose decay score is at least this (see engram gc)')
     .option('--window-days <n>', 'only facts whose event time is within the last N days')
@@ -43,8 +43,8 @@ export function recallOptionsFrom(o: Record<string, string | string[] | boolean 
   }
   if (o.weights !== undefined) {
     const parts = (o.weights as string).split(',').map((p) => number(p.trim(), '--weights'));
-    if (parts.length !== 3 && parts.length !== 4) usage(`--weights takes three or four numbers vector,keyword,recency[,decay], got "${o.weights}"`);
-    options.weights = { vector: parts[0], keyword: parts[1], recency: parts[2], ...(parts.length === 4 ? { decay: parts[3] } : {}) };
+    if (parts.length < 3 || parts.length > 5) usage(`--weights takes three to five numbers vector,keyword,recency[,decay[,graph]], got "${o.weights}"`);
+    options.weights = { vector: parts[0], keyword: parts[1], recency: parts[2], ...(parts.length >= 4 ? { decay: parts[3] } : {}), ...(parts.length === 5 ? { graph: parts[4] } : {}) };
   }
   if (o.minRelevance !== undefined) options.minRelevance = number(o.minRelevance as string, '--min-relevance');
   const filters: NonNullable<RecallOptions['filters']> = {};

@@ -18,7 +18,7 @@ function factLine(fact: Fact, match?: FactMatch): string {
   return `${fact.id}  ${day(fact.occurredAt ?? fact.createdAt)}${ns}${scored}  ${fact.text}${flags ? `  (${flags})` : ''}`;
 }
 
-const SIGNAL_LABEL: Record<string, string> = { keyword: 'kw', vector: 'vec', recency: 'rec', decay: 'dec' };
+const SIGNAL_LABEL: Record<string, string> = { keyword: 'kw', vector: 'vec', recency: 'rec', decay: 'dec', graph: 'graph' };
 
 export function printFacts(facts: Fact[], print: Print, empty: string): void {
   if (facts.length === 0) print(empty);
@@ -42,7 +42,7 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
 
 /** "v=0.2 kw=1 rec=0.5" */
 /** The decay weight is shown only when it is on (it is 0 unless asked for). */
-export const weightsText = (w: SignalWeights): string => `v=${w.vector} kw=${w.keyword} rec=${w.recency}${w.decay ? ` dec=${w.decay}` : ''}`;
+export const weightsText = (w: SignalWeights): string => `v=${w.vector} kw=${w.keyword} rec=${w.recency}${w.decay ? ` dec=${w.decay}` : ''}${w.graph ? ` graph=${w.graph}` : ''}`;
 
 export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print): void {
   const w = retrieval.weights;
@@ -58,6 +58,7 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
         ranks.keywordRank ? `${w.keyword}/(${ranks.k}+${ranks.keywordRank}) keyword` : '',
         ranks.recencyRank ? `${w.recency}/(${ranks.k}+${ranks.recencyRank}) recency` : '',
         ranks.decayRank ? `${w.decay}/(${ranks.k}+${ranks.decayRank}) decay` : '',
+        ranks.graphRank ? `${w.graph}/(${ranks.k}+${ranks.graphRank}) graph` : '',
       ]
         .filter(Boolean)
         .join(' + ') || '0';

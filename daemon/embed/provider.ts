@@ -2,7 +2,7 @@ import type { SignalWeights } from '../../shared/model.ts';
 
 /** The seed's recall weights, made for a sentence-embedding model: its similarity is as good a
  *  relevance signal as a keyword match. */
-export const SENTENCE_MODEL_WEIGHTS: Readonly<SignalWeights> = { vector: 1.0, keyword: 1.0, recency: 0.5, decay: 0 };
+export const SENTENCE_MODEL_WEIGHTS: Readonly<SignalWeights> = { vector: 1.0, keyword: 1.0, recency: 0.5, decay: 0, graph: 0 };
 
 /**
  * The contract every embedding provider implements ('local', 'ollama', 'openai', 'none').

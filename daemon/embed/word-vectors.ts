@@ -316,7 +316,7 @@ function normalised(v: Float64Array): Float64Array | null {
   return v.map((x) => x / norm);
 }
 
-const LOCAL_WEIGHTS: Readonly<SignalWeights> = { vector: 0.2, keyword: 1.0, recency: 0.5, decay: 0 };
+const LOCAL_WEIGHTS: Readonly<SignalWeights> = { vector: 0.2, keyword: 1.0, recency: 0.5, decay: 0, graph: 0 };
 
 class SifEmbedder implements Embedder {
   readonly id = EMBEDDER_ID;

@@ -138,7 +138,7 @@ export class RecallEngine {
     const matchSimilarity = this.indexer.vectors.embedder.matchSimilarity;
     // Word-vector neighbours only while the vector signal is on: they come from the same model.
     const near = this.indexer.vectors.off ? new Map<string, number>() : nearTerms(query.text, [...query.terms, ...expanded], this.indexer.vectors.embedder, present);
-    const expandedQuery = { terms: [...query.terms, ...expanded, ...near.keys()], vector: query.vector, matchSimilarity, ...(near.size ? { termWeights: near } : {}) };
+    const expandedQuery = { text: query.text, terms: [...query.terms, ...expanded, ...near.keys()], vector: query.vector, matchSimilarity, ...(near.size ? { termWeights: near } : {}) };
     const rankings = await Promise.all(
       namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, req.plan, this.readVectors) : emptyRanking())),
     );

@@ -12,7 +12,7 @@ import { CONFIDENCE_POLICY, confidenceValue, effectiveLabel } from '../lifecycle
 export type { Receipt } from '../../shared/model.ts';
 
 /** The protocol's rank field of each signal. */
-const RANK_FIELDS = { vector: 'vectorRank', keyword: 'keywordRank', recency: 'recencyRank', decay: 'decayRank' } as const satisfies Record<SignalName, string>;
+const RANK_FIELDS = { vector: 'vectorRank', keyword: 'keywordRank', recency: 'recencyRank', decay: 'decayRank', graph: 'graphRank' } as const satisfies Record<SignalName, string>;
 
 type RankFields = { [S in SignalName as (typeof RANK_FIELDS)[S]]: number };
 

@@ -5,10 +5,11 @@ import { keywordSignal } from './signals/keyword.ts';
 import { recencySignal } from './signals/recency.ts';
 import { vectorSignal } from './signals/vector.ts';
 import { decaySignal } from './signals/decay.ts';
+import { graphSignal } from './signals/graph.ts';
 import { confidenceModifier } from './modifiers/confidence.ts';
 import type { MatchSignal, ModifierDefinition, OrderSignal } from './signal.ts';
 
-export const SIGNALS = [vectorSignal, keywordSignal, recencySignal, decaySignal] as const satisfies readonly (MatchSignal | OrderSignal)[];
+export const SIGNALS = [vectorSignal, keywordSignal, recencySignal, decaySignal, graphSignal] as const satisfies readonly (MatchSignal | OrderSignal)[];
 
 export type SignalName = (typeof SIGNALS)[number]['name'];
 

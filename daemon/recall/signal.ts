@@ -10,6 +10,8 @@ import type { DecayConfig } from '../lifecycle/decay.ts';
 export type RankMap = Map<number, number>;
 
 export interface NamespaceQuery {
+  /** The query as the caller wrote it (the graph signal reads its phrases). */
+  text: string;
   terms: readonly string[];
   vector: Float32Array | null;
   /** The cosine similarity from which a fact's vector counts as matching the query's. */

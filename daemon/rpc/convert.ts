@@ -100,7 +100,7 @@ export function recallOptionsInput(o: RecallOptions | undefined, served: { confi
   return {
     topK: o.topK,
     weights: o.signalWeights
-      ? { vector: o.signalWeights.vector, keyword: o.signalWeights.keyword, recency: o.signalWeights.recency, ...(served.decay ? { decay: o.signalWeights.decay } : {}) }
+      ? { vector: o.signalWeights.vector, keyword: o.signalWeights.keyword, recency: o.signalWeights.recency, ...(served.decay ? { decay: o.signalWeights.decay } : {}), ...(served.kg ? { graph: o.signalWeights.graph } : {}) }
       : undefined,
     minRelevance: o.minRelevance,
     filters: f && {

@@ -94,6 +94,7 @@ export function receiptJson(r: ReceiptView): ReceiptJson {
       keyword_rank: r.ranks.keywordRank,
       recency_rank: r.ranks.recencyRank,
       decay_rank: r.ranks.decayRank,
+      graph_rank: r.ranks.graphRank,
       fused_score: r.ranks.fusedScore,
       k: r.ranks.k,
       weights: r.ranks.weights,

@@ -30,7 +30,7 @@ export function retrievalText(r: SearchRetrieval): string {
 function receiptText(r: ReceiptJson, i: number): string {
   const lines = [`${i + 1}. ${r.text}`];
   lines.push(
-    `   score ${r.weight.toFixed(6)} (fused ${r.ranks.fused_score.toFixed(6)} = vector #${r.ranks.vector_rank} / keyword #${r.ranks.keyword_rank} / recency #${r.ranks.recency_rank}${r.ranks.decay_rank ? ` / decay #${r.ranks.decay_rank}` : ''}, k ${r.ranks.k}) · age ${r.age_days.toFixed(1)} d`,
+    `   score ${r.weight.toFixed(6)} (fused ${r.ranks.fused_score.toFixed(6)} = vector #${r.ranks.vector_rank} / keyword #${r.ranks.keyword_rank} / recency #${r.ranks.recency_rank}${r.ranks.decay_rank ? ` / decay #${r.ranks.decay_rank}` : ''}${r.ranks.graph_rank ? ` / graph #${r.ranks.graph_rank}` : ''}, k ${r.ranks.k}) · age ${r.age_days.toFixed(1)} d`,
   );
   const p = r.provenance;
   lines.push(`   fact_id ${p.fact_id} · written ${p.written_at ?? 'unknown'} · confidence ${p.confidence || '(none)'}${p.pinned ? ' · pinned' : ''}`);

@@ -11,7 +11,7 @@ const strings = z.array(z.string());
 
 // Keys added after release 0.2.0 are optional in the schema (so the release's output schemas
 // stay revisions of it), though Engram always sends them.
-export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number(), decay: z.number().optional() }).strict();
+export const SignalWeightsJson = z.object({ vector: z.number(), keyword: z.number(), recency: z.number(), decay: z.number().optional(), graph: z.number().optional() }).strict();
 
 export const FactJson = z
   .object({
@@ -69,6 +69,7 @@ export const ReceiptJson = z
         keyword_rank: count,
         recency_rank: count,
         decay_rank: count.optional(),
+        graph_rank: count.optional(),
         fused_score: z.number(),
         k: z.number(),
         weights: SignalWeightsJson,
