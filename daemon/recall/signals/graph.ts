@@ -9,6 +9,11 @@ import type { MatchSignal, NamespaceQuery } from '../signal.ts';
 
 const MAX_PHRASE = 3;
 const HOP = 0.5;
+/** An entity named by more than this share of the namespace's facts (a speaker's name in a chat
+ *  log) says nothing about which fact is meant: it is skipped, as stopwords are. */
+const COMMON_ENTITY_SHARE = 0.02;
+/** ...but in a small namespace an entity naming a handful of facts still discriminates. */
+const MIN_COMMON = 10;
 
 /** The query's words and phrases (up to three words), as entity keys. */
 function phrases(text: string): string[] {
@@ -25,7 +30,7 @@ function scores(ns: NamespaceIndex, text: string, eligible: (doc: number) => boo
   const direct = new Map<number, number>();
   for (const phrase of phrases(text)) {
     const naming = ns.graph.naming(phrase);
-    if (naming.size === 0) continue;
+    if (naming.size === 0 || naming.size > Math.max(MIN_COMMON, total * COMMON_ENTITY_SHARE)) continue;
     const idf = Math.log(1 + total / naming.size);
     for (const doc of naming) if (eligible(doc)) direct.set(doc, (direct.get(doc) ?? 0) + idf);
   }
