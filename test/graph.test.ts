@@ -5,6 +5,8 @@
 import { describe, expect, test } from 'vitest';
 import { useDaemonPool } from './fixtures/daemon.ts';
 import { openStdio } from './fixtures/mcp.ts';
+import { join } from 'node:path';
+import { LevelStore } from '../daemon/store/level/level-store.ts';
 
 const pool = useDaemonPool();
 /** Keyword order only, so which fact ranks first is plain to see. */
@@ -211,5 +213,37 @@ describe('knowledge graph', () => {
     expect((await client.recall('s', 'who is Ana')).retrieval).toMatchObject({ weights: { graph: 0 } });
     expect((await client.recall('s', 'who is Ana')).retrieval.signals).not.toContain('graph');
     await expect(client.recall('s', 'x', { weights: { graph: -1 } })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.signal_weights.graph' });
+  });
+
+  test('doctor finds a relation to a fact that is gone (written behind the daemon\'s back), and --rebuild drops it', async () => {
+    const dataDir = pool.newDir();
+    const daemon = await pool.start({ dataDir });
+    const client = await daemon.client();
+    const a = (await client.put('d', 'Fact A of the doctor test.')).fact;
+    const b = (await client.put('d', 'Fact B of the doctor test.')).fact;
+    await client.relate('d', a.id, 'supports', b.id);
+    client.close();
+    await daemon.stop();
+
+    // Another program edits the store: a's relations now also name a fact that never existed.
+    const store = await LevelStore.open(join(dataDir, 'store'));
+    const [stored] = await store.getFacts([{ agentId: 'd', factId: a.id }]);
+    const ghost = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    await store.commit([{ type: 'putFact', before: stored!, fact: { ...stored!, relations: [...stored!.relations, { type: 'causes', targetId: ghost, createdAt: 1 }] }, derived: 'unchanged' }]);
+    await store.close();
+
+    const again = await pool.start({ dataDir });
+    const reopened = await again.client();
+    const report = async (rebuild: boolean) => {
+      let last: { checks: { name: string; ok: boolean; detail: string }[]; healthy: boolean } | undefined;
+      for await (const event of reopened.doctor({ rebuild })) last = event.report ?? last;
+      return last!;
+    };
+    const found = await report(false);
+    expect(found.healthy).toBe(false);
+    expect(found.checks.find((c) => c.name === 'knowledge graph')).toMatchObject({ ok: false, detail: expect.stringMatching(/^1 of 2 relations point at a missing or retired fact/) });
+    expect((await report(true)).healthy).toBe(true);
+    expect((await reopened.get('d', a.id)).relations.map((r) => r.targetId)).toEqual([b.id]);
+    expect((await report(false)).checks.find((c) => c.name === 'knowledge graph')!.ok).toBe(true);
   });
 });
