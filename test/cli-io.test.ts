@@ -35,19 +35,22 @@ const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join
 const parseJsonl = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 const FACT_KEYS = [
-  'access_count', 'agent_id', 'confidence', 'context', 'created_at', 'cross_domain_count', 'embedder', 'entities', 'id', 'kind', 'last_accessed_at', 'last_used_at', 'meta',
-  'occurred_at', 'pinned', 'pinned_at', 'promoted_at', 'retired_reason', 'review_count', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at', 'use_count',
+  'access_count', 'agent_id', 'confidence', 'context', 'created_at', 'cross_domain_count', 'embedder', 'entities', 'entity_types', 'id', 'kind', 'last_accessed_at', 'last_used_at', 'meta',
+  'occurred_at', 'pinned', 'pinned_at', 'promoted_at', 'relations', 'replaces', 'retired_reason', 'review_count', 'source', 'strength', 'superseded_by', 'tags', 'text', 'updated_at', 'use_count',
 ];
 /** What the daemon assigns on write (or changes on access): never expected to round-trip. */
 const ASSIGNED = ['id', 'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'last_used_at'];
 
-/** An export line without the daemon-assigned fields, its superseded_by mapped to positions. */
+/** An export line without the daemon-assigned fields, its superseded_by and relations mapped to
+ *  positions. `replaces` is the daemon's lineage of a revision: an import retires the old fact
+ *  with UpdateFact instead, so it is not compared. */
 function normalise(lines: any[]): any[] {
   const position = new Map(lines.map((l, i) => [l.id, i]));
   return lines.map((l) => {
     const copy = { ...l };
-    for (const k of ASSIGNED) delete copy[k];
+    for (const k of [...ASSIGNED, 'replaces']) delete copy[k];
     if (position.has(l.superseded_by)) copy.superseded_by = `#${position.get(l.superseded_by)}`;
+    copy.relations = l.relations.map((r: any) => ({ type: r.type, target: `#${position.get(r.target_id)}` }));
     copy.pinned_at_set = l.pinned_at !== null;
     return copy;
   });
@@ -304,6 +307,8 @@ describe('export', () => {
       old: await put('The deploy key lives in the vault', { tags: ['ops'], confidence: 'unverified' }),
     };
     await env.client.pin(agent, ids.pinned!);
+    await env.client.relate(agent, ids.full!, 'supports', ids.pinned!);
+    await env.client.relate(agent, ids.old!, 'related', ids.multiline!);
     await env.client.forget(agent, ids.forgotten!);
     ids.replacement = (await env.client.revise(agent, [ids.old!], 'The deploy key moved to the password manager', { confidence: 'verified' })).replacement.id;
     ids.alias = (await env.client.alias(agent, 'k8s', ['kubernetes'])).fact.id;
@@ -344,8 +349,11 @@ describe('export', () => {
     source.forEach((s, i) => {
       for (const k of ['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'pinned']) expect(copy[i][k], `${k} of line ${i + 1}`).toEqual(s[k]);
     });
-    // The revised fact points at the copy of its replacement, not at the original.
+    // The revised fact points at the copy of its replacement, not at the original; relations
+    // point at the copies of their targets (the revised fact's moved to its replacement).
     expect(copy[4].superseded_by).toBe(copy[5].id);
+    expect(copy[0].relations.map((r: any) => [r.type, r.target_id])).toEqual([['supports', copy[2].id]]);
+    expect(copy[5].relations.map((r: any) => [r.type, r.target_id])).toEqual([['related', copy[1].id]]);
 
     // Import again, and import the copy's own export into itself: nothing new either way.
     expect((await engram(['import', 'io-export-copy', join(env.cwd, 'export.jsonl')])).stdout).toBe('0 imported, 7 already present\n');
@@ -506,13 +514,13 @@ describe('--json on every read', () => {
 
   const STATS_KEYS = ['agent_count', 'embedder', 'fact_count', 'live_count', 'newest_created_at', 'oldest_created_at', 'pending_embeddings', 'pinned_count', 'retired_count', 'store_bytes', 'text_bytes', 'vector_count'];
   test.each([
-    ['recall', () => ['recall', agent, 'json'], ['agent_id', 'count', 'facts', 'matched', 'matches', 'query', 'retrieval']],
+    ['recall', () => ['recall', agent, 'json'], ['agent_id', 'count', 'facts', 'kg_hints', 'matched', 'matches', 'query', 'retrieval']],
     ['recall --explain', () => ['recall', agent, 'json', '--explain'], ['agent_id', 'count', 'explained', 'facts', 'matched', 'query', 'retrieval']],
     ['batch-recall', () => ['batch-recall', agent, 'json', 'shapes'], ['agent_id', 'count', 'merged', 'per_query']],
     ['list', () => ['list', agent], ['agent_id', 'facts', 'next_page_token']],
     ['agents', () => ['agents'], ['agents']],
     ['stats', () => ['stats', agent], ['agent_id', ...STATS_KEYS].sort()],
-    ['status', () => ['status'], ['address', 'daemon', 'data_dir', 'data_dir_source', 'log', 'pid', 'running', 'store']],
+    ['status', () => ['status'], ['address', 'consolidation', 'daemon', 'data_dir', 'data_dir_source', 'log', 'pid', 'running', 'store']],
     ['doctor', () => ['doctor'], ['checks', 'healthy', 'rebuilt']],
     ['checkpoint resume', () => ['checkpoint', 'resume', agent], ['created_at', 'id', 'state']],
     ['checkpoint list', () => ['checkpoint', 'list', agent], ['agent_id', 'checkpoints', 'count']],

@@ -104,7 +104,7 @@ export class Collector {
 
   private archived(fact: FactRecord, score: number, now: number) {
     const reason = `gc: score ${round(score)} below the forget threshold ${this.decay.forgetThreshold}`;
-    const { change, apply } = this.staging.unindexed(fact, { ...fact, supersededBy: SUPERSEDED_BY_AGENT, retiredReason: reason, updatedAt: now });
+    const { change, apply } = this.staging.unindexed(fact, { ...fact, supersededBy: SUPERSEDED_BY_AGENT, retiredReason: reason, updatedAt: now, relations: [] });
     return { changes: [change], apply };
   }
 

@@ -296,8 +296,10 @@ export class Writes {
       locks: [factId, ...this.relinker.linking(agentId, [factId])],
       plan: async (held) => {
         const before = await this.stored(agentId, factId);
-        const after = await next(before);
-        const retiring = isIndexed(before) && !isIndexed(after);
+        const planned = await next(before);
+        const retiring = isIndexed(before) && !isIndexed(planned);
+        // A retired fact keeps no relations: a relation only ever joins two live facts.
+        const after = retiring ? { ...planned, relations: [] } : planned;
         const linking = retiring ? await this.relinker.read(agentId, [factId], held) : [];
         const staged = [await this.staging.changed(before, after), ...this.relinker.relinked(linking, [factId], undefined, after.updatedAt)];
         const fact = staged[0]!.fact;

@@ -32,5 +32,5 @@ export function checkTargetStates(targets: readonly (FactRecord | undefined)[], 
 export const replacementLabel = (explicit: string | undefined, targets: readonly FactRecord[]): string =>
   explicit ?? revisionLabel(targets.map((t) => t.confidence));
 
-/** A target as the revision leaves it. */
-export const retired = (target: FactRecord, replacementId: string, now: number): FactRecord => ({ ...target, supersededBy: replacementId, updatedAt: now });
+/** A target as the revision leaves it: its relations have moved to the replacement. */
+export const retired = (target: FactRecord, replacementId: string, now: number): FactRecord => ({ ...target, supersededBy: replacementId, updatedAt: now, relations: [] });

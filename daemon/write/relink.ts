@@ -1,7 +1,7 @@
-// What retiring or erasing a fact does to the graph, so no relation is left pointing at a fact
-// that is gone: the live facts linking to it are re-pointed to its successor (the fact that
-// replaces or summarises it), or lose that link when there is none; its own links move to the
-// successor. Every fact changed is locked by the write that changes it: the linking facts are
+// What retiring or erasing a fact does to the graph, so a relation only ever joins two live facts:
+// the live facts linking to it are re-pointed to its successor (the fact that replaces or
+// summarises it), or lose that link when there is none; its own links move to the successor (the
+// retired version keeps none). Every fact changed is locked by the write that changes it: the linking facts are
 // looked up when the write's locks are chosen and checked again under them (RelockNeeded).
 import type { Relation } from '../../shared/model.ts';
 import type { Indexer } from '../index/indexer.ts';

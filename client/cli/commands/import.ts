@@ -193,6 +193,17 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
   };
   for (const s of stored) if (s.record.pinned && !s.pinned) await after(s, 'pinned', () => c.pin(agent, s.factId));
 
+  // Relations of the file's live facts, to the imported facts their targets became (both ends
+  // are live now; the retirements below then move them, as any retirement does).
+  for (const s of stored) {
+    if (s.record.supersededBy || s.record.relations.length === 0) continue;
+    for (const r of s.record.relations) {
+      const to = ids.get(r.targetId) ?? (await lookup(c, agent, r.targetId))?.id;
+      if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: its ${r.type} target ${r.targetId} is neither in the file nor in the agent` });
+      else await after(s, `related (${r.type} ${to})`, () => c.relate(agent, s.factId, r.type, to));
+    }
+  }
+
   // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it.
   for (const s of stored) {
     const { supersededBy } = s.record;

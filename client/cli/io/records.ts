@@ -1,12 +1,13 @@
 // One line of an `engram import` JSONL file → a checked record, or a reason it is refused.
 // A line is {text, occurred_at?, tags?, entities?, source?, context?, meta?, confidence?, id?,
-// pinned?, superseded_by?, kind?}; the other keys of an `engram export` line (created_at,
+// pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line (created_at,
 // access_count…) are assigned by the daemon and accepted but ignored. Any other key is refused,
 // so a typo ("occured_at") never silently drops a field.
 import { createHash } from 'node:crypto';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { parseEventTime } from './times.ts';
+import { RELATION_TYPES, type RelationType } from '../../../shared/model.ts';
 
 export interface ImportRecord {
   text: string;
@@ -22,6 +23,8 @@ export interface ImportRecord {
   confidence: string;
   /** The fact's id where it came from (an export); maps superseded_by and finds facts already there. */
   id?: string;
+  /** Its relations where it came from, to ids of that store (mapped like superseded_by). */
+  relations: { type: RelationType; targetId: string }[];
   pinned: boolean;
   supersededBy: string;
   /** For kind "alias": what `engram alias` was given. */
@@ -30,12 +33,12 @@ export interface ImportRecord {
   requestId: string;
 }
 
-const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'id', 'pinned', 'superseded_by']);
+const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'id', 'pinned', 'superseded_by', 'relations']);
 /** What an export line carries that the daemon assigns on write. */
 const ASSIGNED = new Set([
   'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder',
   'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason', 'promoted_at',
-  'relations', 'replaces', 'entity_types',
+  'replaces', 'entity_types',
 ]);
 
 
@@ -43,6 +46,17 @@ function optionalString(value: unknown, field: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw new Error(`${field}: must be a string, got ${check.kindOf(value)}`);
   return value;
+}
+
+function relationList(value: unknown): ImportRecord['relations'] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new Error(`relations: must be a list, got ${check.kindOf(value)}`);
+  return value.map((r, i) => {
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new Error(`relations[${i}]: must be an object {type, target_id}`);
+    const { type, target_id: targetId } = r as Record<string, unknown>;
+    if (typeof type !== 'string' || !(RELATION_TYPES as readonly string[]).includes(type)) throw new Error(`relations[${i}].type: must be one of ${RELATION_TYPES.join(', ')}`);
+    return { type: type as RelationType, targetId: check.factId(targetId, `relations[${i}].target_id`) };
+  });
 }
 
 function stringList(value: unknown, field: string): string[] {
@@ -117,10 +131,11 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
     ...(id ? { id } : {}),
     pinned: o.pinned === true,
     supersededBy,
+    relations: relationList(o.relations),
     ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
   };
   // The content, not the lifecycle state (pinned, superseded_by) or daemon bookkeeping: a later
   // export of the same fact maps to the same request id.
-  const content = { ...record, metaJson: metaJson ? canonicalJson(JSON.parse(metaJson)) : '', pinned: undefined, supersededBy: undefined, alias: undefined };
+  const content = { ...record, metaJson: metaJson ? canonicalJson(JSON.parse(metaJson)) : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined };
   return { ...record, requestId: derivedRequestId(['engram-import-v1', agentId, content]) };
 }
