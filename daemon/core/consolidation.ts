@@ -19,7 +19,7 @@ import { replacementLabel, retired } from '../lifecycle/revise.ts';
 import type { Log } from '../log.ts';
 import { decodeFact, type FactRecord } from '../store/record.ts';
 import type { Change, MemoryStore } from '../store/store.ts';
-import { requestReused, type WritePipeline } from '../write/pipeline.ts';
+import { RelockNeeded, requestReused, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
 import type { FactStaging, Staged } from '../write/staging.ts';
 import { callContext, DAEMON, type CallContext } from './context.ts';
@@ -161,15 +161,15 @@ export class Consolidator {
     if (dryRun) return { ...base, text, message: `Would summarise ${sources.length} faded facts into one` };
     const written = await this.writeSummary(ctx, agentId, sources, text, requestId);
     const result: ConsolidationRun = { ...base, text, summary: written };
-    for (const source of sources) {
-      try {
-        await this.retire(ctx, agentId, source, written.id);
-        result.retiredIds.push(source.id);
-      } catch (error) {
-        if (!(error instanceof EngramError) || error.kind === ErrorKind.Internal) throw error;
-        result.failures.push({ factId: source.id, error: error.message });
-      }
-    }
+    // Each retirement is its own transaction; issued together, they share disk syncs.
+    const outcomes = await Promise.allSettled(sources.map((source) => this.retire(ctx, agentId, source, written.id)));
+    outcomes.forEach((outcome, i) => {
+      const { id } = sources[i]!;
+      if (outcome.status === 'fulfilled') return void result.retiredIds.push(id);
+      const error = outcome.reason as unknown;
+      if (!(error instanceof EngramError) || error.kind === ErrorKind.Internal) throw error;
+      result.failures.push({ factId: id, error: error.message });
+    });
     result.message = `Summarised ${sources.length} faded facts into ${written.id}; retired ${result.retiredIds.length}${result.failures.length ? `, ${result.failures.length} kept (changed since the run chose them)` : ''}`;
     const finished = await this.finish(result, false, { failures: result.failures.length });
     if (requestId) await this.store.commit([{ type: 'recordRequest', agentId, requestId, result: { op: 'consolidate', run: { ...finished, replayed: false } as unknown as Record<string, unknown> } }]);
@@ -228,12 +228,15 @@ export class Consolidator {
 
   /** One source retired in favour of the summary, its own transaction: re-checked under its lock
    *  (still live, unpinned, unchanged), its relations moved to the summary, the facts linking to
-   *  it re-pointed there. */
+   *  it re-pointed there. The summary is locked only by a source with relations to move, so the
+   *  retirements of sources without any run side by side. */
   private retire(ctx: CallContext, agentId: string, chosen: FactRecord, summaryId: string): Promise<void> {
+    const linking = this.relinker.linking(agentId, [chosen.id]);
+    const movesRelations = (f: FactRecord, links: readonly unknown[]) => f.relations.length > 0 || links.length > 0;
     return this.pipeline.run(ctx, {
       agentId,
       requestId: '',
-      locks: [chosen.id, summaryId, ...this.relinker.linking(agentId, [chosen.id])],
+      locks: [chosen.id, ...(movesRelations(chosen, linking) ? [summaryId] : []), ...linking],
       plan: async (held) => {
         const [source, summary] = await this.store.getFacts([chosen.id, summaryId].map((factId) => ({ agentId, factId })));
         const refuse = (why: string) => new EngramError(ErrorKind.FailedPrecondition, `${chosen.id} ${why}`, 'source_ids');
@@ -243,11 +246,12 @@ export class Consolidator {
         if (changedSince(chosen, source)) throw refuse('changed or was used meanwhile');
         if (!summary || !isIndexed(summary)) throw refuse(`was kept: the summary ${summaryId} is no longer live`);
         const linking = await this.relinker.read(agentId, [source.id], held);
+        if (movesRelations(source, linking) && !held.has(summaryId)) throw new RelockNeeded([summaryId]);
         return () => {
           const now = Date.now();
           const staged: Staged[] = [
             this.staging.unindexed(source, retired(source, summaryId, now)),
-            this.staging.lifecycle(summary, { ...summary, relations: Relinker.inherited(summary, [source]), updatedAt: now }),
+            ...(held.has(summaryId) ? [this.staging.lifecycle(summary, { ...summary, relations: Relinker.inherited(summary, [source]), updatedAt: now })] : []),
             ...this.relinker.relinked(linking.filter((f) => f.id !== summaryId), [source.id], summaryId, now),
           ];
           return { changes: [...staged.map((s) => s.change), this.countersChange({ factsRetired: 1 })], result: undefined, apply: () => staged.forEach((s) => s.apply()) };
@@ -261,8 +265,8 @@ export class Consolidator {
   private async finish(run: ConsolidationRun, dryRun: boolean, add: Partial<ConsolidationCounters> = {}): Promise<ConsolidationRun> {
     if (dryRun) return run;
     const wrote = run.summary !== undefined;
-    const extra = Object.fromEntries(Object.entries({ ...add, ...(wrote ? {} : { runs: 1 }) }).filter(([, n]) => n !== 0));
-    if (Object.keys(extra).length) await this.store.commit([this.countersChange(extra)]);
+    // Written once more at the end of a run that wrote: its retirements committed side by side.
+    await this.store.commit([this.countersChange({ ...add, ...(wrote ? {} : { runs: 1 }) })]);
     return run;
   }
 
