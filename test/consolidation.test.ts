@@ -30,8 +30,10 @@ describe('consolidation', () => {
     expect((await client.consolidate('c', { dryRun: true })).text).toBe(dry.text); // deterministic
     expect((await client.get('c', sources[0]!.id)).supersededBy).toBeUndefined();
 
-    const run = await client.consolidate('c');
-    expect(run).toMatchObject({ dryRun: false, text: dry.text, retiredIds: sources.map((f) => f.id), failures: [] });
+    const run = await client.consolidate('c', { requestId: 'run-1' });
+    expect(run).toMatchObject({ dryRun: false, text: dry.text, retiredIds: sources.map((f) => f.id), failures: [], replayed: false });
+    // A repeat of the request is answered from its record: the same summary, nothing written.
+    expect(await client.consolidate('c', { requestId: 'run-1' })).toMatchObject({ replayed: true, summary: { id: run.summary!.id }, text: dry.text, retiredIds: run.retiredIds });
     const summary = run.summary!;
     expect(summary).toMatchObject({ kind: 'summary', text: dry.text, replaces: sources.map((f) => f.id), confidence: 'inferred', tags: ['t0', 't1', 't2', 't3'], source: 'consolidation' });
     for (const f of sources) expect((await client.get('c', f.id))).toMatchObject({ supersededBy: summary.id, text: f.text });

@@ -42,6 +42,12 @@ export const DEFAULT_CONSOLIDATION: ConsolidationConfig = { every: 20, below: 0.
 
 const COUNTERS_META = 'consolidation';
 
+/** What a run's request record keeps: ids and counts, never the summary's text (erasing the
+ *  summary later must leave nothing of it in the store). */
+type RecordedRun = Omit<ConsolidationRun, 'summary' | 'text' | 'replayed'> & { summaryId: string };
+
+const recordOf = ({ summary, text: _text, replayed: _replayed, ...run }: ConsolidationRun): RecordedRun => ({ ...run, summaryId: summary?.id ?? '' });
+
 const ZERO: ConsolidationCounters = { runs: 0, summariesWritten: 0, factsRetired: 0, failures: 0, rejectedProposals: 0, lastRunAt: 0, queued: 0 };
 
 interface Candidate {
@@ -129,7 +135,7 @@ export class Consolidator {
       const recorded = await this.store.requestResult(agentId, requestId);
       if (recorded) {
         if (recorded.op !== 'consolidate') throw requestReused(requestId, recorded, 'consolidate');
-        return { ...(recorded.run as unknown as ConsolidationRun), replayed: true };
+        return this.replayed(agentId, recorded.run as unknown as RecordedRun);
       }
     }
     // One run per namespace at a time: a second waits and then finds what the first left.
@@ -172,8 +178,15 @@ export class Consolidator {
     });
     result.message = `Summarised ${sources.length} faded facts into ${written.id}; retired ${result.retiredIds.length}${result.failures.length ? `, ${result.failures.length} kept (changed since the run chose them)` : ''}`;
     const finished = await this.finish(result, false, { failures: result.failures.length });
-    if (requestId) await this.store.commit([{ type: 'recordRequest', agentId, requestId, result: { op: 'consolidate', run: { ...finished, replayed: false } as unknown as Record<string, unknown> } }]);
+    if (requestId) await this.store.commit([{ type: 'recordRequest', agentId, requestId, result: { op: 'consolidate', run: recordOf(finished) as unknown as Record<string, unknown> } }]);
     return finished;
+  }
+
+  /** A repeat of a recorded run: what it did, with its summary as it is now (gone if deleted). */
+  private async replayed(agentId: string, recorded: RecordedRun): Promise<ConsolidationRun> {
+    const { summaryId, ...run } = recorded;
+    const [summary] = summaryId ? await this.store.getFacts([{ agentId, factId: summaryId }]) : [];
+    return { ...run, text: summary?.text ?? '', ...(summary ? { summary } : {}), replayed: true };
   }
 
   /** Live, unpinned, unpromoted facts scoring below the threshold now, weakest first. */
