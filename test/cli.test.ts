@@ -106,7 +106,7 @@ describe('recall', () => {
     }
     expect(out.retrieval).toMatchObject({ rrf_k: 60, embedder: 'none', signals: ['keyword', 'recency'] });
     // The none embedder's defaults: no vector signal, keyword and recency as the seed weights them.
-    expect(out.retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0 });
+    expect(out.retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
   });
 
   test('--explain --json gives a receipt per fact whose fused_score reproduces from its ranks', async () => {
@@ -120,7 +120,7 @@ describe('recall', () => {
     for (const receipt of out.explained) {
       expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'matched', 'provenance', 'ranks', 'text', 'weight']);
       expect(receipt.matched).toBe(receipt.ranks.keyword_rank > 0);
-      expect(Object.keys(receipt.ranks).sort()).toEqual(['decay_rank', 'fused_score', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
+      expect(Object.keys(receipt.ranks).sort()).toEqual(['decay_rank', 'fused_score', 'graph_rank', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
       expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);
       expect(ids).toContain(receipt.provenance.fact_id);
       expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: '', confidence: '', pinned: false });

@@ -449,7 +449,7 @@ describe('older profiles show nothing of later releases', () => {
       expect(on(profile).client.daemon.defaultWeights, profile).toBeUndefined();
     }
     expect(on('current').client.daemon.capabilities).toContain('embedder-weights-v1');
-    expect(on('current').client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.5, decay: 0 });
+    expect(on('current').client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
   });
 
   test('v0.2: no write dedup and no per-fact matches; current has both', async () => {

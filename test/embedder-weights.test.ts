@@ -11,25 +11,25 @@ describe('default signal weights', () => {
   test('each embedder brings its own: local weights vectors lightly, none not at all', async () => {
     const local = await pool.start({ dataDir: pool.newDir(), embedder: 'local' });
     const client = await local.client();
-    expect(client.daemon.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0 });
+    expect(client.daemon.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
     await client.put('w', 'The boiler service code is 4471');
     const { retrieval } = await client.recall('w', 'boiler code');
-    expect(retrieval.weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0 });
+    expect(retrieval.weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
     client.close();
 
     const none = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
     const noVectors = await none.client();
-    expect(noVectors.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0 });
+    expect(noVectors.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
     noVectors.close();
   });
 
   test('--signal-weights overrides the embedder, and per-call weights override both', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'local', args: ['--signal-weights', '1,1,0.25'] });
     const client = await daemon.client();
-    expect(client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.25, decay: 0 });
+    expect(client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 1, recency: 0.25, decay: 0, graph: 0 });
     await client.put('w', 'Deploys happen on Tuesdays');
-    expect((await client.recall('w', 'deploys')).retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.25, decay: 0 });
-    expect((await client.recall('w', 'deploys', { weights: { vector: 0.5 } })).retrieval.weights).toEqual({ vector: 0.5, keyword: 1, recency: 0.25, decay: 0 });
+    expect((await client.recall('w', 'deploys')).retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.25, decay: 0, graph: 0 });
+    expect((await client.recall('w', 'deploys', { weights: { vector: 0.5 } })).retrieval.weights).toEqual({ vector: 0.5, keyword: 1, recency: 0.25, decay: 0, graph: 0 });
     client.close();
   });
 
@@ -42,8 +42,8 @@ describe('default signal weights', () => {
     await first.stop();
     const second = await pool.start({ dataDir, embedder: 'none' });
     const after = await second.client();
-    expect(after.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0 });
-    expect((await after.recall('w', 'staging database')).retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0 });
+    expect(after.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
+    expect((await after.recall('w', 'staging database')).retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
     after.close();
   });
 
@@ -53,7 +53,7 @@ describe('default signal weights', () => {
     expect(client.daemon.capabilities).not.toContain('embedder-weights-v1');
     expect(client.daemon.defaultWeights).toBeUndefined();
     await client.put('w', 'Deploys happen on Tuesdays');
-    expect((await client.recall('w', 'deploys')).retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.5, decay: 0 });
+    expect((await client.recall('w', 'deploys')).retrieval.weights).toEqual({ vector: 1, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
     client.close();
   });
 
@@ -63,6 +63,6 @@ describe('default signal weights', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^weights {3}v=0\.2 kw=1 rec=0\.5 \(recall defaults\)$/m);
     const json = await runEngram(['status', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
-    expect(JSON.parse(json.stdout).daemon.default_signal_weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0 });
+    expect(JSON.parse(json.stdout).daemon.default_signal_weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
   });
 });

@@ -28,7 +28,7 @@ describe('signal weights and relevance floor', () => {
     const { facts, retrieval } = await env.client.recall('w-keyword', 'boiler code', { topK: 3, weights: { vector: 0, recency: 0, keyword: 1 } });
     expect(facts[0]!.text).toBe('The boiler service code is 4471');
     expect(retrieval.signals).toEqual(['keyword']);
-    expect(retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0, decay: 0 });
+    expect(retrieval.weights).toEqual({ vector: 0, keyword: 1, recency: 0, decay: 0, graph: 0 });
   });
 
   test('unset weights keep the defaults; an explicit 0 turns only that signal off', async () => {
