@@ -14,7 +14,7 @@ const FADED = ['--consolidate-below', '5', '--consolidate-every', '0'];
 
 describe('consolidation', () => {
   test('a run summarises the faded facts into one summary that replaces them; the next run changes nothing', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir(), args: FADED });
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: [...FADED, '--http', '127.0.0.1:0'] });
     const client = await daemon.client();
     const texts = ['Ana moved to Lisbon in 2021.', 'Ana works as a nurse in Lisbon.', 'Ana adopted a cat named Miso.', 'Ana runs along the river in Lisbon every morning.'];
     const sources = [];
@@ -57,6 +57,9 @@ describe('consolidation', () => {
     for await (const event of client.doctor()) report = event.report ?? report;
     expect(report!.checks.find((c) => c.name === 'consolidation')!.detail).toMatch(/^2 runs, 1 summaries written, 4 facts retired, 0 failures/);
     expect(report!.checks.find((c) => c.name === 'knowledge graph')!.ok).toBe(true);
+    const metrics = await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
+    const text = await metrics.text();
+    for (const line of ['engram_consolidation_runs_total 2', 'engram_consolidation_summaries_total 1', 'engram_consolidation_retired_total 4', 'engram_consolidation_failures_total 0']) expect(text).toContain(line);
 
     client.close();
     await daemon.stop();
