@@ -42,6 +42,10 @@ export interface AccessRow {
   last: number;
 }
 
+/** Tables of small keyed records kept beside the facts (memory controls): their values are JSON
+ *  objects, their keys strings that order lexically. */
+export type RecordTable = 'slots' | 'slotChanges' | 'recipes';
+
 /** One part of a mutation. */
 export type Change =
   /** Writes a fact record. `derived`: the rows of a recallable fact; null = it is not indexed
@@ -61,7 +65,9 @@ export type Change =
   | { type: 'deleteMeta'; name: string }
   /** The idempotency record: a repeat of (agentId, requestId) is answered from `result`. */
   | { type: 'recordRequest'; agentId: string; requestId: string; result: Json }
-  | { type: 'forgetRequest'; agentId: string; requestId: string };
+  | { type: 'forgetRequest'; agentId: string; requestId: string }
+  | { type: 'putRecord'; table: RecordTable; key: string; value: Json }
+  | { type: 'deleteRecord'; table: RecordTable; key: string };
 
 export type Mutation = readonly Change[];
 
@@ -113,6 +119,10 @@ export interface MemoryStore {
   checkpointIds(agentId: string): Promise<string[]>;
 
   getMeta(name: string): Promise<Json | undefined>;
+
+  getRecord(table: RecordTable, key: string): Promise<Json | undefined>;
+  /** A record table in key order (or reversed), only the keys starting with `prefix` if given. */
+  scanRecords(table: RecordTable, options?: { prefix?: string; reverse?: boolean; limit?: number }): AsyncIterable<[string, Json]>;
 
   /** Access statistics are bookkeeping, not acknowledged writes: written without a sync. */
   scanAccess(): AsyncIterable<[FactKey, AccessRow]>;

@@ -81,6 +81,29 @@ export function describeStoreCompliance(backend: StoreBackend): void {
     });
 
     describe('derived rows', () => {
+      test('keyed records: put, get, delete; scans in key order within one table, by prefix, reversed and limited; they commit with facts and survive a reopen', async () => {
+        const dir = newDir();
+        let store = await openStore(dir);
+        const fact = newFact(store, 'a', 'beside a record');
+        await store.commit([
+          put(fact),
+          { type: 'putRecord', table: 'slots', key: 'b', value: { n: 2 } },
+          { type: 'putRecord', table: 'slots', key: 'a', value: { n: 1 } },
+          { type: 'putRecord', table: 'slots', key: 'a\u0000x', value: { n: 3 } },
+          { type: 'putRecord', table: 'recipes', key: 'a', value: { other: true } },
+        ]);
+        expect(await store.getRecord('slots', 'a')).toEqual({ n: 1 });
+        expect(await store.getRecord('slotChanges', 'a')).toBeUndefined();
+        expect(await all(store.scanRecords('slots'))).toEqual([['a', { n: 1 }], ['a\u0000x', { n: 3 }], ['b', { n: 2 }]]);
+        expect(await all(store.scanRecords('slots', { prefix: 'a' }))).toEqual([['a', { n: 1 }], ['a\u0000x', { n: 3 }]]);
+        expect(await all(store.scanRecords('slots', { reverse: true, limit: 2 }))).toEqual([['b', { n: 2 }], ['a\u0000x', { n: 3 }]]);
+        expect(await all(store.scanRecords('recipes'))).toEqual([['a', { other: true }]]);
+        await store.commit([{ type: 'deleteRecord', table: 'slots', key: 'b' }, { type: 'putRecord', table: 'slots', key: 'a', value: { n: 10 } }]);
+        store = await reopen(dir, store);
+        expect(await all(store.scanRecords('slots'))).toEqual([['a', { n: 10 }], ['a\u0000x', { n: 3 }]]);
+        expect(await store.getFacts([{ agentId: 'a', factId: fact.id }])).toEqual([fact]);
+      });
+
       test('terms and vector follow the fact: unchanged keeps them, null drops them, a new vector key replaces the old vector', async () => {
         const store = await openStore(newDir());
         const v1 = store.nextVectorKey();

@@ -24,6 +24,9 @@ export function splitVectorEntryKey(key: string): { agentId: string; vectorKey: 
 
 export const requestKey = (agentId: string, requestId: string): string => agentId + SEP + requestId;
 
+/** A record's key: its table, then its own key (records of one table are one key range). */
+export const recordKey = (table: string, key: string): string => table + SEP + key;
+
 /** Change numbers are hex-padded so the change log reads in commit order. */
 const seqHex = (seq: number): string => seq.toString(16).padStart(12, '0');
 

@@ -6,13 +6,13 @@ import type { AbstractBatchOperation } from 'abstract-level';
 import type { FactRecord } from '../record.ts';
 import { decodeFact } from '../record.ts';
 import { IdGenerator } from '../ids.ts';
-import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, MemoryStore, Mutation, ScannedFact, StoredTerms, TableStats } from '../store.ts';
+import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
 import { StoreFormatError } from '../store.ts';
 import { BloomFilter } from './bloom.ts';
 import { FactCache } from './fact-cache.ts';
 import { directoryBytes, storeFingerprint } from './fingerprint.ts';
 import { GroupCommitter } from './group-commit.ts';
-import { changeEntryKey, changesAfter, factKey, namespaceRange, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
+import { changeEntryKey, changesAfter, factKey, namespaceRange, recordKey, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
 import { saveRequestFilter, takeRequestFilter } from './request-filter.ts';
 import { openTables, type Root, type Table, type Tables } from './tables.ts';
 import { TermsCursor } from './terms-cursor.ts';
@@ -206,6 +206,17 @@ export class LevelStore implements MemoryStore {
     return this.tables.meta.get(name);
   }
 
+  async getRecord(table: RecordTable, key: string): Promise<Json | undefined> {
+    return this.tables.records.get(recordKey(table, key));
+  }
+
+  async *scanRecords(table: RecordTable, options: { prefix?: string; reverse?: boolean; limit?: number } = {}): AsyncIterable<[string, Json]> {
+    const from = recordKey(table, options.prefix ?? '');
+    const range = { gte: from, lt: prefixEnd(from), ...(options.reverse ? { reverse: true } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) };
+    const skip = table.length + 1;
+    for await (const [key, value] of this.tables.records.iterator(range)) yield [key.slice(skip), value];
+  }
+
   async *scanAccess(): AsyncIterable<[FactKey, AccessRow]> {
     for await (const [key, row] of this.tables.access.iterator()) yield [splitFactKey(key), row];
   }
@@ -349,6 +360,10 @@ export class LevelStore implements MemoryStore {
         return [this.put(t.requests, requestKey(change.agentId, change.requestId), JSON.stringify(change.result))];
       case 'forgetRequest':
         return [this.del(t.requests, requestKey(change.agentId, change.requestId))];
+      case 'putRecord':
+        return [this.put(t.records, recordKey(change.table, change.key), change.value)];
+      case 'deleteRecord':
+        return [this.del(t.records, recordKey(change.table, change.key))];
     }
   }
 

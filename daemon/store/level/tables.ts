@@ -29,6 +29,9 @@ export interface Tables {
   changes: Table<string>;
   /** name → JSON: issued-id floor, embedder of record, tokenizer version, change-log bounds */
   meta: Table<Json>;
+  /** table NUL key → JSON: the small keyed records of the memory controls (slots, their change
+   *  history, recipes) */
+  records: Table<Json>;
 }
 
 /** Written by versions that kept a recency table; nothing reads it any more. */
@@ -65,5 +68,6 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
     checkpoints: db.sublevel<string, CheckpointRecord>('checkpoints', { valueEncoding: 'json' }),
     changes: db.sublevel<string, string>('changes', { valueEncoding: 'utf8' }),
     meta: db.sublevel<string, Json>('meta', { valueEncoding: 'json' }),
+    records: db.sublevel<string, Json>('records', { valueEncoding: 'json' }),
   };
 }
