@@ -3,7 +3,7 @@
 // live in the record of the fact they start from, so they are as durable as the fact; both ends
 // are locked and must be live, so a relation never points at a fact that is gone.
 import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
-import { RELATION_TYPES, type GraphEdge, type GraphNode, type GraphView, type Relation } from '../../shared/model.ts';
+import { RELATION_TYPES, type GraphEdge, type GraphNode, type GraphView } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import { isIndexed } from '../index/derive.ts';
 import { entityKey } from '../index/graph.ts';
@@ -238,4 +238,3 @@ class ViewBuilder {
   }
 }
 
-export type { Relation };
