@@ -23,6 +23,8 @@ describe('consolidation', () => {
     await client.pin('c', pinned.id);
     await client.relate('c', pinned.id, 'related', sources[0]!.id);
     await client.relate('c', sources[2]!.id, 'supports', pinned.id);
+    // A link between two sources: the summary must not keep it (it would point at a retired fact).
+    await client.relate('c', sources[0]!.id, 'related', sources[3]!.id);
 
     const dry = await client.consolidate('c', { dryRun: true });
     expect(dry).toMatchObject({ dryRun: true, fadedCount: 4, sourceIds: sources.map((f) => f.id), retiredIds: [], summarizer: 'extractive' });

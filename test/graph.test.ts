@@ -246,4 +246,16 @@ describe('knowledge graph', () => {
     expect((await reopened.get('d', a.id)).relations.map((r) => r.targetId)).toEqual([b.id]);
     expect((await report(false)).checks.find((c) => c.name === 'knowledge graph')!.ok).toBe(true);
   });
+
+  test('erasing a retired fact keeps its successor recallable and points what it replaced at that successor', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const a = (await client.put('e2', 'The backup runs at midnight.')).fact;
+    const b = (await client.revise('e2', [a.id], 'The backup runs at one in the morning.')).replacement;
+    const c = (await client.revise('e2', [b.id], 'The backup runs at two in the morning.')).replacement;
+    await client.delete('e2', b.id);
+    expect((await client.get('e2', a.id)).supersededBy).toBe(c.id);
+    expect((await client.get('e2', c.id)).replaces).toEqual([a.id]);
+    expect((await client.recall('e2', 'backup morning', { topK: 1 })).facts.map((f) => f.id)).toEqual([c.id]);
+  });
 });

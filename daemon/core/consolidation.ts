@@ -7,6 +7,7 @@
 // the committed summary. Every step goes through the write pipeline, so a rebuild waits for it.
 // Runs also start on their own after every N writes to a namespace, one namespace at a time,
 // off the write path.
+import { isDeepStrictEqual } from 'node:util';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConsolidationCounters, ConsolidationRun as SharedRun } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
@@ -19,7 +20,7 @@ import { replacementLabel, retired } from '../lifecycle/revise.ts';
 import type { Log } from '../log.ts';
 import { decodeFact, type FactRecord } from '../store/record.ts';
 import type { Change, MemoryStore } from '../store/store.ts';
-import { RelockNeeded, requestReused, type WritePipeline } from '../write/pipeline.ts';
+import { requestReused, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
 import type { FactStaging, Staged } from '../write/staging.ts';
 import { callContext, DAEMON, type CallContext } from './context.ts';
@@ -55,15 +56,14 @@ interface Candidate {
   score: number;
 }
 
-/** Whether a source changed in what its summary says or weighs since the run chose it. Its
- *  relations may have changed: an earlier retirement of the same run re-points them. */
-const changedSince = (chosen: FactRecord, now: FactRecord): boolean =>
-  now.text !== chosen.text ||
-  now.context !== chosen.context ||
-  now.useCount !== chosen.useCount ||
-  now.lastUsedAt !== chosen.lastUsedAt ||
-  now.strength !== chosen.strength ||
-  now.confidence !== chosen.confidence;
+/** Whether a source changed since the run chose it (its summary was made from that version, so
+ *  retiring a newer one would lose what changed). Only its relations may differ: an earlier
+ *  retirement of the same run re-points them. */
+function changedSince(chosen: FactRecord, now: FactRecord): boolean {
+  const { relations: _a, updatedAt: _b, accessCount: _c, lastAccessedAt: _d, ...was } = chosen;
+  const { relations: _e, updatedAt: _f, accessCount: _g, lastAccessedAt: _h, ...is } = now;
+  return !isDeepStrictEqual(was, is);
+}
 
 export class Consolidator {
   private totals: ConsolidationCounters = { ...ZERO };
@@ -96,7 +96,7 @@ export class Consolidator {
   }
 
   counters(): ConsolidationCounters {
-    return { ...this.totals, queued: this.waiting.size + (this.running ? 1 : 0) + this.inProgress.size };
+    return { ...this.totals, queued: this.waiting.size + this.inProgress.size };
   }
 
   /** A write to a namespace committed: after every N, a run is scheduled (never awaited here). */
@@ -131,6 +131,19 @@ export class Consolidator {
     const agentId = check.agentId(input.agentId);
     const dryRun = input.dryRun === undefined ? false : check.boolean(input.dryRun, 'dry_run');
     const requestId = check.requestId(ctx.requestId);
+    // One run per namespace at a time: a second waits and then finds what the first left (a
+    // repeat of the first's request id, its record).
+    while (this.inProgress.has(agentId)) await this.inProgress.get(agentId)!.catch(() => undefined);
+    const work = this.replayOrRun(ctx, agentId, dryRun, requestId);
+    this.inProgress.set(agentId, work);
+    try {
+      return await work;
+    } finally {
+      this.inProgress.delete(agentId);
+    }
+  }
+
+  private async replayOrRun(ctx: CallContext, agentId: string, dryRun: boolean, requestId: string): Promise<ConsolidationRun> {
     if (requestId && !dryRun) {
       const recorded = await this.store.requestResult(agentId, requestId);
       if (recorded) {
@@ -138,15 +151,7 @@ export class Consolidator {
         return this.replayed(agentId, recorded.run as unknown as RecordedRun);
       }
     }
-    // One run per namespace at a time: a second waits and then finds what the first left.
-    while (this.inProgress.has(agentId)) await this.inProgress.get(agentId)!.catch(() => undefined);
-    const work = this.runNow(ctx, agentId, dryRun, requestId);
-    this.inProgress.set(agentId, work);
-    try {
-      return await work;
-    } finally {
-      this.inProgress.delete(agentId);
-    }
+    return this.runNow(ctx, agentId, dryRun, requestId);
   }
 
   private async runNow(ctx: CallContext, agentId: string, dryRun: boolean, requestId: string): Promise<ConsolidationRun> {
@@ -163,12 +168,21 @@ export class Consolidator {
     if (summary.rejected !== undefined) {
       return this.finish({ ...base, rejected: summary.rejected, message: `The summarizer's proposal was refused, nothing was written: ${summary.rejected}` }, dryRun, { rejectedProposals: 1 });
     }
-    const text = check.factText(summary.text, this.limits, 'summary');
+    let text: string;
+    try {
+      text = check.factText(summary.text, this.limits, 'summary');
+    } catch (error) {
+      const rejected = `the summary does not fit a fact: ${(error as Error).message}`;
+      return this.finish({ ...base, rejected, message: `The summarizer's proposal was refused, nothing was written: ${rejected}` }, dryRun, { rejectedProposals: 1 });
+    }
     if (dryRun) return { ...base, text, message: `Would summarise ${sources.length} faded facts into one` };
     const written = await this.writeSummary(ctx, agentId, sources, text, requestId);
     const result: ConsolidationRun = { ...base, text, summary: written };
-    // Each retirement is its own transaction; issued together, they share disk syncs.
-    const outcomes = await Promise.allSettled(sources.map((source) => this.retire(ctx, agentId, source, written.id)));
+    // Each retirement is its own transaction (they take the summary's lock in turn).
+    // Once the summary is committed the run finishes whatever the caller does: a caller that went
+    // away must not leave a summary beside all of its live sources.
+    const daemon = callContext(DAEMON);
+    const outcomes = await Promise.allSettled(sources.map((source) => this.retire(daemon, agentId, source, written.id)));
     outcomes.forEach((outcome, i) => {
       const { id } = sources[i]!;
       if (outcome.status === 'fulfilled') return void result.retiredIds.push(id);
@@ -230,7 +244,8 @@ export class Consolidator {
         const stamp = await this.staging.created(draft);
         return () => {
           const staged = stamp();
-          return { changes: [staged.change, this.countersChange({ runs: 1, summariesWritten: 1 })], result: staged.fact, apply: staged.apply };
+          const counters = this.counted({ runs: 1, summariesWritten: 1 });
+          return { changes: [staged.change, counters.change], result: staged.fact, apply: () => (staged.apply(), counters.apply()) };
         };
       },
       replay: async () => {
@@ -241,15 +256,12 @@ export class Consolidator {
 
   /** One source retired in favour of the summary, its own transaction: re-checked under its lock
    *  (still live, unpinned, unchanged), its relations moved to the summary, the facts linking to
-   *  it re-pointed there. The summary is locked only by a source with relations to move, so the
-   *  retirements of sources without any run side by side. */
+   *  it re-pointed there. The summary is locked too: it must stay live while a source points at it. */
   private retire(ctx: CallContext, agentId: string, chosen: FactRecord, summaryId: string): Promise<void> {
-    const linking = this.relinker.linking(agentId, [chosen.id]);
-    const movesRelations = (f: FactRecord, links: readonly unknown[]) => f.relations.length > 0 || links.length > 0;
     return this.pipeline.run(ctx, {
       agentId,
       requestId: '',
-      locks: [chosen.id, ...(movesRelations(chosen, linking) ? [summaryId] : []), ...linking],
+      locks: [chosen.id, summaryId, ...this.relinker.linking(agentId, [chosen.id])],
       plan: async (held) => {
         const [source, summary] = await this.store.getFacts([chosen.id, summaryId].map((factId) => ({ agentId, factId })));
         const refuse = (why: string) => new EngramError(ErrorKind.FailedPrecondition, `${chosen.id} ${why}`, 'source_ids');
@@ -259,15 +271,18 @@ export class Consolidator {
         if (changedSince(chosen, source)) throw refuse('changed or was used meanwhile');
         if (!summary || !isIndexed(summary)) throw refuse(`was kept: the summary ${summaryId} is no longer live`);
         const linking = await this.relinker.read(agentId, [source.id], held);
-        if (movesRelations(source, linking) && !held.has(summaryId)) throw new RelockNeeded([summaryId]);
+        // The summary's own links to the source (taken over from an earlier source) would now
+        // point at itself: they go.
+        const own = { ...summary, relations: summary.relations.filter((r) => r.targetId !== source.id) };
         return () => {
           const now = Date.now();
           const staged: Staged[] = [
             this.staging.unindexed(source, retired(source, summaryId, now)),
-            ...(held.has(summaryId) ? [this.staging.lifecycle(summary, { ...summary, relations: Relinker.inherited(summary, [source]), updatedAt: now })] : []),
+            this.staging.lifecycle(summary, { ...own, relations: Relinker.inherited(own, [source]), updatedAt: now }),
             ...this.relinker.relinked(linking.filter((f) => f.id !== summaryId), [source.id], summaryId, now),
           ];
-          return { changes: [...staged.map((s) => s.change), this.countersChange({ factsRetired: 1 })], result: undefined, apply: () => staged.forEach((s) => s.apply()) };
+          const counters = this.counted({ factsRetired: 1 });
+          return { changes: [...staged.map((s) => s.change), counters.change], result: undefined, apply: () => (staged.forEach((s) => s.apply()), counters.apply()) };
         };
       },
       replay: async () => undefined,
@@ -279,15 +294,17 @@ export class Consolidator {
     if (dryRun) return run;
     const wrote = run.summary !== undefined;
     // Written once more at the end of a run that wrote: its retirements committed side by side.
-    await this.store.commit([this.countersChange({ ...add, ...(wrote ? {} : { runs: 1 }) })]);
+    const counters = this.counted({ ...add, ...(wrote ? {} : { runs: 1 }) });
+    await this.store.commit([counters.change]);
+    counters.apply();
     return run;
   }
 
   /** The totals with `add` counted in, as the meta change that stores them (computed right
-   *  before its commit, so the stored totals follow the commits). */
-  private countersChange(add: Partial<ConsolidationCounters>): Change {
+   *  before its commit: the run's commits are serial, so the stored totals follow them). */
+  private counted(add: Partial<ConsolidationCounters>): { change: Change; apply: () => void } {
     const t = this.totals;
-    this.totals = {
+    const next: ConsolidationCounters = {
       ...t,
       runs: t.runs + (add.runs ?? 0),
       summariesWritten: t.summariesWritten + (add.summariesWritten ?? 0),
@@ -296,8 +313,9 @@ export class Consolidator {
       rejectedProposals: t.rejectedProposals + (add.rejectedProposals ?? 0),
       lastRunAt: add.runs ? Date.now() : t.lastRunAt,
     };
-    const { queued: _queued, ...stored } = this.totals;
-    return { type: 'putMeta', name: COUNTERS_META, value: stored };
+    const { queued: _queued, ...stored } = next;
+    // The totals move once the commit holding them succeeded.
+    return { change: { type: 'putMeta', name: COUNTERS_META, value: stored }, apply: () => void (this.totals = next) };
   }
 
   /** Stops scheduling and waits for the run in progress. */

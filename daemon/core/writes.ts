@@ -18,7 +18,7 @@ import { decodeFact, SUPERSEDED_BY_AGENT } from '../store/record.ts';
 import type { Change, CheckpointRecord, Json, MemoryStore } from '../store/store.ts';
 import type { FactStaging, Staged } from '../write/staging.ts';
 import type { Embedded } from '../index/vector-space.ts';
-import { requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
+import { RelockNeeded, requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
 import { typedEntitiesOf } from '../analysis/entities.ts';
 import type { CallContext } from './context.ts';
@@ -323,6 +323,9 @@ export class Writes {
       locks: [factId, ...this.relinker.linking(agentId, [factId])],
       plan: async (held) => {
         const fact = await this.stored(agentId, factId);
+        // The facts it replaced and its successor are pointed past it: they are locked too.
+        const lineage = [...fact.replaces, ...(check.isFactId(fact.supersededBy) ? [fact.supersededBy] : [])].filter((id) => !held.has(id));
+        if (lineage.length) throw new RelockNeeded(lineage);
         const linking = isIndexed(fact) ? await this.relinker.read(agentId, [factId], held) : [];
         const { changes, apply } = await this.staging.erasure(fact, this.relinker.relinked(linking, [factId], undefined, Date.now()));
         const result = this.access.overlay(fact);

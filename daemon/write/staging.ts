@@ -121,7 +121,8 @@ export class FactStaging {
     const staged = targets.map((t) => this.unindexed(t, { ...t, supersededBy: successor ? successor.id : SUPERSEDED_BY_AGENT, updatedAt: now }));
     if (successor) {
       const replaces = [...successor.replaces.filter((id) => id !== deleted.id), ...targets.map((t) => t.id)];
-      staged.push(this.unindexed(successor, { ...successor, replaces, updatedAt: now }));
+      // Only its lineage changes: a live successor stays indexed as it is.
+      staged.push(this.lifecycle(successor, { ...successor, replaces, updatedAt: now }));
     }
     return staged;
   }
