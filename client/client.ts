@@ -13,12 +13,12 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
 import {
-  toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toReceipt, toRetrieval, toStats, type Checkpoint,
+  toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, RelationType } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, RelationType, Slot, SlotChange } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -60,6 +60,19 @@ export interface WriteOptions extends WriteFields {
 export interface BatchItem extends WriteOptions {
   agentId: string;
   text: string;
+}
+
+/** What a slot write gives: slot_name always; a new slot needs slot_value too. */
+export interface SlotWrite {
+  slotName: string;
+  slotValue?: unknown;
+  scope?: string;
+  projectId?: string;
+  locked?: boolean;
+  status?: 'needs_review' | 'approved' | 'promoted' | 'rejected';
+  evidenceRefs?: string[];
+  confidence?: number;
+  visibility?: 'private' | 'shared' | 'organization' | 'published';
 }
 
 /** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
@@ -526,6 +539,63 @@ export class EngramClient {
     requireCapability(daemon, Capability.Consolidate, 'consolidation counters');
     const { counters: c } = await this.read(() => this.connection.consolidation.consolidationStatus({}));
     return { runs: Number(c?.runs ?? 0), summariesWritten: Number(c?.summariesWritten ?? 0), factsRetired: Number(c?.factsRetired ?? 0), failures: Number(c?.failures ?? 0), rejectedProposals: Number(c?.rejectedProposals ?? 0), lastRunAt: Number(c?.lastRunAtMs ?? 0), queued: c?.queued ?? 0 };
+  }
+
+  /** Creates or updates the slot of (project, scope, name): an agent writing the same slot on
+   *  every boot keeps one record. Fields left out keep the stored slot's (a lock comes off only
+   *  with locked: false). A write: never replayed when its outcome is uncertain (slots-v1). */
+  async putSlot(slot: SlotWrite, options: { requestId?: string } = {}): Promise<{ slot: Slot; created: boolean }> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Slots, 'memory slots');
+    const requestId = options.requestId ?? randomUUID();
+    const req = {
+      requestId,
+      slotName: slot.slotName,
+      ...(slot.slotValue !== undefined ? { slotValueJson: JSON.stringify(slot.slotValue) } : {}),
+      scope: slot.scope,
+      projectId: slot.projectId ?? '',
+      locked: slot.locked,
+      status: slot.status,
+      evidenceRefs: slot.evidenceRefs ?? [],
+      setEvidenceRefs: slot.evidenceRefs !== undefined,
+      confidence: slot.confidence,
+      visibility: slot.visibility,
+    };
+    const r = await this.write('PutSlot', requestId, () => this.connection.controls.putSlot(req));
+    return { slot: toSlot(r.slot), created: r.created };
+  }
+
+  async getSlot(recordId: string): Promise<Slot> {
+    requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
+    return toSlot((await this.read(() => this.connection.controls.getSlot({ recordId }))).slot);
+  }
+
+  /** Slots by project and substring (archived ones with archived: true), paged (slots-v1). */
+  async listSlots(options: { projectId?: string; query?: string; archived?: boolean; limit?: number; pageToken?: string } = {}): Promise<{ slots: Slot[]; nextPageToken: string }> {
+    requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
+    const r = await this.read(() => this.connection.controls.listSlots({ projectId: options.projectId, query: options.query ?? '', archived: options.archived === true, limit: options.limit, pageToken: options.pageToken ?? '' }));
+    return { slots: r.slots.map(toSlot), nextPageToken: r.nextPageToken };
+  }
+
+  /** Archives a slot; a locked one is refused (failed_precondition "slot is locked"). */
+  async deleteSlot(recordId: string, options: { requestId?: string } = {}): Promise<Slot> {
+    requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
+    const requestId = options.requestId ?? randomUUID();
+    return toSlot((await this.write('DeleteSlot', requestId, () => this.connection.controls.deleteSlot({ requestId, recordId }))).slot);
+  }
+
+  /** Every change of a slot: when, by whom, before and after (slots-v1). */
+  async slotHistory(recordId: string): Promise<SlotChange[]> {
+    requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
+    const r = await this.read(() => this.connection.controls.slotHistory({ recordId }));
+    return r.changes.map((c) => ({ recordId, version: c.version, at: Number(c.atMs), by: c.by, op: c.op as SlotChange['op'], before: c.before ? toSlot(c.before) : null, after: toSlot(c.after) }));
+  }
+
+  /** The slots that apply (a project's and the global ones; a project slot shadows a global one
+   *  of the same scope and name), optionally only the named ones (slots-v1). */
+  async slotContext(options: { projectId?: string; slotNames?: string[] } = {}): Promise<Slot[]> {
+    requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
+    return (await this.read(() => this.connection.controls.slotContext({ projectId: options.projectId ?? '', slotNames: options.slotNames ?? [] }))).slots.map(toSlot);
   }
 
   /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */

@@ -16,6 +16,7 @@ import { ExtractionService } from '../shared/gen/engram/v1/extract_pb.ts';
 import { ClusterService } from '../shared/gen/engram/v1/cluster_pb.ts';
 import { GraphService } from '../shared/gen/engram/v1/graph_pb.ts';
 import { ConsolidationService } from '../shared/gen/engram/v1/consolidation_pb.ts';
+import { MemoryControlsService } from '../shared/gen/engram/v1/controls_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
@@ -70,6 +71,7 @@ export class Connection {
   readonly clusters: ClientOf<typeof ClusterService>;
   readonly graph: ClientOf<typeof GraphService>;
   readonly consolidation: ClientOf<typeof ConsolidationService>;
+  readonly controls: ClientOf<typeof MemoryControlsService>;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -96,6 +98,7 @@ export class Connection {
     this.clusters = createServiceClient(ClusterService, this.grpcClient, defaults);
     this.graph = createServiceClient(GraphService, this.grpcClient, defaults);
     this.consolidation = createServiceClient(ConsolidationService, this.grpcClient, defaults);
+    this.controls = createServiceClient(MemoryControlsService, this.grpcClient, defaults);
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
   }
 

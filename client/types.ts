@@ -1,7 +1,8 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Fact, FactFields, KgHint, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
+import type { Fact, FactFields, KgHint, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -184,6 +185,27 @@ export interface Checkpoint {
   /** The saved JSON object. */
   state: Record<string, unknown>;
   messageCount?: number;
+}
+
+export function toSlot(m: SlotMessage | undefined): Slot {
+  if (!m) throw new Error('daemon response lacks its slot');
+  return {
+    id: m.recordId,
+    slotName: m.slotName,
+    slotValue: JSON.parse(m.slotValueJson || 'null') as unknown,
+    scope: m.scope,
+    projectId: m.projectId,
+    locked: m.locked,
+    status: m.status,
+    authority: m.authority,
+    evidenceRefs: [...m.evidenceRefs],
+    verificationState: m.verificationState,
+    confidence: m.confidence,
+    visibility: m.visibility,
+    createdAt: Number(m.createdAtMs),
+    updatedAt: Number(m.updatedAtMs),
+    version: m.version,
+  };
 }
 
 export function toHint(m: { label: string; kind: string; factId: string; relation: string; via: string }): KgHint {

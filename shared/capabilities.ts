@@ -55,6 +55,8 @@ export const Capability = {
   /** GraphService (Relate, LinkEntity, ReadGraph); facts carry relations; recall's kg option
    *  (neighbour hints), kg_links in receipts and the graph signal. */
   KnowledgeGraph: 'kg-v1',
+  /** MemoryControlsService: typed, scoped, lockable memory slots with governance and history. */
+  Slots: 'slots-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -94,7 +96,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots],
   advertisesDefaultWeight: true,
 };
 
@@ -141,6 +143,12 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.GraphService/Relate': Capability.KnowledgeGraph,
   'engram.v1.GraphService/LinkEntity': Capability.KnowledgeGraph,
   'engram.v1.GraphService/ReadGraph': Capability.KnowledgeGraph,
+  'engram.v1.MemoryControlsService/PutSlot': Capability.Slots,
+  'engram.v1.MemoryControlsService/GetSlot': Capability.Slots,
+  'engram.v1.MemoryControlsService/ListSlots': Capability.Slots,
+  'engram.v1.MemoryControlsService/DeleteSlot': Capability.Slots,
+  'engram.v1.MemoryControlsService/SlotHistory': Capability.Slots,
+  'engram.v1.MemoryControlsService/SlotContext': Capability.Slots,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

@@ -71,6 +71,44 @@ export interface KgHint {
   via: string;
 }
 
+/** A memory slot: a typed, scoped fact injected into every prompt (slots-v1). */
+export interface Slot {
+  id: string;
+  slotName: string;
+  /** Any JSON value. */
+  slotValue: unknown;
+  scope: string;
+  /** "" = global. */
+  projectId: string;
+  locked: boolean;
+  /** needs_review, approved, promoted, rejected, or archived once deleted. */
+  status: string;
+  /** human_reviewed (approved, promoted) or generated. */
+  authority: string;
+  evidenceRefs: string[];
+  /** supported (it has evidence) or unverified. */
+  verificationState: string;
+  confidence: number;
+  /** private, shared, organization or published. */
+  visibility: string;
+  createdAt: number;
+  updatedAt: number;
+  /** 1 at creation, + 1 on every change. */
+  version: number;
+}
+
+/** One change of a slot, as its history lists it. */
+export interface SlotChange {
+  recordId: string;
+  version: number;
+  at: number;
+  /** Who made it: the caller's principal. */
+  by: string;
+  op: 'create' | 'update' | 'archive';
+  before: Slot | null;
+  after: Slot;
+}
+
 /** Lifetime consolidation totals of every namespace, kept in the store's meta. */
 export interface ConsolidationCounters {
   runs: number;

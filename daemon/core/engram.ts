@@ -41,6 +41,7 @@ import type { Extractor } from '../extract/llm.ts';
 import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult } from './clusters.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
+import { Slots, type SlotChange, type SlotInput, type SlotListInput, type SlotRecord } from './slots.ts';
 import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
 import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type ConsolidationCounters, type ConsolidationRun } from './consolidation.ts';
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
@@ -65,6 +66,7 @@ export type { ExtractInput, ExtractResult } from './extraction.ts';
 export type { ClusterInput, ClusterReport, ConsolidateResult } from './clusters.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { GraphInput, GraphView, RelateInput, RelateResult } from './graph.ts';
+export type { SlotChange, SlotInput, SlotListInput, SlotRecord } from './slots.ts';
 export type { ConsolidationConfig, ConsolidationCounters, ConsolidationRun } from './consolidation.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -115,6 +117,7 @@ export class Engram {
   private readonly clusters: Clusters;
   private readonly graph: Graph;
   private readonly consolidator: Consolidator;
+  private readonly slots: Slots;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -135,6 +138,7 @@ export class Engram {
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.graph = new Graph(store, this.pipeline, staging, this.indexer);
+    this.slots = new Slots(store, this.pipeline);
     this.consolidator = new Consolidator(store, this.pipeline, staging, this.indexer, relinker, this.decay, options.consolidation ?? DEFAULT_CONSOLIDATION, options.summarizer ?? extractiveSummarizer, options.limits, options.log);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay, relinker);
     this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
@@ -156,6 +160,7 @@ export class Engram {
     await loadIndexes(store, core.indexer, options.dataDir, options.log);
     await core.access.load(store);
     await core.consolidator.open();
+    await core.slots.open();
     core.vault?.open();
     core.startBackgroundWork();
     return core;
@@ -193,6 +198,33 @@ export class Engram {
   /** Consolidate: the namespace's faded facts summarised into one summary that replaces them. */
   consolidate(ctx: CallContext, input: { agentId: unknown; dryRun?: unknown }): Promise<ConsolidationRun> {
     return this.consolidator.run(ctx, input);
+  }
+
+  /** A memory slot written: an upsert on project, scope and slot name. */
+  putSlot(ctx: CallContext, input: SlotInput): Promise<{ slot: SlotRecord; created: boolean }> {
+    return this.slots.put(ctx, input);
+  }
+
+  getSlot(ctx: CallContext, recordId: unknown): Promise<SlotRecord> {
+    return this.slots.get(ctx, recordId);
+  }
+
+  listSlots(ctx: CallContext, input: SlotListInput): Promise<{ slots: SlotRecord[]; nextPageToken: string }> {
+    return this.slots.list(ctx, input);
+  }
+
+  /** Archives a slot; a locked one refuses ("slot is locked"). */
+  deleteSlot(ctx: CallContext, recordId: unknown): Promise<SlotRecord> {
+    return this.slots.delete(ctx, recordId);
+  }
+
+  slotHistory(ctx: CallContext, recordId: unknown): Promise<SlotChange[]> {
+    return this.slots.history(ctx, recordId);
+  }
+
+  /** The slots that apply to a project (or the global ones), ready to inject. */
+  slotContext(ctx: CallContext, input: { projectId?: unknown; slotNames?: unknown }): Promise<SlotRecord[]> {
+    return this.slots.context(ctx, input);
   }
 
   /** Lifetime consolidation totals (status, doctor, /metrics). */

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RelatedJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Slot, SlotChange } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -312,3 +312,23 @@ export const consolidationCountersJson = (c: ConsolidationCounters): Consolidati
   last_run_at: iso(c.lastRunAt),
   queued: c.queued,
 });
+
+export const slotJson = (s: Slot): SlotJson => ({
+  record_id: s.id,
+  slot_name: s.slotName,
+  slot_value: s.slotValue,
+  scope: s.scope,
+  project_id: s.projectId || null,
+  locked: s.locked,
+  status: s.status,
+  authority: s.authority === 'human_reviewed' ? 'human_reviewed' : 'generated',
+  evidence_refs: s.evidenceRefs,
+  verification_state: s.verificationState === 'supported' ? 'supported' : 'unverified',
+  confidence: s.confidence,
+  visibility: s.visibility,
+  created_at: rfc3339(s.createdAt),
+  updated_at: rfc3339(s.updatedAt),
+  version: s.version,
+});
+
+export const slotChangeJson = (c: SlotChange): SlotChangeJson => ({ version: c.version, at: rfc3339(c.at), by: c.by, op: c.op, before: c.before ? slotJson(c.before) : null, after: slotJson(c.after) });

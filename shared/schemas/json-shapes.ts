@@ -434,3 +434,30 @@ export type GraphJson = z.infer<typeof GraphJson>;
 export type RelatedJson = z.infer<typeof RelatedJson>;
 export type ConsolidationRunJson = z.infer<typeof ConsolidationRunJson>;
 export type ConsolidationCountersJson = z.infer<typeof ConsolidationCountersJson>;
+
+export const SlotJson = z
+  .object({
+    record_id: z.string(),
+    slot_name: z.string(),
+    slot_value: z.unknown().describe('Any JSON value.'),
+    scope: z.string(),
+    project_id: z.string().nullable().describe('null: a global slot.'),
+    locked: z.boolean(),
+    status: z.string().describe('needs_review, approved, promoted, rejected, or archived once deleted.'),
+    authority: z.enum(['human_reviewed', 'generated']),
+    evidence_refs: strings,
+    verification_state: z.enum(['supported', 'unverified']),
+    confidence: z.number(),
+    visibility: z.string(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+    version: count,
+  })
+  .strict();
+
+export const SlotChangeJson = z
+  .object({ version: count, at: dateTime(), by: z.string(), op: z.enum(['create', 'update', 'archive']), before: SlotJson.nullable(), after: SlotJson })
+  .strict();
+
+export type SlotJson = z.infer<typeof SlotJson>;
+export type SlotChangeJson = z.infer<typeof SlotChangeJson>;

@@ -26,8 +26,10 @@ export function parseQuery<S extends ObjectSchema>(schema: S, query: URLSearchPa
   const raw: Record<string, unknown> = {};
   for (const name of new Set(query.keys())) {
     const values = query.getAll(name);
-    if (values.length > 1) throw badRequest(name, 'must be given at most once');
-    raw[name] = values[0];
+    // A list parameter is repeated (slot_names=a&slot_names=b); any other is given once.
+    if (typeOf(schema, name) === 'array') raw[name] = values;
+    else if (values.length > 1) throw badRequest(name, 'must be given at most once');
+    else raw[name] = values[0];
   }
   return parse(schema, raw, 'parameter of this route', (canonical, value) => fromText(schema, canonical, value));
 }
@@ -66,21 +68,29 @@ function parse<S extends ObjectSchema>(schema: S, input: Record<string, unknown>
 const declaredTypes = new WeakMap<ObjectSchema, Record<string, unknown>>();
 
 /** A URL parameter's text as the type its schema declares. */
-function fromText(schema: ObjectSchema, name: string, text: unknown): unknown {
+function typeOf(schema: ObjectSchema, name: string): unknown {
   let types = declaredTypes.get(schema);
   if (!types) {
     const properties = (jsonSchema(schema, 'input').properties ?? {}) as Record<string, { type?: unknown }>;
     types = Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, p.type]));
     declaredTypes.set(schema, types);
   }
+  return types[ALIASES[name] ?? name];
+}
+
+function fromText(schema: ObjectSchema, name: string, text: unknown): unknown {
+  if (Array.isArray(text)) return text;
   const s = String(text);
-  switch (types[name]) {
+  switch (typeOf(schema, name)) {
     case 'integer':
       if (!/^[+-]?\d{1,15}$/.test(s)) throw new TypeError(`must be an integer, got ${JSON.stringify(s)}`);
       return Number(s);
     case 'number':
       if (s.trim() === '' || !Number.isFinite(Number(s))) throw new TypeError(`must be a number, got ${JSON.stringify(s)}`);
       return Number(s);
+    case 'boolean':
+      if (s !== 'true' && s !== 'false') throw new TypeError(`must be true or false, got ${JSON.stringify(s)}`);
+      return s === 'true';
     default:
       return s;
   }

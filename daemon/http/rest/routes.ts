@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, relatedJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
@@ -13,7 +13,7 @@ import { checkpointView, factView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
-import { AgentQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, type ResponseName, type ResponseOf } from './schemas.ts';
+import { AgentQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, SlotContextQuery, SlotListQuery, type ResponseName, type ResponseOf } from './schemas.ts';
 
 export type { Method, Reply, Route } from './route.ts';
 
@@ -196,6 +196,48 @@ export const ROUTES: readonly Route[] = [
 
   route('GET', '/v1/consolidations/status', { operationId: 'consolidationStatus', summary: "Lifetime consolidation totals of the daemon's store", status: 200, response: 'ConsolidationCounters', description: 'Totals.' }, async ({ core }) =>
     ok('ConsolidationCounters', consolidationCountersJson(core.consolidationCounters())),
+  ),
+
+  route(
+    'POST',
+    '/v1/memory-controls/slots',
+    { body: 'SlotRequest', operationId: 'putSlot', summary: 'Create or update a memory slot (an upsert on project, scope and slot name)', status: 200, response: 'SlotEnvelope', description: 'The slot as stored now (201 when it was created).', errors: ['400'] },
+    async ({ core, ctx, body: b }) => {
+      const r = await core.putSlot(withRequestId(ctx, b.request_id ?? ''), {
+        slotName: b.slot_name,
+        slotValue: b.slot_value,
+        scope: b.scope,
+        projectId: b.project_id,
+        locked: b.locked,
+        status: b.status,
+        evidenceRefs: b.evidence_refs,
+        confidence: b.confidence,
+        visibility: b.visibility,
+      });
+      return ok('SlotEnvelope', { slot: slotJson(r.slot), created: r.created }, { status: r.created ? 201 : 200 });
+    },
+  ),
+
+  route('GET', '/v1/memory-controls/slots/context', { query: SlotContextQuery, operationId: 'slotContext', summary: 'The slots that apply, ready to inject: name, value, confidence, review status, authority, evidence and visibility of each', status: 200, response: 'SlotContext', description: 'The block.' }, async ({ core, ctx, query: q }) => {
+    const slots = await core.slotContext(ctx, { projectId: q.project_id, slotNames: q.slot_names });
+    return ok('SlotContext', { count: slots.length, slots: slots.map(slotJson) });
+  }),
+
+  route('GET', '/v1/memory-controls/slots', { query: SlotListQuery, operationId: 'listSlots', summary: 'Memory slots by project and substring, up to 1,000 per call', status: 200, response: 'SlotList', description: 'Slots in id order.' }, async ({ core, ctx, query: q }) => {
+    const r = await core.listSlots(ctx, { projectId: q.project_id, query: q.query, archived: q.archived, limit: q.limit, pageToken: q.page_token });
+    return ok('SlotList', { count: r.slots.length, slots: r.slots.map(slotJson), next_page_token: r.nextPageToken });
+  }),
+
+  route('GET', '/v1/memory-controls/slots/{id}', { query: NoQuery, operationId: 'getSlot', summary: 'One memory slot (archived ones too)', status: 200, response: 'SlotEnvelope', description: 'The slot.', errors: ['404'] }, async ({ core, ctx, params }) =>
+    ok('SlotEnvelope', { slot: slotJson(await core.getSlot(ctx, params.id)) }),
+  ),
+
+  route('GET', '/v1/memory-controls/slots/{id}/history', { query: NoQuery, operationId: 'slotHistory', summary: 'Every change of a slot: when, by whom, before and after', status: 200, response: 'SlotHistory', description: 'Oldest first.', errors: ['404'] }, async ({ core, ctx, params }) =>
+    ok('SlotHistory', { record_id: params.id!, changes: (await core.slotHistory(ctx, params.id)).map(slotChangeJson) }),
+  ),
+
+  route('DELETE', '/v1/memory-controls/slots/{id}', { query: NoQuery, operationId: 'deleteSlot', summary: 'Archive a slot (409 "slot is locked" while it is locked)', status: 200, response: 'SlotEnvelope', description: 'The archived slot.', errors: ['404', '409'] }, async ({ core, ctx, params }) =>
+    ok('SlotEnvelope', { slot: slotJson(await core.deleteSlot(ctx, params.id)) }),
   ),
 
   route(

@@ -24,6 +24,8 @@ import {
   ConsolidationRunJson,
   GraphJson,
   KgHintJson,
+  SlotChangeJson,
+  SlotJson,
   RelatedJson,
   TouchJson,
   ReceiptJson,
@@ -33,6 +35,7 @@ import {
 } from '../../../shared/schemas/json-shapes.ts';
 import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
 import { RELATION_TYPES } from '../../../shared/model.ts';
+import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../../shared/slots.ts';
 import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
 
 /** Older REST spellings, accepted wherever their canonical name is (documented as deprecated). */
@@ -65,6 +68,23 @@ export const GraphQuery = z
     fact_id: z.string().describe('The fact whose neighbourhood to read (or entity).').optional(),
     entity: z.string().describe('The entity whose neighbourhood to read (or fact_id).').optional(),
     limit: z.int().min(1).max(200).describe('Facts listed around an entity. Omitted: 25.').optional(),
+  })
+  .strict();
+
+export const SlotListQuery = z
+  .object({
+    project_id: z.string().describe('Only this project\'s slots ("" = the global ones); omitted: every slot.').optional(),
+    query: z.string().describe('A substring of the slot name or value.').optional(),
+    archived: z.boolean().describe('The archived slots instead of the others.').optional(),
+    limit: z.int().min(1).max(1000).describe('Slots per page (omitted: 100).').optional(),
+    page_token: z.string().describe('next_page_token of the previous page.').optional(),
+  })
+  .strict();
+
+export const SlotContextQuery = z
+  .object({
+    project_id: z.string().describe("The project: its slots plus the global ones (a project slot shadows a global one of the same scope and name); omitted: the global ones.").optional(),
+    slot_names: z.array(z.string()).describe('Only these slots (repeat the parameter).').optional(),
   })
   .strict();
 
@@ -143,6 +163,20 @@ export const REQUESTS = {
   ConsolidateRequest: z.object({ agent_id: agentId, mode: z.enum(['dry_run', 'apply']).optional(), request_id: requestId.optional() }).strict(),
   ConsolidationRunRequest: z
     .object({ agent_id: agentId, dry_run: z.boolean().describe('Report what a run would do; write nothing.').optional(), request_id: requestId.optional() })
+    .strict(),
+  SlotRequest: z
+    .object({
+      slot_name: z.string().describe(`The slot's name: free, conventionally ${CONVENTIONAL_SLOTS.join(', ')}.`),
+      slot_value: z.unknown().describe(`Any JSON value, at most ${MAX_SLOT_VALUE_BYTES} bytes as JSON; required for a new slot.`).optional(),
+      scope: z.string().describe('Omitted: "user".').optional(),
+      project_id: z.string().describe('Omitted or "": a global slot.').optional(),
+      locked: z.boolean().describe('A locked slot refuses deletion (409 "slot is locked"); omitted: unchanged.').optional(),
+      status: z.enum(SLOT_STATUSES).describe('Omitted: unchanged (a new slot: needs_review). approved and promoted give authority human_reviewed.').optional(),
+      evidence_refs: z.array(z.string()).describe('Source span or record ids: any makes it verification_state supported.').optional(),
+      confidence: z.number().describe('In [0, 1] (omitted: unchanged; a new slot 0.75); out of range is an error.').optional(),
+      visibility: z.enum(SLOT_VISIBILITIES).optional(),
+      request_id: requestId.optional(),
+    })
     .strict(),
   RelateRequest: z
     .object({
@@ -263,6 +297,10 @@ export const RESPONSES = {
   ConsolidationRun: ConsolidationRunJson,
   ConsolidationCounters: ConsolidationCountersJson,
   Related: RelatedJson,
+  SlotEnvelope: z.object({ slot: SlotJson, created: z.boolean().optional() }).strict(),
+  SlotList: z.object({ count, slots: z.array(SlotJson), next_page_token: z.string() }).strict(),
+  SlotContext: z.object({ count, slots: z.array(SlotJson) }).strict(),
+  SlotHistory: z.object({ record_id: z.string(), changes: z.array(SlotChangeJson) }).strict(),
   Graph: GraphJson,
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,

@@ -1,0 +1,122 @@
+// A memory slot: a typed, scoped fact injected into every prompt whatever a query matched. Its
+// rules, in one place: what a write may say (checked before anything is stored), how governance
+// follows from it (authority from the review status, verification from the evidence), and the
+// key a write upserts on (project, scope, name).
+import { invalidArgument } from '../../shared/errors.ts';
+import * as check from '../../shared/validate.ts';
+import type { Slot } from '../../shared/model.ts';
+
+import { DEFAULT_SCOPE, DEFAULT_SLOT_CONFIDENCE, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../shared/slots.ts';
+
+const MAX_NAME_BYTES = 128;
+const MAX_EVIDENCE = 64;
+
+export type SlotRecord = Slot;
+
+/** What a write gives; absent fields keep the stored slot's (so a lock comes off only when a
+ *  write says locked: false). */
+export interface SlotInput {
+  slotName: unknown;
+  slotValue?: unknown;
+  scope?: unknown;
+  projectId?: unknown;
+  locked?: unknown;
+  status?: unknown;
+  evidenceRefs?: unknown;
+  confidence?: unknown;
+  visibility?: unknown;
+}
+
+export interface CheckedSlot {
+  slotName: string;
+  scope: string;
+  projectId: string;
+  slotValue?: unknown;
+  locked?: boolean;
+  status?: string;
+  evidenceRefs?: string[];
+  confidence?: number;
+  visibility?: string;
+}
+
+const shortString = (value: unknown, field: string, max: number): string => {
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'must be a non-empty string');
+  if (Buffer.byteLength(value) > max) throw invalidArgument(field, `must be at most ${max} bytes`);
+  return value;
+};
+
+const oneOf = <T extends string>(value: unknown, allowed: readonly T[], field: string): T => {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw invalidArgument(field, `must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
+  return value as T;
+};
+
+function jsonValue(value: unknown, field: string): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    throw invalidArgument(field, 'must be a JSON value (nested at most 64 deep)');
+  }
+  if (text === undefined) throw invalidArgument(field, 'must be a JSON value');
+  if (Buffer.byteLength(text) > MAX_SLOT_VALUE_BYTES) throw invalidArgument(field, `is ${Buffer.byteLength(text)} bytes as JSON; the limit is ${MAX_SLOT_VALUE_BYTES}`);
+  if (depth(value) > 64) throw invalidArgument(field, 'is nested more than 64 deep');
+  return JSON.parse(text) as unknown;
+}
+
+function depth(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const v of Object.values(value as object)) deepest = Math.max(deepest, depth(v));
+  return deepest + 1;
+}
+
+export function checkSlot(input: SlotInput): CheckedSlot {
+  const out: CheckedSlot = {
+    slotName: shortString(input.slotName, 'slot_name', MAX_NAME_BYTES),
+    scope: input.scope === undefined ? DEFAULT_SCOPE : shortString(input.scope, 'scope', MAX_NAME_BYTES),
+    projectId: input.projectId === undefined || input.projectId === null || input.projectId === '' ? '' : shortString(input.projectId, 'project_id', 256),
+  };
+  if (input.slotValue !== undefined) out.slotValue = jsonValue(input.slotValue, 'slot_value');
+  if (input.locked !== undefined) out.locked = check.boolean(input.locked, 'locked');
+  if (input.status !== undefined) out.status = oneOf(input.status, SLOT_STATUSES, 'status');
+  if (input.evidenceRefs !== undefined) {
+    out.evidenceRefs = check.tags(input.evidenceRefs, 'evidence_refs');
+    if (out.evidenceRefs.length > MAX_EVIDENCE) throw invalidArgument('evidence_refs', `at most ${MAX_EVIDENCE} references`);
+  }
+  if (input.confidence !== undefined) {
+    if (typeof input.confidence !== 'number' || !Number.isFinite(input.confidence) || input.confidence < 0 || input.confidence > 1) {
+      throw invalidArgument('confidence', `must be a number in [0, 1], got ${JSON.stringify(input.confidence)}`);
+    }
+    out.confidence = input.confidence;
+  }
+  if (input.visibility !== undefined) out.visibility = oneOf(input.visibility, SLOT_VISIBILITIES, 'visibility');
+  return out;
+}
+
+/** The upsert key: one record per project, scope and name. */
+export const slotKey = (s: { projectId: string; scope: string; slotName: string }): string => `${s.projectId}\u0000${s.scope}\u0000${s.slotName}`;
+
+/** The slot a write leaves: the stored one (if any) with the given fields over it, governance
+ *  derived again. A write to an archived slot brings it back. */
+export function nextSlot(before: SlotRecord | undefined, w: CheckedSlot, id: string, now: number): SlotRecord {
+  if (!before && w.slotValue === undefined) throw invalidArgument('slot_value', 'is required for a new slot');
+  const status = w.status ?? (before && before.status !== 'archived' ? before.status : 'needs_review');
+  const evidenceRefs = w.evidenceRefs ?? before?.evidenceRefs ?? [];
+  return {
+    id: before?.id ?? id,
+    slotName: w.slotName,
+    slotValue: w.slotValue !== undefined ? w.slotValue : before!.slotValue,
+    scope: w.scope,
+    projectId: w.projectId,
+    locked: w.locked ?? before?.locked ?? false,
+    status,
+    authority: status === 'approved' || status === 'promoted' ? 'human_reviewed' : 'generated',
+    evidenceRefs,
+    verificationState: evidenceRefs.length > 0 ? 'supported' : 'unverified',
+    confidence: w.confidence ?? before?.confidence ?? DEFAULT_SLOT_CONFIDENCE,
+    visibility: w.visibility ?? before?.visibility ?? 'private',
+    createdAt: before?.createdAt ?? now,
+    updatedAt: now,
+    version: (before?.version ?? 0) + 1,
+  };
+}

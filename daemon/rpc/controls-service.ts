@@ -1,0 +1,71 @@
+// MemoryControlsService over gRPC: a thin adapter over the core's memory slots.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { ImplOf } from '../../shared/grpc/bridge.ts';
+import { MemoryControlsService, type SlotSchema } from '../../shared/gen/engram/v1/controls_pb.ts';
+import { invalidArgument } from '../../shared/errors.ts';
+import type { Engram, SlotRecord } from '../core/engram.ts';
+import { coreContext } from './context.ts';
+
+export const slotMessage = (s: SlotRecord): MessageInitShape<typeof SlotSchema> => ({
+  recordId: s.id,
+  slotName: s.slotName,
+  slotValueJson: JSON.stringify(s.slotValue),
+  scope: s.scope,
+  projectId: s.projectId,
+  locked: s.locked,
+  status: s.status,
+  authority: s.authority,
+  evidenceRefs: s.evidenceRefs,
+  verificationState: s.verificationState,
+  confidence: s.confidence,
+  visibility: s.visibility,
+  createdAtMs: BigInt(s.createdAt),
+  updatedAtMs: BigInt(s.updatedAt),
+  version: s.version,
+});
+
+function parsedValue(json: string | undefined): unknown {
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    throw invalidArgument('slot_value_json', 'must be JSON text');
+  }
+}
+
+export function controlsService(core: Engram): ImplOf<typeof MemoryControlsService> {
+  return {
+    async putSlot(req, call) {
+      const r = await core.putSlot(coreContext(call, req.requestId), {
+        slotName: req.slotName,
+        slotValue: parsedValue(req.slotValueJson),
+        scope: req.scope,
+        projectId: req.projectId,
+        locked: req.locked,
+        status: req.status,
+        ...(req.setEvidenceRefs || req.evidenceRefs.length ? { evidenceRefs: req.evidenceRefs } : {}),
+        confidence: req.confidence,
+        visibility: req.visibility,
+      });
+      return { slot: slotMessage(r.slot), created: r.created };
+    },
+    async getSlot(req, call) {
+      return { slot: slotMessage(await core.getSlot(coreContext(call), req.recordId)) };
+    },
+    async listSlots(req, call) {
+      const r = await core.listSlots(coreContext(call), { projectId: req.projectId, query: req.query, archived: req.archived, limit: req.limit, ...(req.pageToken ? { pageToken: req.pageToken } : {}) });
+      return { slots: r.slots.map(slotMessage), nextPageToken: r.nextPageToken };
+    },
+    async deleteSlot(req, call) {
+      return { slot: slotMessage(await core.deleteSlot(coreContext(call, req.requestId), req.recordId)) };
+    },
+    async slotHistory(req, call) {
+      const changes = await core.slotHistory(coreContext(call), req.recordId);
+      return { changes: changes.map((c) => ({ version: c.version, atMs: BigInt(c.at), by: c.by, op: c.op, ...(c.before ? { before: slotMessage(c.before) } : {}), after: slotMessage(c.after) })) };
+    },
+    async slotContext(req, call) {
+      const slots = await core.slotContext(coreContext(call), { projectId: req.projectId, ...(req.slotNames.length ? { slotNames: req.slotNames } : {}) });
+      return { slots: slots.map(slotMessage), count: slots.length };
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// Memory slots against a real daemon, through the library and the seed's REST paths: the upsert
+// on project:scope:slot_name (an agent loop leaves one record), the lock that refuses deletion on
+// every door, archive instead of purge, governance derived from status and evidence, bounded
+// confidence, the change history, listing and the context block with project shadowing.
+import { describe, expect, test } from 'vitest';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+async function start() {
+  const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
+  const client = await daemon.client();
+  const rest = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${daemon.discovery.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  return { daemon, client, rest };
+}
+
+describe('memory slots', () => {
+  test('an agent loop writing the same slot on every boot leaves exactly one record; governance follows status and evidence', async () => {
+    const { client, rest } = await start();
+    const first = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'user_preferences', slot_value: { spelling: 'en-GB' } });
+    expect(first.status).toBe(201);
+    expect(first.json.slot).toMatchObject({ slot_name: 'user_preferences', scope: 'user', project_id: null, status: 'needs_review', authority: 'generated', verification_state: 'unverified', confidence: 0.75, visibility: 'private', locked: false, version: 1 });
+    for (let boot = 0; boot < 5; boot++) {
+      const again = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'user_preferences', slot_value: { spelling: 'en-GB', boot } });
+      expect(again.status).toBe(200);
+      expect(again.json.slot.record_id).toBe(first.json.slot.record_id);
+    }
+    const listed = await rest('GET', '/v1/memory-controls/slots');
+    expect(listed.json.count).toBe(1);
+    expect(listed.json.slots[0]).toMatchObject({ slot_value: { spelling: 'en-GB', boot: 4 }, version: 6 });
+
+    const reviewed = await client.putSlot({ slotName: 'user_preferences', status: 'approved', evidenceRefs: ['sp_71c4'] });
+    expect(reviewed.slot).toMatchObject({ id: first.json.slot.record_id, authority: 'human_reviewed', verificationState: 'supported', slotValue: { spelling: 'en-GB', boot: 4 } });
+    expect((await client.putSlot({ slotName: 'user_preferences', status: 'rejected' })).slot.authority).toBe('generated');
+
+    const bad = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'x', slot_value: 1, confidence: 1.5 });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.field).toBe('confidence');
+    await expect(client.putSlot({ slotName: 'x', slotValue: 1, confidence: -0.1 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'confidence' });
+    expect((await rest('POST', '/v1/memory-controls/slots', { slot_name: 'y' })).json.error.field).toBe('slot_value');
+    expect((await rest('POST', '/v1/memory-controls/slots', { slot_name: 'z', slot_value: 'a'.repeat(17_000) })).json.error.field).toBe('slot_value');
+    expect((await client.listSlots()).slots).toHaveLength(1);
+  });
+
+  test('a locked slot refuses deletion on every door until an update unlocks it; deletion archives; the history says who changed what', async () => {
+    const { client, rest } = await start();
+    const { slot } = await client.putSlot({ slotName: 'active_constraints', slotValue: { deploy: 'never on a Friday' }, projectId: 'atlas', locked: true, confidence: 0.95 });
+    const refused = await rest('DELETE', `/v1/memory-controls/slots/${slot.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.message).toBe('slot is locked');
+    await expect(client.deleteSlot(slot.id)).rejects.toMatchObject({ kind: 'failed_precondition', message: 'slot is locked' });
+    // An update that does not mention the lock keeps it.
+    await client.putSlot({ slotName: 'active_constraints', projectId: 'atlas', slotValue: { deploy: 'never on a Friday or a holiday' } });
+    expect((await rest('DELETE', `/v1/memory-controls/slots/${slot.id}`)).status).toBe(409);
+
+    await client.putSlot({ slotName: 'active_constraints', projectId: 'atlas', locked: false });
+    const archived = await rest('DELETE', `/v1/memory-controls/slots/${slot.id}`);
+    expect(archived.status).toBe(200);
+    expect(archived.json.slot.status).toBe('archived');
+    expect((await client.listSlots()).slots).toEqual([]);
+    expect((await client.listSlots({ archived: true })).slots.map((s) => s.id)).toEqual([slot.id]);
+    expect((await client.getSlot(slot.id)).status).toBe('archived');
+
+    const history = await rest('GET', `/v1/memory-controls/slots/${slot.id}/history`);
+    expect(history.json.changes.map((c: any) => [c.op, c.version, c.after.locked])).toEqual([
+      ['create', 1, true],
+      ['update', 2, true],
+      ['update', 3, false],
+      ['archive', 4, false],
+    ]);
+    expect(history.json.changes[1].before.slot_value).toEqual({ deploy: 'never on a Friday' });
+    expect(history.json.changes[1].after.slot_value).toEqual({ deploy: 'never on a Friday or a holiday' });
+    expect(new Set(history.json.changes.map((c: any) => c.by))).toEqual(new Set(['local', 'token']));
+
+    // Writing the archived slot again brings the same record back.
+    const back = await client.putSlot({ slotName: 'active_constraints', projectId: 'atlas', slotValue: { deploy: 'ok' } });
+    expect(back).toMatchObject({ created: false, slot: { id: slot.id, status: 'needs_review' } });
+    expect((await rest('DELETE', '/v1/memory-controls/slots/nope')).status).toBe(404);
+  });
+
+  test('listing filters by project and substring, pages beyond the limit; the context block shadows global slots by project ones', async () => {
+    const { client, rest } = await start();
+    await client.putSlot({ slotName: 'user_preferences', slotValue: { spelling: 'en-GB' } });
+    await client.putSlot({ slotName: 'project_context', slotValue: { db: 'mysql' } });
+    await client.putSlot({ slotName: 'project_context', slotValue: { db: 'postgres 16', rls: true }, projectId: 'atlas', status: 'approved', confidence: 0.8 });
+    await client.putSlot({ slotName: 'do_not_do', slotValue: 'never run a migration unreviewed', projectId: 'atlas', confidence: 0.95 });
+    await client.putSlot({ slotName: 'do_not_do', slotValue: 'no force pushes', projectId: 'other' });
+
+    expect((await client.listSlots({ projectId: 'atlas' })).slots.map((s) => s.slotName).sort()).toEqual(['do_not_do', 'project_context']);
+    expect((await rest('GET', '/v1/memory-controls/slots?query=postgres')).json.slots.map((s: any) => s.project_id)).toEqual(['atlas']);
+    const page1 = await client.listSlots({ limit: 2 });
+    const page2 = await client.listSlots({ limit: 2, pageToken: page1.nextPageToken });
+    const page3 = await client.listSlots({ limit: 2, pageToken: page2.nextPageToken });
+    expect([...page1.slots, ...page2.slots, ...page3.slots]).toHaveLength(5);
+    expect(page3.nextPageToken).toBe('');
+
+    const block = await rest('GET', '/v1/memory-controls/slots/context?project_id=atlas');
+    expect(block.json.count).toBe(3);
+    expect(block.json.slots.map((s: any) => [s.slot_name, s.slot_value, s.confidence, s.status])).toEqual([
+      ['do_not_do', 'never run a migration unreviewed', 0.95, 'needs_review'],
+      ['project_context', { db: 'postgres 16', rls: true }, 0.8, 'approved'],
+      ['user_preferences', { spelling: 'en-GB' }, 0.75, 'needs_review'],
+    ]);
+    const named = await rest('GET', '/v1/memory-controls/slots/context?project_id=atlas&slot_names=do_not_do&slot_names=user_preferences');
+    expect(named.json.slots.map((s: any) => s.slot_name)).toEqual(['do_not_do', 'user_preferences']);
+    expect((await client.slotContext()).map((s) => [s.slotName, s.projectId])).toEqual([
+      ['project_context', ''],
+      ['user_preferences', ''],
+    ]);
+  });
+});
