@@ -18,7 +18,7 @@ import {
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, RelationType, Slot, SlotChange } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -62,18 +62,7 @@ export interface BatchItem extends WriteOptions {
   text: string;
 }
 
-/** What a slot write gives: slot_name always; a new slot needs slot_value too. */
-export interface SlotWrite {
-  slotName: string;
-  slotValue?: unknown;
-  scope?: string;
-  projectId?: string;
-  locked?: boolean;
-  status?: 'needs_review' | 'approved' | 'promoted' | 'rejected';
-  evidenceRefs?: string[];
-  confidence?: number;
-  visibility?: 'private' | 'shared' | 'organization' | 'published';
-}
+export type { SlotWrite } from '../shared/model.ts';
 
 /** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
 export type BatchItemResult =

@@ -97,6 +97,20 @@ export interface Slot {
   version: number;
 }
 
+/** What a slot write gives: slot_name always; a new slot needs slot_value too. Fields left out
+ *  keep the stored slot's. */
+export interface SlotWrite {
+  slotName: string;
+  slotValue?: unknown;
+  scope?: string;
+  projectId?: string;
+  locked?: boolean;
+  status?: 'needs_review' | 'approved' | 'promoted' | 'rejected';
+  evidenceRefs?: string[];
+  confidence?: number;
+  visibility?: 'private' | 'shared' | 'organization' | 'published';
+}
+
 /** One change of a slot, as its history lists it. */
 export interface SlotChange {
   recordId: string;

@@ -3,7 +3,9 @@
 // every door, archive instead of purge, governance derived from status and evidence, bounded
 // confidence, the change history, listing and the context block with project shadowing.
 import { describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
+import { openStdio } from './fixtures/mcp.ts';
 
 const pool = useDaemonPool();
 
@@ -114,5 +116,38 @@ describe('memory slots', () => {
       ['project_context', ''],
       ['user_preferences', ''],
     ]);
+  });
+
+  test('a locked slot survives every delete attempt from every door: library, REST, CLI, MCP; an agent loop over MCP leaves one record', async () => {
+    const { daemon, client, rest } = await start();
+    const mcp = await openStdio(['--data-dir', daemon.dataDir]);
+    try {
+      const set = { slot_name: 'do_not_do', slot_value: 'never write to production without asking', project_id: 'atlas', locked: true };
+      const first = await mcp.ok<{ slot: { record_id: string }; created: boolean }>('memory_slot_set', set);
+      expect(first.created).toBe(true);
+      for (let boot = 0; boot < 3; boot++) expect((await mcp.ok<{ created: boolean }>('memory_slot_set', set)).created).toBe(false);
+      const id = first.slot.record_id;
+
+      await expect(client.deleteSlot(id)).rejects.toMatchObject({ message: 'slot is locked' });
+      expect((await rest('DELETE', `/v1/memory-controls/slots/${id}`)).status).toBe(409);
+      const cli = await runEngram(['slots', 'delete', id], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(/slot is locked/);
+      expect(await mcp.fails('memory_slot_delete', { record_id: id })).toMatch(/slot is locked/);
+      expect((await client.getSlot(id)).status).toBe('needs_review');
+
+      const context = await mcp.ok<{ count: number; slots: { slot_name: string; locked: boolean }[] }>('memory_slot_context', { project_id: 'atlas' });
+      expect(context).toMatchObject({ count: 1, slots: [{ slot_name: 'do_not_do', locked: true }] });
+      const cliContext = await runEngram(['slots', 'context', '--project', 'atlas', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+      expect(JSON.parse(cliContext.stdout).slots.map((s: any) => s.record_id)).toEqual([id]);
+      expect(await mcp.fails('memory_slot_set', { slot_name: 'x', slot_value: 1, confidence: 2 })).toMatch(/confidence/);
+
+      // Unlocked by an explicit update, the CLI archives it.
+      expect((await runEngram(['slots', 'put', 'do_not_do', '--project', 'atlas', '--unlock'], { dataDir: daemon.dataDir, cwd: daemon.dataDir })).code).toBe(0);
+      expect((await runEngram(['slots', 'delete', id], { dataDir: daemon.dataDir, cwd: daemon.dataDir })).code).toBe(0);
+      expect((await mcp.ok<{ count: number }>('memory_slot_list', {})).count).toBe(0);
+    } finally {
+      await mcp.close();
+    }
   });
 });

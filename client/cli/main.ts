@@ -13,6 +13,7 @@ import { registerCompletionCommand } from './commands/completion.ts';
 import { registerDecayCommands } from './commands/decay.ts';
 import { registerConsolidateCommand } from './commands/consolidate.ts';
 import { registerGraphCommands } from './commands/graph.ts';
+import { registerSlotCommands } from './commands/slots.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
@@ -47,6 +48,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerDecayCommands(cli);
   registerConsolidateCommand(cli);
   registerGraphCommands(cli);
+  registerSlotCommands(cli);
   registerCheckpointCommands(cli);
   registerImportCommand(cli);
   registerExportCommand(cli);

@@ -5,8 +5,8 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { consolidationRunJson, factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
-import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import { policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
@@ -164,6 +164,22 @@ export class ClientBackend implements McpBackend {
 
   readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView> {
     return this.client.readGraph(agentId, around, limit !== undefined ? { limit } : {});
+  }
+
+  putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }> {
+    return this.client.putSlot(write);
+  }
+
+  async listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]> {
+    return (await this.client.listSlots(options)).slots;
+  }
+
+  deleteSlot(recordId: string): Promise<Slot> {
+    return this.client.deleteSlot(recordId);
+  }
+
+  slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]> {
+    return this.client.slotContext(options);
   }
 
   async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {

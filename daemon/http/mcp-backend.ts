@@ -3,8 +3,8 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, UnifiedResult } from '../../shared/model.ts';
-import { policyOf, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import { policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
@@ -164,6 +164,22 @@ export class CoreBackend implements McpBackend {
 
   readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView> {
     return this.core.readGraph(this.ctx, { agentId, ...around, ...(limit !== undefined ? { limit } : {}) });
+  }
+
+  putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }> {
+    return this.core.putSlot(this.writeCtx, write);
+  }
+
+  async listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]> {
+    return (await this.core.listSlots(this.ctx, options)).slots;
+  }
+
+  deleteSlot(recordId: string): Promise<Slot> {
+    return this.core.deleteSlot(this.writeCtx, recordId);
+  }
+
+  slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]> {
+    return this.core.slotContext(this.ctx, options);
   }
 
   async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {

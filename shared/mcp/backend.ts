@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, RelationType, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -17,6 +17,9 @@ export interface SearchRequest {
   /** Knowledge-graph hints after the facts; undefined: the daemon's --kg. */
   kg?: boolean;
 }
+
+/** A slot write as the MCP tool takes it (checked again by the daemon). */
+export type SlotWriteRequest = SlotWrite;
 
 export interface BatchRequest {
   agentId: string;
@@ -156,6 +159,10 @@ export interface McpBackend {
   readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView>;
   /** One consolidation run (Consolidate). */
   consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson>;
+  putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }>;
+  listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]>;
+  deleteSlot(recordId: string): Promise<Slot>;
+  slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]>;
   list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage>;
   /** Throws a not-found error naming the fact when the agent has no such fact. */
   get(agentId: string, factId: string): Promise<FactJson>;

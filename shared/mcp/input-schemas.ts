@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { CONFIDENCE_TEXT, WRITE_OPTIONS } from '../schemas/write-fields.ts';
 import { RELATION_TYPES } from '../model.ts';
+import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../slots.ts';
 
 /** A non-empty string with at least one non-whitespace character (never trimmed). */
 const identity = (description: string) => z.string().min(1).regex(/\S/).describe(description);
@@ -186,6 +187,34 @@ export const INPUT_TYPES = {
     .object({
       agent_id: agentId,
       dry_run: z.boolean().default(false).describe('Report what a run would summarise; write nothing.'),
+    })
+    .strict(),
+  memory_slot_set: z
+    .object({
+      slot_name: z.string().describe(`The slot's name; conventionally one of ${CONVENTIONAL_SLOTS.join(', ')}. Writing the same project, scope and name again updates that one slot.`),
+      slot_value: z.unknown().describe(`Any JSON value (at most ${MAX_SLOT_VALUE_BYTES} bytes as JSON); required for a new slot, omitted: unchanged.`).optional(),
+      scope: z.string().describe('Omitted: "user".').optional(),
+      project_id: z.string().describe('Omitted: a global slot, injected in every project.').optional(),
+      locked: z.boolean().describe('true: deletion is refused until a write sets false. Omitted: unchanged.').optional(),
+      status: z.enum(SLOT_STATUSES).describe('Omitted: unchanged (new slots: needs_review). Only a person should approve.').optional(),
+      evidence_refs: z.array(z.string()).describe('Source span or record ids supporting it.').optional(),
+      confidence: z.number().min(0).max(1).describe('Omitted: unchanged (new slots: 0.75).').optional(),
+      visibility: z.enum(SLOT_VISIBILITIES).optional(),
+    })
+    .strict(),
+  memory_slot_list: z
+    .object({
+      project_id: z.string().describe('Only this project ("" = the global slots); omitted: all.').optional(),
+      query: z.string().describe('A substring of the name or value.').optional(),
+      archived: z.boolean().default(false).describe('The archived slots instead.'),
+      limit: z.int().min(1).max(1000).default(100),
+    })
+    .strict(),
+  memory_slot_delete: z.object({ record_id: z.string().describe('The slot, by record_id.') }).strict(),
+  memory_slot_context: z
+    .object({
+      project_id: z.string().describe("The project: its slots plus the global ones (a project slot shadows a global one of the same scope and name).").optional(),
+      slot_names: z.array(z.string()).describe('Only these slots.').optional(),
     })
     .strict(),
   memory_extract: z

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -106,6 +106,10 @@ export const OUTPUT_TYPES = {
       edges: GraphJson.shape.edges.describe("The memories' relations both ways, entities and lineage."),
     })
     .strict(),
+  memory_slot_set: z.object({ slot: SlotJson, created: z.boolean() }).strict(),
+  memory_slot_list: z.object({ count, slots: z.array(SlotJson) }).strict(),
+  memory_slot_delete: z.object({ slot: SlotJson }).strict(),
+  memory_slot_context: z.object({ count, slots: z.array(SlotJson) }).strict(),
   memory_consolidate: ConsolidationRunJson.extend({ agent_id: z.string(), counters: ConsolidationCountersJson.optional() }).strict(),
   memory_get: z.object({ fact: FactJson }).strict(),
   memory_forget: z.object({ agent_id: z.string(), fact_id: z.string(), forgotten: z.literal(true), fact: FactJson }).strict(),

@@ -121,6 +121,27 @@ const TEXT: Record<ToolName, ToolText> = {
       "Summarise the agent's faded facts (decay score below the daemon's consolidation threshold; never pinned or promoted ones) into one summary fact that replaces them: the summary is written first (recallable, its sources listed under replaces), then each source is retired with superseded_by = the summary, and their relations move to it. A source that changed meanwhile (pinned, used, retired) is kept and reported under failures. dry_run previews the summary. The daemon also runs this on its own every N writes.",
     annotations: { title: "Consolidate an agent's faded memories", ...destructive },
   },
+  memory_slot_set: {
+    title: 'Set a memory slot',
+    description:
+      'Write a standing fact that is injected into every prompt whatever a search matched: user_preferences, project_context, active_constraints or do_not_do (or a name of your own), global or per project_id. Writing the same project, scope and name again updates that one slot (safe to do on every boot). Slots start as needs_review with authority generated; evidence_refs make them supported. A locked slot cannot be deleted.',
+    annotations: { title: 'Set a memory slot', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  memory_slot_list: {
+    title: 'List memory slots',
+    description: 'List memory slots, by project and by a substring of their name or value (archived ones with archived: true), each with its value, lock, review status, authority, evidence, confidence and visibility.',
+    annotations: { title: 'List memory slots', ...readOnly },
+  },
+  memory_slot_delete: {
+    title: 'Archive a memory slot',
+    description: 'Archive a slot by record_id: it leaves ordinary listings and the context block but stays readable. A locked slot is refused ("slot is locked"): a person unlocks it first.',
+    annotations: { title: 'Archive a memory slot', ...destructiveOnce },
+  },
+  memory_slot_context: {
+    title: 'The memory slots to inject',
+    description: 'The slots that apply now, ready to inject into the prompt: for project_id, its slots plus the global ones (a project slot shadows a global one). Each comes with its confidence, review status, authority, evidence and visibility, so you can weigh it. Call it at the start of a task.',
+    annotations: { title: 'The memory slots to inject', ...readOnly },
+  },
   memory_extract: {
     title: 'Extract durable facts from a conversation',
     description:
