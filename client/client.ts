@@ -13,12 +13,12 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
 import {
-  toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
+  toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -585,6 +585,31 @@ export class EngramClient {
   async slotContext(options: { projectId?: string; slotNames?: string[] } = {}): Promise<Slot[]> {
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     return (await this.read(() => this.connection.controls.slotContext({ projectId: options.projectId ?? '', slotNames: options.slotNames ?? [] }))).slots.map(toSlot);
+  }
+
+  /** Saves a new version of a retrieval recipe: the given fields over its latest version, else
+   *  over the built-in of that name (else balanced). A write (recipes-v1). */
+  async saveRecipe(name: string, fields: Partial<RecipeFields>, options: { requestId?: string } = {}): Promise<Recipe> {
+    requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
+    const requestId = options.requestId ?? randomUUID();
+    return toRecipe((await this.write('SaveRecipe', requestId, () => this.connection.controls.saveRecipe({ requestId, name, ...fields }))).recipe);
+  }
+
+  /** Saved recipes (latest versions), then the built-ins not overridden (builtin: true). */
+  async listRecipes(): Promise<Recipe[]> {
+    requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
+    return (await this.read(() => this.connection.controls.listRecipes({}))).recipes.map(toRecipe);
+  }
+
+  async getRecipe(name: string): Promise<Recipe> {
+    requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
+    return toRecipe((await this.read(() => this.connection.controls.getRecipe({ name }))).recipe);
+  }
+
+  /** Every saved version of a recipe, oldest first. */
+  async recipeHistory(name: string): Promise<Recipe[]> {
+    requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
+    return (await this.read(() => this.connection.controls.recipeHistory({ name }))).versions.map(toRecipe);
   }
 
   /** Whether a message is worth saving: advice only, nothing is stored (analysis-v1). */

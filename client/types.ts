@@ -1,8 +1,8 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
-import type { Fact, FactFields, KgHint, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
+import type { Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -206,6 +206,12 @@ export function toSlot(m: SlotMessage | undefined): Slot {
     updatedAt: Number(m.updatedAtMs),
     version: m.version,
   };
+}
+
+export function toRecipe(m: RecipeMessage | undefined): Recipe {
+  if (!m) throw new Error('daemon response lacks its recipe');
+  const { $typeName: _t, savedAtMs, ...r } = m;
+  return { ...r, savedAt: Number(savedAtMs) };
 }
 
 export function toHint(m: { label: string; kind: string; factId: string; relation: string; via: string }): KgHint {

@@ -57,6 +57,8 @@ export const Capability = {
   KnowledgeGraph: 'kg-v1',
   /** MemoryControlsService: typed, scoped, lockable memory slots with governance and history. */
   Slots: 'slots-v1',
+  /** Retrieval recipes: the six built-ins, saved versions merged over them, their history. */
+  Recipes: 'recipes-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -96,7 +98,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes],
   advertisesDefaultWeight: true,
 };
 
@@ -149,6 +151,10 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.MemoryControlsService/DeleteSlot': Capability.Slots,
   'engram.v1.MemoryControlsService/SlotHistory': Capability.Slots,
   'engram.v1.MemoryControlsService/SlotContext': Capability.Slots,
+  'engram.v1.MemoryControlsService/SaveRecipe': Capability.Recipes,
+  'engram.v1.MemoryControlsService/ListRecipes': Capability.Recipes,
+  'engram.v1.MemoryControlsService/GetRecipe': Capability.Recipes,
+  'engram.v1.MemoryControlsService/RecipeHistory': Capability.Recipes,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

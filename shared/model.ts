@@ -111,6 +111,28 @@ export interface SlotWrite {
   visibility?: 'private' | 'shared' | 'organization' | 'published';
 }
 
+/** What a retrieval recipe sets. */
+export interface RecipeFields {
+  vectorTopK: number;
+  lexicalTopK: number;
+  graphDepth: number;
+  reranker: boolean;
+  tokenBudget: number;
+  preferVerified: boolean;
+  verifiedOnly: boolean;
+  includeEvidence: boolean;
+}
+
+/** A retrieval recipe: a built-in (id "builtin:{name}", version 0) or a saved version. */
+export interface Recipe extends RecipeFields {
+  id: string;
+  name: string;
+  version: number;
+  builtin: boolean;
+  /** When this version was saved (0 for a built-in). */
+  savedAt: number;
+}
+
 /** One change of a slot, as its history lists it. */
 export interface SlotChange {
   recordId: string;

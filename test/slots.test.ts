@@ -150,4 +150,37 @@ describe('memory slots', () => {
       await mcp.close();
     }
   });
+
+  test('recipes: the six built-ins of the seed; a save merges over the built-in and each save is a new version; listing flags the built-ins', async () => {
+    const { client, rest } = await start();
+    const listed = await rest('GET', '/v1/memory-controls/retrieval-recipes');
+    expect(listed.json.recipes.map((r: any) => [r.id, r.vector_top_k, r.lexical_top_k, r.graph_depth, r.reranker, r.token_budget, r.prefer_verified, r.verified_only, r.include_evidence])).toEqual([
+      ['builtin:cheap', 12, 12, 0, false, 2000, true, false, false],
+      ['builtin:balanced', 32, 32, 1, true, 6000, true, false, false],
+      ['builtin:deep', 80, 80, 2, true, 16000, true, false, false],
+      ['builtin:forensic', 120, 120, 3, true, 30000, true, false, true],
+      ['builtin:verified_only', 48, 48, 1, true, 8000, true, true, false],
+      ['builtin:low_latency', 8, 8, 0, false, 1200, true, false, false],
+    ]);
+    expect(listed.json.recipes.every((r: any) => r.builtin)).toBe(true);
+
+    const saved = await rest('POST', '/v1/memory-controls/retrieval-recipes', { name: 'deep', token_budget: 24000 });
+    expect(saved.status).toBe(201);
+    expect(saved.json.recipe).toMatchObject({ id: 'deep@1', name: 'deep', version: 1, builtin: false, token_budget: 24000, vector_top_k: 80, graph_depth: 2, reranker: true });
+    const again = await client.saveRecipe('deep', { graphDepth: 1 });
+    expect(again).toMatchObject({ id: 'deep@2', version: 2, tokenBudget: 24000, graphDepth: 1 });
+    const mine = await client.saveRecipe('support-desk', { vectorTopK: 20 });
+    expect(mine).toMatchObject({ id: 'support-desk@1', vectorTopK: 20, lexicalTopK: 32, tokenBudget: 6000 });
+
+    const now = await client.listRecipes();
+    expect(now.map((r) => r.id)).toEqual(['deep@2', 'support-desk@1', 'builtin:cheap', 'builtin:balanced', 'builtin:forensic', 'builtin:verified_only', 'builtin:low_latency']);
+    expect((await client.recipeHistory('deep')).map((r) => [r.version, r.tokenBudget, r.graphDepth])).toEqual([
+      [1, 24000, 2],
+      [2, 24000, 1],
+    ]);
+    expect((await rest('GET', '/v1/memory-controls/retrieval-recipes/cheap')).json.recipe.id).toBe('builtin:cheap');
+    expect((await rest('GET', '/v1/memory-controls/retrieval-recipes/nope')).status).toBe(404);
+    expect((await rest('POST', '/v1/memory-controls/retrieval-recipes', { name: 'deep', graph_depth: 9 })).json.error.field).toBe('graph_depth');
+    await expect(client.saveRecipe('Bad Name', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'name' });
+  });
 });

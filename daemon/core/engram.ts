@@ -41,6 +41,7 @@ import type { Extractor } from '../extract/llm.ts';
 import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult } from './clusters.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
+import { Recipes, type Recipe, type RecipeInput } from './recipes.ts';
 import { Slots, type SlotChange, type SlotInput, type SlotListInput, type SlotRecord } from './slots.ts';
 import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
 import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type ConsolidationCounters, type ConsolidationRun } from './consolidation.ts';
@@ -67,6 +68,7 @@ export type { ClusterInput, ClusterReport, ConsolidateResult } from './clusters.
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { GraphInput, GraphView, RelateInput, RelateResult } from './graph.ts';
 export type { SlotChange, SlotInput, SlotListInput, SlotRecord } from './slots.ts';
+export type { Recipe, RecipeInput } from './recipes.ts';
 export type { ConsolidationConfig, ConsolidationCounters, ConsolidationRun } from './consolidation.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -118,6 +120,7 @@ export class Engram {
   private readonly graph: Graph;
   private readonly consolidator: Consolidator;
   private readonly slots: Slots;
+  private readonly recipes: Recipes;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -139,6 +142,7 @@ export class Engram {
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
     this.graph = new Graph(store, this.pipeline, staging, this.indexer);
     this.slots = new Slots(store, this.pipeline);
+    this.recipes = new Recipes(store, this.pipeline);
     this.consolidator = new Consolidator(store, this.pipeline, staging, this.indexer, relinker, this.decay, options.consolidation ?? DEFAULT_CONSOLIDATION, options.summarizer ?? extractiveSummarizer, options.limits, options.log);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay, relinker);
     this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
@@ -225,6 +229,24 @@ export class Engram {
   /** The slots that apply to a project (or the global ones), ready to inject. */
   slotContext(ctx: CallContext, input: { projectId?: unknown; slotNames?: unknown }): Promise<SlotRecord[]> {
     return this.slots.context(ctx, input);
+  }
+
+  /** A new version of a retrieval recipe: the given fields over its latest version or built-in. */
+  saveRecipe(ctx: CallContext, input: RecipeInput): Promise<Recipe> {
+    return this.recipes.save(ctx, input);
+  }
+
+  /** Saved recipes (latest versions) and the built-ins not overridden. */
+  listRecipes(ctx: CallContext): Promise<Recipe[]> {
+    return this.recipes.list(ctx);
+  }
+
+  getRecipe(ctx: CallContext, name: unknown): Promise<Recipe> {
+    return this.recipes.get(ctx, name);
+  }
+
+  recipeHistory(ctx: CallContext, name: unknown): Promise<Recipe[]> {
+    return this.recipes.history(ctx, name);
   }
 
   /** Lifetime consolidation totals (status, doctor, /metrics). */

@@ -3,7 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
 import { MemoryControlsService, type SlotSchema } from '../../shared/gen/engram/v1/controls_pb.ts';
 import { invalidArgument } from '../../shared/errors.ts';
-import type { Engram, SlotRecord } from '../core/engram.ts';
+import type { Engram, Recipe, SlotRecord } from '../core/engram.ts';
 import { coreContext } from './context.ts';
 
 export const slotMessage = (s: SlotRecord): MessageInitShape<typeof SlotSchema> => ({
@@ -23,6 +23,8 @@ export const slotMessage = (s: SlotRecord): MessageInitShape<typeof SlotSchema> 
   updatedAtMs: BigInt(s.updatedAt),
   version: s.version,
 });
+
+const recipeMessage = ({ savedAt, ...r }: Recipe) => ({ ...r, savedAtMs: BigInt(savedAt) });
 
 function parsedValue(json: string | undefined): unknown {
   if (json === undefined) return undefined;
@@ -62,6 +64,19 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
     async slotHistory(req, call) {
       const changes = await core.slotHistory(coreContext(call), req.recordId);
       return { changes: changes.map((c) => ({ version: c.version, atMs: BigInt(c.at), by: c.by, op: c.op, ...(c.before ? { before: slotMessage(c.before) } : {}), after: slotMessage(c.after) })) };
+    },
+    async saveRecipe(req, call) {
+      const { requestId, name, ...fields } = req;
+      return { recipe: recipeMessage(await core.saveRecipe(coreContext(call, requestId), { name, ...fields })) };
+    },
+    async listRecipes(_req, call) {
+      return { recipes: (await core.listRecipes(coreContext(call))).map(recipeMessage) };
+    },
+    async getRecipe(req, call) {
+      return { recipe: recipeMessage(await core.getRecipe(coreContext(call), req.name)) };
+    },
+    async recipeHistory(req, call) {
+      return { versions: (await core.recipeHistory(coreContext(call), req.name)).map(recipeMessage) };
     },
     async slotContext(req, call) {
       const slots = await core.slotContext(coreContext(call), { projectId: req.projectId, ...(req.slotNames.length ? { slotNames: req.slotNames } : {}) });

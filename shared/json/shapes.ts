@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Slot, SlotChange } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
+import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange } from '../model.ts';
+import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -332,3 +332,19 @@ export const slotJson = (s: Slot): SlotJson => ({
 });
 
 export const slotChangeJson = (c: SlotChange): SlotChangeJson => ({ version: c.version, at: rfc3339(c.at), by: c.by, op: c.op, before: c.before ? slotJson(c.before) : null, after: slotJson(c.after) });
+
+export const recipeJson = (r: Recipe): RecipeJson => ({
+  id: r.id,
+  name: r.name,
+  version: r.version,
+  builtin: r.builtin,
+  saved_at: iso(r.savedAt),
+  vector_top_k: r.vectorTopK,
+  lexical_top_k: r.lexicalTopK,
+  graph_depth: r.graphDepth,
+  reranker: r.reranker,
+  token_budget: r.tokenBudget,
+  prefer_verified: r.preferVerified,
+  verified_only: r.verifiedOnly,
+  include_evidence: r.includeEvidence,
+});

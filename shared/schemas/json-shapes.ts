@@ -461,3 +461,23 @@ export const SlotChangeJson = z
 
 export type SlotJson = z.infer<typeof SlotJson>;
 export type SlotChangeJson = z.infer<typeof SlotChangeJson>;
+
+export const RecipeJson = z
+  .object({
+    id: z.string().describe('"builtin:{name}", or "{name}@{version}" for a saved version.'),
+    name: z.string(),
+    version: count.describe('0 for a built-in.'),
+    builtin: z.boolean(),
+    saved_at: dateTime().nullable(),
+    vector_top_k: count,
+    lexical_top_k: count,
+    graph_depth: count,
+    reranker: z.boolean(),
+    token_budget: count,
+    prefer_verified: z.boolean(),
+    verified_only: z.boolean(),
+    include_evidence: z.boolean(),
+  })
+  .strict();
+
+export type RecipeJson = z.infer<typeof RecipeJson>;

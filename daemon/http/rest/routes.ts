@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, recipeJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
@@ -239,6 +239,40 @@ export const ROUTES: readonly Route[] = [
   route('DELETE', '/v1/memory-controls/slots/{id}', { query: NoQuery, operationId: 'deleteSlot', summary: 'Archive a slot (409 "slot is locked" while it is locked)', status: 200, response: 'SlotEnvelope', description: 'The archived slot.', errors: ['404', '409'] }, async ({ core, ctx, params }) =>
     ok('SlotEnvelope', { slot: slotJson(await core.deleteSlot(ctx, params.id)) }),
   ),
+
+  route(
+    'POST',
+    '/v1/memory-controls/retrieval-recipes',
+    { body: 'RecipeRequest', operationId: 'saveRecipe', summary: 'Save a retrieval recipe: the given fields merged over its latest version, else the built-in of that name', status: 201, response: 'RecipeEnvelope', description: 'The new version.', errors: ['400'] },
+    async ({ core, ctx, body: b }) => {
+      const recipe = await core.saveRecipe(withRequestId(ctx, b.request_id ?? ''), {
+        name: b.name,
+        vectorTopK: b.vector_top_k,
+        lexicalTopK: b.lexical_top_k,
+        graphDepth: b.graph_depth,
+        reranker: b.reranker,
+        tokenBudget: b.token_budget,
+        preferVerified: b.prefer_verified,
+        verifiedOnly: b.verified_only,
+        includeEvidence: b.include_evidence,
+      });
+      return ok('RecipeEnvelope', { recipe: recipeJson(recipe) }, { status: 201 });
+    },
+  ),
+
+  route('GET', '/v1/memory-controls/retrieval-recipes', { query: NoQuery, operationId: 'listRecipes', summary: 'Saved recipes (latest versions), plus every built-in not overridden (builtin: true, id builtin:{name})', status: 200, response: 'RecipeList', description: 'Recipes.' }, async ({ core, ctx }) => {
+    const recipes = await core.listRecipes(ctx);
+    return ok('RecipeList', { count: recipes.length, recipes: recipes.map(recipeJson) });
+  }),
+
+  route('GET', '/v1/memory-controls/retrieval-recipes/{id}', { query: NoQuery, operationId: 'getRecipe', summary: 'What a recipe name means now', status: 200, response: 'RecipeEnvelope', description: 'Its latest version, or its built-in.', errors: ['400', '404'] }, async ({ core, ctx, params }) =>
+    ok('RecipeEnvelope', { recipe: recipeJson(await core.getRecipe(ctx, params.id)) }),
+  ),
+
+  route('GET', '/v1/memory-controls/retrieval-recipes/{id}/history', { query: NoQuery, operationId: 'recipeHistory', summary: 'Every saved version of a recipe', status: 200, response: 'RecipeList', description: 'Oldest first.', errors: ['400'] }, async ({ core, ctx, params }) => {
+    const versions = await core.recipeHistory(ctx, params.id);
+    return ok('RecipeList', { count: versions.length, recipes: versions.map(recipeJson) });
+  }),
 
   route(
     'POST',

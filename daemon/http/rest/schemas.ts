@@ -26,6 +26,7 @@ import {
   KgHintJson,
   SlotChangeJson,
   SlotJson,
+  RecipeJson,
   RelatedJson,
   TouchJson,
   ReceiptJson,
@@ -178,6 +179,20 @@ export const REQUESTS = {
       request_id: requestId.optional(),
     })
     .strict(),
+  RecipeRequest: z
+    .object({
+      name: z.string().describe('The recipe: a built-in name (cheap, balanced, deep, forensic, verified_only, low_latency) to override it, or a new one.'),
+      vector_top_k: z.int().min(0).max(1000).optional(),
+      lexical_top_k: z.int().min(0).max(1000).optional(),
+      graph_depth: z.int().min(0).max(3).optional(),
+      reranker: z.boolean().optional(),
+      token_budget: z.int().min(0).max(1_000_000).optional(),
+      prefer_verified: z.boolean().optional(),
+      verified_only: z.boolean().optional(),
+      include_evidence: z.boolean().optional(),
+      request_id: requestId.optional(),
+    })
+    .strict(),
   RelateRequest: z
     .object({
       agent_id: agentId,
@@ -297,6 +312,8 @@ export const RESPONSES = {
   ConsolidationRun: ConsolidationRunJson,
   ConsolidationCounters: ConsolidationCountersJson,
   Related: RelatedJson,
+  RecipeEnvelope: z.object({ recipe: RecipeJson }).strict(),
+  RecipeList: z.object({ count, recipes: z.array(RecipeJson) }).strict(),
   SlotEnvelope: z.object({ slot: SlotJson, created: z.boolean().optional() }).strict(),
   SlotList: z.object({ count, slots: z.array(SlotJson), next_page_token: z.string() }).strict(),
   SlotContext: z.object({ count, slots: z.array(SlotJson) }).strict(),

@@ -15,7 +15,267 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/controls.proto.
  */
 export const file_engram_v1_controls: GenFile = /*@__PURE__*/
-  fileDesc("ChhlbmdyYW0vdjEvY29udHJvbHMucHJvdG8SCWVuZ3JhbS52MSK1AgoEU2xvdBIRCglyZWNvcmRfaWQYASABKAkSEQoJc2xvdF9uYW1lGAIgASgJEhcKD3Nsb3RfdmFsdWVfanNvbhgDIAEoCRINCgVzY29wZRgEIAEoCRISCgpwcm9qZWN0X2lkGAUgASgJEg4KBmxvY2tlZBgGIAEoCBIOCgZzdGF0dXMYByABKAkSEQoJYXV0aG9yaXR5GAggASgJEhUKDWV2aWRlbmNlX3JlZnMYCSADKAkSGgoSdmVyaWZpY2F0aW9uX3N0YXRlGAogASgJEhIKCmNvbmZpZGVuY2UYCyABKAESEgoKdmlzaWJpbGl0eRgMIAEoCRIVCg1jcmVhdGVkX2F0X21zGA0gASgDEhUKDXVwZGF0ZWRfYXRfbXMYDiABKAMSDwoHdmVyc2lvbhgPIAEoDSLdAgoOUHV0U2xvdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIRCglzbG90X25hbWUYAiABKAkSHAoPc2xvdF92YWx1ZV9qc29uGAMgASgJSACIAQESEgoFc2NvcGUYBCABKAlIAYgBARISCgpwcm9qZWN0X2lkGAUgASgJEhMKBmxvY2tlZBgGIAEoCEgCiAEBEhMKBnN0YXR1cxgHIAEoCUgDiAEBEhUKDWV2aWRlbmNlX3JlZnMYCCADKAkSGQoRc2V0X2V2aWRlbmNlX3JlZnMYCSABKAgSFwoKY29uZmlkZW5jZRgKIAEoAUgEiAEBEhcKCnZpc2liaWxpdHkYCyABKAlIBYgBAUISChBfc2xvdF92YWx1ZV9qc29uQggKBl9zY29wZUIJCgdfbG9ja2VkQgkKB19zdGF0dXNCDQoLX2NvbmZpZGVuY2VCDQoLX3Zpc2liaWxpdHkiQQoPUHV0U2xvdFJlc3BvbnNlEh0KBHNsb3QYASABKAsyDy5lbmdyYW0udjEuU2xvdBIPCgdjcmVhdGVkGAIgASgIIiMKDkdldFNsb3RSZXF1ZXN0EhEKCXJlY29yZF9pZBgBIAEoCSIwCg9HZXRTbG90UmVzcG9uc2USHQoEc2xvdBgBIAEoCzIPLmVuZ3JhbS52MS5TbG90Io0BChBMaXN0U2xvdHNSZXF1ZXN0EhcKCnByb2plY3RfaWQYASABKAlIAIgBARINCgVxdWVyeRgCIAEoCRIQCghhcmNoaXZlZBgDIAEoCBISCgVsaW1pdBgEIAEoDUgBiAEBEhIKCnBhZ2VfdG9rZW4YBSABKAlCDQoLX3Byb2plY3RfaWRCCAoGX2xpbWl0IkwKEUxpc3RTbG90c1Jlc3BvbnNlEh4KBXNsb3RzGAEgAygLMg8uZW5ncmFtLnYxLlNsb3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIjoKEURlbGV0ZVNsb3RSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoJcmVjb3JkX2lkGAIgASgJIjMKEkRlbGV0ZVNsb3RSZXNwb25zZRIdCgRzbG90GAEgASgLMg8uZW5ncmFtLnYxLlNsb3QiJwoSU2xvdEhpc3RvcnlSZXF1ZXN0EhEKCXJlY29yZF9pZBgBIAEoCSKVAQoKU2xvdENoYW5nZRIPCgd2ZXJzaW9uGAEgASgNEg0KBWF0X21zGAIgASgDEgoKAmJ5GAMgASgJEgoKAm9wGAQgASgJEiQKBmJlZm9yZRgFIAEoCzIPLmVuZ3JhbS52MS5TbG90SACIAQESHgoFYWZ0ZXIYBiABKAsyDy5lbmdyYW0udjEuU2xvdEIJCgdfYmVmb3JlIj0KE1Nsb3RIaXN0b3J5UmVzcG9uc2USJgoHY2hhbmdlcxgBIAMoCzIVLmVuZ3JhbS52MS5TbG90Q2hhbmdlIjwKElNsb3RDb250ZXh0UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhIKCnNsb3RfbmFtZXMYAiADKAkiRAoTU2xvdENvbnRleHRSZXNwb25zZRIeCgVzbG90cxgBIAMoCzIPLmVuZ3JhbS52MS5TbG90Eg0KBWNvdW50GAIgASgNMsoDChVNZW1vcnlDb250cm9sc1NlcnZpY2USQAoHUHV0U2xvdBIZLmVuZ3JhbS52MS5QdXRTbG90UmVxdWVzdBoaLmVuZ3JhbS52MS5QdXRTbG90UmVzcG9uc2USQAoHR2V0U2xvdBIZLmVuZ3JhbS52MS5HZXRTbG90UmVxdWVzdBoaLmVuZ3JhbS52MS5HZXRTbG90UmVzcG9uc2USRgoJTGlzdFNsb3RzEhsuZW5ncmFtLnYxLkxpc3RTbG90c1JlcXVlc3QaHC5lbmdyYW0udjEuTGlzdFNsb3RzUmVzcG9uc2USSQoKRGVsZXRlU2xvdBIcLmVuZ3JhbS52MS5EZWxldGVTbG90UmVxdWVzdBodLmVuZ3JhbS52MS5EZWxldGVTbG90UmVzcG9uc2USTAoLU2xvdEhpc3RvcnkSHS5lbmdyYW0udjEuU2xvdEhpc3RvcnlSZXF1ZXN0Gh4uZW5ncmFtLnYxLlNsb3RIaXN0b3J5UmVzcG9uc2USTAoLU2xvdENvbnRleHQSHS5lbmdyYW0udjEuU2xvdENvbnRleHRSZXF1ZXN0Gh4uZW5ncmFtLnYxLlNsb3RDb250ZXh0UmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChhlbmdyYW0vdjEvY29udHJvbHMucHJvdG8SCWVuZ3JhbS52MSKNAgoGUmVjaXBlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDwoHdmVyc2lvbhgDIAEoDRIPCgdidWlsdGluGAQgASgIEhMKC3NhdmVkX2F0X21zGAUgASgDEhQKDHZlY3Rvcl90b3BfaxgGIAEoDRIVCg1sZXhpY2FsX3RvcF9rGAcgASgNEhMKC2dyYXBoX2RlcHRoGAggASgNEhAKCHJlcmFua2VyGAkgASgIEhQKDHRva2VuX2J1ZGdldBgKIAEoDRIXCg9wcmVmZXJfdmVyaWZpZWQYCyABKAgSFQoNdmVyaWZpZWRfb25seRgMIAEoCBIYChBpbmNsdWRlX2V2aWRlbmNlGA0gASgIIp0DChFTYXZlUmVjaXBlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSGQoMdmVjdG9yX3RvcF9rGAMgASgNSACIAQESGgoNbGV4aWNhbF90b3BfaxgEIAEoDUgBiAEBEhgKC2dyYXBoX2RlcHRoGAUgASgNSAKIAQESFQoIcmVyYW5rZXIYBiABKAhIA4gBARIZCgx0b2tlbl9idWRnZXQYByABKA1IBIgBARIcCg9wcmVmZXJfdmVyaWZpZWQYCCABKAhIBYgBARIaCg12ZXJpZmllZF9vbmx5GAkgASgISAaIAQESHQoQaW5jbHVkZV9ldmlkZW5jZRgKIAEoCEgHiAEBQg8KDV92ZWN0b3JfdG9wX2tCEAoOX2xleGljYWxfdG9wX2tCDgoMX2dyYXBoX2RlcHRoQgsKCV9yZXJhbmtlckIPCg1fdG9rZW5fYnVkZ2V0QhIKEF9wcmVmZXJfdmVyaWZpZWRCEAoOX3ZlcmlmaWVkX29ubHlCEwoRX2luY2x1ZGVfZXZpZGVuY2UiNwoSU2F2ZVJlY2lwZVJlc3BvbnNlEiEKBnJlY2lwZRgBIAEoCzIRLmVuZ3JhbS52MS5SZWNpcGUiFAoSTGlzdFJlY2lwZXNSZXF1ZXN0IjkKE0xpc3RSZWNpcGVzUmVzcG9uc2USIgoHcmVjaXBlcxgBIAMoCzIRLmVuZ3JhbS52MS5SZWNpcGUiIAoQR2V0UmVjaXBlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEUdldFJlY2lwZVJlc3BvbnNlEiEKBnJlY2lwZRgBIAEoCzIRLmVuZ3JhbS52MS5SZWNpcGUiJAoUUmVjaXBlSGlzdG9yeVJlcXVlc3QSDAoEbmFtZRgBIAEoCSI8ChVSZWNpcGVIaXN0b3J5UmVzcG9uc2USIwoIdmVyc2lvbnMYASADKAsyES5lbmdyYW0udjEuUmVjaXBlIrUCCgRTbG90EhEKCXJlY29yZF9pZBgBIAEoCRIRCglzbG90X25hbWUYAiABKAkSFwoPc2xvdF92YWx1ZV9qc29uGAMgASgJEg0KBXNjb3BlGAQgASgJEhIKCnByb2plY3RfaWQYBSABKAkSDgoGbG9ja2VkGAYgASgIEg4KBnN0YXR1cxgHIAEoCRIRCglhdXRob3JpdHkYCCABKAkSFQoNZXZpZGVuY2VfcmVmcxgJIAMoCRIaChJ2ZXJpZmljYXRpb25fc3RhdGUYCiABKAkSEgoKY29uZmlkZW5jZRgLIAEoARISCgp2aXNpYmlsaXR5GAwgASgJEhUKDWNyZWF0ZWRfYXRfbXMYDSABKAMSFQoNdXBkYXRlZF9hdF9tcxgOIAEoAxIPCgd2ZXJzaW9uGA8gASgNIt0CCg5QdXRTbG90UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhEKCXNsb3RfbmFtZRgCIAEoCRIcCg9zbG90X3ZhbHVlX2pzb24YAyABKAlIAIgBARISCgVzY29wZRgEIAEoCUgBiAEBEhIKCnByb2plY3RfaWQYBSABKAkSEwoGbG9ja2VkGAYgASgISAKIAQESEwoGc3RhdHVzGAcgASgJSAOIAQESFQoNZXZpZGVuY2VfcmVmcxgIIAMoCRIZChFzZXRfZXZpZGVuY2VfcmVmcxgJIAEoCBIXCgpjb25maWRlbmNlGAogASgBSASIAQESFwoKdmlzaWJpbGl0eRgLIAEoCUgFiAEBQhIKEF9zbG90X3ZhbHVlX2pzb25CCAoGX3Njb3BlQgkKB19sb2NrZWRCCQoHX3N0YXR1c0INCgtfY29uZmlkZW5jZUINCgtfdmlzaWJpbGl0eSJBCg9QdXRTbG90UmVzcG9uc2USHQoEc2xvdBgBIAEoCzIPLmVuZ3JhbS52MS5TbG90Eg8KB2NyZWF0ZWQYAiABKAgiIwoOR2V0U2xvdFJlcXVlc3QSEQoJcmVjb3JkX2lkGAEgASgJIjAKD0dldFNsb3RSZXNwb25zZRIdCgRzbG90GAEgASgLMg8uZW5ncmFtLnYxLlNsb3QijQEKEExpc3RTbG90c1JlcXVlc3QSFwoKcHJvamVjdF9pZBgBIAEoCUgAiAEBEg0KBXF1ZXJ5GAIgASgJEhAKCGFyY2hpdmVkGAMgASgIEhIKBWxpbWl0GAQgASgNSAGIAQESEgoKcGFnZV90b2tlbhgFIAEoCUINCgtfcHJvamVjdF9pZEIICgZfbGltaXQiTAoRTGlzdFNsb3RzUmVzcG9uc2USHgoFc2xvdHMYASADKAsyDy5lbmdyYW0udjEuU2xvdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiOgoRRGVsZXRlU2xvdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIRCglyZWNvcmRfaWQYAiABKAkiMwoSRGVsZXRlU2xvdFJlc3BvbnNlEh0KBHNsb3QYASABKAsyDy5lbmdyYW0udjEuU2xvdCInChJTbG90SGlzdG9yeVJlcXVlc3QSEQoJcmVjb3JkX2lkGAEgASgJIpUBCgpTbG90Q2hhbmdlEg8KB3ZlcnNpb24YASABKA0SDQoFYXRfbXMYAiABKAMSCgoCYnkYAyABKAkSCgoCb3AYBCABKAkSJAoGYmVmb3JlGAUgASgLMg8uZW5ncmFtLnYxLlNsb3RIAIgBARIeCgVhZnRlchgGIAEoCzIPLmVuZ3JhbS52MS5TbG90QgkKB19iZWZvcmUiPQoTU2xvdEhpc3RvcnlSZXNwb25zZRImCgdjaGFuZ2VzGAEgAygLMhUuZW5ncmFtLnYxLlNsb3RDaGFuZ2UiPAoSU2xvdENvbnRleHRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEgoKc2xvdF9uYW1lcxgCIAMoCSJEChNTbG90Q29udGV4dFJlc3BvbnNlEh4KBXNsb3RzGAEgAygLMg8uZW5ncmFtLnYxLlNsb3QSDQoFY291bnQYAiABKA0y/wUKFU1lbW9yeUNvbnRyb2xzU2VydmljZRJACgdQdXRTbG90EhkuZW5ncmFtLnYxLlB1dFNsb3RSZXF1ZXN0GhouZW5ncmFtLnYxLlB1dFNsb3RSZXNwb25zZRJACgdHZXRTbG90EhkuZW5ncmFtLnYxLkdldFNsb3RSZXF1ZXN0GhouZW5ncmFtLnYxLkdldFNsb3RSZXNwb25zZRJGCglMaXN0U2xvdHMSGy5lbmdyYW0udjEuTGlzdFNsb3RzUmVxdWVzdBocLmVuZ3JhbS52MS5MaXN0U2xvdHNSZXNwb25zZRJJCgpEZWxldGVTbG90EhwuZW5ncmFtLnYxLkRlbGV0ZVNsb3RSZXF1ZXN0Gh0uZW5ncmFtLnYxLkRlbGV0ZVNsb3RSZXNwb25zZRJMCgtTbG90SGlzdG9yeRIdLmVuZ3JhbS52MS5TbG90SGlzdG9yeVJlcXVlc3QaHi5lbmdyYW0udjEuU2xvdEhpc3RvcnlSZXNwb25zZRJMCgtTbG90Q29udGV4dBIdLmVuZ3JhbS52MS5TbG90Q29udGV4dFJlcXVlc3QaHi5lbmdyYW0udjEuU2xvdENvbnRleHRSZXNwb25zZRJJCgpTYXZlUmVjaXBlEhwuZW5ncmFtLnYxLlNhdmVSZWNpcGVSZXF1ZXN0Gh0uZW5ncmFtLnYxLlNhdmVSZWNpcGVSZXNwb25zZRJMCgtMaXN0UmVjaXBlcxIdLmVuZ3JhbS52MS5MaXN0UmVjaXBlc1JlcXVlc3QaHi5lbmdyYW0udjEuTGlzdFJlY2lwZXNSZXNwb25zZRJGCglHZXRSZWNpcGUSGy5lbmdyYW0udjEuR2V0UmVjaXBlUmVxdWVzdBocLmVuZ3JhbS52MS5HZXRSZWNpcGVSZXNwb25zZRJSCg1SZWNpcGVIaXN0b3J5Eh8uZW5ncmFtLnYxLlJlY2lwZUhpc3RvcnlSZXF1ZXN0GiAuZW5ncmFtLnYxLlJlY2lwZUhpc3RvcnlSZXNwb25zZWIGcHJvdG8z");
+
+/**
+ * @generated from message engram.v1.Recipe
+ */
+export type Recipe = Message<"engram.v1.Recipe"> & {
+  /**
+   * "builtin:{name}", or "{name}@{version}" for a saved version.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * 0 for a built-in.
+   *
+   * @generated from field: uint32 version = 3;
+   */
+  version: number;
+
+  /**
+   * @generated from field: bool builtin = 4;
+   */
+  builtin: boolean;
+
+  /**
+   * @generated from field: int64 saved_at_ms = 5;
+   */
+  savedAtMs: bigint;
+
+  /**
+   * @generated from field: uint32 vector_top_k = 6;
+   */
+  vectorTopK: number;
+
+  /**
+   * @generated from field: uint32 lexical_top_k = 7;
+   */
+  lexicalTopK: number;
+
+  /**
+   * @generated from field: uint32 graph_depth = 8;
+   */
+  graphDepth: number;
+
+  /**
+   * @generated from field: bool reranker = 9;
+   */
+  reranker: boolean;
+
+  /**
+   * @generated from field: uint32 token_budget = 10;
+   */
+  tokenBudget: number;
+
+  /**
+   * @generated from field: bool prefer_verified = 11;
+   */
+  preferVerified: boolean;
+
+  /**
+   * @generated from field: bool verified_only = 12;
+   */
+  verifiedOnly: boolean;
+
+  /**
+   * @generated from field: bool include_evidence = 13;
+   */
+  includeEvidence: boolean;
+};
+
+/**
+ * Describes the message engram.v1.Recipe.
+ * Use `create(RecipeSchema)` to create a new message.
+ */
+export const RecipeSchema: GenMessage<Recipe> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 0);
+
+/**
+ * @generated from message engram.v1.SaveRecipeRequest
+ */
+export type SaveRecipeRequest = Message<"engram.v1.SaveRecipeRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Absent fields keep the latest version's, else the built-in's of that name (else balanced's).
+   *
+   * @generated from field: optional uint32 vector_top_k = 3;
+   */
+  vectorTopK?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 lexical_top_k = 4;
+   */
+  lexicalTopK?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 graph_depth = 5;
+   */
+  graphDepth?: number | undefined;
+
+  /**
+   * @generated from field: optional bool reranker = 6;
+   */
+  reranker?: boolean | undefined;
+
+  /**
+   * @generated from field: optional uint32 token_budget = 7;
+   */
+  tokenBudget?: number | undefined;
+
+  /**
+   * @generated from field: optional bool prefer_verified = 8;
+   */
+  preferVerified?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool verified_only = 9;
+   */
+  verifiedOnly?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool include_evidence = 10;
+   */
+  includeEvidence?: boolean | undefined;
+};
+
+/**
+ * Describes the message engram.v1.SaveRecipeRequest.
+ * Use `create(SaveRecipeRequestSchema)` to create a new message.
+ */
+export const SaveRecipeRequestSchema: GenMessage<SaveRecipeRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 1);
+
+/**
+ * @generated from message engram.v1.SaveRecipeResponse
+ */
+export type SaveRecipeResponse = Message<"engram.v1.SaveRecipeResponse"> & {
+  /**
+   * @generated from field: engram.v1.Recipe recipe = 1;
+   */
+  recipe?: Recipe | undefined;
+};
+
+/**
+ * Describes the message engram.v1.SaveRecipeResponse.
+ * Use `create(SaveRecipeResponseSchema)` to create a new message.
+ */
+export const SaveRecipeResponseSchema: GenMessage<SaveRecipeResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 2);
+
+/**
+ * @generated from message engram.v1.ListRecipesRequest
+ */
+export type ListRecipesRequest = Message<"engram.v1.ListRecipesRequest"> & {
+};
+
+/**
+ * Describes the message engram.v1.ListRecipesRequest.
+ * Use `create(ListRecipesRequestSchema)` to create a new message.
+ */
+export const ListRecipesRequestSchema: GenMessage<ListRecipesRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 3);
+
+/**
+ * @generated from message engram.v1.ListRecipesResponse
+ */
+export type ListRecipesResponse = Message<"engram.v1.ListRecipesResponse"> & {
+  /**
+   * @generated from field: repeated engram.v1.Recipe recipes = 1;
+   */
+  recipes: Recipe[];
+};
+
+/**
+ * Describes the message engram.v1.ListRecipesResponse.
+ * Use `create(ListRecipesResponseSchema)` to create a new message.
+ */
+export const ListRecipesResponseSchema: GenMessage<ListRecipesResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 4);
+
+/**
+ * @generated from message engram.v1.GetRecipeRequest
+ */
+export type GetRecipeRequest = Message<"engram.v1.GetRecipeRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message engram.v1.GetRecipeRequest.
+ * Use `create(GetRecipeRequestSchema)` to create a new message.
+ */
+export const GetRecipeRequestSchema: GenMessage<GetRecipeRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 5);
+
+/**
+ * @generated from message engram.v1.GetRecipeResponse
+ */
+export type GetRecipeResponse = Message<"engram.v1.GetRecipeResponse"> & {
+  /**
+   * @generated from field: engram.v1.Recipe recipe = 1;
+   */
+  recipe?: Recipe | undefined;
+};
+
+/**
+ * Describes the message engram.v1.GetRecipeResponse.
+ * Use `create(GetRecipeResponseSchema)` to create a new message.
+ */
+export const GetRecipeResponseSchema: GenMessage<GetRecipeResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 6);
+
+/**
+ * @generated from message engram.v1.RecipeHistoryRequest
+ */
+export type RecipeHistoryRequest = Message<"engram.v1.RecipeHistoryRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message engram.v1.RecipeHistoryRequest.
+ * Use `create(RecipeHistoryRequestSchema)` to create a new message.
+ */
+export const RecipeHistoryRequestSchema: GenMessage<RecipeHistoryRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 7);
+
+/**
+ * @generated from message engram.v1.RecipeHistoryResponse
+ */
+export type RecipeHistoryResponse = Message<"engram.v1.RecipeHistoryResponse"> & {
+  /**
+   * @generated from field: repeated engram.v1.Recipe versions = 1;
+   */
+  versions: Recipe[];
+};
+
+/**
+ * Describes the message engram.v1.RecipeHistoryResponse.
+ * Use `create(RecipeHistoryResponseSchema)` to create a new message.
+ */
+export const RecipeHistoryResponseSchema: GenMessage<RecipeHistoryResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 8);
 
 /**
  * @generated from message engram.v1.Slot
@@ -114,7 +374,7 @@ export type Slot = Message<"engram.v1.Slot"> & {
  * Use `create(SlotSchema)` to create a new message.
  */
 export const SlotSchema: GenMessage<Slot> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 0);
+  messageDesc(file_engram_v1_controls, 9);
 
 /**
  * @generated from message engram.v1.PutSlotRequest
@@ -189,7 +449,7 @@ export type PutSlotRequest = Message<"engram.v1.PutSlotRequest"> & {
  * Use `create(PutSlotRequestSchema)` to create a new message.
  */
 export const PutSlotRequestSchema: GenMessage<PutSlotRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 1);
+  messageDesc(file_engram_v1_controls, 10);
 
 /**
  * @generated from message engram.v1.PutSlotResponse
@@ -211,7 +471,7 @@ export type PutSlotResponse = Message<"engram.v1.PutSlotResponse"> & {
  * Use `create(PutSlotResponseSchema)` to create a new message.
  */
 export const PutSlotResponseSchema: GenMessage<PutSlotResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 2);
+  messageDesc(file_engram_v1_controls, 11);
 
 /**
  * @generated from message engram.v1.GetSlotRequest
@@ -228,7 +488,7 @@ export type GetSlotRequest = Message<"engram.v1.GetSlotRequest"> & {
  * Use `create(GetSlotRequestSchema)` to create a new message.
  */
 export const GetSlotRequestSchema: GenMessage<GetSlotRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 3);
+  messageDesc(file_engram_v1_controls, 12);
 
 /**
  * @generated from message engram.v1.GetSlotResponse
@@ -245,7 +505,7 @@ export type GetSlotResponse = Message<"engram.v1.GetSlotResponse"> & {
  * Use `create(GetSlotResponseSchema)` to create a new message.
  */
 export const GetSlotResponseSchema: GenMessage<GetSlotResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 4);
+  messageDesc(file_engram_v1_controls, 13);
 
 /**
  * @generated from message engram.v1.ListSlotsRequest
@@ -290,7 +550,7 @@ export type ListSlotsRequest = Message<"engram.v1.ListSlotsRequest"> & {
  * Use `create(ListSlotsRequestSchema)` to create a new message.
  */
 export const ListSlotsRequestSchema: GenMessage<ListSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 5);
+  messageDesc(file_engram_v1_controls, 14);
 
 /**
  * @generated from message engram.v1.ListSlotsResponse
@@ -312,7 +572,7 @@ export type ListSlotsResponse = Message<"engram.v1.ListSlotsResponse"> & {
  * Use `create(ListSlotsResponseSchema)` to create a new message.
  */
 export const ListSlotsResponseSchema: GenMessage<ListSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 6);
+  messageDesc(file_engram_v1_controls, 15);
 
 /**
  * @generated from message engram.v1.DeleteSlotRequest
@@ -334,7 +594,7 @@ export type DeleteSlotRequest = Message<"engram.v1.DeleteSlotRequest"> & {
  * Use `create(DeleteSlotRequestSchema)` to create a new message.
  */
 export const DeleteSlotRequestSchema: GenMessage<DeleteSlotRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 7);
+  messageDesc(file_engram_v1_controls, 16);
 
 /**
  * @generated from message engram.v1.DeleteSlotResponse
@@ -351,7 +611,7 @@ export type DeleteSlotResponse = Message<"engram.v1.DeleteSlotResponse"> & {
  * Use `create(DeleteSlotResponseSchema)` to create a new message.
  */
 export const DeleteSlotResponseSchema: GenMessage<DeleteSlotResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 8);
+  messageDesc(file_engram_v1_controls, 17);
 
 /**
  * @generated from message engram.v1.SlotHistoryRequest
@@ -368,7 +628,7 @@ export type SlotHistoryRequest = Message<"engram.v1.SlotHistoryRequest"> & {
  * Use `create(SlotHistoryRequestSchema)` to create a new message.
  */
 export const SlotHistoryRequestSchema: GenMessage<SlotHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 9);
+  messageDesc(file_engram_v1_controls, 18);
 
 /**
  * @generated from message engram.v1.SlotChange
@@ -414,7 +674,7 @@ export type SlotChange = Message<"engram.v1.SlotChange"> & {
  * Use `create(SlotChangeSchema)` to create a new message.
  */
 export const SlotChangeSchema: GenMessage<SlotChange> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 10);
+  messageDesc(file_engram_v1_controls, 19);
 
 /**
  * @generated from message engram.v1.SlotHistoryResponse
@@ -431,7 +691,7 @@ export type SlotHistoryResponse = Message<"engram.v1.SlotHistoryResponse"> & {
  * Use `create(SlotHistoryResponseSchema)` to create a new message.
  */
 export const SlotHistoryResponseSchema: GenMessage<SlotHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 11);
+  messageDesc(file_engram_v1_controls, 20);
 
 /**
  * @generated from message engram.v1.SlotContextRequest
@@ -453,7 +713,7 @@ export type SlotContextRequest = Message<"engram.v1.SlotContextRequest"> & {
  * Use `create(SlotContextRequestSchema)` to create a new message.
  */
 export const SlotContextRequestSchema: GenMessage<SlotContextRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 12);
+  messageDesc(file_engram_v1_controls, 21);
 
 /**
  * @generated from message engram.v1.SlotContextResponse
@@ -475,7 +735,7 @@ export type SlotContextResponse = Message<"engram.v1.SlotContextResponse"> & {
  * Use `create(SlotContextResponseSchema)` to create a new message.
  */
 export const SlotContextResponseSchema: GenMessage<SlotContextResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 13);
+  messageDesc(file_engram_v1_controls, 22);
 
 /**
  * @generated from service engram.v1.MemoryControlsService
@@ -528,6 +788,40 @@ export const MemoryControlsService: GenService<{
     methodKind: "unary";
     input: typeof SlotContextRequestSchema;
     output: typeof SlotContextResponseSchema;
+  },
+  /**
+   * Retrieval recipes (capability recipes-v1): the six built-ins and saved, versioned ones.
+   *
+   * @generated from rpc engram.v1.MemoryControlsService.SaveRecipe
+   */
+  saveRecipe: {
+    methodKind: "unary";
+    input: typeof SaveRecipeRequestSchema;
+    output: typeof SaveRecipeResponseSchema;
+  },
+  /**
+   * @generated from rpc engram.v1.MemoryControlsService.ListRecipes
+   */
+  listRecipes: {
+    methodKind: "unary";
+    input: typeof ListRecipesRequestSchema;
+    output: typeof ListRecipesResponseSchema;
+  },
+  /**
+   * @generated from rpc engram.v1.MemoryControlsService.GetRecipe
+   */
+  getRecipe: {
+    methodKind: "unary";
+    input: typeof GetRecipeRequestSchema;
+    output: typeof GetRecipeResponseSchema;
+  },
+  /**
+   * @generated from rpc engram.v1.MemoryControlsService.RecipeHistory
+   */
+  recipeHistory: {
+    methodKind: "unary";
+    input: typeof RecipeHistoryRequestSchema;
+    output: typeof RecipeHistoryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_controls, 0);

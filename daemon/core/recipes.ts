@@ -1,0 +1,138 @@
+// Retrieval recipes: named, stored parameter sets, so "deep" means the same thing to every service
+// that asks for it. Six are built in; saving a recipe merges the given fields over its latest
+// saved version, else over the built-in of the same name (else over "balanced"), and stores a new
+// version, so the history of what a name meant stays listable.
+import { invalidArgument, notFound } from '../../shared/errors.ts';
+import type { Recipe, RecipeFields } from '../../shared/model.ts';
+import * as check from '../../shared/validate.ts';
+import type { Json, MemoryStore } from '../store/store.ts';
+import type { WritePipeline } from '../write/pipeline.ts';
+import type { CallContext } from './context.ts';
+
+export type { Recipe, RecipeFields } from '../../shared/model.ts';
+
+const on = { reranker: true } as const;
+const off = { reranker: false } as const;
+const prefer = { preferVerified: true, verifiedOnly: false, includeEvidence: false } as const;
+
+/** The seed's table: every recipe prefers verified facts; verified_only makes it a rule;
+ *  forensic also brings the evidence. */
+export const BUILTIN_RECIPES: Readonly<Record<string, RecipeFields>> = {
+  cheap: { vectorTopK: 12, lexicalTopK: 12, graphDepth: 0, ...off, tokenBudget: 2000, ...prefer },
+  balanced: { vectorTopK: 32, lexicalTopK: 32, graphDepth: 1, ...on, tokenBudget: 6000, ...prefer },
+  deep: { vectorTopK: 80, lexicalTopK: 80, graphDepth: 2, ...on, tokenBudget: 16000, ...prefer },
+  forensic: { vectorTopK: 120, lexicalTopK: 120, graphDepth: 3, ...on, tokenBudget: 30000, ...prefer, includeEvidence: true },
+  verified_only: { vectorTopK: 48, lexicalTopK: 48, graphDepth: 1, ...on, tokenBudget: 8000, ...prefer, verifiedOnly: true },
+  low_latency: { vectorTopK: 8, lexicalTopK: 8, graphDepth: 0, ...off, tokenBudget: 1200, ...prefer },
+};
+
+const CONTROLS = '\u0000controls';
+const versionKey = (name: string, version: number) => `${name}\u0000${version.toString(16).padStart(8, '0')}`;
+
+export interface RecipeInput {
+  name: unknown;
+  vectorTopK?: unknown;
+  lexicalTopK?: unknown;
+  graphDepth?: unknown;
+  reranker?: unknown;
+  tokenBudget?: unknown;
+  preferVerified?: unknown;
+  verifiedOnly?: unknown;
+  includeEvidence?: unknown;
+}
+
+function checkFields(input: RecipeInput): Partial<RecipeFields> {
+  const out: Partial<RecipeFields> = {};
+  const count = (value: unknown, field: string, max: number) => check.count(value, field, max);
+  if (input.vectorTopK !== undefined) out.vectorTopK = count(input.vectorTopK, 'vector_top_k', 1000);
+  if (input.lexicalTopK !== undefined) out.lexicalTopK = count(input.lexicalTopK, 'lexical_top_k', 1000);
+  if (input.graphDepth !== undefined) {
+    if (typeof input.graphDepth !== 'number' || !Number.isInteger(input.graphDepth) || input.graphDepth < 0 || input.graphDepth > 3) throw invalidArgument('graph_depth', 'must be a whole number in [0, 3]');
+    out.graphDepth = input.graphDepth;
+  }
+  if (input.reranker !== undefined) out.reranker = check.boolean(input.reranker, 'reranker');
+  if (input.tokenBudget !== undefined) out.tokenBudget = count(input.tokenBudget, 'token_budget', 1_000_000);
+  if (input.preferVerified !== undefined) out.preferVerified = check.boolean(input.preferVerified, 'prefer_verified');
+  if (input.verifiedOnly !== undefined) out.verifiedOnly = check.boolean(input.verifiedOnly, 'verified_only');
+  if (input.includeEvidence !== undefined) out.includeEvidence = check.boolean(input.includeEvidence, 'include_evidence');
+  return out;
+}
+
+function checkName(value: unknown): string {
+  if (typeof value !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(value)) throw invalidArgument('name', 'must be 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
+  return value;
+}
+
+const fieldsOf = ({ vectorTopK, lexicalTopK, graphDepth, reranker, tokenBudget, preferVerified, verifiedOnly, includeEvidence }: RecipeFields): RecipeFields => ({
+  vectorTopK,
+  lexicalTopK,
+  graphDepth,
+  reranker,
+  tokenBudget,
+  preferVerified,
+  verifiedOnly,
+  includeEvidence,
+});
+
+const builtin = (name: string): Recipe => ({ id: `builtin:${name}`, name, version: 0, builtin: true, savedAt: 0, ...BUILTIN_RECIPES[name]! });
+
+export class Recipes {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly pipeline: WritePipeline,
+  ) {}
+
+  /** Saves a new version of the recipe: the given fields over its latest version or built-in. */
+  save(ctx: CallContext, input: RecipeInput): Promise<Recipe> {
+    const name = checkName(input.name);
+    const fields = checkFields(input);
+    return this.pipeline.run(ctx, {
+      agentId: CONTROLS,
+      requestId: check.requestId(ctx.requestId),
+      locks: [`recipe:${name}`],
+      plan: async () => {
+        const latest = await this.latest(name);
+        const base: RecipeFields = latest ? fieldsOf(latest) : (BUILTIN_RECIPES[name] ?? BUILTIN_RECIPES.balanced!);
+        return () => {
+          const version = (latest?.version ?? 0) + 1;
+          const recipe: Recipe = { ...base, ...fields, id: `${name}@${version}`, name, version, builtin: false, savedAt: Date.now() };
+          return { changes: [{ type: 'putRecord', table: 'recipes', key: versionKey(name, version), value: recipe as unknown as Json }], result: recipe, record: { op: 'recipe', name, version } };
+        };
+      },
+      replay: async (recorded) => (await this.versions(String(recorded.name))).find((r) => r.version === recorded.version)!,
+    });
+  }
+
+  /** The saved recipes (each one's latest version), then every built-in not overridden. */
+  async list(_ctx: CallContext): Promise<Recipe[]> {
+    const latest = new Map<string, Recipe>();
+    for await (const [, value] of this.store.scanRecords('recipes')) latest.set((value as unknown as Recipe).name, value as unknown as Recipe);
+    const saved = [...latest.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    return [...saved, ...Object.keys(BUILTIN_RECIPES).filter((name) => !latest.has(name)).map(builtin)];
+  }
+
+  /** What a name means now: its latest saved version, else its built-in. */
+  async get(_ctx: CallContext, nameInput: unknown): Promise<Recipe> {
+    const name = checkName(nameInput);
+    const saved = await this.latest(name);
+    if (saved) return saved;
+    if (BUILTIN_RECIPES[name]) return builtin(name);
+    throw notFound(`no recipe "${name}" (built in: ${Object.keys(BUILTIN_RECIPES).join(', ')})`);
+  }
+
+  /** Every saved version of a recipe, oldest first. */
+  async history(_ctx: CallContext, nameInput: unknown): Promise<Recipe[]> {
+    return this.versions(checkName(nameInput));
+  }
+
+  private async versions(name: string): Promise<Recipe[]> {
+    const out: Recipe[] = [];
+    for await (const [, value] of this.store.scanRecords('recipes', { prefix: `${name}\u0000` })) out.push(value as unknown as Recipe);
+    return out;
+  }
+
+  private async latest(name: string): Promise<Recipe | undefined> {
+    for await (const [, value] of this.store.scanRecords('recipes', { prefix: `${name}\u0000`, reverse: true, limit: 1 })) return value as unknown as Recipe;
+    return undefined;
+  }
+}
