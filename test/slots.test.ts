@@ -152,7 +152,7 @@ describe('memory slots', () => {
   });
 
   test('recipes: the six built-ins of the seed; a save merges over the built-in and each save is a new version; listing flags the built-ins', async () => {
-    const { client, rest } = await start();
+    const { daemon, client, rest } = await start();
     const listed = await rest('GET', '/v1/memory-controls/retrieval-recipes');
     expect(listed.json.recipes.map((r: any) => [r.id, r.vector_top_k, r.lexical_top_k, r.graph_depth, r.reranker, r.token_budget, r.prefer_verified, r.verified_only, r.include_evidence])).toEqual([
       ['builtin:cheap', 12, 12, 0, false, 2000, true, false, false],
@@ -182,5 +182,18 @@ describe('memory slots', () => {
     expect((await rest('GET', '/v1/memory-controls/retrieval-recipes/nope')).status).toBe(404);
     expect((await rest('POST', '/v1/memory-controls/retrieval-recipes', { name: 'deep', graph_depth: 9 })).json.error.field).toBe('graph_depth');
     await expect(client.saveRecipe('Bad Name', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'name' });
+
+    // The CLI and MCP read and write the same recipes.
+    const cli = await runEngram(['recipes', 'save', 'cheap', '--token-budget', '2500', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(JSON.parse(cli.stdout).recipe).toMatchObject({ id: 'cheap@1', token_budget: 2500, vector_top_k: 12 });
+    const mcp = await openStdio(['--data-dir', daemon.dataDir]);
+    try {
+      expect((await mcp.ok<{ recipe: { id: string; reranker: boolean } }>('memory_recipe_save', { name: 'low_latency', reranker: true })).recipe).toMatchObject({ id: 'low_latency@1', reranker: true });
+      const all = await mcp.ok<{ recipes: { id: string }[] }>('memory_recipes', {});
+      expect(all.recipes.map((r) => r.id)).toEqual(['cheap@1', 'deep@2', 'low_latency@1', 'support-desk@1', 'builtin:balanced', 'builtin:forensic', 'builtin:verified_only']);
+      expect(await mcp.fails('memory_recipe_save', { name: 'deep', graph_depth: 7 })).toMatch(/graph_depth/);
+    } finally {
+      await mcp.close();
+    }
   });
 });

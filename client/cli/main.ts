@@ -14,6 +14,7 @@ import { registerDecayCommands } from './commands/decay.ts';
 import { registerConsolidateCommand } from './commands/consolidate.ts';
 import { registerGraphCommands } from './commands/graph.ts';
 import { registerSlotCommands } from './commands/slots.ts';
+import { registerRecipeCommands } from './commands/recipes.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
@@ -49,6 +50,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerConsolidateCommand(cli);
   registerGraphCommands(cli);
   registerSlotCommands(cli);
+  registerRecipeCommands(cli);
   registerCheckpointCommands(cli);
   registerImportCommand(cli);
   registerExportCommand(cli);

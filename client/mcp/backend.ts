@@ -5,7 +5,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { consolidationRunJson, factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -180,6 +180,14 @@ export class ClientBackend implements McpBackend {
 
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]> {
     return this.client.slotContext(options);
+  }
+
+  listRecipes(): Promise<Recipe[]> {
+    return this.client.listRecipes();
+  }
+
+  saveRecipe(name: string, fields: Partial<RecipeFields>): Promise<Recipe> {
+    return this.client.saveRecipe(name, fields);
   }
 
   async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {

@@ -3,7 +3,7 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
 import { policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -180,6 +180,14 @@ export class CoreBackend implements McpBackend {
 
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]> {
     return this.core.slotContext(this.ctx, options);
+  }
+
+  listRecipes(): Promise<Recipe[]> {
+    return this.core.listRecipes(this.ctx);
+  }
+
+  saveRecipe(name: string, fields: Partial<RecipeFields>): Promise<Recipe> {
+    return this.core.saveRecipe(this.writeCtx, { name, ...fields });
   }
 
   async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {

@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -163,6 +163,8 @@ export interface McpBackend {
   listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]>;
   deleteSlot(recordId: string): Promise<Slot>;
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]>;
+  listRecipes(): Promise<Recipe[]>;
+  saveRecipe(name: string, fields: Partial<RecipeFields>): Promise<Recipe>;
   list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage>;
   /** Throws a not-found error naming the fact when the agent has no such fact. */
   get(agentId: string, factId: string): Promise<FactJson>;

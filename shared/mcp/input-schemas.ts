@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { CONFIDENCE_TEXT, WRITE_OPTIONS } from '../schemas/write-fields.ts';
+import { RECIPE_FIELDS } from '../schemas/recipe-fields.ts';
 import { RELATION_TYPES } from '../model.ts';
 import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../slots.ts';
 
@@ -215,6 +216,13 @@ export const INPUT_TYPES = {
     .object({
       project_id: z.string().describe("The project: its slots plus the global ones (a project slot shadows a global one of the same scope and name).").optional(),
       slot_names: z.array(z.string()).describe('Only these slots.').optional(),
+    })
+    .strict(),
+  memory_recipes: z.object({}).strict(),
+  memory_recipe_save: z
+    .object({
+      name: z.string().describe('The recipe: cheap, balanced, deep, forensic, verified_only or low_latency to override a built-in, or a new name.'),
+      ...RECIPE_FIELDS,
     })
     .strict(),
   memory_extract: z

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, RecipeJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -106,6 +106,8 @@ export const OUTPUT_TYPES = {
       edges: GraphJson.shape.edges.describe("The memories' relations both ways, entities and lineage."),
     })
     .strict(),
+  memory_recipes: z.object({ count, recipes: z.array(RecipeJson) }).strict(),
+  memory_recipe_save: z.object({ recipe: RecipeJson }).strict(),
   memory_slot_set: z.object({ slot: SlotJson, created: z.boolean() }).strict(),
   memory_slot_list: z.object({ count, slots: z.array(SlotJson) }).strict(),
   memory_slot_delete: z.object({ slot: SlotJson }).strict(),

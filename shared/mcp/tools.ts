@@ -121,6 +121,16 @@ const TEXT: Record<ToolName, ToolText> = {
       "Summarise the agent's faded facts (decay score below the daemon's consolidation threshold; never pinned or promoted ones) into one summary fact that replaces them: the summary is written first (recallable, its sources listed under replaces), then each source is retired with superseded_by = the summary, and their relations move to it. A source that changed meanwhile (pinned, used, retired) is kept and reported under failures. dry_run previews the summary. The daemon also runs this on its own every N writes.",
     annotations: { title: "Consolidate an agent's faded memories", ...destructive },
   },
+  memory_recipes: {
+    title: 'List the retrieval recipes',
+    description: 'The named retrieval recipes: saved ones (latest versions) and the built-ins not overridden (cheap, balanced, deep, forensic, verified_only, low_latency; builtin: true), each with its candidate counts, graph depth, reranker, token budget and verification flags.',
+    annotations: { title: 'List the retrieval recipes', ...readOnly },
+  },
+  memory_recipe_save: {
+    title: 'Save a retrieval recipe',
+    description: 'Save a new version of a named retrieval recipe: the given settings merged over its latest version, else over the built-in of that name (so raising deep\'s token_budget keeps its other settings). Every save is kept as a version.',
+    annotations: { title: 'Save a retrieval recipe', ...additive },
+  },
   memory_slot_set: {
     title: 'Set a memory slot',
     description:

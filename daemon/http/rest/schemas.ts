@@ -35,6 +35,7 @@ import {
   StatsJson,
 } from '../../../shared/schemas/json-shapes.ts';
 import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
+import { RECIPE_FIELDS } from '../../../shared/schemas/recipe-fields.ts';
 import { RELATION_TYPES } from '../../../shared/model.ts';
 import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../../shared/slots.ts';
 import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
@@ -182,14 +183,7 @@ export const REQUESTS = {
   RecipeRequest: z
     .object({
       name: z.string().describe('The recipe: a built-in name (cheap, balanced, deep, forensic, verified_only, low_latency) to override it, or a new one.'),
-      vector_top_k: z.int().min(0).max(1000).optional(),
-      lexical_top_k: z.int().min(0).max(1000).optional(),
-      graph_depth: z.int().min(0).max(3).optional(),
-      reranker: z.boolean().optional(),
-      token_budget: z.int().min(0).max(1_000_000).optional(),
-      prefer_verified: z.boolean().optional(),
-      verified_only: z.boolean().optional(),
-      include_evidence: z.boolean().optional(),
+      ...RECIPE_FIELDS,
       request_id: requestId.optional(),
     })
     .strict(),

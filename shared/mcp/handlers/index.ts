@@ -13,7 +13,7 @@ import { analyzeForRecall, analyzeMessage, clusterMemories, consolidateMemories,
 import type { HandlerContext } from './context.ts';
 import { memoryExtract } from './extract.ts';
 import { memoryConsolidate, memoryRelate, openMemories, readGraph } from './graph.ts';
-import { memorySlotContext, memorySlotDelete, memorySlotList, memorySlotSet } from './slots.ts';
+import { memoryRecipeSave, memoryRecipes, memorySlotContext, memorySlotDelete, memorySlotList, memorySlotSet } from './slots.ts';
 export { DEFAULT_HANDLER_CONTEXT, type HandlerContext } from './context.ts';
 
 export type ToolHandler = (args: Args, backend: McpBackend, ctx: HandlerContext) => Promise<CallToolResult>;
@@ -36,6 +36,8 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   read_graph: readGraph,
   open_memories: openMemories,
   memory_consolidate: memoryConsolidate,
+  memory_recipes: memoryRecipes,
+  memory_recipe_save: memoryRecipeSave,
   memory_slot_set: memorySlotSet,
   memory_slot_list: memorySlotList,
   memory_slot_delete: memorySlotDelete,

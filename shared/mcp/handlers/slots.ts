@@ -1,7 +1,7 @@
 // The memory-slot tools: set (an upsert), list, delete (an archive, refused while locked) and the
 // context block to inject.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { slotJson } from '../../json/shapes.ts';
+import { recipeJson, slotJson } from '../../json/shapes.ts';
 import type { Slot } from '../../model.ts';
 import { schemaArgs, type Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
@@ -41,4 +41,26 @@ export async function memorySlotContext(args: Args, backend: McpBackend): Promis
   const a = schemaArgs('memory_slot_context', args);
   const slots = await backend.slotContext({ ...(a.project_id !== undefined ? { projectId: a.project_id } : {}), ...(a.slot_names ? { slotNames: a.slot_names } : {}) });
   return success({ count: slots.length, slots: slots.map(slotJson) }, slots.length ? `${slots.length} slots apply:\n${slots.map(line).join('\n')}` : 'No slots apply.');
+}
+
+export async function memoryRecipes(args: Args, backend: McpBackend): Promise<CallToolResult> {
+  schemaArgs('memory_recipes', args);
+  const recipes = await backend.listRecipes();
+  return success({ count: recipes.length, recipes: recipes.map(recipeJson) }, recipes.map((r) => `- ${r.id}: vector ${r.vectorTopK}, lexical ${r.lexicalTopK}, graph ${r.graphDepth}, budget ${r.tokenBudget}`).join('\n'));
+}
+
+export async function memoryRecipeSave(args: Args, backend: McpBackend): Promise<CallToolResult> {
+  const { name, ...a } = schemaArgs('memory_recipe_save', args);
+  const fields = {
+    ...(a.vector_top_k !== undefined ? { vectorTopK: a.vector_top_k } : {}),
+    ...(a.lexical_top_k !== undefined ? { lexicalTopK: a.lexical_top_k } : {}),
+    ...(a.graph_depth !== undefined ? { graphDepth: a.graph_depth } : {}),
+    ...(a.reranker !== undefined ? { reranker: a.reranker } : {}),
+    ...(a.token_budget !== undefined ? { tokenBudget: a.token_budget } : {}),
+    ...(a.prefer_verified !== undefined ? { preferVerified: a.prefer_verified } : {}),
+    ...(a.verified_only !== undefined ? { verifiedOnly: a.verified_only } : {}),
+    ...(a.include_evidence !== undefined ? { includeEvidence: a.include_evidence } : {}),
+  };
+  const recipe = await backend.saveRecipe(name, fields);
+  return success({ recipe: recipeJson(recipe) }, `Saved ${recipe.id}.`);
 }
