@@ -13,6 +13,7 @@ import { requestReused, type WritePipeline } from '../write/pipeline.ts';
 import type { FactStaging } from '../write/staging.ts';
 import type { Relinker } from '../write/relink.ts';
 import type { CallContext } from './context.ts';
+import { fadedFacts, type FadedFact } from './faded.ts';
 import type { GcResult } from '../../shared/model.ts';
 export type { GcResult } from '../../shared/model.ts';
 
@@ -23,10 +24,7 @@ export interface GcInput {
   limit?: unknown;
 }
 
-interface Candidate {
-  factId: string;
-  score: number;
-}
+type Candidate = FadedFact;
 
 const round = (x: number): number => Math.round(x * 1e4) / 1e4;
 
@@ -82,20 +80,9 @@ export class Collector {
     });
   }
 
-  /** Live, unpinned facts of the namespace scoring below the threshold now, lowest first (ties
-   *  in id order), from the in-memory index rows. */
+  /** Live, unpinned facts of the namespace scoring below the forget threshold now, lowest first. */
   private candidates(agentId: string, now: number, limit: number): Candidate[] {
-    const ns = this.indexer.catalog.get(agentId);
-    if (!ns) return [];
-    const out: Candidate[] = [];
-    for (const doc of ns.docsInOrder()) {
-      const info = ns.doc(doc);
-      if (info.pinned || info.promoted) continue;
-      const score = decayScore(this.decay, info, now);
-      if (score < this.decay.forgetThreshold) out.push({ factId: info.factId, score });
-    }
-    out.sort((a, b) => a.score - b.score || (a.factId < b.factId ? -1 : 1));
-    return out.slice(0, limit);
+    return fadedFacts(this.indexer, agentId, this.decay, this.decay.forgetThreshold, now).slice(0, limit);
   }
 
   private collectable(fact: FactRecord, now: number): boolean {

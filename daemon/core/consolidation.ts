@@ -15,7 +15,7 @@ import type { Limits } from '../../shared/validate.ts';
 import type { Summarizer } from '../consolidate/summarize.ts';
 import { isIndexed } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
-import { decayScore, type DecayConfig } from '../lifecycle/decay.ts';
+import type { DecayConfig } from '../lifecycle/decay.ts';
 import { replacementLabel, retired } from '../lifecycle/revise.ts';
 import type { Log } from '../log.ts';
 import { decodeFact, type FactRecord } from '../store/record.ts';
@@ -24,6 +24,7 @@ import { requestReused, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
 import type { FactStaging, Staged } from '../write/staging.ts';
 import { callContext, DAEMON, type CallContext } from './context.ts';
+import { fadedFacts, type FadedFact } from './faded.ts';
 
 export type { ConsolidationCounters } from '../../shared/model.ts';
 export type ConsolidationRun = SharedRun<FactRecord>;
@@ -50,11 +51,6 @@ type RecordedRun = Omit<ConsolidationRun, 'summary' | 'text' | 'replayed'> & { s
 const recordOf = ({ summary, text: _text, replayed: _replayed, ...run }: ConsolidationRun): RecordedRun => ({ ...run, summaryId: summary?.id ?? '' });
 
 const ZERO: ConsolidationCounters = { runs: 0, summariesWritten: 0, factsRetired: 0, failures: 0, rejectedProposals: 0, lastRunAt: 0, queued: 0 };
-
-interface Candidate {
-  factId: string;
-  score: number;
-}
 
 /** Whether a source changed since the run chose it (its summary was made from that version, so
  *  retiring a newer one would lose what changed). Only its relations may differ: an earlier
@@ -204,17 +200,8 @@ export class Consolidator {
   }
 
   /** Live, unpinned, unpromoted facts scoring below the threshold now, weakest first. */
-  private faded(agentId: string, now: number): Candidate[] {
-    const ns = this.indexer.namespace(agentId);
-    if (!ns) return [];
-    const out: Candidate[] = [];
-    for (const doc of ns.docsInOrder()) {
-      const info = ns.doc(doc);
-      if (info.pinned || info.promoted) continue;
-      const score = decayScore(this.decay, info, now);
-      if (score < this.config.below) out.push({ factId: info.factId, score });
-    }
-    return out.sort((a, b) => a.score - b.score || (a.factId < b.factId ? -1 : 1));
+  private faded(agentId: string, now: number): FadedFact[] {
+    return fadedFacts(this.indexer, agentId, this.decay, this.config.below, now);
   }
 
   /** The summary, committed on its own: the sources' tags and entities, their summed use, the
