@@ -72,6 +72,8 @@ export class Consolidator {
   /** Runs asked for through a door, per namespace: one at a time each. */
   private readonly inProgress = new Map<string, Promise<unknown>>();
   private closed = false;
+  /** Counts of runs that wrote nothing, not yet in the store. */
+  private unsaved = false;
 
   constructor(
     private readonly store: MemoryStore,
@@ -280,9 +282,15 @@ export class Consolidator {
   private async finish(run: ConsolidationRun, dryRun: boolean, add: Partial<ConsolidationCounters> = {}): Promise<ConsolidationRun> {
     if (dryRun) return run;
     const wrote = run.summary !== undefined;
-    // Written once more at the end of a run that wrote: its retirements committed side by side.
     const counters = this.counted({ ...add, ...(wrote ? {} : { runs: 1 }) });
-    await this.store.commit([counters.change]);
+    if (wrote || add.failures) {
+      await this.store.commit([counters.change]);
+      this.unsaved = false;
+    } else {
+      // A run that wrote nothing (the usual automatic one) costs no disk sync: its count rides
+      // with the next commit that stores the totals, or the close.
+      this.unsaved = true;
+    }
     counters.apply();
     return run;
   }
@@ -311,5 +319,6 @@ export class Consolidator {
     this.waiting.clear();
     await this.running;
     await Promise.allSettled([...this.inProgress.values()]);
+    if (this.unsaved) await this.store.commit([this.counted({}).change]);
   }
 }
