@@ -11,14 +11,14 @@ import { SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
-import { requireCapability, resolveConfidenceWeight, routeRecall } from './negotiate.ts';
+import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
   toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -108,6 +108,9 @@ export interface FactMatch {
   signals: string[];
   /** Its decay score at the time of the recall; undefined from daemons before decay-v1 and on explain. */
   decayScore?: number;
+  /** The records supporting it (a summary's sources, facts linked as "supports"), when the
+   *  call's recipe includes evidence (recipe-recall-v1). */
+  evidence?: Evidence[];
 }
 
 export interface RecallResult {
@@ -700,8 +703,8 @@ export class EngramClient {
     };
   }
 
-  private confidenceWeight(options: RecallOptions, daemon: DaemonInfo): number {
-    const weight = resolveConfidenceWeight(options.confidenceWeight, this.dialConfidenceWeight, daemon);
+  private confidenceWeight(options: RecallOptions, daemon: DaemonInfo): number | undefined {
+    const weight = callConfidenceWeight(options, this.dialConfidenceWeight, daemon);
     if (options.confidenceWeight !== undefined) check.confidenceWeight(options.confidenceWeight, 'confidenceWeight');
     if (options.minConfidence !== undefined) check.confidenceLabel(options.minConfidence, 'minConfidence');
     return weight;
@@ -919,10 +922,19 @@ function fields(options: WriteOptions) {
 }
 
 /** The per-fact matches of a recall answer, when the daemon sent them (recall-matches-v1). */
-function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[]; decayScore: number }[] }, daemon: DaemonInfo): { matches?: FactMatch[] } {
+function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: number; signals: string[]; decayScore: number; evidence?: Evidence[] }[] }, daemon: DaemonInfo): { matches?: FactMatch[] } {
   if (!daemon.capabilities.includes(Capability.RecallMatches) || res.matches.length !== res.facts.length) return {};
   const decay = daemon.capabilities.includes(Capability.Decay);
-  return { matches: res.matches.map((m) => ({ matched: m.matched, score: m.score, signals: [...m.signals], ...(decay ? { decayScore: m.decayScore } : {}) })) };
+  const evidence = daemon.capabilities.includes(Capability.RecipeRecall);
+  return {
+    matches: res.matches.map((m) => ({
+      matched: m.matched,
+      score: m.score,
+      signals: [...m.signals],
+      ...(decay ? { decayScore: m.decayScore } : {}),
+      ...(evidence && m.evidence?.length ? { evidence: m.evidence.map(({ kind, ref, text, retired }) => ({ kind, ref, text, retired })) } : {}),
+    })),
+  };
 }
 
 /** An explain answer carries the same per fact in its receipts. */

@@ -15,6 +15,13 @@ export function resolveConfidenceWeight(perCall: number | undefined, dial: numbe
   return perCall ?? dial ?? daemon.defaultConfidenceWeight ?? 0;
 }
 
+/** The same, except that a call naming a recipe sends no weight of its own unless one was given:
+ *  the recipe's prefer_verified decides on the daemon. */
+export function callConfidenceWeight(options: { confidenceWeight?: number; recipe?: string }, dial: number | undefined, daemon: DaemonInfo): number | undefined {
+  if (options.recipe !== undefined && options.confidenceWeight === undefined && dial === undefined) return undefined;
+  return resolveConfidenceWeight(options.confidenceWeight, dial, daemon);
+}
+
 export type RecallRoute =
   /** The historical RPCs: top_k only, and confidence weight 0. */
   | { kind: 'legacy' }
@@ -22,13 +29,15 @@ export type RecallRoute =
 
 /** A call with no new options and a resolved weight of 0 is effectively legacy and works on any
  *  daemon; anything else needs RecallWithOptions and, for confidence, confidence-recall-v1. */
-export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: number, needsOptionsRpc = false): RecallRoute {
-  const confidence = options.minConfidence !== undefined || weight > 0;
-  const other = options.weights !== undefined || options.minRelevance !== undefined || options.filters !== undefined || options.kg !== undefined;
+/** `weight` undefined: none resolved here (a recipe call leaves it to the recipe). */
+export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: number | undefined, needsOptionsRpc = false): RecallRoute {
+  const confidence = options.minConfidence !== undefined || (weight ?? 0) > 0;
+  const other = options.weights !== undefined || options.minRelevance !== undefined || options.filters !== undefined || options.kg !== undefined || options.recipe !== undefined;
   if (!confidence && !other && !needsOptionsRpc) return { kind: 'legacy' };
   requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
   if (confidence) requireCapability(daemon, Capability.ConfidenceRecall, 'recall with min_confidence or a confidence weight');
   if (options.kg !== undefined) requireCapability(daemon, Capability.KnowledgeGraph, 'recall with knowledge-graph hints (kg)');
+  if (options.recipe !== undefined) requireCapability(daemon, Capability.RecipeRecall, 'recall under a retrieval recipe');
   if ((options.weights?.graph ?? 0) > 0) requireCapability(daemon, Capability.KnowledgeGraph, 'recall with the graph signal');
   if ((options.weights?.decay ?? 0) > 0 || options.filters?.minDecayScore !== undefined) {
     requireCapability(daemon, Capability.Decay, 'recall with the decay signal or min_decay_score');
@@ -58,5 +67,6 @@ export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number 
     minConfidence: o.minConfidence,
     confidenceWeight,
     kg: o.kg,
+    recipe: o.recipe,
   };
 }

@@ -2,13 +2,13 @@
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
-import type { Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { AppliedRecipe, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../shared/fact-message.ts';
-import type { RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
+import type { AppliedRecipe as AppliedRecipeMessage, RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
 import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 import type { Checkpoint as CheckpointMessage } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 
@@ -44,6 +44,9 @@ export interface RecallOptions {
   /** Knowledge-graph neighbour hints after the facts (true) or none (false); omitted: the
    *  daemon's --kg setting (needs kg-v1). */
   kg?: boolean;
+  /** A retrieval recipe by name (needs recipe-recall-v1): its candidate counts, graph depth,
+   *  reranker, verified preference or rule and evidence, under any option set here. */
+  recipe?: string;
 }
 
 
@@ -107,7 +110,13 @@ export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata 
     ...(m?.confidenceWeight !== undefined ? { confidenceWeight: m.confidenceWeight } : {}),
     policy: m?.policy ?? '',
     kg: m?.kg ?? '',
+    ...(m?.recipe ? { recipe: toAppliedRecipe(m.recipe) } : {}),
   };
+}
+
+function toAppliedRecipe(m: AppliedRecipeMessage): AppliedRecipe {
+  const { id, name, version, vectorTopK, lexicalTopK, graphDepth, tokenBudget, preferVerified, verifiedOnly, includeEvidence, reranker } = m;
+  return { id, name, version, vectorTopK, lexicalTopK, graphDepth, reranker: reranker !== '', tokenBudget, preferVerified, verifiedOnly, includeEvidence, rerankerStage: reranker };
 }
 
 /** `withMatch`: the daemon sends `matched` (recall-matches-v1); otherwise it stays undefined. */
@@ -139,6 +148,8 @@ export function toReceipt(m: RecallReceipt, withMatch = false): Receipt {
     },
     kgLinks: [...m.kgLinks],
     fact: toFact(m.fact),
+    ...(m.recipe ? { recipe: m.recipe } : {}),
+    ...(m.rerank ? { rerank: { stage: m.rerank.stage, scoreBefore: m.rerank.scoreBefore, coverage: m.rerank.coverage, factor: m.rerank.factor, rankBefore: m.rerank.rankBefore, rankAfter: m.rerank.rankAfter } } : {}),
     ...(m.ranking
       ? {
           ranking: {

@@ -59,6 +59,11 @@ export const Capability = {
   Slots: 'slots-v1',
   /** Retrieval recipes: the six built-ins, saved versions merged over them, their history. */
   Recipes: 'recipes-v1',
+  /** Recall and context under a named recipe (options.recipe): candidate counts, graph depth,
+   *  reranker, verified preference or rule, evidence. */
+  RecipeRecall: 'recipe-recall-v1',
+  /** AssembleContext / POST /v1/context: slots, pinned and recalled facts packed to a token budget. */
+  Context: 'context-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -98,7 +103,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context],
   advertisesDefaultWeight: true,
 };
 

@@ -321,6 +321,40 @@ export interface RetrievalMetadata {
   /** "confidence-v1" when confidence options were in effect, else "". */
   policy: string;
   kg: string;
+  /** The recipe the call named, as resolved (recipe-recall-v1). */
+  recipe?: AppliedRecipe;
+}
+
+/** The recipe a recall ran under: which version, and the settings it applied. */
+export interface AppliedRecipe extends RecipeFields {
+  /** "{name}@{version}", or "builtin:{name}". */
+  id: string;
+  name: string;
+  version: number;
+  /** The second stage that ran ("term-coverage-v1"), or "" with the reranker off. */
+  rerankerStage: string;
+}
+
+/** What the reranker did to one fact: final = scoreBefore · factor. */
+export interface RerankStep {
+  stage: string;
+  scoreBefore: number;
+  /** The share of the query's distinct terms in the fact's text, in [0, 1]. */
+  coverage: number;
+  factor: number;
+  rankBefore: number;
+  rankAfter: number;
+}
+
+/** A record supporting a returned fact or slot. */
+export interface Evidence {
+  /** summary_source | supports | evidence_ref */
+  kind: string;
+  /** The supporting fact's id, or a slot's evidence reference as written. */
+  ref: string;
+  /** The supporting fact's text ("" when the reference names no fact of the namespace). */
+  text: string;
+  retired: boolean;
 }
 
 /** The weak-match block: advice only, it never changes the returned facts or their order. */
@@ -348,6 +382,10 @@ export interface Receipt<F = Fact> {
   /** A query signal matched the fact; false: it only fills top_k. Absent from daemons before
    *  recall-matches-v1. */
   matched?: boolean;
+  /** The recipe's id when the call named one. */
+  recipe?: string;
+  /** How the recipe's reranker moved this fact, when it ran. */
+  rerank?: RerankStep;
 }
 
 /** How a receipt's final score was made when confidence options were in effect. */

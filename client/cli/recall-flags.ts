@@ -17,7 +17,8 @@ export function addRecallFlags(cmd: Command): Command {
     .option('--min-confidence <label>', 'only facts at least this confident: verified, inferred or unverified')
     .option('--confidence-weight <w>', 'rank by confidence too: final = score x (1 + w x c), w in [0, 0.5]')
     .option('--kg', 'append up to three knowledge-graph neighbours after the facts (default: the daemon\'s --kg)')
-    .option('--no-kg', 'no knowledge-graph neighbours, whatever the daemon\'s --kg');
+    .option('--no-kg', 'no knowledge-graph neighbours, whatever the daemon\'s --kg')
+    .option('--recipe <name>', 'rank under a retrieval recipe (see engram recipes list): its candidate counts, graph depth, reranker and confidence settings; the flags above still override');
 }
 
 
@@ -58,6 +59,7 @@ export function recallOptionsFrom(o: Record<string, string | string[] | boolean 
   if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
   if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');
   if (typeof o.kg === 'boolean') options.kg = o.kg;
+  if (o.recipe !== undefined) options.recipe = o.recipe as string;
   return options;
 }
 

@@ -2,7 +2,7 @@
 // be copied into `engram forget`.
 import type { FactMatch } from '../client.ts';
 import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats } from '../types.ts';
-import type { KgHint } from '../../shared/model.ts';
+import type { AppliedRecipe, KgHint } from '../../shared/model.ts';
 
 type Print = (line: string) => void;
 
@@ -27,14 +27,18 @@ export function printFacts(facts: Fact[], print: Print, empty: string): void {
 
 /** Recall results: each with its score and signals, filler labelled, and a plain statement
  *  when the query matched nothing (the facts then only fill the count). */
-export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, query: string, print: Print, hints: KgHint[] = []): void {
+export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, query: string, print: Print, hints: KgHint[] = [], retrieval?: RetrievalMetadata): void {
+  if (retrieval?.recipe) print(recipeLine(retrieval.recipe));
   if (facts.length === 0) {
     print('No memories found.');
     return;
   }
   const matched = matches?.filter((m) => m.matched).length;
   if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; these ${facts.length} facts only fill the count:`);
-  facts.forEach((fact, i) => print(factLine(fact, matches?.[i])));
+  facts.forEach((fact, i) => {
+    print(factLine(fact, matches?.[i]));
+    for (const e of matches?.[i]?.evidence ?? []) print(`    evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`);
+  });
   if (matched !== undefined && matched > 0 && matched < facts.length) print(`(${matched} of ${facts.length} matched the query; the rest only fill --top-k)`);
   if (hints.length) print('related (knowledge graph; no confidence receipts):');
   for (const h of hints) print(`  ~ ${h.label} (${h.relation}${h.factId ? ` ${h.factId}` : ''}, via ${h.via})`);
@@ -44,8 +48,15 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
 /** The decay weight is shown only when it is on (it is 0 unless asked for). */
 export const weightsText = (w: SignalWeights): string => `v=${w.vector} kw=${w.keyword} rec=${w.recency}${w.decay ? ` dec=${w.decay}` : ''}${w.graph ? ` graph=${w.graph}` : ''}`;
 
+/** "recipe deep@2: lexical 80, vector 80, graph depth 2, reranker term-coverage-v1, prefer verified" */
+export function recipeLine(r: AppliedRecipe): string {
+  const flags = [r.verifiedOnly ? 'verified only' : r.preferVerified ? 'prefer verified' : '', r.includeEvidence ? 'with evidence' : ''].filter(Boolean);
+  return `recipe ${r.id}: lexical ${r.lexicalTopK}, vector ${r.vectorTopK}, graph depth ${r.graphDepth}, reranker ${r.rerankerStage || 'off'}${flags.length ? `, ${flags.join(', ')}` : ''}`;
+}
+
 export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print): void {
   const w = retrieval.weights;
+  if (retrieval.recipe) print(recipeLine(retrieval.recipe));
   print(`signals: ${retrieval.signals.join(' + ') || 'none'}  weights ${weightsText(w)}  k=${retrieval.rrfK}`);
   for (const note of retrieval.notes) print(`note: ${note}`);
   if (receipts.length === 0) print('No memories found.');
@@ -64,7 +75,8 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
         .join(' + ') || '0';
     // With a confidence weight the score is the fused score times the confidence factor.
     const ranking = r.ranking && r.ranking.factor !== 1 ? r.ranking : undefined;
-    const formula = ranking ? `(${terms}) x ${ranking.factor}  [${ranking.effectiveConfidence}, confidence weight ${ranking.confidenceWeight}]` : terms;
+    const confidence = ranking ? `(${terms}) x ${ranking.factor}  [${ranking.effectiveConfidence}, confidence weight ${ranking.confidenceWeight}]` : terms;
+    const formula = r.rerank ? `${confidence.startsWith('(') ? confidence : `(${confidence})`} x ${r.rerank.factor}  [${r.rerank.stage}: coverage ${r.rerank.coverage.toFixed(2)}, rank ${r.rerank.rankBefore} -> ${r.rerank.rankAfter}]` : confidence;
     print(`   score ${r.weight.toFixed(6)} = ${formula}`);
     print(`   ${r.provenance.factId}, written ${day(r.provenance.writtenAt)}, ${r.ageDays.toFixed(1)} days old`);
   });

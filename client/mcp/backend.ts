@@ -6,7 +6,7 @@ import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { consolidationRunJson, factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
 import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
-import { policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { evidenceOfMatches, policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
@@ -27,7 +27,7 @@ export class ClientBackend implements McpBackend {
     }
     const res = await this.client.recall(req.agentId, req.query, options);
     const matched = res.matches?.map((m) => m.matched);
-    return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), feedback: res.feedback, policy: policyOf(res.retrieval), hints: res.hints };
+    return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), feedback: res.feedback, policy: policyOf(res.retrieval), hints: res.hints, ...evidenceOfMatches(res.matches) };
   }
 
   async searchBatch(req: BatchRequest): Promise<BatchResult> {
@@ -226,9 +226,10 @@ export class ClientBackend implements McpBackend {
   }
 }
 
-function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number; kg?: boolean }): RecallOptions {
+function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number; kg?: boolean; recipe?: string }): RecallOptions {
   return {
     topK: req.topK,
+    ...(req.recipe !== undefined ? { recipe: req.recipe } : {}),
     ...(req.kg !== undefined ? { kg: req.kg } : {}),
     ...(req.minConfidence !== undefined ? { minConfidence: req.minConfidence } : {}),
     ...(req.confidenceWeight !== undefined ? { confidenceWeight: req.confidenceWeight } : {}),

@@ -18,7 +18,7 @@ import { DEFAULT_CHECKPOINT_KEEP } from '../lifecycle/checkpoints.ts';
 import type { PatchInput } from '../lifecycle/patch.ts';
 import type { FactPatch } from '../lifecycle/update.ts';
 import { RecallEngine, type BatchOutcome, type SearchOutcome } from '../recall/engine.ts';
-import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type Scope } from '../recall/plan.ts';
+import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type RecallPlan, type Scope } from '../recall/plan.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { CheckpointRecord, MemoryStore } from '../store/store.ts';
 import { WriteBarrier } from '../write/barrier.ts';
@@ -412,20 +412,26 @@ export class Engram {
   }
 
   /** RecallWithOptions: per-call weights, relevance floor, filters and confidence options. */
-  recallWithOptions(_ctx: CallContext, input: { agentId: unknown; query: unknown; scope: Scope; explain: boolean; options?: RecallOptionsInput }): Promise<SearchOutcome> {
+  async recallWithOptions(_ctx: CallContext, input: { agentId: unknown; query: unknown; scope: Scope; explain: boolean; options?: RecallOptionsInput }): Promise<SearchOutcome> {
     const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
     const query = check.query(input.query, this.limits);
-    const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
+    const plan = await this.recallPlan(input.options);
     return this.recallEngine.search({ agentId, query, scope: input.scope, plan, explain: input.explain, feedback: true });
   }
 
   /** Several queries under one policy, concurrently; a bad query fails only its own slot. */
-  batchRecall(_ctx: CallContext, input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
+  async batchRecall(_ctx: CallContext, input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
     const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
     const queries = check.queries(input.queries, this.limits);
-    const plan = planFromOptions(input.options, this.options.recallDefaults, this.limits, Date.now());
+    const plan = await this.recallPlan(input.options);
     const checkQuery = (q: unknown, i: number) => check.query(q, this.limits, `queries[${i}]`);
     return this.recallEngine.batch({ agentId, queries, scope: input.scope, plan, checkQuery });
+  }
+
+  /** Options → plan, with the recipe they name resolved first (its latest saved version). */
+  private async recallPlan(options: RecallOptionsInput | undefined, recipe?: Recipe): Promise<RecallPlan> {
+    const named = options?.recipe === undefined ? recipe : await this.recipes.resolve(options.recipe, 'options.recipe');
+    return planFromOptions(options, this.options.recallDefaults, this.limits, Date.now(), named);
   }
 
   async resumeCheckpoint(_ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord | undefined> {

@@ -58,10 +58,12 @@ function checkFields(input: RecipeInput): Partial<RecipeFields> {
   return out;
 }
 
-function checkName(value: unknown): string {
-  if (typeof value !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(value)) throw invalidArgument('name', 'must be 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
+function checkName(value: unknown, field = 'name'): string {
+  if (typeof value !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(value)) throw invalidArgument(field, 'must be 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
   return value;
 }
+
+const unknownRecipe = (name: string) => `no recipe "${name}" (built in: ${Object.keys(BUILTIN_RECIPES).join(', ')})`;
 
 const fieldsOf = ({ vectorTopK, lexicalTopK, graphDepth, reranker, tokenBudget, preferVerified, verifiedOnly, includeEvidence }: RecipeFields): RecipeFields => ({
   vectorTopK,
@@ -114,10 +116,27 @@ export class Recipes {
   /** What a name means now: its latest saved version, else its built-in. */
   async get(_ctx: CallContext, nameInput: unknown): Promise<Recipe> {
     const name = checkName(nameInput);
-    const saved = await this.latest(name);
-    if (saved) return saved;
-    if (BUILTIN_RECIPES[name]) return builtin(name);
-    throw notFound(`no recipe "${name}" (built in: ${Object.keys(BUILTIN_RECIPES).join(', ')})`);
+    const recipe = await this.current(name);
+    if (!recipe) throw notFound(unknownRecipe(name));
+    return recipe;
+  }
+
+  /** The recipe a recall or context call names, `field` being where: an unknown name is the
+   *  caller's invalid argument there, not a missing resource. */
+  async resolve(nameInput: unknown, field: string): Promise<Recipe> {
+    const name = checkName(nameInput, field);
+    const recipe = await this.current(name);
+    if (!recipe) throw invalidArgument(field, unknownRecipe(name));
+    return recipe;
+  }
+
+  /** The built-in a mode names, as shipped (a saved recipe of that name does not change a mode). */
+  static builtin(name: string): Recipe | undefined {
+    return BUILTIN_RECIPES[name] ? builtin(name) : undefined;
+  }
+
+  private async current(name: string): Promise<Recipe | undefined> {
+    return (await this.latest(name)) ?? (BUILTIN_RECIPES[name] ? builtin(name) : undefined);
   }
 
   /** Every saved version of a recipe, oldest first. */

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
-import { policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { evidenceOfMatches, policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
@@ -39,6 +39,7 @@ export class CoreBackend implements McpBackend {
       ...(outcome.feedback ? { feedback: outcome.feedback } : {}),
       policy: policyOf(outcome.retrieval),
       hints: outcome.hints ?? [],
+      ...evidenceOfMatches(outcome.matches),
     };
   }
 
@@ -235,8 +236,8 @@ export class CoreBackend implements McpBackend {
   }
 }
 
-function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number; kg?: boolean }): RecallOptionsInput {
-  return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight, ...(req.kg !== undefined ? { kg: req.kg } : {}) };
+function recallOptions(req: { topK: number; minConfidence?: ConfidenceLabel; confidenceWeight?: number; kg?: boolean; recipe?: string }): RecallOptionsInput {
+  return { topK: req.topK, minConfidence: req.minConfidence, confidenceWeight: req.confidenceWeight, ...(req.kg !== undefined ? { kg: req.kg } : {}), ...(req.recipe !== undefined ? { recipe: req.recipe } : {}) };
 }
 
 /** The explain receipt in the shared JSON shape (the CLI's and REST's too). */

@@ -2,7 +2,7 @@
 // rank each namespace, read the chosen facts, count the access. Plain recall and explain share
 // one ranking, so explain returns exactly the facts and order of recall.
 import { EngramError } from '../../shared/errors.ts';
-import type { RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
+import type { Evidence, RerankStep, RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { NamespaceIndex } from '../index/namespace.ts';
@@ -23,6 +23,8 @@ import { toReceipt, type Receipt } from './receipts.ts';
 import { hintTail, kgLinks, kgMode, type KgHint } from './hints.ts';
 import { SIGNAL_NAMES, SIGNALS, type SignalName } from './registry.ts';
 import type { VectorReader } from './signal.ts';
+import { rerank, rerankPool } from './rerank.ts';
+import { evidenceOf } from './evidence.ts';
 
 export interface PreparedQuery {
   text: string;
@@ -52,6 +54,8 @@ export interface FactMatch {
   signals: SignalName[];
   /** Its decay score at the time of the recall. */
   decayScore: number;
+  /** The records supporting it, when the recipe includes evidence. */
+  evidence?: Evidence[];
 }
 
 export interface SearchOutcome {
@@ -139,27 +143,30 @@ export class RecallEngine {
     // Word-vector neighbours only while the vector signal is on: they come from the same model.
     const near = this.indexer.vectors.off ? new Map<string, number>() : nearTerms(query.text, [...query.terms, ...expanded], this.indexer.vectors.embedder, present);
     const expandedQuery = { text: query.text, terms: [...query.terms, ...expanded, ...near.keys()], vector: query.vector, matchSimilarity, ...(near.size ? { termWeights: near } : {}) };
+    // A reranked recall ranks a wider pool, which the second stage reorders and cuts to top_k.
+    const plan = req.plan.rerank ? { ...req.plan, topK: rerankPool(req.plan.topK) } : req.plan;
     const rankings = await Promise.all(
-      namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, req.plan, this.readVectors) : emptyRanking())),
+      namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, plan, this.readVectors) : emptyRanking())),
     );
 
     const ranked = rankings.flatMap((r) => r.results);
     const byKey = await this.readFacts(ranked);
     const alive = (list: RankedFact[]) => list.filter((r) => byKey.has(key(r)));
-    const chosen =
-      rankings.length === 2
-        ? mergeNamespaces(alive(rankings[0]!.results), alive(rankings[1]!.results), (r) => byKey.get(key(r))!.text, req.plan.topK)
-        : alive(ranked);
-    const outcome: SearchOutcome = {
-      facts: chosen.map((r) => byKey.get(key(r))!),
-      matches: chosen.map((r) => matchOf(r, byKey.get(key(r))!, req.plan)),
-      retrieval: this.metadata(req, query, rankings, [...new Set([...expanded, ...near.keys()])].sort()),
-    };
+    const textOf = (r: RankedFact) => byKey.get(key(r))!.text;
+    const pool = rankings.length === 2 ? mergeNamespaces(alive(rankings[0]!.results), alive(rankings[1]!.results), textOf, plan.topK) : alive(ranked);
+    let chosen = pool;
+    let steps: RerankStep[] | undefined;
+    if (req.plan.rerank) ({ results: chosen, steps } = rerank(pool, query.text, textOf, req.plan.topK));
+    const facts = chosen.map((r) => byKey.get(key(r))!);
+    const matches = chosen.map((r, i) => matchOf(r, facts[i]!, req.plan));
+    if (req.plan.evidence) (await evidenceOf(this.indexer, this.store, facts)).forEach((evidence, i) => (matches[i]!.evidence = evidence));
+    const outcome: SearchOutcome = { facts, matches, retrieval: this.metadata(req, query, rankings, [...new Set([...expanded, ...near.keys()])].sort()) };
     if (req.explain) {
       const now = Date.now();
-      outcome.receipts = chosen.map((r) => {
-        const fact = byKey.get(key(r))!;
-        return { ...toReceipt(r, fact, req.plan.weights, now, req.plan.confidence), kgLinks: kgLinks(this.indexer, fact) };
+      const recipe = req.plan.recipe ? { recipe: req.plan.recipe.id } : {};
+      outcome.receipts = chosen.map((r, i) => {
+        const fact = facts[i]!;
+        return { ...toReceipt(r, fact, req.plan.weights, now, req.plan.confidence, steps?.[i]), kgLinks: kgLinks(this.indexer, fact), ...recipe };
       });
     } else if (kgMode(req.plan) === 'hints_without_confidence_receipts') {
       outcome.hints = await hintTail(this.indexer, this.store, outcome.facts);
@@ -205,6 +212,7 @@ export class RecallEngine {
       expandedTerms: expanded,
       ...confidenceMetadata(req.plan),
       kg: kgMode(req.plan),
+      ...(req.plan.recipe ? { recipe: req.plan.recipe } : {}),
     };
   }
 }

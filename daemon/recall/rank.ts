@@ -40,7 +40,8 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
   const searched: NamespaceRanking['searched'] = {};
   for (const signal of matchSignals()) {
     if (weights[signal.name as SignalName] > 0 && signal.applies(query)) {
-      const ranking = await signal.rank({ ns, query, topK: plan.topK, filter, readVectors });
+      const depth = plan.candidates[signal.name as SignalName];
+      const ranking = await signal.rank({ ns, query, topK: plan.topK, ...(depth !== undefined ? { depth } : {}), hops: plan.graphHops, filter, readVectors });
       matchRanks.set(signal.name as SignalName, ranking.ranks);
       for (const doc of ranking.matched) matchedDocs.add(doc);
       candidates[signal.name as SignalName] = ranking.ranks.size;

@@ -1,7 +1,7 @@
 // Explain receipts: one per returned fact, carrying everything needed to recompute its score
 // (ranks, k, weights) plus where the fact came from. Recall keys ranks by signal name; the
 // protocol has one frozen field per signal, and this is the one place that maps the two.
-import type { Receipt } from '../../shared/model.ts';
+import type { Receipt, RerankStep } from '../../shared/model.ts';
 import type { FactRecord } from '../store/record.ts';
 import { RRF_K } from './fusion.ts';
 import type { RankedFact } from './rank.ts';
@@ -24,7 +24,9 @@ function rankFields(ranks: SignalRanks): RankFields {
 
 const DAY_MS = 86_400_000;
 
-export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: Weights, now: number, confidence: ConfidencePlan | null): Receipt<FactRecord> {
+/** `rerank`: what the recipe's second stage did; the receipt's weight is then its result, and the
+ *  confidence ranking's final score what the stage started from. */
+export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: Weights, now: number, confidence: ConfidencePlan | null, rerank?: RerankStep): Receipt<FactRecord> {
   const receipt: Receipt<FactRecord> = {
     text: fact.text,
     weight: ranked.final,
@@ -41,12 +43,13 @@ export function toReceipt(ranked: RankedFact, fact: FactRecord, weights: Weights
     kgLinks: [],
     fact,
     matched: ranked.matched,
+    ...(rerank ? { rerank } : {}),
   };
   if (confidence) {
     const c = confidenceValue(fact.confidence);
     receipt.ranking = {
       baseScore: ranked.fused,
-      finalScore: ranked.final,
+      finalScore: rerank ? rerank.scoreBefore : ranked.final,
       factor: 1 + confidence.weight * c,
       effectiveConfidence: effectiveLabel(fact.confidence),
       confidenceValue: c,

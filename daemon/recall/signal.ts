@@ -27,6 +27,10 @@ export interface MatchInput {
   ns: NamespaceIndex;
   query: NamespaceQuery;
   topK: number;
+  /** How many candidates to rank when a recipe sets it; absent: the signal's function of top_k. */
+  depth?: number;
+  /** Relation hops a graph expansion follows (1 unless a recipe sets graph_depth). */
+  hops: number;
   filter: DocFilter | null;
   readVectors: VectorReader;
 }

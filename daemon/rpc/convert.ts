@@ -67,6 +67,7 @@ export function retrievalMessage(meta: RetrievalMetadata): MessageInitShape<type
     confidenceWeight: meta.confidenceWeight,
     policy: meta.policy,
     kg: meta.kg,
+    recipe: meta.recipe && { ...meta.recipe, reranker: meta.recipe.rerankerStage },
   };
 }
 
@@ -81,6 +82,8 @@ export function receiptMessage(receipt: Receipt<FactRecord>): MessageInitShape<t
     fact: factMessage(receipt.fact),
     ranking: receipt.ranking,
     matched: receipt.matched ?? false,
+    recipe: receipt.recipe ?? '',
+    rerank: receipt.rerank,
   };
 }
 
@@ -94,7 +97,7 @@ const SCOPES: Record<number, Scope> = { [RecallScope.SHARED]: 'shared', [RecallS
 export const scopeOf = (scope: RecallScope): Scope => SCOPES[scope] ?? 'agent';
 
 /** Wire options → core input; absent optional fields stay undefined (= the configured default). */
-export function recallOptionsInput(o: RecallOptions | undefined, served: { confidence: boolean; decay: boolean; kg: boolean }): RecallOptionsInput | undefined {
+export function recallOptionsInput(o: RecallOptions | undefined, served: { confidence: boolean; decay: boolean; kg: boolean; recipe: boolean }): RecallOptionsInput | undefined {
   if (!o) return undefined;
   const f = o.filters;
   return {
@@ -116,6 +119,7 @@ export function recallOptionsInput(o: RecallOptions | undefined, served: { confi
     // A profile without confidence-recall-v1 is an older daemon: it never knew these fields.
     ...(served.confidence ? { minConfidence: o.minConfidence, confidenceWeight: o.confidenceWeight } : {}),
     ...(served.kg && o.kg !== undefined ? { kg: o.kg } : {}),
+    ...(served.recipe && o.recipe !== undefined ? { recipe: o.recipe } : {}),
   };
 }
 

@@ -21,7 +21,12 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   // A profile from before recall-matches-v1 answers as that release did: without them.
   const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
-  const served = { confidence: confidenceServed, decay: profile.capabilities.includes(Capability.Decay), kg: profile.capabilities.includes(Capability.KnowledgeGraph) };
+  const served = {
+    confidence: confidenceServed,
+    decay: profile.capabilities.includes(Capability.Decay),
+    kg: profile.capabilities.includes(Capability.KnowledgeGraph),
+    recipe: profile.capabilities.includes(Capability.RecipeRecall),
+  };
   const options = (o: Parameters<typeof recallOptionsInput>[0]) => recallOptionsInput(o, served);
   const matches = (outcome: { matches: FactMatch[] }) => (matchesServed ? outcome.matches : []);
   const receipts = (outcome: SearchOutcome) => (outcome.receipts ?? []).map((r) => receiptMessage(matchesServed ? r : { ...r, matched: undefined }));

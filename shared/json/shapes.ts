@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange } from '../model.ts';
-import type { CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
+import type { AppliedRecipe, Evidence, CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange } from '../model.ts';
+import type { AppliedRecipeJson, EvidenceJson, MatchJson, CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -80,8 +80,34 @@ export function retrievalJson(r: RetrievalView): RetrievalJson {
     vector_searched: r.vectorSearched,
     // Legacy calls (no policy) omit the confidence metadata: clients written before it see the shape they know.
     ...(r.policy ? { min_confidence: (r.minConfidence || null) as ConfidenceLabel | null, confidence_weight: r.confidenceWeight ?? 0, policy: r.policy, kg: r.kg } : {}),
+    ...(r.recipe ? { recipe: appliedRecipeJson(r.recipe) } : {}),
   };
 }
+
+export const appliedRecipeJson = (r: AppliedRecipe): AppliedRecipeJson => ({
+  id: r.id,
+  name: r.name,
+  version: r.version,
+  reranker: r.rerankerStage,
+  graph_depth: r.graphDepth,
+  lexical_top_k: r.lexicalTopK,
+  vector_top_k: r.vectorTopK,
+  prefer_verified: r.preferVerified,
+  verified_only: r.verifiedOnly,
+  include_evidence: r.includeEvidence,
+  token_budget: r.tokenBudget,
+});
+
+export const evidenceJson = (e: Evidence): EvidenceJson => ({ kind: e.kind, ref: e.ref, text: e.text, retired: e.retired });
+
+/** One recalled fact's match as REST and the CLI's --json give it. */
+export const matchJson = (m: { matched: boolean; score: number; signals: string[]; decayScore?: number; evidence?: Evidence[] }): MatchJson => ({
+  matched: m.matched,
+  score: m.score,
+  signals: m.signals,
+  decay_score: m.decayScore ?? 0,
+  ...(m.evidence?.length ? { evidence: m.evidence.map(evidenceJson) } : {}),
+});
 
 /** The RecallReceipt wire shape shared with the MCP `explained` payload. */
 export function receiptJson(r: ReceiptView): ReceiptJson {
@@ -109,6 +135,10 @@ export function receiptJson(r: ReceiptView): ReceiptJson {
     },
     kg_links: r.kgLinks,
     ...(r.matched !== undefined ? { matched: r.matched } : {}),
+    ...(r.recipe ? { recipe: r.recipe } : {}),
+    ...(r.rerank
+      ? { rerank: { stage: r.rerank.stage, score_before: r.rerank.scoreBefore, coverage: r.rerank.coverage, factor: r.rerank.factor, rank_before: r.rerank.rankBefore, rank_after: r.rerank.rankAfter } }
+      : {}),
     ...(r.ranking
       ? {
           ranking: {

@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { AppliedRecipe, Evidence, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -16,6 +16,8 @@ export interface SearchRequest {
   confidenceWeight?: number;
   /** Knowledge-graph hints after the facts; undefined: the daemon's --kg. */
   kg?: boolean;
+  /** A retrieval recipe by name. */
+  recipe?: string;
 }
 
 /** A slot write as the MCP tool takes it (checked again by the daemon). */
@@ -27,6 +29,7 @@ export interface BatchRequest {
   topK: number;
   minConfidence?: ConfidenceLabel;
   confidenceWeight?: number;
+  recipe?: string;
 }
 
 /** The weak-match feedback of a recall, as the daemon computed it. */
@@ -44,6 +47,8 @@ export interface RecallPolicy {
   minConfidence?: string;
   confidenceWeight?: number;
   kg: string;
+  /** The recipe the call named, as the daemon resolved it. */
+  recipe?: AppliedRecipe;
 }
 
 export interface SearchResult {
@@ -58,6 +63,8 @@ export interface SearchResult {
   policy: RecallPolicy;
   /** Knowledge-graph neighbours after the facts (absent or [] when the graph is off for the call). */
   hints?: KgHint[];
+  /** Per fact, same order, when the recipe includes evidence: the records supporting it. */
+  evidence?: Evidence[][];
 }
 
 export interface BatchResult {
@@ -192,5 +199,11 @@ export function policyOf(r: RetrievalMetadata | undefined): RecallPolicy {
     ...(r?.minConfidence !== undefined ? { minConfidence: r.minConfidence } : {}),
     ...(r?.confidenceWeight !== undefined ? { confidenceWeight: r.confidenceWeight } : {}),
     kg: r?.kg ?? '',
+    ...(r?.recipe ? { recipe: r.recipe } : {}),
   };
+}
+
+/** The per-fact evidence of a recall, when its recipe included evidence. */
+export function evidenceOfMatches(matches: readonly { evidence?: Evidence[] }[] | undefined): { evidence?: Evidence[][] } {
+  return matches?.some((m) => m.evidence?.length) ? { evidence: matches.map((m) => m.evidence ?? []) } : {};
 }

@@ -53,6 +53,13 @@ export const LIST_PAGE_SIZE = 50;
 /** Facts per memory_add_batch call. */
 export const MAX_BATCH_FACTS = 100;
 
+const recipeOption = z
+  .string()
+  .describe(
+    'A retrieval recipe (memory_recipes lists them): cheap, balanced, deep, forensic, verified_only, low_latency or a saved one. It sets the keyword and vector candidate counts, graph depth, a reranker, a preference for verified facts (verified_only: only verified ones) and, for forensic, the evidence behind each fact. Options given here still win.',
+  )
+  .optional();
+
 export const INPUT_TYPES = {
   memory_search: z
     .object({
@@ -71,6 +78,7 @@ export const INPUT_TYPES = {
         .boolean()
         .describe("Append up to three knowledge-graph neighbours of the facts under kg_hints (they have no confidence receipts; never with explain or min_confidence). Omitted: the server's --kg.")
         .optional(),
+      recipe: recipeOption,
     })
     .strict(),
   memory_search_batch: z
@@ -80,6 +88,7 @@ export const INPUT_TYPES = {
       top_k: topK('per query, at most'),
       min_confidence: minConfidence,
       confidence_weight: confidenceWeight,
+      recipe: recipeOption,
     })
     .strict(),
   memory_add: z

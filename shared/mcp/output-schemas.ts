@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, RecipeJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { AppliedRecipeJson, EvidenceJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, RecipeJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -38,6 +38,8 @@ export const OUTPUT_TYPES = {
       retrieval: retrieval.optional(),
       matched: count.describe('How many of the facts a query signal matched; the rest only fill top_k.').optional(),
       kg_hints: z.array(KgHintJson).describe('With the knowledge graph on: up to three neighbours of the facts, after them (no confidence receipts).').optional(),
+      recipe: AppliedRecipeJson.describe('The recipe the call named, as resolved.').optional(),
+      evidence: z.array(z.array(EvidenceJson)).describe('Per fact, same order, when the recipe includes evidence: the records supporting it.').optional(),
     })
     .strict(),
   memory_search_batch: z
@@ -47,6 +49,7 @@ export const OUTPUT_TYPES = {
       merged: strings,
       per_query: z.array(z.object({ query: z.string(), facts, error: z.string().optional() }).strict()),
       retrieval: retrieval.optional(),
+      recipe: AppliedRecipeJson.describe('The recipe the call named, as resolved.').optional(),
     })
     .strict(),
   memory_add: z

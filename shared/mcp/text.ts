@@ -2,6 +2,7 @@
 // hosts that show the model only text; wording may change, the structured payload is the contract.
 import type { WeakMatch } from './backend.ts';
 import type { BatchPayload, CheckpointResumePayload, ReceiptJson, SearchRetrieval, SearchPayload } from './payloads.ts';
+import type { AppliedRecipeJson, EvidenceJson } from '../schemas/json-shapes.ts';
 
 const q = JSON.stringify;
 
@@ -48,7 +49,7 @@ export function searchText(p: SearchPayload, matched?: boolean[]): string {
   const label = (i: number) => (matched && !matched[i] ? ' (filler: no query signal matched it)' : '');
   const listed = p.explained
     ? p.explained.map((r, i) => receiptText(r, i) + label(i)).join('\n')
-    : (p.facts ?? []).map((f, i) => `${i + 1}. ${f}${label(i)}`).join('\n');
+    : (p.facts ?? []).map((f, i) => `${i + 1}. ${f}${label(i)}${evidenceText(p.evidence?.[i])}`).join('\n');
   const hits = matched?.filter(Boolean).length;
   if (p.count === 0) parts.push(`No memories found for ${who} matching ${q(p.query)}.`);
   else if (hits === 0) parts.push(`Nothing in the memory of ${who} matched ${q(p.query)}. The ${p.count} facts below only fill top_k; do not treat them as answers:\n\n${listed}`);
@@ -57,8 +58,16 @@ export function searchText(p: SearchPayload, matched?: boolean[]): string {
   if (p.kg_hints?.length) parts.push(`Related (knowledge graph; no confidence receipts):\n${p.kg_hints.map((h) => `- ${h.label} (${h.relation})`).join('\n')}`);
   if (p.feedback) parts.push(p.feedback);
   if (p.retrieval) parts.push(retrievalText(p.retrieval));
+  if (p.recipe) parts.push(recipeText(p.recipe));
   return parts.join('\n\n');
 }
+
+const evidenceText = (list: EvidenceJson[] | undefined): string =>
+  (list ?? []).map((e) => `\n   evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`).join('');
+
+/** "Recipe deep@2: 80 keyword and 80 vector candidates, graph depth 2, reranker term-coverage-v1." */
+export const recipeText = (r: AppliedRecipeJson): string =>
+  `Recipe ${r.id}: ${r.lexical_top_k} keyword and ${r.vector_top_k} vector candidates, graph depth ${r.graph_depth}, reranker ${r.reranker || 'off'}${r.verified_only ? ', verified facts only' : r.prefer_verified ? ', verified facts preferred' : ''}${r.include_evidence ? ', with evidence' : ''}.`;
 
 export function batchText(p: BatchPayload): string {
   const parts = [

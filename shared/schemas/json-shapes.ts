@@ -48,6 +48,43 @@ export const FactJson = z
   })
   .strict();
 
+export const EvidenceJson = z
+  .object({
+    kind: z.string().describe('summary_source (a fact this summary consolidated), supports (a fact linked to it as supporting it) or evidence_ref (a slot\'s reference).'),
+    ref: z.string().describe('The supporting fact\'s id, or the reference as written.'),
+    text: z.string().describe('The supporting fact\'s text ("" when the reference names no fact of the namespace).'),
+    retired: z.boolean(),
+  })
+  .strict();
+
+/** The recipe a recall ran under, as resolved. */
+export const AppliedRecipeJson = z
+  .object({
+    id: z.string().describe('"{name}@{version}" for a saved recipe, "builtin:{name}" for a built-in.'),
+    name: z.string(),
+    version: count,
+    reranker: z.string().describe('The second stage that ran ("term-coverage-v1"), or "" with the reranker off.'),
+    graph_depth: count,
+    lexical_top_k: count,
+    vector_top_k: count,
+    prefer_verified: z.boolean(),
+    verified_only: z.boolean(),
+    include_evidence: z.boolean(),
+    token_budget: count,
+  })
+  .strict();
+
+export const RerankJson = z
+  .object({
+    stage: z.string(),
+    score_before: z.number(),
+    coverage: z.number().describe("The share of the query's distinct terms the fact's text contains."),
+    factor: z.number().describe('weight = score_before x factor, factor = 1 + 0.5 x coverage.'),
+    rank_before: count,
+    rank_after: count,
+  })
+  .strict();
+
 /** How one recalled fact came to be returned. */
 export const MatchJson = z
   .object({
@@ -55,6 +92,7 @@ export const MatchJson = z
     score: z.number(),
     signals: strings.describe('The signals that ranked it: vector, keyword, recency, decay.'),
     decay_score: z.number().describe('Its decay score at the time of the recall (use_count^beta x f(time since last use) x strength).'),
+    evidence: z.array(EvidenceJson).describe("With a recipe that includes evidence: the records supporting it.").optional(),
   })
   .strict();
 
@@ -98,6 +136,8 @@ export const ReceiptJson = z
       .strict()
       .optional(),
     matched: z.boolean().optional(),
+    recipe: z.string().describe('The recipe the call named ("deep@2", "builtin:deep").').optional(),
+    rerank: RerankJson.describe("How the recipe's reranker moved this fact.").optional(),
   })
   .strict();
 
@@ -120,6 +160,7 @@ export const RetrievalJson = z
     confidence_weight: z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).optional(),
     policy: z.string().optional(),
     kg: z.string().optional(),
+    recipe: AppliedRecipeJson.describe('The recipe the call named, as resolved.').optional(),
   })
   .strict()
   .describe('How recall ran. The confidence keys are present only when confidence options were in effect.');
@@ -157,6 +198,8 @@ export type FactJson = z.infer<typeof FactJson>;
 export type ReceiptJson = z.infer<typeof ReceiptJson>;
 export type RetrievalJson = z.infer<typeof RetrievalJson>;
 export type MatchJson = z.infer<typeof MatchJson>;
+export type EvidenceJson = z.infer<typeof EvidenceJson>;
+export type AppliedRecipeJson = z.infer<typeof AppliedRecipeJson>;
 
 /** One use of a fact (touch). */
 export const TouchJson = z

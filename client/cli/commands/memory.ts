@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
-import { factJson, feedbackJson, kgHintJson, receiptJson, retrievalJson } from '../json.ts';
+import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
 import { parseJsonObject } from '../../../shared/validate.ts';
@@ -106,8 +106,8 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
         }
         const { facts, retrieval, feedback, matches, hints } = o.all ? await c.recallAll(agent, query, options) : await c.recall(agent, query, options);
         if (opts.json) {
-          printJson({ agent_id: agent, query, count: facts.length, ...matchedJson(matches), facts: facts.map(factJson), ...(matches ? { matches } : {}), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback), kg_hints: hints.map(kgHintJson) });
-        } else printRecall(facts, matches, query, out, hints);
+          printJson({ agent_id: agent, query, count: facts.length, ...matchedJson(matches), facts: facts.map(factJson), ...(matches ? { matches: matches.map(matchJson) } : {}), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback), kg_hints: hints.map(kgHintJson) });
+        } else printRecall(facts, matches, query, out, hints, retrieval);
         if (!opts.json && feedback) out(`hint: ${feedback.advice}`);
       });
     });

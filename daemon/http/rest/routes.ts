@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, recipeJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
@@ -28,6 +28,7 @@ export const CORE_FIELDS: Readonly<Record<string, string>> = {
   'options.min_confidence': 'min_confidence',
   'options.confidence_weight': 'confidence_weight',
   'options.top_k': 'top_k',
+  'options.recipe': 'recipe',
 };
 
 const ok = <N extends ResponseName>(_name: N, json: ResponseOf<N>, extra: Omit<Reply, 'json'> = {}): Reply => ({ ...extra, json });
@@ -50,14 +51,19 @@ const factLocation = (f: { id: string; agentId: string }) => `/v1/facts/${f.id}?
 /** Recall with confidence options takes the options path; without, the legacy ranking (no
  *  confidence preference whatever the daemon's default weight), so older REST callers keep theirs. */
 function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuery>, explain: boolean): Promise<SearchOutcome> {
-  if (q.min_confidence === undefined && q.confidence_weight === undefined && q.kg === undefined) {
+  if (q.min_confidence === undefined && q.confidence_weight === undefined && q.kg === undefined && q.recipe === undefined) {
     return core.recall(ctx, { agentId: q.agent_id, query: q.query, topK: q.top_k, explain, feedback: true });
   }
-  const options: RecallOptionsInput = { topK: q.top_k, minConfidence: q.min_confidence, confidenceWeight: q.confidence_weight, ...(q.kg !== undefined ? { kg: q.kg } : {}) };
+  const options: RecallOptionsInput = {
+    topK: q.top_k,
+    minConfidence: q.min_confidence,
+    confidenceWeight: q.confidence_weight,
+    ...(q.kg !== undefined ? { kg: q.kg } : {}),
+    ...(q.recipe !== undefined ? { recipe: q.recipe } : {}),
+  };
   return core.recallWithOptions(ctx, { agentId: q.agent_id, query: q.query, scope: 'agent', explain, options });
 }
 
-const matchJson = (m: FactMatch) => ({ matched: m.matched, score: m.score, signals: m.signals, decay_score: m.decayScore });
 const matchedCount = (o: SearchOutcome) => o.matches.filter((m) => m.matched).length;
 
 export const ROUTES: readonly Route[] = [
@@ -404,7 +410,7 @@ export const ROUTES: readonly Route[] = [
     '/v1/recall/batch',
     { body: 'BatchRecallRequest', operationId: 'recallBatch', summary: 'Several queries against one namespace under one ranking policy, merged', status: 200, response: 'BatchRecallResult', description: 'Merged and per-query facts.' },
     async ({ core, ctx, body: b }) => {
-      const options: RecallOptionsInput = { topK: b.top_k, minConfidence: b.min_confidence, confidenceWeight: b.confidence_weight };
+      const options: RecallOptionsInput = { topK: b.top_k, minConfidence: b.min_confidence, confidenceWeight: b.confidence_weight, ...(b.recipe !== undefined ? { recipe: b.recipe } : {}) };
       const outcome = await core.batchRecall(ctx, { agentId: b.agent_id, queries: b.queries, scope: 'agent', options });
       return ok('BatchRecallResult', {
         agent_id: b.agent_id,

@@ -49,6 +49,7 @@ const topK = z.int().min(1).describe(`How many facts, at most the daemon's max_t
 const minConfidence = z.enum(CONFIDENCE_LABELS).describe('Only facts at least this confident, applied before ranking and top_k.');
 const confidenceWeight = z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).describe("Preference for confident facts: final score = base x (1 + weight x c). Omitted: the daemon's default.");
 const count = z.int().min(0);
+const recipeName = z.string().describe('A retrieval recipe (GET /v1/memory-controls/retrieval-recipes): its candidate counts, graph depth, reranker and confidence settings, under any option given here.').optional();
 const requestId = z.string().describe('Idempotency key: re-sending it returns the first result instead of writing twice.');
 
 // Query parameters ------------------------------------------------------------------------------
@@ -61,6 +62,7 @@ export const RecallQuery = z
     min_confidence: minConfidence.optional(),
     confidence_weight: confidenceWeight.optional(),
     kg: z.boolean().describe("Append up to three knowledge-graph neighbour hints after the facts (kg_hints); omitted: the daemon's --kg.").optional(),
+    recipe: recipeName,
   })
   .strict();
 
@@ -253,6 +255,7 @@ export const REQUESTS = {
       top_k: topK.optional(),
       min_confidence: minConfidence.optional(),
       confidence_weight: confidenceWeight.optional(),
+      recipe: recipeName,
     })
     .strict(),
   ForgetRequest: z

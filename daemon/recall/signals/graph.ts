@@ -2,7 +2,8 @@
 // live fact names) that the query mentions — as a word or a phrase of up to three words — ranks
 // the facts naming it, rarer entities weighing more (idf); the live facts those facts relate to,
 // either way, follow at half that weight (one hop, so "who did the person Ana met work for"
-// reaches a fact that names neither). Weight 0 by default.
+// reaches a fact that names neither; a recipe's graph_depth sets how many hops, each halving
+// again). Weight 0 by default.
 import { entityKey } from '../../index/graph.ts';
 import type { NamespaceIndex } from '../../index/namespace.ts';
 import type { MatchSignal, NamespaceQuery } from '../signal.ts';
@@ -25,7 +26,7 @@ function phrases(text: string): string[] {
   return [...out];
 }
 
-function scores(ns: NamespaceIndex, text: string, eligible: (doc: number) => boolean): Map<number, number> {
+function scores(ns: NamespaceIndex, text: string, eligible: (doc: number) => boolean, hops: number): Map<number, number> {
   const total = ns.size;
   const direct = new Map<number, number>();
   for (const phrase of phrases(text)) {
@@ -34,14 +35,22 @@ function scores(ns: NamespaceIndex, text: string, eligible: (doc: number) => boo
     const idf = Math.log(1 + total / naming.size);
     for (const doc of naming) if (eligible(doc)) direct.set(doc, (direct.get(doc) ?? 0) + idf);
   }
+  // Breadth first: each hop reaches the facts related to the last hop's, at half its score; a
+  // fact keeps the score of the shortest way to it.
   const out = new Map(direct);
-  for (const [doc, score] of direct) {
-    const info = ns.doc(doc);
-    const neighbours = [...info.relations.map((r) => ns.docOf(r.targetId)), ...ns.graph.linksTo(info.factId).keys()];
-    for (const other of neighbours) {
-      if (other === undefined || direct.has(other) || !eligible(other)) continue;
-      out.set(other, Math.max(out.get(other) ?? 0, score * HOP));
+  let frontier = direct;
+  for (let hop = 0; hop < hops && frontier.size > 0; hop++) {
+    const next = new Map<number, number>();
+    for (const [doc, score] of frontier) {
+      const info = ns.doc(doc);
+      const neighbours = [...info.relations.map((r) => ns.docOf(r.targetId)), ...ns.graph.linksTo(info.factId).keys()];
+      for (const other of neighbours) {
+        if (other === undefined || out.has(other) || !eligible(other)) continue;
+        next.set(other, Math.max(next.get(other) ?? 0, score * HOP));
+      }
     }
+    for (const [doc, score] of next) out.set(doc, score);
+    frontier = next;
   }
   return out;
 }
@@ -50,9 +59,9 @@ export const graphSignal = {
   name: 'graph',
   kind: 'match',
   applies: (query: Pick<NamespaceQuery, 'terms' | 'vector'>) => query.terms.length > 0,
-  async rank({ ns, query, filter }) {
+  async rank({ ns, query, filter, hops }) {
     const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : () => true;
-    const rows = [...scores(ns, query.text, eligible)].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const rows = [...scores(ns, query.text, eligible, hops)].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     const ranks = new Map(rows.map(([doc], i) => [doc, i + 1]));
     return { ranks, matched: new Set(ranks.keys()), searched: ns.graph.entityCount };
   },

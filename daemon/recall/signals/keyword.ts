@@ -10,12 +10,12 @@ export const keywordSignal = {
   name: 'keyword',
   kind: 'match',
   applies: () => true,
-  async rank({ ns, query, topK, filter }) {
+  async rank({ ns, query, topK, depth, filter }) {
     const ranks = new Map<number, number>();
     if (query.terms.length === 0) return { ranks, matched: new Set(), searched: 0 };
     const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
     const { termWeights } = query;
-    ns.keyword.search(query.terms, { eligible, limit: keywordCandidateCount(topK), ...(termWeights ? { termWeights } : {}) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
+    ns.keyword.search(query.terms, { eligible, limit: depth ?? keywordCandidateCount(topK), ...(termWeights ? { termWeights } : {}) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
     // Every hit shares a term with the query, or a word its nearest to (similarity 0.6 or more).
     return { ranks, matched: new Set(ranks.keys()), searched: ranks.size };
   },

@@ -8,7 +8,7 @@ export const vectorSignal = {
   name: 'vector',
   kind: 'match',
   applies: (query) => query.vector !== null,
-  rank: ({ ns, query, topK, filter, readVectors }) => vectorRanks(ns, query.vector!, vectorCandidateCount(topK), filter, readVectors, 1 - query.matchSimilarity),
+  rank: ({ ns, query, topK, depth, filter, readVectors }) => vectorRanks(ns, query.vector!, depth ?? vectorCandidateCount(topK), filter, readVectors, 1 - query.matchSimilarity),
 } as const satisfies MatchSignal;
 
 /** How many nearest eligible neighbours the vector signal ranks: a fixed function of top_k, so

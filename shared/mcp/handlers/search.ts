@@ -4,7 +4,7 @@ import * as arg from '../args.ts';
 import type { McpBackend, RecallPolicy } from '../backend.ts';
 import type { BatchPayload, ReceiptJson, SearchRetrieval, SearchPayload } from '../payloads.ts';
 import { success } from '../result.ts';
-import { kgHintJson } from '../../json/shapes.ts';
+import { appliedRecipeJson, evidenceJson, kgHintJson } from '../../json/shapes.ts';
 import { batchText, feedbackText, searchText } from '../text.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -15,9 +15,10 @@ export async function memorySearch(args: arg.Args, backend: McpBackend): Promise
   const explain = arg.booleanArg(args, 'explain', false);
   const { requested, ...confidence } = arg.recallConfidence(args);
   const kg = arg.supplied(args, 'kg') ? arg.booleanArg(args, 'kg', false) : undefined;
+  const recipe = arg.optionalString(args, 'recipe');
 
-  const result = await backend.search({ agentId, query, topK, explain, ...confidence, ...(kg !== undefined ? { kg } : {}) });
-  const retrieval = retrievalOf(requested, result.policy);
+  const result = await backend.search({ agentId, query, topK, explain, ...confidence, ...(kg !== undefined ? { kg } : {}), ...(recipe !== undefined ? { recipe } : {}) });
+  const retrieval = retrievalOf(requested || recipe !== undefined, result.policy);
   const payload: SearchPayload = explain
     ? { agent_id: agentId, query, count: result.receipts?.length ?? 0, facts: [], explained: (result.receipts ?? []).map((r) => legacyReceipt(r, retrieval)) }
     : { agent_id: agentId, query, count: result.facts.length, facts: result.facts };
@@ -25,6 +26,8 @@ export async function memorySearch(args: arg.Args, backend: McpBackend): Promise
   if (result.feedback) payload.feedback = feedbackText(result.feedback, agentId);
   if (retrieval) payload.retrieval = retrieval;
   if (result.hints?.length) payload.kg_hints = result.hints.map(kgHintJson);
+  if (result.policy.recipe) payload.recipe = appliedRecipeJson(result.policy.recipe);
+  if (result.evidence) payload.evidence = result.evidence.map((list) => list.map(evidenceJson));
   return success(payload, searchText(payload, result.matched));
 }
 
@@ -33,8 +36,9 @@ export async function memorySearchBatch(args: arg.Args, backend: McpBackend): Pr
   const queries = arg.stringList(args, 'queries');
   const topK = arg.topK(args);
   const { requested, ...confidence } = arg.recallConfidence(args);
+  const recipe = arg.optionalString(args, 'recipe');
 
-  const result = await backend.searchBatch({ agentId, queries, topK, ...confidence });
+  const result = await backend.searchBatch({ agentId, queries, topK, ...confidence, ...(recipe !== undefined ? { recipe } : {}) });
   // Two facts may share a text; the wire shows texts, so the merged view shows each once.
   const merged = [...new Set(result.merged)];
   const payload: BatchPayload = {
@@ -43,8 +47,9 @@ export async function memorySearchBatch(args: arg.Args, backend: McpBackend): Pr
     merged,
     per_query: result.perQuery.map((r) => ({ query: r.query, facts: r.facts, ...(r.error ? { error: r.error } : {}) })),
   };
-  const retrieval = retrievalOf(requested, result.policy);
+  const retrieval = retrievalOf(requested || recipe !== undefined, result.policy);
   if (retrieval) payload.retrieval = retrieval;
+  if (result.policy.recipe) payload.recipe = appliedRecipeJson(result.policy.recipe);
   return success(payload, batchText(payload));
 }
 

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/recall.proto.
  */
 export const file_engram_v1_recall: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEiUQoJRmFjdE1hdGNoEg8KB21hdGNoZWQYASABKAgSDQoFc2NvcmUYAiABKAESDwoHc2lnbmFscxgDIAMoCRITCgtkZWNheV9zY29yZRgEIAEoASJfCg1TaWduYWxXZWlnaHRzEg4KBnZlY3RvchgBIAEoARIPCgdrZXl3b3JkGAIgASgBEg8KB3JlY2VuY3kYAyABKAESDQoFZGVjYXkYBCABKAESDQoFZ3JhcGgYBSABKAEiqgMKEVJldHJpZXZhbE1ldGFkYXRhEikKB3dlaWdodHMYASABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0cxIPCgdzaWduYWxzGAIgAygJEhYKDmVsaWdpYmxlX2NvdW50GAMgASgNEhoKEmtleXdvcmRfY2FuZGlkYXRlcxgEIAEoDRIZChF2ZWN0b3JfY2FuZGlkYXRlcxgFIAEoDRIQCghlbWJlZGRlchgGIAEoCRINCgVycmZfaxgHIAEoDRINCgVub3RlcxgIIAMoCRIVCg1taW5fcmVsZXZhbmNlGAkgASgBEhAKCGZpbHRlcmVkGAogASgIEhYKDmV4cGFuZGVkX3Rlcm1zGAsgAygJEhcKD3ZlY3Rvcl9zZWFyY2hlZBgMIAEoDRIbCg5taW5fY29uZmlkZW5jZRgNIAEoCUgAiAEBEh4KEWNvbmZpZGVuY2Vfd2VpZ2h0GA4gASgBSAGIAQESDgoGcG9saWN5GA8gASgJEgoKAmtnGBAgASgJQhEKD19taW5fY29uZmlkZW5jZUIUChJfY29uZmlkZW5jZV93ZWlnaHQiwQEKC1JlY2FsbFJhbmtzEhMKC3ZlY3Rvcl9yYW5rGAEgASgNEhQKDGtleXdvcmRfcmFuaxgCIAEoDRIUCgxyZWNlbmN5X3JhbmsYAyABKA0SEwoLZnVzZWRfc2NvcmUYBCABKAESCQoBaxgFIAEoDRIpCgd3ZWlnaHRzGAYgASgLMhguZW5ncmFtLnYxLlNpZ25hbFdlaWdodHMSEgoKZGVjYXlfcmFuaxgHIAEoDRISCgpncmFwaF9yYW5rGAggASgNIocBChBSZWNhbGxQcm92ZW5hbmNlEg8KB2ZhY3RfaWQYASABKAkSFQoNd3JpdHRlbl9hdF9tcxgCIAEoAxIVCg1zdXBlcnNlZGVkX2J5GAMgASgJEhIKCmNvbmZpZGVuY2UYBCABKAkSDgoGcGlubmVkGAUgASgIEhAKCGFnZW50X2lkGAYgASgJIogCCg1SZWNhbGxSZWNlaXB0EgwKBHRleHQYASABKAkSDgoGd2VpZ2h0GAIgASgBEhAKCGFnZV9kYXlzGAMgASgBEiUKBXJhbmtzGAQgASgLMhYuZW5ncmFtLnYxLlJlY2FsbFJhbmtzEi8KCnByb3ZlbmFuY2UYBSABKAsyGy5lbmdyYW0udjEuUmVjYWxsUHJvdmVuYW5jZRIQCghrZ19saW5rcxgGIAMoCRIdCgRmYWN0GAcgASgLMg8uZW5ncmFtLnYxLkZhY3QSLQoHcmFua2luZxgIIAEoCzIcLmVuZ3JhbS52MS5Db25maWRlbmNlUmFua2luZxIPCgdtYXRjaGVkGAkgASgIIq8BChFDb25maWRlbmNlUmFua2luZxISCgpiYXNlX3Njb3JlGAEgASgBEhMKC2ZpbmFsX3Njb3JlGAIgASgBEg4KBmZhY3RvchgDIAEoARIcChRlZmZlY3RpdmVfY29uZmlkZW5jZRgEIAEoCRIYChBjb25maWRlbmNlX3ZhbHVlGAUgASgFEhkKEWNvbmZpZGVuY2Vfd2VpZ2h0GAYgASgBEg4KBnBvbGljeRgHIAEoCSK1AQoTU2lnbmFsV2VpZ2h0c09wdGlvbhITCgZ2ZWN0b3IYASABKAFIAIgBARIUCgdrZXl3b3JkGAIgASgBSAGIAQESFAoHcmVjZW5jeRgDIAEoAUgCiAEBEhIKBWRlY2F5GAQgASgBSAOIAQESEgoFZ3JhcGgYBSABKAFIBIgBAUIJCgdfdmVjdG9yQgoKCF9rZXl3b3JkQgoKCF9yZWNlbmN5QggKBl9kZWNheUIICgZfZ3JhcGgi5wIKDVJlY2FsbEZpbHRlcnMSGAoLd2luZG93X2RheXMYASABKA1IAIgBARIQCgh0YWdzX2FueRgCIAMoCRIQCgh0YWdzX2FsbBgDIAMoCRIdChBjcmVhdGVkX2FmdGVyX21zGAQgASgDSAGIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYBSABKANIAogBARIeChFvY2N1cnJlZF9hZnRlcl9tcxgGIAEoA0gDiAEBEh8KEm9jY3VycmVkX2JlZm9yZV9tcxgHIAEoA0gEiAEBEhwKD21pbl9kZWNheV9zY29yZRgIIAEoAUgFiAEBQg4KDF93aW5kb3dfZGF5c0ITChFfY3JlYXRlZF9hZnRlcl9tc0IUChJfY3JlYXRlZF9iZWZvcmVfbXNCFAoSX29jY3VycmVkX2FmdGVyX21zQhUKE19vY2N1cnJlZF9iZWZvcmVfbXNCEgoQX21pbl9kZWNheV9zY29yZSK8AgoNUmVjYWxsT3B0aW9ucxISCgV0b3BfaxgBIAEoBUgAiAEBEjYKDnNpZ25hbF93ZWlnaHRzGAIgASgLMh4uZW5ncmFtLnYxLlNpZ25hbFdlaWdodHNPcHRpb24SGgoNbWluX3JlbGV2YW5jZRgDIAEoAUgBiAEBEikKB2ZpbHRlcnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsRmlsdGVycxIbCg5taW5fY29uZmlkZW5jZRgFIAEoCUgCiAEBEh4KEWNvbmZpZGVuY2Vfd2VpZ2h0GAYgASgBSAOIAQESDwoCa2cYByABKAhIBIgBAUIICgZfdG9wX2tCEAoOX21pbl9yZWxldmFuY2VCEQoPX21pbl9jb25maWRlbmNlQhQKEl9jb25maWRlbmNlX3dlaWdodEIFCgNfa2ciVQoGS2dIaW50Eg0KBWxhYmVsGAEgASgJEgwKBGtpbmQYAiABKAkSDwoHZmFjdF9pZBgDIAEoCRIQCghyZWxhdGlvbhgEIAEoCRILCgN2aWEYBSABKAkiegoRV2Vha01hdGNoRmVlZGJhY2sSEwoLcXVlcnlfdGVybXMYASABKA0SEwoLa25vd25fdGVybXMYAiABKA0SFQoNdW5rbm93bl90ZXJtcxgDIAMoCRIUCgxuZWFyYnlfdGVybXMYBCADKAkSDgoGYWR2aWNlGAUgASgJKnIKC1JlY2FsbFNjb3BlEhwKGFJFQ0FMTF9TQ09QRV9VTlNQRUNJRklFRBAAEhYKElJFQ0FMTF9TQ09QRV9BR0VOVBABEhcKE1JFQ0FMTF9TQ09QRV9TSEFSRUQQAhIUChBSRUNBTExfU0NPUEVfQUxMEANiBnByb3RvMw", [file_engram_v1_fact]);
+  fileDesc("ChZlbmdyYW0vdjEvcmVjYWxsLnByb3RvEgllbmdyYW0udjEieAoJRmFjdE1hdGNoEg8KB21hdGNoZWQYASABKAgSDQoFc2NvcmUYAiABKAESDwoHc2lnbmFscxgDIAMoCRITCgtkZWNheV9zY29yZRgEIAEoARIlCghldmlkZW5jZRgFIAMoCzITLmVuZ3JhbS52MS5FdmlkZW5jZSJECghFdmlkZW5jZRIMCgRraW5kGAEgASgJEgsKA3JlZhgCIAEoCRIMCgR0ZXh0GAMgASgJEg8KB3JldGlyZWQYBCABKAgi7gEKDUFwcGxpZWRSZWNpcGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhAKCHJlcmFua2VyGAQgASgJEhMKC2dyYXBoX2RlcHRoGAUgASgNEhUKDWxleGljYWxfdG9wX2sYBiABKA0SFAoMdmVjdG9yX3RvcF9rGAcgASgNEhcKD3ByZWZlcl92ZXJpZmllZBgIIAEoCBIVCg12ZXJpZmllZF9vbmx5GAkgASgIEhgKEGluY2x1ZGVfZXZpZGVuY2UYCiABKAgSFAoMdG9rZW5fYnVkZ2V0GAsgASgNInwKClJlcmFua1N0ZXASDQoFc3RhZ2UYASABKAkSFAoMc2NvcmVfYmVmb3JlGAIgASgBEhAKCGNvdmVyYWdlGAMgASgBEg4KBmZhY3RvchgEIAEoARITCgtyYW5rX2JlZm9yZRgFIAEoDRISCgpyYW5rX2FmdGVyGAYgASgNIl8KDVNpZ25hbFdlaWdodHMSDgoGdmVjdG9yGAEgASgBEg8KB2tleXdvcmQYAiABKAESDwoHcmVjZW5jeRgDIAEoARINCgVkZWNheRgEIAEoARINCgVncmFwaBgFIAEoASLUAwoRUmV0cmlldmFsTWV0YWRhdGESKQoHd2VpZ2h0cxgBIAEoCzIYLmVuZ3JhbS52MS5TaWduYWxXZWlnaHRzEg8KB3NpZ25hbHMYAiADKAkSFgoOZWxpZ2libGVfY291bnQYAyABKA0SGgoSa2V5d29yZF9jYW5kaWRhdGVzGAQgASgNEhkKEXZlY3Rvcl9jYW5kaWRhdGVzGAUgASgNEhAKCGVtYmVkZGVyGAYgASgJEg0KBXJyZl9rGAcgASgNEg0KBW5vdGVzGAggAygJEhUKDW1pbl9yZWxldmFuY2UYCSABKAESEAoIZmlsdGVyZWQYCiABKAgSFgoOZXhwYW5kZWRfdGVybXMYCyADKAkSFwoPdmVjdG9yX3NlYXJjaGVkGAwgASgNEhsKDm1pbl9jb25maWRlbmNlGA0gASgJSACIAQESHgoRY29uZmlkZW5jZV93ZWlnaHQYDiABKAFIAYgBARIOCgZwb2xpY3kYDyABKAkSCgoCa2cYECABKAkSKAoGcmVjaXBlGBEgASgLMhguZW5ncmFtLnYxLkFwcGxpZWRSZWNpcGVCEQoPX21pbl9jb25maWRlbmNlQhQKEl9jb25maWRlbmNlX3dlaWdodCLBAQoLUmVjYWxsUmFua3MSEwoLdmVjdG9yX3JhbmsYASABKA0SFAoMa2V5d29yZF9yYW5rGAIgASgNEhQKDHJlY2VuY3lfcmFuaxgDIAEoDRITCgtmdXNlZF9zY29yZRgEIAEoARIJCgFrGAUgASgNEikKB3dlaWdodHMYBiABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0cxISCgpkZWNheV9yYW5rGAcgASgNEhIKCmdyYXBoX3JhbmsYCCABKA0ihwEKEFJlY2FsbFByb3ZlbmFuY2USDwoHZmFjdF9pZBgBIAEoCRIVCg13cml0dGVuX2F0X21zGAIgASgDEhUKDXN1cGVyc2VkZWRfYnkYAyABKAkSEgoKY29uZmlkZW5jZRgEIAEoCRIOCgZwaW5uZWQYBSABKAgSEAoIYWdlbnRfaWQYBiABKAkivwIKDVJlY2FsbFJlY2VpcHQSDAoEdGV4dBgBIAEoCRIOCgZ3ZWlnaHQYAiABKAESEAoIYWdlX2RheXMYAyABKAESJQoFcmFua3MYBCABKAsyFi5lbmdyYW0udjEuUmVjYWxsUmFua3MSLwoKcHJvdmVuYW5jZRgFIAEoCzIbLmVuZ3JhbS52MS5SZWNhbGxQcm92ZW5hbmNlEhAKCGtnX2xpbmtzGAYgAygJEh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdBItCgdyYW5raW5nGAggASgLMhwuZW5ncmFtLnYxLkNvbmZpZGVuY2VSYW5raW5nEg8KB21hdGNoZWQYCSABKAgSDgoGcmVjaXBlGAogASgJEiUKBnJlcmFuaxgLIAEoCzIVLmVuZ3JhbS52MS5SZXJhbmtTdGVwIq8BChFDb25maWRlbmNlUmFua2luZxISCgpiYXNlX3Njb3JlGAEgASgBEhMKC2ZpbmFsX3Njb3JlGAIgASgBEg4KBmZhY3RvchgDIAEoARIcChRlZmZlY3RpdmVfY29uZmlkZW5jZRgEIAEoCRIYChBjb25maWRlbmNlX3ZhbHVlGAUgASgFEhkKEWNvbmZpZGVuY2Vfd2VpZ2h0GAYgASgBEg4KBnBvbGljeRgHIAEoCSK1AQoTU2lnbmFsV2VpZ2h0c09wdGlvbhITCgZ2ZWN0b3IYASABKAFIAIgBARIUCgdrZXl3b3JkGAIgASgBSAGIAQESFAoHcmVjZW5jeRgDIAEoAUgCiAEBEhIKBWRlY2F5GAQgASgBSAOIAQESEgoFZ3JhcGgYBSABKAFIBIgBAUIJCgdfdmVjdG9yQgoKCF9rZXl3b3JkQgoKCF9yZWNlbmN5QggKBl9kZWNheUIICgZfZ3JhcGgi5wIKDVJlY2FsbEZpbHRlcnMSGAoLd2luZG93X2RheXMYASABKA1IAIgBARIQCgh0YWdzX2FueRgCIAMoCRIQCgh0YWdzX2FsbBgDIAMoCRIdChBjcmVhdGVkX2FmdGVyX21zGAQgASgDSAGIAQESHgoRY3JlYXRlZF9iZWZvcmVfbXMYBSABKANIAogBARIeChFvY2N1cnJlZF9hZnRlcl9tcxgGIAEoA0gDiAEBEh8KEm9jY3VycmVkX2JlZm9yZV9tcxgHIAEoA0gEiAEBEhwKD21pbl9kZWNheV9zY29yZRgIIAEoAUgFiAEBQg4KDF93aW5kb3dfZGF5c0ITChFfY3JlYXRlZF9hZnRlcl9tc0IUChJfY3JlYXRlZF9iZWZvcmVfbXNCFAoSX29jY3VycmVkX2FmdGVyX21zQhUKE19vY2N1cnJlZF9iZWZvcmVfbXNCEgoQX21pbl9kZWNheV9zY29yZSLcAgoNUmVjYWxsT3B0aW9ucxISCgV0b3BfaxgBIAEoBUgAiAEBEjYKDnNpZ25hbF93ZWlnaHRzGAIgASgLMh4uZW5ncmFtLnYxLlNpZ25hbFdlaWdodHNPcHRpb24SGgoNbWluX3JlbGV2YW5jZRgDIAEoAUgBiAEBEikKB2ZpbHRlcnMYBCABKAsyGC5lbmdyYW0udjEuUmVjYWxsRmlsdGVycxIbCg5taW5fY29uZmlkZW5jZRgFIAEoCUgCiAEBEh4KEWNvbmZpZGVuY2Vfd2VpZ2h0GAYgASgBSAOIAQESDwoCa2cYByABKAhIBIgBARITCgZyZWNpcGUYCCABKAlIBYgBAUIICgZfdG9wX2tCEAoOX21pbl9yZWxldmFuY2VCEQoPX21pbl9jb25maWRlbmNlQhQKEl9jb25maWRlbmNlX3dlaWdodEIFCgNfa2dCCQoHX3JlY2lwZSJVCgZLZ0hpbnQSDQoFbGFiZWwYASABKAkSDAoEa2luZBgCIAEoCRIPCgdmYWN0X2lkGAMgASgJEhAKCHJlbGF0aW9uGAQgASgJEgsKA3ZpYRgFIAEoCSJ6ChFXZWFrTWF0Y2hGZWVkYmFjaxITCgtxdWVyeV90ZXJtcxgBIAEoDRITCgtrbm93bl90ZXJtcxgCIAEoDRIVCg11bmtub3duX3Rlcm1zGAMgAygJEhQKDG5lYXJieV90ZXJtcxgEIAMoCRIOCgZhZHZpY2UYBSABKAkqcgoLUmVjYWxsU2NvcGUSHAoYUkVDQUxMX1NDT1BFX1VOU1BFQ0lGSUVEEAASFgoSUkVDQUxMX1NDT1BFX0FHRU5UEAESFwoTUkVDQUxMX1NDT1BFX1NIQVJFRBACEhQKEFJFQ0FMTF9TQ09QRV9BTEwQA2IGcHJvdG8z", [file_engram_v1_fact]);
 
 /**
  * How a recalled fact came to be returned (capability recall-matches-v1).
@@ -51,6 +51,14 @@ export type FactMatch = Message<"engram.v1.FactMatch"> & {
    * @generated from field: double decay_score = 4;
    */
   decayScore: number;
+
+  /**
+   * With a recipe that includes evidence (capability recipe-recall-v1): the records that support
+   * it: a summary's sources, the facts linked to it as "supports".
+   *
+   * @generated from field: repeated engram.v1.Evidence evidence = 5;
+   */
+  evidence: Evidence[];
 };
 
 /**
@@ -59,6 +67,172 @@ export type FactMatch = Message<"engram.v1.FactMatch"> & {
  */
 export const FactMatchSchema: GenMessage<FactMatch> = /*@__PURE__*/
   messageDesc(file_engram_v1_recall, 0);
+
+/**
+ * A record supporting a returned fact or slot.
+ *
+ * @generated from message engram.v1.Evidence
+ */
+export type Evidence = Message<"engram.v1.Evidence"> & {
+  /**
+   * "summary_source" (a fact this summary consolidated), "supports" (a fact linked to it as
+   * supporting it) or "evidence_ref" (a slot's evidence reference).
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The supporting fact's id, or the slot's reference as written.
+   *
+   * @generated from field: string ref = 2;
+   */
+  ref: string;
+
+  /**
+   * The supporting fact's text; "" for a reference that names no fact of the namespace.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * Whether that fact is retired (a summary's sources are).
+   *
+   * @generated from field: bool retired = 4;
+   */
+  retired: boolean;
+};
+
+/**
+ * Describes the message engram.v1.Evidence.
+ * Use `create(EvidenceSchema)` to create a new message.
+ */
+export const EvidenceSchema: GenMessage<Evidence> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 1);
+
+/**
+ * The recipe a recall ran under, and what it set (capability recipe-recall-v1).
+ *
+ * @generated from message engram.v1.AppliedRecipe
+ */
+export type AppliedRecipe = Message<"engram.v1.AppliedRecipe"> & {
+  /**
+   * "{name}@{version}" for a saved recipe, "builtin:{name}" for a built-in.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * 0 for a built-in.
+   *
+   * @generated from field: uint32 version = 3;
+   */
+  version: number;
+
+  /**
+   * The second stage that ran: "term-coverage-v1", or "" when the recipe's reranker is off.
+   *
+   * @generated from field: string reranker = 4;
+   */
+  reranker: string;
+
+  /**
+   * @generated from field: uint32 graph_depth = 5;
+   */
+  graphDepth: number;
+
+  /**
+   * @generated from field: uint32 lexical_top_k = 6;
+   */
+  lexicalTopK: number;
+
+  /**
+   * @generated from field: uint32 vector_top_k = 7;
+   */
+  vectorTopK: number;
+
+  /**
+   * @generated from field: bool prefer_verified = 8;
+   */
+  preferVerified: boolean;
+
+  /**
+   * @generated from field: bool verified_only = 9;
+   */
+  verifiedOnly: boolean;
+
+  /**
+   * @generated from field: bool include_evidence = 10;
+   */
+  includeEvidence: boolean;
+
+  /**
+   * @generated from field: uint32 token_budget = 11;
+   */
+  tokenBudget: number;
+};
+
+/**
+ * Describes the message engram.v1.AppliedRecipe.
+ * Use `create(AppliedRecipeSchema)` to create a new message.
+ */
+export const AppliedRecipeSchema: GenMessage<AppliedRecipe> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 2);
+
+/**
+ * What the reranker did to one fact: final = score_before x factor, factor = 1 + w x coverage.
+ *
+ * @generated from message engram.v1.RerankStep
+ */
+export type RerankStep = Message<"engram.v1.RerankStep"> & {
+  /**
+   * @generated from field: string stage = 1;
+   */
+  stage: string;
+
+  /**
+   * @generated from field: double score_before = 2;
+   */
+  scoreBefore: number;
+
+  /**
+   * The share of the query's distinct terms the fact's text contains, in [0, 1].
+   *
+   * @generated from field: double coverage = 3;
+   */
+  coverage: number;
+
+  /**
+   * @generated from field: double factor = 4;
+   */
+  factor: number;
+
+  /**
+   * 1-based positions among the reranked candidates, before and after the stage.
+   *
+   * @generated from field: uint32 rank_before = 5;
+   */
+  rankBefore: number;
+
+  /**
+   * @generated from field: uint32 rank_after = 6;
+   */
+  rankAfter: number;
+};
+
+/**
+ * Describes the message engram.v1.RerankStep.
+ * Use `create(RerankStepSchema)` to create a new message.
+ */
+export const RerankStepSchema: GenMessage<RerankStep> = /*@__PURE__*/
+  messageDesc(file_engram_v1_recall, 3);
 
 /**
  * @generated from message engram.v1.SignalWeights
@@ -99,7 +273,7 @@ export type SignalWeights = Message<"engram.v1.SignalWeights"> & {
  * Use `create(SignalWeightsSchema)` to create a new message.
  */
 export const SignalWeightsSchema: GenMessage<SignalWeights> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 1);
+  messageDesc(file_engram_v1_recall, 4);
 
 /**
  * @generated from message engram.v1.RetrievalMetadata
@@ -204,6 +378,13 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
    * @generated from field: string kg = 16;
    */
   kg: string;
+
+  /**
+   * The recipe the call named, as resolved (capability recipe-recall-v1).
+   *
+   * @generated from field: engram.v1.AppliedRecipe recipe = 17;
+   */
+  recipe?: AppliedRecipe | undefined;
 };
 
 /**
@@ -211,7 +392,7 @@ export type RetrievalMetadata = Message<"engram.v1.RetrievalMetadata"> & {
  * Use `create(RetrievalMetadataSchema)` to create a new message.
  */
 export const RetrievalMetadataSchema: GenMessage<RetrievalMetadata> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 2);
+  messageDesc(file_engram_v1_recall, 5);
 
 /**
  * @generated from message engram.v1.RecallRanks
@@ -273,7 +454,7 @@ export type RecallRanks = Message<"engram.v1.RecallRanks"> & {
  * Use `create(RecallRanksSchema)` to create a new message.
  */
 export const RecallRanksSchema: GenMessage<RecallRanks> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 3);
+  messageDesc(file_engram_v1_recall, 6);
 
 /**
  * @generated from message engram.v1.RecallProvenance
@@ -315,7 +496,7 @@ export type RecallProvenance = Message<"engram.v1.RecallProvenance"> & {
  * Use `create(RecallProvenanceSchema)` to create a new message.
  */
 export const RecallProvenanceSchema: GenMessage<RecallProvenance> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 4);
+  messageDesc(file_engram_v1_recall, 7);
 
 /**
  * @generated from message engram.v1.RecallReceipt
@@ -371,6 +552,20 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
    * @generated from field: bool matched = 9;
    */
   matched: boolean;
+
+  /**
+   * The recipe's id ("deep@2", "builtin:deep") when the call named one (capability recipe-recall-v1).
+   *
+   * @generated from field: string recipe = 10;
+   */
+  recipe: string;
+
+  /**
+   * Present when the recipe's reranker ran: how it moved this fact.
+   *
+   * @generated from field: engram.v1.RerankStep rerank = 11;
+   */
+  rerank?: RerankStep | undefined;
 };
 
 /**
@@ -378,7 +573,7 @@ export type RecallReceipt = Message<"engram.v1.RecallReceipt"> & {
  * Use `create(RecallReceiptSchema)` to create a new message.
  */
 export const RecallReceiptSchema: GenMessage<RecallReceipt> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 5);
+  messageDesc(file_engram_v1_recall, 8);
 
 /**
  * @generated from message engram.v1.ConfidenceRanking
@@ -435,7 +630,7 @@ export type ConfidenceRanking = Message<"engram.v1.ConfidenceRanking"> & {
  * Use `create(ConfidenceRankingSchema)` to create a new message.
  */
 export const ConfidenceRankingSchema: GenMessage<ConfidenceRanking> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 6);
+  messageDesc(file_engram_v1_recall, 9);
 
 /**
  * Per-call signal weights: an unset field means the daemon's configured default, an explicit 0
@@ -479,7 +674,7 @@ export type SignalWeightsOption = Message<"engram.v1.SignalWeightsOption"> & {
  * Use `create(SignalWeightsOptionSchema)` to create a new message.
  */
 export const SignalWeightsOptionSchema: GenMessage<SignalWeightsOption> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 7);
+  messageDesc(file_engram_v1_recall, 10);
 
 /**
  * Filters restrict the eligible set before anything is ranked. Times are ms since the epoch;
@@ -543,7 +738,7 @@ export type RecallFilters = Message<"engram.v1.RecallFilters"> & {
  * Use `create(RecallFiltersSchema)` to create a new message.
  */
 export const RecallFiltersSchema: GenMessage<RecallFilters> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 8);
+  messageDesc(file_engram_v1_recall, 11);
 
 /**
  * @generated from message engram.v1.RecallOptions
@@ -596,6 +791,14 @@ export type RecallOptions = Message<"engram.v1.RecallOptions"> & {
    * @generated from field: optional bool kg = 7;
    */
   kg?: boolean | undefined;
+
+  /**
+   * A retrieval recipe by name (capability recipe-recall-v1): its candidate counts, graph depth,
+   * reranker and confidence settings, under any option this message also sets.
+   *
+   * @generated from field: optional string recipe = 8;
+   */
+  recipe?: string | undefined;
 };
 
 /**
@@ -603,7 +806,7 @@ export type RecallOptions = Message<"engram.v1.RecallOptions"> & {
  * Use `create(RecallOptionsSchema)` to create a new message.
  */
 export const RecallOptionsSchema: GenMessage<RecallOptions> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 9);
+  messageDesc(file_engram_v1_recall, 12);
 
 /**
  * A knowledge-graph neighbour of the returned facts: enrichment after the ranked facts, never
@@ -653,7 +856,7 @@ export type KgHint = Message<"engram.v1.KgHint"> & {
  * Use `create(KgHintSchema)` to create a new message.
  */
 export const KgHintSchema: GenMessage<KgHint> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 10);
+  messageDesc(file_engram_v1_recall, 13);
 
 /**
  * Returned when the query's vocabulary barely overlaps the store's. Never changes the facts.
@@ -694,7 +897,7 @@ export type WeakMatchFeedback = Message<"engram.v1.WeakMatchFeedback"> & {
  * Use `create(WeakMatchFeedbackSchema)` to create a new message.
  */
 export const WeakMatchFeedbackSchema: GenMessage<WeakMatchFeedback> = /*@__PURE__*/
-  messageDesc(file_engram_v1_recall, 11);
+  messageDesc(file_engram_v1_recall, 14);
 
 /**
  * Which namespaces a recall searches.
