@@ -10,6 +10,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Most of a test's time is spent waiting on the daemon processes it starts, so three test
+    // files at a time fit two cores (vitest's default here would be one).
+    maxWorkers: 3,
     globalSetup: ['test/fixtures/global-setup.ts'],
     reporters: report ? ['default', ['json', { outputFile: report }]] : ['default'],
   },
