@@ -13,12 +13,12 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
-  toCheckpoint, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
+  toCheckpoint, toContextAssembly, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -588,6 +588,27 @@ export class EngramClient {
   async slotContext(options: { projectId?: string; slotNames?: string[] } = {}): Promise<Slot[]> {
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     return (await this.read(() => this.connection.controls.slotContext({ projectId: options.projectId ?? '', slotNames: options.slotNames ?? [] }))).slots.map(toSlot);
+  }
+
+  /** Slots, pinned facts and the facts recalled for `query`, packed to a token budget counted
+   *  with a real tokenizer (context-v1). `mode` (cheap, balanced, deep, forensic) or `recipe`. */
+  async assembleContext(agentId: string, query: string, options: ContextOptions = {}): Promise<ContextAssembly> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.Context, 'context assembly');
+    check.agentId(agentId);
+    const res = await this.read(() =>
+      this.connection.controls.assembleContext({
+        agentId,
+        query,
+        mode: options.mode,
+        recipe: options.recipe,
+        tokenBudget: options.tokenBudget,
+        projectId: options.projectId,
+        slotNames: options.slotNames ?? [],
+        topK: options.topK,
+      }),
+    );
+    return toContextAssembly(res, daemon.capabilities.includes(Capability.RecallMatches));
   }
 
   /** Saves a new version of a retrieval recipe: the given fields over its latest version, else

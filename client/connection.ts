@@ -43,7 +43,7 @@ const OLDEST_BASELINE: DaemonInfo = {
   daemonVersion: 'unknown',
   instanceId: '',
   capabilities: [],
-  limits: { ...DEFAULT_LIMITS, maxWriteBatch: 0 },
+  limits: { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0 },
   profile: 'legacy',
   embedder: 'unknown',
 };
@@ -151,7 +151,9 @@ export class Connection {
         instanceId: res.instanceId,
         capabilities: [...res.capabilities],
         defaultConfidenceWeight: res.defaultConfidenceWeight,
-        limits: res.limits ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch, maxWriteBatch: res.limits.maxWriteBatch } : { ...DEFAULT_LIMITS, maxWriteBatch: 0 },
+        limits: res.limits
+          ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch, maxWriteBatch: res.limits.maxWriteBatch, maxSlotValueBytes: res.limits.maxSlotValueBytes }
+          : { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0 },
         profile: res.profile,
         embedder: res.embedder,
         ...(res.defaultSignalWeights ? { defaultWeights: toWeights(res.defaultSignalWeights) } : {}),

@@ -1,8 +1,8 @@
 // The library's public shapes: plain objects with number times (ms since the epoch), converted
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
-import type { AppliedRecipe, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { AssembleContextResponse, Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
+import type { AppliedRecipe, ContextAssembly, ContextItem, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -117,6 +117,29 @@ export function toRetrieval(m: RetrievalMessage | undefined): RetrievalMetadata 
 function toAppliedRecipe(m: AppliedRecipeMessage): AppliedRecipe {
   const { id, name, version, vectorTopK, lexicalTopK, graphDepth, tokenBudget, preferVerified, verifiedOnly, includeEvidence, reranker } = m;
   return { id, name, version, vectorTopK, lexicalTopK, graphDepth, reranker: reranker !== '', tokenBudget, preferVerified, verifiedOnly, includeEvidence, rerankerStage: reranker };
+}
+
+export function toContextAssembly(m: AssembleContextResponse, withMatch: boolean): ContextAssembly {
+  return {
+    block: m.block,
+    tokens: m.tokens,
+    tokenBudget: m.tokenBudget,
+    tokenizer: m.tokenizer,
+    mode: m.mode,
+    recipe: toAppliedRecipe(m.recipe!),
+    items: m.items.map((i) => ({
+      kind: i.kind as ContextItem['kind'],
+      id: i.id,
+      text: i.text,
+      tokens: i.tokens,
+      ...(i.slot ? { slot: toSlot(i.slot), confidence: i.confidence } : {}),
+      ...(i.fact ? { fact: toFact(i.fact) } : {}),
+      ...(i.receipt ? { receipt: toReceipt(i.receipt, withMatch) } : {}),
+      ...(i.evidence.length ? { evidence: i.evidence.map(({ kind, ref, text, retired }) => ({ kind, ref, text, retired })) } : {}),
+    })),
+    cut: m.cut.map((c) => ({ kind: c.kind as ContextItem['kind'], id: c.id, tokens: c.tokens, reason: c.reason })),
+    retrieval: toRetrieval(m.retrieval),
+  };
 }
 
 /** `withMatch`: the daemon sends `matched` (recall-matches-v1); otherwise it stays undefined. */

@@ -156,6 +156,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.MemoryControlsService/DeleteSlot': Capability.Slots,
   'engram.v1.MemoryControlsService/SlotHistory': Capability.Slots,
   'engram.v1.MemoryControlsService/SlotContext': Capability.Slots,
+  'engram.v1.MemoryControlsService/AssembleContext': Capability.Context,
   'engram.v1.MemoryControlsService/SaveRecipe': Capability.Recipes,
   'engram.v1.MemoryControlsService/ListRecipes': Capability.Recipes,
   'engram.v1.MemoryControlsService/GetRecipe': Capability.Recipes,

@@ -611,3 +611,60 @@ export interface ConsolidateResult {
   factId: string;
   message: string;
 }
+
+/** What a context assembly is asked for (every door takes these). */
+export interface ContextOptions {
+  /** cheap | balanced | deep | forensic: a built-in's retrieval and a budget of 1,800 / 3,500 /
+   *  8,000 / 14,000 tokens. Omitted (and no recipe): balanced. */
+  mode?: 'cheap' | 'balanced' | 'deep' | 'forensic';
+  /** A recipe by name instead: its retrieval and token_budget. */
+  recipe?: string;
+  /** Overrides the mode's or recipe's budget. */
+  tokenBudget?: number;
+  /** The project's slots and the global ones (a project slot shadows a global one). */
+  projectId?: string;
+  slotNames?: string[];
+  /** Facts recall offers the packer (default: budget / 100, at least 8). */
+  topK?: number;
+}
+
+/** One item of an assembled context. */
+export interface ContextItem<F = Fact> {
+  kind: 'slot' | 'pinned' | 'recalled';
+  /** The slot's record id or the fact's id. */
+  id: string;
+  /** Its lines as they stand in the block. */
+  text: string;
+  /** Its tokens, counted alone. */
+  tokens: number;
+  /** A slot's confidence in [0, 1] (facts carry their label in fact.confidence). */
+  confidence?: number;
+  slot?: Slot;
+  fact?: F;
+  /** How recall ranked a recalled fact. */
+  receipt?: Receipt<F>;
+  evidence?: Evidence[];
+}
+
+/** Something that applied but is not in the block, and why. */
+export interface ContextCut {
+  kind: 'slot' | 'pinned' | 'recalled';
+  id: string;
+  tokens: number;
+  reason: string;
+}
+
+/** An injection-ready context: slots, pinned facts, recalled facts, packed to a token budget. */
+export interface ContextAssembly<F = Fact> {
+  block: string;
+  /** The block's tokens, counted whole; never more than tokenBudget. */
+  tokens: number;
+  tokenBudget: number;
+  tokenizer: string;
+  /** The mode that set the budget; "" when a recipe did. */
+  mode: string;
+  recipe: AppliedRecipe;
+  items: ContextItem<F>[];
+  cut: ContextCut[];
+  retrieval: RetrievalMetadata;
+}

@@ -1,6 +1,7 @@
 // Input rules. The daemon enforces every rule before any effect; the client
 // runs the same checks early so a bad call fails without a round trip. Each error names the field.
 import { invalidArgument } from './errors.ts';
+import { MAX_SLOT_VALUE_BYTES } from './slots.ts';
 
 export const SHARED_AGENT_ID = '__shared__';
 
@@ -10,9 +11,11 @@ export interface Limits {
   maxBatch: number;
   /** Items per BatchPut; 0 = the daemon has no batch write. */
   maxWriteBatch: number;
+  /** A slot value's size as JSON; 0 = the daemon has no slots. */
+  maxSlotValueBytes: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxTextBytes: 32 * 1024, maxTopK: 1000, maxBatch: 64, maxWriteBatch: 1000 };
+export const DEFAULT_LIMITS: Limits = { maxTextBytes: 32 * 1024, maxTopK: 1000, maxBatch: 64, maxWriteBatch: 1000, maxSlotValueBytes: MAX_SLOT_VALUE_BYTES };
 export const DEFAULT_TOP_K = 8;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

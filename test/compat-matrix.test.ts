@@ -250,6 +250,11 @@ const METHODS: MethodCase[] = [
     const r = await client.recall(agent, 'matrix alpha', { recipe: 'deep' });
     expect(r.retrieval.recipe).toMatchObject({ id: 'builtin:deep', graphDepth: 2, rerankerStage: 'term-coverage-v1' });
   } },
+  { name: 'assembleContext', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    const c = await client.assembleContext(agent, 'matrix alpha', { mode: 'cheap' });
+    expect(c.tokens).toBeLessThanOrEqual(1800);
+    expect(c.tokenizer).toBe('o200k_base (gpt-tokenizer)');
+  } },
   { name: 'recall + kg', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
     expect((await client.recall(agent, 'matrix alpha', { kg: true })).retrieval.kg).toBe('hints_without_confidence_receipts');
   } },
@@ -432,7 +437,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact', 'relate + linkEntity + readGraph', 'consolidate (dry run) + status', 'slots (put, list, context, locked delete)', 'recipes (list, save)', 'recall + recipe', 'recall + kg'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact', 'relate + linkEntity + readGraph', 'consolidate (dry run) + status', 'slots (put, list, context, locked delete)', 'recipes (list, save)', 'recall + recipe', 'assembleContext', 'recall + kg'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);

@@ -13,7 +13,7 @@ export function daemonJson(d: DaemonInfo) {
     profile: d.profile,
     capabilities: d.capabilities,
     default_confidence_weight: d.defaultConfidenceWeight ?? null,
-    limits: { max_text_bytes: d.limits.maxTextBytes, max_top_k: d.limits.maxTopK, max_batch: d.limits.maxBatch, max_write_batch: d.limits.maxWriteBatch },
+    limits: { max_text_bytes: d.limits.maxTextBytes, max_top_k: d.limits.maxTopK, max_batch: d.limits.maxBatch, max_write_batch: d.limits.maxWriteBatch, max_slot_value_bytes: d.limits.maxSlotValueBytes },
     embedder: d.embedder,
     default_signal_weights: d.defaultWeights ?? null,
   };

@@ -15,6 +15,7 @@ import { registerConsolidateCommand } from './commands/consolidate.ts';
 import { registerGraphCommands } from './commands/graph.ts';
 import { registerSlotCommands } from './commands/slots.ts';
 import { registerRecipeCommands } from './commands/recipes.ts';
+import { registerContextCommand } from './commands/context.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
@@ -51,6 +52,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerGraphCommands(cli);
   registerSlotCommands(cli);
   registerRecipeCommands(cli);
+  registerContextCommand(cli);
   registerCheckpointCommands(cli);
   registerImportCommand(cli);
   registerExportCommand(cli);

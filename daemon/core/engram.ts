@@ -31,7 +31,7 @@ import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
 import type { DecayConfig } from '../lifecycle/decay.ts';
 import { analyzeForRecall, analyzeMessage } from '../analysis/analyze.ts';
-import type { RecallAdvice, SaveAdvice } from '../../shared/model.ts';
+import type { ContextAssembly, RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
 import { Promoter, type PromoteInput, type PromoteResult } from './promote.ts';
 import { checkUnified, mergeUnified, type UnifiedInput, type UnifiedResult } from './unified.ts';
@@ -42,6 +42,7 @@ import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
 import { Recipes, type Recipe, type RecipeInput } from './recipes.ts';
+import { Assembler, type ContextInput } from './assemble.ts';
 import { Slots, type SlotChange, type SlotInput, type SlotListInput, type SlotRecord } from './slots.ts';
 import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
 import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type ConsolidationCounters, type ConsolidationRun } from './consolidation.ts';
@@ -69,6 +70,7 @@ export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { GraphInput, GraphView, RelateInput, RelateResult } from './graph.ts';
 export type { SlotChange, SlotInput, SlotListInput, SlotRecord } from './slots.ts';
 export type { Recipe, RecipeInput } from './recipes.ts';
+export type { ContextInput } from './assemble.ts';
 export type { ConsolidationConfig, ConsolidationCounters, ConsolidationRun } from './consolidation.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
 
@@ -121,6 +123,7 @@ export class Engram {
   private readonly consolidator: Consolidator;
   private readonly slots: Slots;
   private readonly recipes: Recipes;
+  private readonly assembler: Assembler;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -149,6 +152,7 @@ export class Engram {
     this.vault = options.vault ? new VaultIndex(options.vault, options.log) : undefined;
     this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault, (path) => this.vault?.written(path));
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);
+    this.assembler = new Assembler({ store, indexer: this.indexer, slots: this.slots, recipes: this.recipes, recall: this.recallEngine, limits: options.limits, recallDefaults: options.recallDefaults });
     const daemon = callContext(DAEMON);
     const attach = (agentId: string, factId: string, vector: Float32Array | null, embedder: string, withinExclusive?: boolean) =>
       this.writes.attachVector(daemon, agentId, factId, vector, embedder, withinExclusive);
@@ -247,6 +251,11 @@ export class Engram {
 
   recipeHistory(ctx: CallContext, name: unknown): Promise<Recipe[]> {
     return this.recipes.history(ctx, name);
+  }
+
+  /** Slots, pinned facts and recalled facts packed to a token budget, ready to inject. */
+  assembleContext(ctx: CallContext, input: ContextInput): Promise<ContextAssembly<FactRecord>> {
+    return this.assembler.assemble(ctx, input);
   }
 
   /** Lifetime consolidation totals (status, doctor, /metrics). */

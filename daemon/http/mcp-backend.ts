@@ -3,8 +3,8 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
-import { evidenceOfMatches, policyOf, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
@@ -13,7 +13,7 @@ import type { Receipt } from '../../shared/model.ts';
 import { withRequestId, type CallContext } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
 import type { RecallOptionsInput } from '../core/engram.ts';
-import { restFact, restReceipt } from './views.ts';
+import { contextView, restFact, restReceipt } from './views.ts';
 import type { FactRecord } from '../core/engram.ts';
 
 export class CoreBackend implements McpBackend {
@@ -181,6 +181,10 @@ export class CoreBackend implements McpBackend {
 
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]> {
     return this.core.slotContext(this.ctx, options);
+  }
+
+  async assembleContext(agentId: string, query: string, options: ContextRequest): Promise<ContextAssembly> {
+    return contextView(await this.core.assembleContext(this.ctx, { agentId, query, ...options }));
   }
 
   listRecipes(): Promise<Recipe[]> {

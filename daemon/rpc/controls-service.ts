@@ -5,6 +5,7 @@ import { MemoryControlsService, type SlotSchema } from '../../shared/gen/engram/
 import { invalidArgument } from '../../shared/errors.ts';
 import type { Engram, Recipe, SlotRecord } from '../core/engram.ts';
 import { coreContext } from './context.ts';
+import { factMessage, receiptMessage, retrievalMessage } from './convert.ts';
 
 export const slotMessage = (s: SlotRecord): MessageInitShape<typeof SlotSchema> => ({
   recordId: s.id,
@@ -77,6 +78,39 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
     },
     async recipeHistory(req, call) {
       return { versions: (await core.recipeHistory(coreContext(call), req.name)).map(recipeMessage) };
+    },
+    async assembleContext(req, call) {
+      const c = await core.assembleContext(coreContext(call), {
+        agentId: req.agentId,
+        query: req.query,
+        mode: req.mode,
+        recipe: req.recipe,
+        tokenBudget: req.tokenBudget,
+        projectId: req.projectId,
+        ...(req.slotNames.length ? { slotNames: req.slotNames } : {}),
+        topK: req.topK,
+      });
+      return {
+        block: c.block,
+        tokens: c.tokens,
+        tokenBudget: c.tokenBudget,
+        tokenizer: c.tokenizer,
+        mode: c.mode,
+        recipe: { ...c.recipe, reranker: c.recipe.rerankerStage },
+        items: c.items.map((item) => ({
+          kind: item.kind,
+          id: item.id,
+          text: item.text,
+          tokens: item.tokens,
+          confidence: item.confidence ?? 0,
+          ...(item.slot ? { slot: slotMessage(item.slot) } : {}),
+          ...(item.fact ? { fact: factMessage(item.fact) } : {}),
+          ...(item.receipt ? { receipt: receiptMessage(item.receipt) } : {}),
+          evidence: item.evidence ?? [],
+        })),
+        cut: c.cut,
+        retrieval: retrievalMessage(c.retrieval),
+      };
     },
     async slotContext(req, call) {
       const slots = await core.slotContext(coreContext(call), { projectId: req.projectId, ...(req.slotNames.length ? { slotNames: req.slotNames } : {}) });

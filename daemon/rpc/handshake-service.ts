@@ -26,7 +26,11 @@ export function handshakeService(info: HandshakeInfo): ImplOf<typeof HandshakeSe
         capabilities: [...info.profile.capabilities].sort(),
         defaultConfidenceWeight: info.profile.advertisesDefaultWeight ? info.defaultConfidenceWeight : undefined,
         // A profile without batch writes advertises no batch size.
-        limits: { ...info.limits, maxWriteBatch: info.profile.capabilities.includes(Capability.BatchWrite) ? info.limits.maxWriteBatch : 0 },
+        limits: {
+          ...info.limits,
+          maxWriteBatch: info.profile.capabilities.includes(Capability.BatchWrite) ? info.limits.maxWriteBatch : 0,
+          maxSlotValueBytes: info.profile.capabilities.includes(Capability.Slots) ? info.limits.maxSlotValueBytes : 0,
+        },
         profile: info.profile.name,
         embedder: info.embedder(),
         defaultSignalWeights: info.profile.capabilities.includes(Capability.EmbedderWeights) ? info.defaultWeights : undefined,

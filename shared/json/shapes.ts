@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { AppliedRecipe, Evidence, CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange } from '../model.ts';
-import type { AppliedRecipeJson, EvidenceJson, MatchJson, CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
+import type { AppliedRecipe, ContextAssembly, Evidence, CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange } from '../model.ts';
+import type { AppliedRecipeJson, ContextJson, EvidenceJson, MatchJson, CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -377,4 +377,30 @@ export const recipeJson = (r: Recipe): RecipeJson => ({
   prefer_verified: r.preferVerified,
   verified_only: r.verifiedOnly,
   include_evidence: r.includeEvidence,
+});
+
+/** An assembled context as every door gives it (the receipts print no fact, the items do). */
+export const contextJson = (agentId: string, query: string, c: ContextAssembly<Fact>): ContextJson => ({
+  agent_id: agentId,
+  query,
+  block: c.block,
+  tokens: c.tokens,
+  token_budget: c.tokenBudget,
+  tokenizer: c.tokenizer,
+  mode: c.mode,
+  recipe: appliedRecipeJson(c.recipe),
+  count: c.items.length,
+  items: c.items.map((i) => ({
+    kind: i.kind,
+    id: i.id,
+    text: i.text,
+    tokens: i.tokens,
+    ...(i.confidence !== undefined ? { confidence: i.confidence } : {}),
+    ...(i.slot ? { slot: slotJson(i.slot) } : {}),
+    ...(i.fact ? { fact: factJson(i.fact) } : {}),
+    ...(i.receipt ? { receipt: receiptJson(i.receipt) } : {}),
+    ...(i.evidence?.length ? { evidence: i.evidence.map(evidenceJson) } : {}),
+  })),
+  cut: c.cut,
+  retrieval: retrievalJson(c.retrieval),
 });

@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { AppliedRecipe, Evidence, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { AppliedRecipe, ContextAssembly, ContextOptions, Evidence, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -19,6 +19,9 @@ export interface SearchRequest {
   /** A retrieval recipe by name. */
   recipe?: string;
 }
+
+/** A context assembly's settings as the tool takes them (checked again by the daemon). */
+export type ContextRequest = ContextOptions;
 
 /** A slot write as the MCP tool takes it (checked again by the daemon). */
 export type SlotWriteRequest = SlotWrite;
@@ -170,6 +173,7 @@ export interface McpBackend {
   listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]>;
   deleteSlot(recordId: string): Promise<Slot>;
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]>;
+  assembleContext(agentId: string, query: string, options: ContextRequest): Promise<ContextAssembly>;
   listRecipes(): Promise<Recipe[]>;
   saveRecipe(name: string, fields: Partial<RecipeFields>): Promise<Recipe>;
   list(agentId: string, pageSize: number, pageToken: string): Promise<FactPage>;

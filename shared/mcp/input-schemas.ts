@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CONFIDENCE_LABELS, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE, SHARED_AGENT_ID } from '../validate.ts';
 import { CONFIDENCE_TEXT, WRITE_OPTIONS } from '../schemas/write-fields.ts';
 import { RECIPE_FIELDS } from '../schemas/recipe-fields.ts';
+import { CONTEXT_FIELDS } from '../schemas/context-fields.ts';
 import { RELATION_TYPES } from '../model.ts';
 import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../slots.ts';
 
@@ -227,6 +228,7 @@ export const INPUT_TYPES = {
       slot_names: z.array(z.string()).describe('Only these slots.').optional(),
     })
     .strict(),
+  memory_context: z.object({ agent_id: agentId, ...CONTEXT_FIELDS }).strict(),
   memory_recipes: z.object({}).strict(),
   memory_recipe_save: z
     .object({

@@ -5,7 +5,7 @@
 // additionalProperties would apply to (and reject) both.
 import { z } from 'zod';
 import { dateTime } from '../schemas/json-schema.ts';
-import { AppliedRecipeJson, EvidenceJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, RecipeJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
+import { AppliedRecipeJson, ContextJson, EvidenceJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, ExtractJson, FactJson, GraphJson, KgHintJson, RecipeJson, SlotJson, PromoteJson, ReceiptJson, RecallAdviceJson, SaveAdviceJson } from '../schemas/json-shapes.ts';
 import { CONFIDENCE_LABELS, MAX_CONFIDENCE_WEIGHT } from '../validate.ts';
 import { REFLECT_ACTIONS, type ToolName } from './input-schemas.ts';
 
@@ -115,6 +115,7 @@ export const OUTPUT_TYPES = {
   memory_slot_list: z.object({ count, slots: z.array(SlotJson) }).strict(),
   memory_slot_delete: z.object({ slot: SlotJson }).strict(),
   memory_slot_context: z.object({ count, slots: z.array(SlotJson) }).strict(),
+  memory_context: ContextJson,
   memory_consolidate: ConsolidationRunJson.extend({ agent_id: z.string(), counters: ConsolidationCountersJson.optional() }).strict(),
   memory_get: z.object({ fact: FactJson }).strict(),
   memory_forget: z.object({ agent_id: z.string(), fact_id: z.string(), forgotten: z.literal(true), fact: FactJson }).strict(),

@@ -152,6 +152,12 @@ const TEXT: Record<ToolName, ToolText> = {
     description: 'The slots that apply now, ready to inject into the prompt: for project_id, its slots plus the global ones (a project slot shadows a global one). Each comes with its confidence, review status, authority, evidence and visibility, so you can weigh it. Call it at the start of a task.',
     annotations: { title: 'The memory slots to inject', ...readOnly },
   },
+  memory_context: {
+    title: 'Assemble the context to inject',
+    description:
+      'One call at the start of a task: the memory slots that apply (user_preferences, project_context, active_constraints, do_not_do…), your pinned facts, then the facts recalled for `query`, as one block packed to a token budget (mode cheap 1,800 · balanced 3,500 · deep 8,000 · forensic 14,000 tokens, or a recipe). Each item carries its confidence; recalled facts carry their receipts. Recalled facts are cut first; the answer says what was cut and why.',
+    annotations: { title: 'Assemble the context to inject', ...readOnly },
+  },
   memory_extract: {
     title: 'Extract durable facts from a conversation',
     description:

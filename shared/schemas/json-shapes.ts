@@ -524,3 +524,36 @@ export const RecipeJson = z
   .strict();
 
 export type RecipeJson = z.infer<typeof RecipeJson>;
+
+export const ContextItemJson = z
+  .object({
+    kind: z.enum(['slot', 'pinned', 'recalled']),
+    id: z.string().describe("The slot's record id or the fact's id."),
+    text: z.string().describe('Its lines as they stand in the block.'),
+    tokens: count.describe('Its tokens, counted alone.'),
+    confidence: z.number().describe("A slot's confidence in [0, 1].").optional(),
+    slot: SlotJson.optional(),
+    fact: FactJson.optional(),
+    receipt: ReceiptJson.describe('How recall ranked a recalled fact.').optional(),
+    evidence: z.array(EvidenceJson).optional(),
+  })
+  .strict();
+
+export const ContextJson = z
+  .object({
+    agent_id: z.string(),
+    query: z.string(),
+    block: z.string().describe('The context to inject: the items under a heading per kind (slots, pinned facts, recalled facts).'),
+    tokens: count.describe('The block counted whole with `tokenizer`; never more than token_budget.'),
+    token_budget: count,
+    tokenizer: z.string(),
+    mode: z.string().describe('The mode that set the budget; "" when a recipe did.'),
+    recipe: AppliedRecipeJson.describe('The retrieval in effect: the mode\'s built-in recipe, or the named one.'),
+    count: count.describe('Items in the block.'),
+    items: z.array(ContextItemJson),
+    cut: z.array(z.object({ kind: z.enum(['slot', 'pinned', 'recalled']), id: z.string(), tokens: count, reason: z.string() }).strict()).describe('What applied but is not in the block, and why.'),
+    retrieval: RetrievalJson,
+  })
+  .strict();
+
+export type ContextJson = z.infer<typeof ContextJson>;

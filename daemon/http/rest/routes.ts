@@ -4,12 +4,12 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
-import { checkpointView, factView, restFact, restReceipt } from '../views.ts';
+import { checkpointView, contextView, factView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
@@ -221,6 +221,33 @@ export const ROUTES: readonly Route[] = [
         visibility: b.visibility,
       });
       return ok('SlotEnvelope', { slot: slotJson(r.slot), created: r.created }, { status: r.created ? 201 : 200 });
+    },
+  ),
+
+  route(
+    'POST',
+    '/v1/context',
+    {
+      body: 'ContextRequest',
+      operationId: 'assembleContext',
+      summary: 'One injection-ready context within a token budget: the slots that apply, the pinned facts, then the facts recalled for the query, each with its confidence (and receipt)',
+      status: 200,
+      response: 'Context',
+      description: 'The block, its token count by the named tokenizer (never over the budget), its items, and what was cut and why.',
+      errors: ['400'],
+    },
+    async ({ core, ctx, body: b }) => {
+      const c = await core.assembleContext(ctx, {
+        agentId: b.agent_id,
+        query: b.query,
+        mode: b.mode,
+        recipe: b.recipe,
+        tokenBudget: b.token_budget,
+        projectId: b.project_id,
+        slotNames: b.slot_names,
+        topK: b.top_k,
+      });
+      return ok('Context', contextJson(b.agent_id, b.query ?? '', contextView(c)));
     },
   ),
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   CheckpointJson,
+  ContextJson,
   CheckpointSavedJson,
   FactJson,
   FeedbackJson,
@@ -36,6 +37,7 @@ import {
 } from '../../../shared/schemas/json-shapes.ts';
 import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
 import { RECIPE_FIELDS } from '../../../shared/schemas/recipe-fields.ts';
+import { CONTEXT_FIELDS } from '../../../shared/schemas/context-fields.ts';
 import { RELATION_TYPES } from '../../../shared/model.ts';
 import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../../shared/slots.ts';
 import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
@@ -155,6 +157,7 @@ export const REQUESTS = {
     })
     .strict(),
   EmptyRequest: z.object({}).strict(),
+  ContextRequest: z.object({ agent_id: agentId, ...CONTEXT_FIELDS }).strict(),
   ClusterRequest: z
     .object({
       agent_id: agentId,
@@ -314,6 +317,7 @@ export const RESPONSES = {
   SlotEnvelope: z.object({ slot: SlotJson, created: z.boolean().optional() }).strict(),
   SlotList: z.object({ count, slots: z.array(SlotJson), next_page_token: z.string() }).strict(),
   SlotContext: z.object({ count, slots: z.array(SlotJson) }).strict(),
+  Context: ContextJson,
   SlotHistory: z.object({ record_id: z.string(), changes: z.array(SlotChangeJson) }).strict(),
   Graph: GraphJson,
   CompactReport: CompactReportJson,

@@ -1,5 +1,6 @@
 // One handler per tool. Each validates its arguments (throwing ToolInputError), calls the
 // backend, and returns a success result; the server turns anything thrown into a tool error.
+import { memoryContext } from './context-assembly.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
@@ -42,6 +43,7 @@ export const HANDLERS: Record<ToolName, ToolHandler> = {
   memory_slot_list: memorySlotList,
   memory_slot_delete: memorySlotDelete,
   memory_slot_context: memorySlotContext,
+  memory_context: memoryContext,
   save_memory: saveMemory,
   search_memory: searchMemory,
   touch_memory: touchMemory,

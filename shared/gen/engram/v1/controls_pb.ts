@@ -9,13 +9,258 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Fact } from "./fact_pb.ts";
+import { file_engram_v1_fact } from "./fact_pb.ts";
+import type { AppliedRecipe, Evidence, RecallReceipt, RetrievalMetadata } from "./recall_pb.ts";
+import { file_engram_v1_recall } from "./recall_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file engram/v1/controls.proto.
  */
 export const file_engram_v1_controls: GenFile = /*@__PURE__*/
-  fileDesc("ChhlbmdyYW0vdjEvY29udHJvbHMucHJvdG8SCWVuZ3JhbS52MSKNAgoGUmVjaXBlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDwoHdmVyc2lvbhgDIAEoDRIPCgdidWlsdGluGAQgASgIEhMKC3NhdmVkX2F0X21zGAUgASgDEhQKDHZlY3Rvcl90b3BfaxgGIAEoDRIVCg1sZXhpY2FsX3RvcF9rGAcgASgNEhMKC2dyYXBoX2RlcHRoGAggASgNEhAKCHJlcmFua2VyGAkgASgIEhQKDHRva2VuX2J1ZGdldBgKIAEoDRIXCg9wcmVmZXJfdmVyaWZpZWQYCyABKAgSFQoNdmVyaWZpZWRfb25seRgMIAEoCBIYChBpbmNsdWRlX2V2aWRlbmNlGA0gASgIIp0DChFTYXZlUmVjaXBlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSGQoMdmVjdG9yX3RvcF9rGAMgASgNSACIAQESGgoNbGV4aWNhbF90b3BfaxgEIAEoDUgBiAEBEhgKC2dyYXBoX2RlcHRoGAUgASgNSAKIAQESFQoIcmVyYW5rZXIYBiABKAhIA4gBARIZCgx0b2tlbl9idWRnZXQYByABKA1IBIgBARIcCg9wcmVmZXJfdmVyaWZpZWQYCCABKAhIBYgBARIaCg12ZXJpZmllZF9vbmx5GAkgASgISAaIAQESHQoQaW5jbHVkZV9ldmlkZW5jZRgKIAEoCEgHiAEBQg8KDV92ZWN0b3JfdG9wX2tCEAoOX2xleGljYWxfdG9wX2tCDgoMX2dyYXBoX2RlcHRoQgsKCV9yZXJhbmtlckIPCg1fdG9rZW5fYnVkZ2V0QhIKEF9wcmVmZXJfdmVyaWZpZWRCEAoOX3ZlcmlmaWVkX29ubHlCEwoRX2luY2x1ZGVfZXZpZGVuY2UiNwoSU2F2ZVJlY2lwZVJlc3BvbnNlEiEKBnJlY2lwZRgBIAEoCzIRLmVuZ3JhbS52MS5SZWNpcGUiFAoSTGlzdFJlY2lwZXNSZXF1ZXN0IjkKE0xpc3RSZWNpcGVzUmVzcG9uc2USIgoHcmVjaXBlcxgBIAMoCzIRLmVuZ3JhbS52MS5SZWNpcGUiIAoQR2V0UmVjaXBlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEUdldFJlY2lwZVJlc3BvbnNlEiEKBnJlY2lwZRgBIAEoCzIRLmVuZ3JhbS52MS5SZWNpcGUiJAoUUmVjaXBlSGlzdG9yeVJlcXVlc3QSDAoEbmFtZRgBIAEoCSI8ChVSZWNpcGVIaXN0b3J5UmVzcG9uc2USIwoIdmVyc2lvbnMYASADKAsyES5lbmdyYW0udjEuUmVjaXBlIrUCCgRTbG90EhEKCXJlY29yZF9pZBgBIAEoCRIRCglzbG90X25hbWUYAiABKAkSFwoPc2xvdF92YWx1ZV9qc29uGAMgASgJEg0KBXNjb3BlGAQgASgJEhIKCnByb2plY3RfaWQYBSABKAkSDgoGbG9ja2VkGAYgASgIEg4KBnN0YXR1cxgHIAEoCRIRCglhdXRob3JpdHkYCCABKAkSFQoNZXZpZGVuY2VfcmVmcxgJIAMoCRIaChJ2ZXJpZmljYXRpb25fc3RhdGUYCiABKAkSEgoKY29uZmlkZW5jZRgLIAEoARISCgp2aXNpYmlsaXR5GAwgASgJEhUKDWNyZWF0ZWRfYXRfbXMYDSABKAMSFQoNdXBkYXRlZF9hdF9tcxgOIAEoAxIPCgd2ZXJzaW9uGA8gASgNIt0CCg5QdXRTbG90UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhEKCXNsb3RfbmFtZRgCIAEoCRIcCg9zbG90X3ZhbHVlX2pzb24YAyABKAlIAIgBARISCgVzY29wZRgEIAEoCUgBiAEBEhIKCnByb2plY3RfaWQYBSABKAkSEwoGbG9ja2VkGAYgASgISAKIAQESEwoGc3RhdHVzGAcgASgJSAOIAQESFQoNZXZpZGVuY2VfcmVmcxgIIAMoCRIZChFzZXRfZXZpZGVuY2VfcmVmcxgJIAEoCBIXCgpjb25maWRlbmNlGAogASgBSASIAQESFwoKdmlzaWJpbGl0eRgLIAEoCUgFiAEBQhIKEF9zbG90X3ZhbHVlX2pzb25CCAoGX3Njb3BlQgkKB19sb2NrZWRCCQoHX3N0YXR1c0INCgtfY29uZmlkZW5jZUINCgtfdmlzaWJpbGl0eSJBCg9QdXRTbG90UmVzcG9uc2USHQoEc2xvdBgBIAEoCzIPLmVuZ3JhbS52MS5TbG90Eg8KB2NyZWF0ZWQYAiABKAgiIwoOR2V0U2xvdFJlcXVlc3QSEQoJcmVjb3JkX2lkGAEgASgJIjAKD0dldFNsb3RSZXNwb25zZRIdCgRzbG90GAEgASgLMg8uZW5ncmFtLnYxLlNsb3QijQEKEExpc3RTbG90c1JlcXVlc3QSFwoKcHJvamVjdF9pZBgBIAEoCUgAiAEBEg0KBXF1ZXJ5GAIgASgJEhAKCGFyY2hpdmVkGAMgASgIEhIKBWxpbWl0GAQgASgNSAGIAQESEgoKcGFnZV90b2tlbhgFIAEoCUINCgtfcHJvamVjdF9pZEIICgZfbGltaXQiTAoRTGlzdFNsb3RzUmVzcG9uc2USHgoFc2xvdHMYASADKAsyDy5lbmdyYW0udjEuU2xvdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiOgoRRGVsZXRlU2xvdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIRCglyZWNvcmRfaWQYAiABKAkiMwoSRGVsZXRlU2xvdFJlc3BvbnNlEh0KBHNsb3QYASABKAsyDy5lbmdyYW0udjEuU2xvdCInChJTbG90SGlzdG9yeVJlcXVlc3QSEQoJcmVjb3JkX2lkGAEgASgJIpUBCgpTbG90Q2hhbmdlEg8KB3ZlcnNpb24YASABKA0SDQoFYXRfbXMYAiABKAMSCgoCYnkYAyABKAkSCgoCb3AYBCABKAkSJAoGYmVmb3JlGAUgASgLMg8uZW5ncmFtLnYxLlNsb3RIAIgBARIeCgVhZnRlchgGIAEoCzIPLmVuZ3JhbS52MS5TbG90QgkKB19iZWZvcmUiPQoTU2xvdEhpc3RvcnlSZXNwb25zZRImCgdjaGFuZ2VzGAEgAygLMhUuZW5ncmFtLnYxLlNsb3RDaGFuZ2UiPAoSU2xvdENvbnRleHRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEgoKc2xvdF9uYW1lcxgCIAMoCSJEChNTbG90Q29udGV4dFJlc3BvbnNlEh4KBXNsb3RzGAEgAygLMg8uZW5ncmFtLnYxLlNsb3QSDQoFY291bnQYAiABKA0y/wUKFU1lbW9yeUNvbnRyb2xzU2VydmljZRJACgdQdXRTbG90EhkuZW5ncmFtLnYxLlB1dFNsb3RSZXF1ZXN0GhouZW5ncmFtLnYxLlB1dFNsb3RSZXNwb25zZRJACgdHZXRTbG90EhkuZW5ncmFtLnYxLkdldFNsb3RSZXF1ZXN0GhouZW5ncmFtLnYxLkdldFNsb3RSZXNwb25zZRJGCglMaXN0U2xvdHMSGy5lbmdyYW0udjEuTGlzdFNsb3RzUmVxdWVzdBocLmVuZ3JhbS52MS5MaXN0U2xvdHNSZXNwb25zZRJJCgpEZWxldGVTbG90EhwuZW5ncmFtLnYxLkRlbGV0ZVNsb3RSZXF1ZXN0Gh0uZW5ncmFtLnYxLkRlbGV0ZVNsb3RSZXNwb25zZRJMCgtTbG90SGlzdG9yeRIdLmVuZ3JhbS52MS5TbG90SGlzdG9yeVJlcXVlc3QaHi5lbmdyYW0udjEuU2xvdEhpc3RvcnlSZXNwb25zZRJMCgtTbG90Q29udGV4dBIdLmVuZ3JhbS52MS5TbG90Q29udGV4dFJlcXVlc3QaHi5lbmdyYW0udjEuU2xvdENvbnRleHRSZXNwb25zZRJJCgpTYXZlUmVjaXBlEhwuZW5ncmFtLnYxLlNhdmVSZWNpcGVSZXF1ZXN0Gh0uZW5ncmFtLnYxLlNhdmVSZWNpcGVSZXNwb25zZRJMCgtMaXN0UmVjaXBlcxIdLmVuZ3JhbS52MS5MaXN0UmVjaXBlc1JlcXVlc3QaHi5lbmdyYW0udjEuTGlzdFJlY2lwZXNSZXNwb25zZRJGCglHZXRSZWNpcGUSGy5lbmdyYW0udjEuR2V0UmVjaXBlUmVxdWVzdBocLmVuZ3JhbS52MS5HZXRSZWNpcGVSZXNwb25zZRJSCg1SZWNpcGVIaXN0b3J5Eh8uZW5ncmFtLnYxLlJlY2lwZUhpc3RvcnlSZXF1ZXN0GiAuZW5ncmFtLnYxLlJlY2lwZUhpc3RvcnlSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChhlbmdyYW0vdjEvY29udHJvbHMucHJvdG8SCWVuZ3JhbS52MSL7AQoWQXNzZW1ibGVDb250ZXh0UmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIRCgRtb2RlGAMgASgJSACIAQESEwoGcmVjaXBlGAQgASgJSAGIAQESGQoMdG9rZW5fYnVkZ2V0GAUgASgNSAKIAQESFwoKcHJvamVjdF9pZBgGIAEoCUgDiAEBEhIKCnNsb3RfbmFtZXMYByADKAkSEgoFdG9wX2sYCCABKA1IBIgBAUIHCgVfbW9kZUIJCgdfcmVjaXBlQg8KDV90b2tlbl9idWRnZXRCDQoLX3Byb2plY3RfaWRCCAoGX3RvcF9rIukBCgtDb250ZXh0SXRlbRIMCgRraW5kGAEgASgJEgoKAmlkGAIgASgJEgwKBHRleHQYAyABKAkSDgoGdG9rZW5zGAQgASgNEhIKCmNvbmZpZGVuY2UYBSABKAESHQoEc2xvdBgGIAEoCzIPLmVuZ3JhbS52MS5TbG90Eh0KBGZhY3QYByABKAsyDy5lbmdyYW0udjEuRmFjdBIpCgdyZWNlaXB0GAggASgLMhguZW5ncmFtLnYxLlJlY2FsbFJlY2VpcHQSJQoIZXZpZGVuY2UYCSADKAsyEy5lbmdyYW0udjEuRXZpZGVuY2UiRgoKQ29udGV4dEN1dBIMCgRraW5kGAEgASgJEgoKAmlkGAIgASgJEg4KBnRva2VucxgDIAEoDRIOCgZyZWFzb24YBCABKAkilQIKF0Fzc2VtYmxlQ29udGV4dFJlc3BvbnNlEg0KBWJsb2NrGAEgASgJEg4KBnRva2VucxgCIAEoDRIUCgx0b2tlbl9idWRnZXQYAyABKA0SEQoJdG9rZW5pemVyGAQgASgJEgwKBG1vZGUYBSABKAkSKAoGcmVjaXBlGAYgASgLMhguZW5ncmFtLnYxLkFwcGxpZWRSZWNpcGUSJQoFaXRlbXMYByADKAsyFi5lbmdyYW0udjEuQ29udGV4dEl0ZW0SIgoDY3V0GAggAygLMhUuZW5ncmFtLnYxLkNvbnRleHRDdXQSLwoJcmV0cmlldmFsGAkgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIo0CCgZSZWNpcGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEg8KB2J1aWx0aW4YBCABKAgSEwoLc2F2ZWRfYXRfbXMYBSABKAMSFAoMdmVjdG9yX3RvcF9rGAYgASgNEhUKDWxleGljYWxfdG9wX2sYByABKA0SEwoLZ3JhcGhfZGVwdGgYCCABKA0SEAoIcmVyYW5rZXIYCSABKAgSFAoMdG9rZW5fYnVkZ2V0GAogASgNEhcKD3ByZWZlcl92ZXJpZmllZBgLIAEoCBIVCg12ZXJpZmllZF9vbmx5GAwgASgIEhgKEGluY2x1ZGVfZXZpZGVuY2UYDSABKAginQMKEVNhdmVSZWNpcGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIZCgx2ZWN0b3JfdG9wX2sYAyABKA1IAIgBARIaCg1sZXhpY2FsX3RvcF9rGAQgASgNSAGIAQESGAoLZ3JhcGhfZGVwdGgYBSABKA1IAogBARIVCghyZXJhbmtlchgGIAEoCEgDiAEBEhkKDHRva2VuX2J1ZGdldBgHIAEoDUgEiAEBEhwKD3ByZWZlcl92ZXJpZmllZBgIIAEoCEgFiAEBEhoKDXZlcmlmaWVkX29ubHkYCSABKAhIBogBARIdChBpbmNsdWRlX2V2aWRlbmNlGAogASgISAeIAQFCDwoNX3ZlY3Rvcl90b3Bfa0IQCg5fbGV4aWNhbF90b3Bfa0IOCgxfZ3JhcGhfZGVwdGhCCwoJX3JlcmFua2VyQg8KDV90b2tlbl9idWRnZXRCEgoQX3ByZWZlcl92ZXJpZmllZEIQCg5fdmVyaWZpZWRfb25seUITChFfaW5jbHVkZV9ldmlkZW5jZSI3ChJTYXZlUmVjaXBlUmVzcG9uc2USIQoGcmVjaXBlGAEgASgLMhEuZW5ncmFtLnYxLlJlY2lwZSIUChJMaXN0UmVjaXBlc1JlcXVlc3QiOQoTTGlzdFJlY2lwZXNSZXNwb25zZRIiCgdyZWNpcGVzGAEgAygLMhEuZW5ncmFtLnYxLlJlY2lwZSIgChBHZXRSZWNpcGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoRR2V0UmVjaXBlUmVzcG9uc2USIQoGcmVjaXBlGAEgASgLMhEuZW5ncmFtLnYxLlJlY2lwZSIkChRSZWNpcGVIaXN0b3J5UmVxdWVzdBIMCgRuYW1lGAEgASgJIjwKFVJlY2lwZUhpc3RvcnlSZXNwb25zZRIjCgh2ZXJzaW9ucxgBIAMoCzIRLmVuZ3JhbS52MS5SZWNpcGUitQIKBFNsb3QSEQoJcmVjb3JkX2lkGAEgASgJEhEKCXNsb3RfbmFtZRgCIAEoCRIXCg9zbG90X3ZhbHVlX2pzb24YAyABKAkSDQoFc2NvcGUYBCABKAkSEgoKcHJvamVjdF9pZBgFIAEoCRIOCgZsb2NrZWQYBiABKAgSDgoGc3RhdHVzGAcgASgJEhEKCWF1dGhvcml0eRgIIAEoCRIVCg1ldmlkZW5jZV9yZWZzGAkgAygJEhoKEnZlcmlmaWNhdGlvbl9zdGF0ZRgKIAEoCRISCgpjb25maWRlbmNlGAsgASgBEhIKCnZpc2liaWxpdHkYDCABKAkSFQoNY3JlYXRlZF9hdF9tcxgNIAEoAxIVCg11cGRhdGVkX2F0X21zGA4gASgDEg8KB3ZlcnNpb24YDyABKA0i3QIKDlB1dFNsb3RSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEQoJc2xvdF9uYW1lGAIgASgJEhwKD3Nsb3RfdmFsdWVfanNvbhgDIAEoCUgAiAEBEhIKBXNjb3BlGAQgASgJSAGIAQESEgoKcHJvamVjdF9pZBgFIAEoCRITCgZsb2NrZWQYBiABKAhIAogBARITCgZzdGF0dXMYByABKAlIA4gBARIVCg1ldmlkZW5jZV9yZWZzGAggAygJEhkKEXNldF9ldmlkZW5jZV9yZWZzGAkgASgIEhcKCmNvbmZpZGVuY2UYCiABKAFIBIgBARIXCgp2aXNpYmlsaXR5GAsgASgJSAWIAQFCEgoQX3Nsb3RfdmFsdWVfanNvbkIICgZfc2NvcGVCCQoHX2xvY2tlZEIJCgdfc3RhdHVzQg0KC19jb25maWRlbmNlQg0KC192aXNpYmlsaXR5IkEKD1B1dFNsb3RSZXNwb25zZRIdCgRzbG90GAEgASgLMg8uZW5ncmFtLnYxLlNsb3QSDwoHY3JlYXRlZBgCIAEoCCIjCg5HZXRTbG90UmVxdWVzdBIRCglyZWNvcmRfaWQYASABKAkiMAoPR2V0U2xvdFJlc3BvbnNlEh0KBHNsb3QYASABKAsyDy5lbmdyYW0udjEuU2xvdCKNAQoQTGlzdFNsb3RzUmVxdWVzdBIXCgpwcm9qZWN0X2lkGAEgASgJSACIAQESDQoFcXVlcnkYAiABKAkSEAoIYXJjaGl2ZWQYAyABKAgSEgoFbGltaXQYBCABKA1IAYgBARISCgpwYWdlX3Rva2VuGAUgASgJQg0KC19wcm9qZWN0X2lkQggKBl9saW1pdCJMChFMaXN0U2xvdHNSZXNwb25zZRIeCgVzbG90cxgBIAMoCzIPLmVuZ3JhbS52MS5TbG90EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI6ChFEZWxldGVTbG90UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhEKCXJlY29yZF9pZBgCIAEoCSIzChJEZWxldGVTbG90UmVzcG9uc2USHQoEc2xvdBgBIAEoCzIPLmVuZ3JhbS52MS5TbG90IicKElNsb3RIaXN0b3J5UmVxdWVzdBIRCglyZWNvcmRfaWQYASABKAkilQEKClNsb3RDaGFuZ2USDwoHdmVyc2lvbhgBIAEoDRINCgVhdF9tcxgCIAEoAxIKCgJieRgDIAEoCRIKCgJvcBgEIAEoCRIkCgZiZWZvcmUYBSABKAsyDy5lbmdyYW0udjEuU2xvdEgAiAEBEh4KBWFmdGVyGAYgASgLMg8uZW5ncmFtLnYxLlNsb3RCCQoHX2JlZm9yZSI9ChNTbG90SGlzdG9yeVJlc3BvbnNlEiYKB2NoYW5nZXMYASADKAsyFS5lbmdyYW0udjEuU2xvdENoYW5nZSI8ChJTbG90Q29udGV4dFJlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCRISCgpzbG90X25hbWVzGAIgAygJIkQKE1Nsb3RDb250ZXh0UmVzcG9uc2USHgoFc2xvdHMYASADKAsyDy5lbmdyYW0udjEuU2xvdBINCgVjb3VudBgCIAEoDTLZBgoVTWVtb3J5Q29udHJvbHNTZXJ2aWNlEkAKB1B1dFNsb3QSGS5lbmdyYW0udjEuUHV0U2xvdFJlcXVlc3QaGi5lbmdyYW0udjEuUHV0U2xvdFJlc3BvbnNlEkAKB0dldFNsb3QSGS5lbmdyYW0udjEuR2V0U2xvdFJlcXVlc3QaGi5lbmdyYW0udjEuR2V0U2xvdFJlc3BvbnNlEkYKCUxpc3RTbG90cxIbLmVuZ3JhbS52MS5MaXN0U2xvdHNSZXF1ZXN0GhwuZW5ncmFtLnYxLkxpc3RTbG90c1Jlc3BvbnNlEkkKCkRlbGV0ZVNsb3QSHC5lbmdyYW0udjEuRGVsZXRlU2xvdFJlcXVlc3QaHS5lbmdyYW0udjEuRGVsZXRlU2xvdFJlc3BvbnNlEkwKC1Nsb3RIaXN0b3J5Eh0uZW5ncmFtLnYxLlNsb3RIaXN0b3J5UmVxdWVzdBoeLmVuZ3JhbS52MS5TbG90SGlzdG9yeVJlc3BvbnNlEkwKC1Nsb3RDb250ZXh0Eh0uZW5ncmFtLnYxLlNsb3RDb250ZXh0UmVxdWVzdBoeLmVuZ3JhbS52MS5TbG90Q29udGV4dFJlc3BvbnNlEkkKClNhdmVSZWNpcGUSHC5lbmdyYW0udjEuU2F2ZVJlY2lwZVJlcXVlc3QaHS5lbmdyYW0udjEuU2F2ZVJlY2lwZVJlc3BvbnNlEkwKC0xpc3RSZWNpcGVzEh0uZW5ncmFtLnYxLkxpc3RSZWNpcGVzUmVxdWVzdBoeLmVuZ3JhbS52MS5MaXN0UmVjaXBlc1Jlc3BvbnNlEkYKCUdldFJlY2lwZRIbLmVuZ3JhbS52MS5HZXRSZWNpcGVSZXF1ZXN0GhwuZW5ncmFtLnYxLkdldFJlY2lwZVJlc3BvbnNlElIKDVJlY2lwZUhpc3RvcnkSHy5lbmdyYW0udjEuUmVjaXBlSGlzdG9yeVJlcXVlc3QaIC5lbmdyYW0udjEuUmVjaXBlSGlzdG9yeVJlc3BvbnNlElgKD0Fzc2VtYmxlQ29udGV4dBIhLmVuZ3JhbS52MS5Bc3NlbWJsZUNvbnRleHRSZXF1ZXN0GiIuZW5ncmFtLnYxLkFzc2VtYmxlQ29udGV4dFJlc3BvbnNlYgZwcm90bzM", [file_engram_v1_fact, file_engram_v1_recall]);
+
+/**
+ * @generated from message engram.v1.AssembleContextRequest
+ */
+export type AssembleContextRequest = Message<"engram.v1.AssembleContextRequest"> & {
+  /**
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * What the context is for; "" = slots and pinned facts only.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * cheap | balanced | deep | forensic: the built-in recipe's retrieval and a budget of 1,800,
+   * 3,500, 8,000 or 14,000 tokens. Absent (and no recipe): balanced.
+   *
+   * @generated from field: optional string mode = 3;
+   */
+  mode?: string | undefined;
+
+  /**
+   * Or a recipe by name: its latest version's retrieval and token_budget. Not with mode.
+   *
+   * @generated from field: optional string recipe = 4;
+   */
+  recipe?: string | undefined;
+
+  /**
+   * Overrides the mode's or recipe's budget.
+   *
+   * @generated from field: optional uint32 token_budget = 5;
+   */
+  tokenBudget?: number | undefined;
+
+  /**
+   * The slots of this project and the global ones (a project slot shadows a global one).
+   *
+   * @generated from field: optional string project_id = 6;
+   */
+  projectId?: string | undefined;
+
+  /**
+   * Only these slots (empty = every applicable slot).
+   *
+   * @generated from field: repeated string slot_names = 7;
+   */
+  slotNames: string[];
+
+  /**
+   * How many facts recall offers the packer; absent: budget / 100, at least 8, at most max_top_k.
+   *
+   * @generated from field: optional uint32 top_k = 8;
+   */
+  topK?: number | undefined;
+};
+
+/**
+ * Describes the message engram.v1.AssembleContextRequest.
+ * Use `create(AssembleContextRequestSchema)` to create a new message.
+ */
+export const AssembleContextRequestSchema: GenMessage<AssembleContextRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 0);
+
+/**
+ * @generated from message engram.v1.ContextItem
+ */
+export type ContextItem = Message<"engram.v1.ContextItem"> & {
+  /**
+   * "slot", "pinned" or "recalled".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The slot's record id or the fact's id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * The item's lines as they stand in the block.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * Its tokens, counted alone.
+   *
+   * @generated from field: uint32 tokens = 4;
+   */
+  tokens: number;
+
+  /**
+   * A slot's confidence in [0, 1]; a fact's effective label is in fact.confidence.
+   *
+   * @generated from field: double confidence = 5;
+   */
+  confidence: number;
+
+  /**
+   * @generated from field: engram.v1.Slot slot = 6;
+   */
+  slot?: Slot | undefined;
+
+  /**
+   * @generated from field: engram.v1.Fact fact = 7;
+   */
+  fact?: Fact | undefined;
+
+  /**
+   * A recalled fact's receipt (how recall ranked it).
+   *
+   * @generated from field: engram.v1.RecallReceipt receipt = 8;
+   */
+  receipt?: RecallReceipt | undefined;
+
+  /**
+   * With a recipe that includes evidence.
+   *
+   * @generated from field: repeated engram.v1.Evidence evidence = 9;
+   */
+  evidence: Evidence[];
+};
+
+/**
+ * Describes the message engram.v1.ContextItem.
+ * Use `create(ContextItemSchema)` to create a new message.
+ */
+export const ContextItemSchema: GenMessage<ContextItem> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 1);
+
+/**
+ * Something that applied but is not in the block.
+ *
+ * @generated from message engram.v1.ContextCut
+ */
+export type ContextCut = Message<"engram.v1.ContextCut"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: uint32 tokens = 3;
+   */
+  tokens: number;
+
+  /**
+   * Why: over the budget, or after a slot or pinned fact that did not fit.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message engram.v1.ContextCut.
+ * Use `create(ContextCutSchema)` to create a new message.
+ */
+export const ContextCutSchema: GenMessage<ContextCut> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 2);
+
+/**
+ * @generated from message engram.v1.AssembleContextResponse
+ */
+export type AssembleContextResponse = Message<"engram.v1.AssembleContextResponse"> & {
+  /**
+   * The context to inject: the items' text under a heading per kind.
+   *
+   * @generated from field: string block = 1;
+   */
+  block: string;
+
+  /**
+   * The block's tokens, counted whole with the tokenizer below; never more than token_budget.
+   *
+   * @generated from field: uint32 tokens = 2;
+   */
+  tokens: number;
+
+  /**
+   * @generated from field: uint32 token_budget = 3;
+   */
+  tokenBudget: number;
+
+  /**
+   * The tokenizer that counted, e.g. "o200k_base (gpt-tokenizer)".
+   *
+   * @generated from field: string tokenizer = 4;
+   */
+  tokenizer: string;
+
+  /**
+   * The mode that set the budget, or "" when a recipe did.
+   *
+   * @generated from field: string mode = 5;
+   */
+  mode: string;
+
+  /**
+   * The retrieval in effect: the mode's built-in recipe, or the named one.
+   *
+   * @generated from field: engram.v1.AppliedRecipe recipe = 6;
+   */
+  recipe?: AppliedRecipe | undefined;
+
+  /**
+   * @generated from field: repeated engram.v1.ContextItem items = 7;
+   */
+  items: ContextItem[];
+
+  /**
+   * @generated from field: repeated engram.v1.ContextCut cut = 8;
+   */
+  cut: ContextCut[];
+
+  /**
+   * @generated from field: engram.v1.RetrievalMetadata retrieval = 9;
+   */
+  retrieval?: RetrievalMetadata | undefined;
+};
+
+/**
+ * Describes the message engram.v1.AssembleContextResponse.
+ * Use `create(AssembleContextResponseSchema)` to create a new message.
+ */
+export const AssembleContextResponseSchema: GenMessage<AssembleContextResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_controls, 3);
 
 /**
  * @generated from message engram.v1.Recipe
@@ -96,7 +341,7 @@ export type Recipe = Message<"engram.v1.Recipe"> & {
  * Use `create(RecipeSchema)` to create a new message.
  */
 export const RecipeSchema: GenMessage<Recipe> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 0);
+  messageDesc(file_engram_v1_controls, 4);
 
 /**
  * @generated from message engram.v1.SaveRecipeRequest
@@ -160,7 +405,7 @@ export type SaveRecipeRequest = Message<"engram.v1.SaveRecipeRequest"> & {
  * Use `create(SaveRecipeRequestSchema)` to create a new message.
  */
 export const SaveRecipeRequestSchema: GenMessage<SaveRecipeRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 1);
+  messageDesc(file_engram_v1_controls, 5);
 
 /**
  * @generated from message engram.v1.SaveRecipeResponse
@@ -177,7 +422,7 @@ export type SaveRecipeResponse = Message<"engram.v1.SaveRecipeResponse"> & {
  * Use `create(SaveRecipeResponseSchema)` to create a new message.
  */
 export const SaveRecipeResponseSchema: GenMessage<SaveRecipeResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 2);
+  messageDesc(file_engram_v1_controls, 6);
 
 /**
  * @generated from message engram.v1.ListRecipesRequest
@@ -190,7 +435,7 @@ export type ListRecipesRequest = Message<"engram.v1.ListRecipesRequest"> & {
  * Use `create(ListRecipesRequestSchema)` to create a new message.
  */
 export const ListRecipesRequestSchema: GenMessage<ListRecipesRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 3);
+  messageDesc(file_engram_v1_controls, 7);
 
 /**
  * @generated from message engram.v1.ListRecipesResponse
@@ -207,7 +452,7 @@ export type ListRecipesResponse = Message<"engram.v1.ListRecipesResponse"> & {
  * Use `create(ListRecipesResponseSchema)` to create a new message.
  */
 export const ListRecipesResponseSchema: GenMessage<ListRecipesResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 4);
+  messageDesc(file_engram_v1_controls, 8);
 
 /**
  * @generated from message engram.v1.GetRecipeRequest
@@ -224,7 +469,7 @@ export type GetRecipeRequest = Message<"engram.v1.GetRecipeRequest"> & {
  * Use `create(GetRecipeRequestSchema)` to create a new message.
  */
 export const GetRecipeRequestSchema: GenMessage<GetRecipeRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 5);
+  messageDesc(file_engram_v1_controls, 9);
 
 /**
  * @generated from message engram.v1.GetRecipeResponse
@@ -241,7 +486,7 @@ export type GetRecipeResponse = Message<"engram.v1.GetRecipeResponse"> & {
  * Use `create(GetRecipeResponseSchema)` to create a new message.
  */
 export const GetRecipeResponseSchema: GenMessage<GetRecipeResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 6);
+  messageDesc(file_engram_v1_controls, 10);
 
 /**
  * @generated from message engram.v1.RecipeHistoryRequest
@@ -258,7 +503,7 @@ export type RecipeHistoryRequest = Message<"engram.v1.RecipeHistoryRequest"> & {
  * Use `create(RecipeHistoryRequestSchema)` to create a new message.
  */
 export const RecipeHistoryRequestSchema: GenMessage<RecipeHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 7);
+  messageDesc(file_engram_v1_controls, 11);
 
 /**
  * @generated from message engram.v1.RecipeHistoryResponse
@@ -275,7 +520,7 @@ export type RecipeHistoryResponse = Message<"engram.v1.RecipeHistoryResponse"> &
  * Use `create(RecipeHistoryResponseSchema)` to create a new message.
  */
 export const RecipeHistoryResponseSchema: GenMessage<RecipeHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 8);
+  messageDesc(file_engram_v1_controls, 12);
 
 /**
  * @generated from message engram.v1.Slot
@@ -374,7 +619,7 @@ export type Slot = Message<"engram.v1.Slot"> & {
  * Use `create(SlotSchema)` to create a new message.
  */
 export const SlotSchema: GenMessage<Slot> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 9);
+  messageDesc(file_engram_v1_controls, 13);
 
 /**
  * @generated from message engram.v1.PutSlotRequest
@@ -449,7 +694,7 @@ export type PutSlotRequest = Message<"engram.v1.PutSlotRequest"> & {
  * Use `create(PutSlotRequestSchema)` to create a new message.
  */
 export const PutSlotRequestSchema: GenMessage<PutSlotRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 10);
+  messageDesc(file_engram_v1_controls, 14);
 
 /**
  * @generated from message engram.v1.PutSlotResponse
@@ -471,7 +716,7 @@ export type PutSlotResponse = Message<"engram.v1.PutSlotResponse"> & {
  * Use `create(PutSlotResponseSchema)` to create a new message.
  */
 export const PutSlotResponseSchema: GenMessage<PutSlotResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 11);
+  messageDesc(file_engram_v1_controls, 15);
 
 /**
  * @generated from message engram.v1.GetSlotRequest
@@ -488,7 +733,7 @@ export type GetSlotRequest = Message<"engram.v1.GetSlotRequest"> & {
  * Use `create(GetSlotRequestSchema)` to create a new message.
  */
 export const GetSlotRequestSchema: GenMessage<GetSlotRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 12);
+  messageDesc(file_engram_v1_controls, 16);
 
 /**
  * @generated from message engram.v1.GetSlotResponse
@@ -505,7 +750,7 @@ export type GetSlotResponse = Message<"engram.v1.GetSlotResponse"> & {
  * Use `create(GetSlotResponseSchema)` to create a new message.
  */
 export const GetSlotResponseSchema: GenMessage<GetSlotResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 13);
+  messageDesc(file_engram_v1_controls, 17);
 
 /**
  * @generated from message engram.v1.ListSlotsRequest
@@ -550,7 +795,7 @@ export type ListSlotsRequest = Message<"engram.v1.ListSlotsRequest"> & {
  * Use `create(ListSlotsRequestSchema)` to create a new message.
  */
 export const ListSlotsRequestSchema: GenMessage<ListSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 14);
+  messageDesc(file_engram_v1_controls, 18);
 
 /**
  * @generated from message engram.v1.ListSlotsResponse
@@ -572,7 +817,7 @@ export type ListSlotsResponse = Message<"engram.v1.ListSlotsResponse"> & {
  * Use `create(ListSlotsResponseSchema)` to create a new message.
  */
 export const ListSlotsResponseSchema: GenMessage<ListSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 15);
+  messageDesc(file_engram_v1_controls, 19);
 
 /**
  * @generated from message engram.v1.DeleteSlotRequest
@@ -594,7 +839,7 @@ export type DeleteSlotRequest = Message<"engram.v1.DeleteSlotRequest"> & {
  * Use `create(DeleteSlotRequestSchema)` to create a new message.
  */
 export const DeleteSlotRequestSchema: GenMessage<DeleteSlotRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 16);
+  messageDesc(file_engram_v1_controls, 20);
 
 /**
  * @generated from message engram.v1.DeleteSlotResponse
@@ -611,7 +856,7 @@ export type DeleteSlotResponse = Message<"engram.v1.DeleteSlotResponse"> & {
  * Use `create(DeleteSlotResponseSchema)` to create a new message.
  */
 export const DeleteSlotResponseSchema: GenMessage<DeleteSlotResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 17);
+  messageDesc(file_engram_v1_controls, 21);
 
 /**
  * @generated from message engram.v1.SlotHistoryRequest
@@ -628,7 +873,7 @@ export type SlotHistoryRequest = Message<"engram.v1.SlotHistoryRequest"> & {
  * Use `create(SlotHistoryRequestSchema)` to create a new message.
  */
 export const SlotHistoryRequestSchema: GenMessage<SlotHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 18);
+  messageDesc(file_engram_v1_controls, 22);
 
 /**
  * @generated from message engram.v1.SlotChange
@@ -674,7 +919,7 @@ export type SlotChange = Message<"engram.v1.SlotChange"> & {
  * Use `create(SlotChangeSchema)` to create a new message.
  */
 export const SlotChangeSchema: GenMessage<SlotChange> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 19);
+  messageDesc(file_engram_v1_controls, 23);
 
 /**
  * @generated from message engram.v1.SlotHistoryResponse
@@ -691,7 +936,7 @@ export type SlotHistoryResponse = Message<"engram.v1.SlotHistoryResponse"> & {
  * Use `create(SlotHistoryResponseSchema)` to create a new message.
  */
 export const SlotHistoryResponseSchema: GenMessage<SlotHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 20);
+  messageDesc(file_engram_v1_controls, 24);
 
 /**
  * @generated from message engram.v1.SlotContextRequest
@@ -713,7 +958,7 @@ export type SlotContextRequest = Message<"engram.v1.SlotContextRequest"> & {
  * Use `create(SlotContextRequestSchema)` to create a new message.
  */
 export const SlotContextRequestSchema: GenMessage<SlotContextRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 21);
+  messageDesc(file_engram_v1_controls, 25);
 
 /**
  * @generated from message engram.v1.SlotContextResponse
@@ -735,7 +980,7 @@ export type SlotContextResponse = Message<"engram.v1.SlotContextResponse"> & {
  * Use `create(SlotContextResponseSchema)` to create a new message.
  */
 export const SlotContextResponseSchema: GenMessage<SlotContextResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_controls, 22);
+  messageDesc(file_engram_v1_controls, 26);
 
 /**
  * @generated from service engram.v1.MemoryControlsService
@@ -822,6 +1067,18 @@ export const MemoryControlsService: GenService<{
     methodKind: "unary";
     input: typeof RecipeHistoryRequestSchema;
     output: typeof RecipeHistoryResponseSchema;
+  },
+  /**
+   * One injection-ready context within a token budget (capability context-v1): the applicable
+   * slots, then the pinned facts, then the recalled facts in recall order; recalled facts are
+   * cut first, and never kept when a slot or pinned fact had to be cut.
+   *
+   * @generated from rpc engram.v1.MemoryControlsService.AssembleContext
+   */
+  assembleContext: {
+    methodKind: "unary";
+    input: typeof AssembleContextRequestSchema;
+    output: typeof AssembleContextResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_controls, 0);

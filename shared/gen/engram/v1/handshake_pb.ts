@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/handshake.proto.
  */
 export const file_engram_v1_handshake: GenFile = /*@__PURE__*/
-  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIqoCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c0IcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCJfCgZMaW1pdHMSFgoObWF4X3RleHRfYnl0ZXMYASABKA0SEQoJbWF4X3RvcF9rGAIgASgNEhEKCW1heF9iYXRjaBgDIAEoDRIXCg9tYXhfd3JpdGVfYmF0Y2gYBCABKA0yTgoQSGFuZHNoYWtlU2VydmljZRI6CgVIZWxsbxIXLmVuZ3JhbS52MS5IZWxsb1JlcXVlc3QaGC5lbmdyYW0udjEuSGVsbG9SZXNwb25zZWIGcHJvdG8z", [file_engram_v1_recall]);
+  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIqoCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c0IcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCJ9CgZMaW1pdHMSFgoObWF4X3RleHRfYnl0ZXMYASABKA0SEQoJbWF4X3RvcF9rGAIgASgNEhEKCW1heF9iYXRjaBgDIAEoDRIXCg9tYXhfd3JpdGVfYmF0Y2gYBCABKA0SHAoUbWF4X3Nsb3RfdmFsdWVfYnl0ZXMYBSABKA0yTgoQSGFuZHNoYWtlU2VydmljZRI6CgVIZWxsbxIXLmVuZ3JhbS52MS5IZWxsb1JlcXVlc3QaGC5lbmdyYW0udjEuSGVsbG9SZXNwb25zZWIGcHJvdG8z", [file_engram_v1_recall]);
 
 /**
  * @generated from message engram.v1.HelloRequest
@@ -136,6 +136,13 @@ export type Limits = Message<"engram.v1.Limits"> & {
    * @generated from field: uint32 max_write_batch = 4;
    */
   maxWriteBatch: number;
+
+  /**
+   * A slot value's size as JSON (capability slots-v1); 0 from daemons without it.
+   *
+   * @generated from field: uint32 max_slot_value_bytes = 5;
+   */
+  maxSlotValueBytes: number;
 };
 
 /**
