@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/client.ts';
+import type { RecallOptions } from '../client/types.ts';
 import type { SignalWeights } from '../shared/model.ts';
 import { importConversation } from '../client/import/conversation.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
@@ -20,26 +21,35 @@ const { values } = parseArgs({
     embedder: { type: 'string', default: 'local' },
     /** Per-call signal weights to evaluate on the same imported store, "v,k,r[,d[,g]]" each; repeatable. */
     weights: { type: 'string', multiple: true },
+    /** A retrieval recipe to evaluate on the same store (cheap, balanced, deep, ...); repeatable. */
+    recipe: { type: 'string', multiple: true },
     /** The daemon's knowledge graph: entities extracted from every imported turn (for the graph signal). */
     kg: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]...\n');
+  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]...\n');
   process.exit(0);
 }
 const kMax = Number(values['k-max']);
 const embedder = values.embedder as 'local' | 'none';
 if (!Number.isInteger(kMax) || kMax < 10) throw new Error(`--k-max must be an integer >= 10, got ${values['k-max']}`);
 if (embedder !== 'local' && embedder !== 'none') throw new Error(`--embedder must be local or none, got ${embedder}`);
-/** undefined: the daemon's defaults. */
-const WEIGHT_SETS: (SignalWeights | undefined)[] = (values.weights ?? []).map((w) => {
+/** What each evaluation varies on the same store: weights, a recipe, or nothing (the daemon's defaults). */
+interface Run {
+  label: string;
+  options: RecallOptions;
+}
+const weightLabel = (w: SignalWeights) => [w.vector, w.keyword, w.recency, ...(w.decay || w.graph ? [w.decay] : []), ...(w.graph ? [w.graph] : [])].join(',');
+const RUNS: Run[] = (values.weights ?? []).map((w) => {
   const [vector, keyword, recency, decay = 0, graph = 0] = w.split(',').map(Number);
   if (![vector, keyword, recency, decay, graph].every((n) => Number.isFinite(n) && n! >= 0)) throw new Error(`--weights takes v,k,r[,d[,g]] (three to five numbers), got ${w}`);
-  return { vector: vector!, keyword: keyword!, recency: recency!, decay, graph };
+  const weights = { vector: vector!, keyword: keyword!, recency: recency!, decay, graph };
+  return { label: `weights ${weightLabel(weights)}`, options: { weights } };
 });
-if (WEIGHT_SETS.length === 0) WEIGHT_SETS.push(undefined);
+for (const recipe of values.recipe ?? []) RUNS.push({ label: `recipe ${recipe}`, options: { recipe } });
+if (RUNS.length === 0) RUNS.push({ label: "the daemon's defaults", options: {} });
 const KS = [...new Set([5, 10, 20, kMax])].filter((k) => k <= kMax).sort((a, b) => a - b);
 
 interface Scored {
@@ -72,11 +82,11 @@ function turnIdOf(meta: Record<string, unknown>): string | undefined {
   return typeof meta.turn_id === 'string' ? meta.turn_id : undefined;
 }
 
-async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[], weights: SignalWeights | undefined): Promise<Scored[]> {
+async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[], options: RecallOptions): Promise<Scored[]> {
   const scored: Scored[] = [];
   for (const [i, q] of sample.questions.entries()) {
     const started = performance.now();
-    const { facts } = await client.recall(sample.id, q.question, { topK: kMax, ...(weights ? { weights } : {}) });
+    const { facts } = await client.recall(sample.id, q.question, { topK: kMax, ...options });
     latencies.push(performance.now() - started);
     const ranked = facts.map((f) => turnIdOf(f.meta) ?? idMap.get(f.id));
     const evidence = new Set(q.evidence);
@@ -114,19 +124,18 @@ async function main(): Promise<void> {
     process.stdout.write(`LoCoMo retrieval quality: ${values.data}\n`);
     process.stdout.write(`daemon: embedder ${embedder}${values.kg ? ', knowledge graph on (entities extracted at import)' : ''}; top_k ${kMax}; one query in flight\n`);
     process.stdout.write(`conversations: ${samples.length}, turns imported: ${turns} in ${(importMs / 1000).toFixed(1)} s\n`);
-    const summary: string[][] = [['weights v,k,r[,d,g]', 'R@10', 'recall p50 ms']];
-    for (const weights of WEIGHT_SETS) {
+    const summary: string[][] = [['run (weights v,k,r[,d,g] or recipe)', 'R@10', 'recall p50 ms']];
+    for (const { label, options } of RUNS) {
       const latencies: number[] = [];
       const scored: Scored[] = [];
-      for (const [i, sample] of samples.entries()) scored.push(...(await evaluate(client, sample, idMaps[i]!, latencies, weights)));
+      for (const [i, sample] of samples.entries()) scored.push(...(await evaluate(client, sample, idMaps[i]!, latencies, options)));
       const overall10 = scored.reduce((sum, s) => sum + s.recall[KS.indexOf(10)]!, 0) / scored.length;
       const l = summarize(latencies);
-      const label = weights ? [weights.vector, weights.keyword, weights.recency, ...(weights.decay || weights.graph ? [weights.decay] : []), ...(weights.graph ? [weights.graph] : [])].join(',') : "the daemon's defaults";
-      process.stdout.write(`\nweights: ${label}\n${report(scored)}\n`);
+      process.stdout.write(`\n${label}\n${report(scored)}\n`);
       process.stdout.write(`questions evaluated: ${scored.length}; recall latency: mean ${ms(l.mean)} ms, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms\n`);
       summary.push([label, overall10.toFixed(3), ms(l.p50)]);
     }
-    if (WEIGHT_SETS.length > 1) process.stdout.write(`\n${table(summary)}\n`);
+    if (RUNS.length > 1) process.stdout.write(`\n${table(summary)}\n`);
     const last = summary.at(-1)!;
     process.stdout.write(`total time: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     process.stdout.write(`overall recall@10: ${last[1]}\n`);
