@@ -596,6 +596,9 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Context, 'context assembly');
     check.agentId(agentId);
+    // Checked here too: a negative or fractional number cannot even be encoded as the protocol's uint32.
+    if (options.tokenBudget !== undefined) check.count(options.tokenBudget, 'token_budget', 1_000_000);
+    if (options.topK !== undefined) check.topK(options.topK, daemon.limits, 'top_k');
     const res = await this.read(() =>
       this.connection.controls.assembleContext({
         agentId,

@@ -172,6 +172,7 @@ export function toReceipt(m: RecallReceipt, withMatch = false): Receipt {
     kgLinks: [...m.kgLinks],
     fact: toFact(m.fact),
     ...(m.recipe ? { recipe: m.recipe } : {}),
+    ...(m.evidence.length ? { evidence: m.evidence.map(({ kind, ref, text, retired }) => ({ kind, ref, text, retired })) } : {}),
     ...(m.rerank ? { rerank: { stage: m.rerank.stage, scoreBefore: m.rerank.scoreBefore, coverage: m.rerank.coverage, factor: m.rerank.factor, rankBefore: m.rerank.rankBefore, rankAfter: m.rerank.rankAfter } } : {}),
     ...(m.ranking
       ? {

@@ -386,6 +386,8 @@ export interface Receipt<F = Fact> {
   recipe?: string;
   /** How the recipe's reranker moved this fact, when it ran. */
   rerank?: RerankStep;
+  /** The records supporting it, when the recipe includes evidence. */
+  evidence?: Evidence[];
 }
 
 /** How a receipt's final score was made when confidence options were in effect. */

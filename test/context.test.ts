@@ -52,6 +52,10 @@ describe('context assembly', () => {
     // Recalled facts carry their receipts, in recall order, and never repeat the pinned fact.
     const recalledItems = json.items.filter((i: any) => i.kind === 'recalled');
     expect(recalledItems.every((i: any) => i.receipt && i.fact.id !== pinned.id)).toBe(true);
+    // Only facts the query matched: filler that merely fills top_k is not context.
+    expect(recalledItems.every((i: any) => i.receipt.matched)).toBe(true);
+    const nothing = await post({ agent_id: AGENT, query: 'zebra', mode: 'cheap' });
+    expect(nothing.json.items.map((i: any) => i.kind)).toEqual(['slot', 'pinned']);
     const weights = recalledItems.map((i: any) => i.receipt.weight);
     expect(weights).toEqual([...weights].sort((a, b) => b - a));
     expect(json.block.indexOf('## Memory slots')).toBeLessThan(json.block.indexOf('## Pinned facts'));
@@ -60,13 +64,16 @@ describe('context assembly', () => {
   });
 
   test('a small budget cuts recalled facts first and says why; one too small for a slot keeps no recalled fact', async () => {
-    const { post } = await start();
+    const { client, post } = await start();
     const small = await post({ agent_id: AGENT, query: 'migration row counts', project_id: 'atlas', token_budget: 160 });
     expect(small.json.tokens).toBeLessThanOrEqual(160);
     expect(small.json.items.filter((i: any) => i.kind !== 'recalled')).toHaveLength(3);
     expect(small.json.cut.length).toBeGreaterThan(0);
     expect(small.json.cut.every((c: any) => c.kind === 'recalled')).toBe(true);
     expect(small.json.cut[0].reason).toMatch(/over the budget/);
+    // A use is counted for what went into the block, not for what the budget cut.
+    for (const c of small.json.cut) expect((await client.get(AGENT, c.id)).accessCount, c.id).toBe(0);
+    for (const i of small.json.items.filter((x: any) => x.kind === 'recalled')) expect((await client.get(AGENT, i.id)).accessCount).toBe(1);
 
     const tiny = await post({ agent_id: AGENT, query: 'migration row counts', project_id: 'atlas', token_budget: 30 });
     expect(tiny.json.tokens).toBeLessThanOrEqual(30);
@@ -98,6 +105,8 @@ describe('context assembly', () => {
       expect(bad.json.error.field).toBe(field);
     }
     await expect(client.assembleContext(AGENT, 'x', { recipe: 'nope' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'recipe' });
+    await expect(client.assembleContext(AGENT, 'x', { tokenBudget: -5 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'token_budget' });
+    await expect(client.assembleContext(AGENT, 'x', { topK: 1.5 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'top_k' });
   });
 
   test('the library, MCP and the CLI give the same block; an old daemon is refused before sending', async () => {

@@ -137,6 +137,9 @@ describe('recipes bound to recall', () => {
 
     const supported = await client.recall(AGENT, 'release checklist signed off', { topK: 1, recipe: 'forensic' });
     expect(supported.matches![0]!.evidence).toEqual([{ kind: 'supports', ref: proof.id, text: proof.text, retired: false }]);
+    // Explained, the evidence is in the receipt.
+    const explained = await client.recallExplain(AGENT, 'release checklist signed off', { topK: 1, recipe: 'forensic' });
+    expect(explained.receipts[0]!.evidence).toEqual([{ kind: 'supports', ref: proof.id, text: proof.text, retired: false }]);
     // Without include_evidence, none.
     expect((await client.recall(AGENT, 'release checklist signed off', { topK: 1, recipe: 'deep' })).matches![0]!.evidence).toBeUndefined();
   });

@@ -23,7 +23,7 @@ export class ClientBackend implements McpBackend {
     if (req.explain) {
       const res = await this.client.recallExplain(req.agentId, req.query, options);
       const matched = res.matches?.map((m) => m.matched);
-      return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), receipts: res.receipts.map(receiptJson), feedback: res.feedback, policy: policyOf(res.retrieval) };
+      return { facts: res.facts.map((f) => f.text), ...(matched ? { matched } : {}), receipts: res.receipts.map(receiptJson), feedback: res.feedback, policy: policyOf(res.retrieval), ...evidenceOfMatches(res.matches) };
     }
     const res = await this.client.recall(req.agentId, req.query, options);
     const matched = res.matches?.map((m) => m.matched);

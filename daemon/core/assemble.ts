@@ -61,7 +61,7 @@ export class Assembler {
     const slots = await this.parts.slots.context(ctx, { projectId: input.projectId, slotNames: input.slotNames });
     const pinned = await this.pinned(agentId);
     const plan = planFromOptions({ topK }, this.parts.recallDefaults, limits, Date.now(), recipe);
-    const recalled = query.trim() === '' ? undefined : await this.parts.recall.search({ agentId, query, scope: 'agent', plan, explain: true, feedback: false });
+    const recalled = query.trim() === '' ? undefined : await this.parts.recall.search({ agentId, query, scope: 'agent', plan, explain: true, feedback: false, countAccess: false });
     const slotEvidence = recipe.includeEvidence ? await this.slotEvidence(agentId, slots.map((s) => s.evidenceRefs)) : slots.map(() => []);
 
     const pinnedIds = new Set(pinned.map((f) => f.id));
@@ -70,8 +70,9 @@ export class Assembler {
       items.set(`${item.kind}\u0000${item.id}`, item);
       return { kind: item.kind, id: item.id, text: item.text };
     };
+    // Only facts the query matched: filler that merely fills top_k has no place in a context.
     const recalledItems = (recalled?.facts ?? []).flatMap((fact, i) => {
-      if (pinnedIds.has(fact.id)) return [];
+      if (pinnedIds.has(fact.id) || !recalled!.matches[i]!.matched) return [];
       const evidence = recalled!.matches[i]!.evidence ?? [];
       const receipt = recalled!.receipts![i]!;
       return [entry({ kind: 'recalled', id: fact.id, text: recalledLine(fact, receipt.weight, evidence), tokens: 0, fact, receipt, ...(evidence.length ? { evidence } : {}) })];
@@ -82,6 +83,8 @@ export class Assembler {
       { kind: 'recalled', heading: HEADINGS.recalled, items: recalledItems },
     ];
     const packed = pack(sections, tokenBudget, countTokens);
+    // A use is counted for what goes into the block, not for what the budget cut.
+    this.parts.recall.recordAccess(packed.kept.filter((k) => k.kind === 'recalled').map((k) => items.get(`recalled\u0000${k.id}`)!.fact!));
     return {
       block: packed.block,
       tokens: packed.tokens,

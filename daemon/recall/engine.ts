@@ -42,6 +42,8 @@ export interface SearchRequest {
   explain: boolean;
   /** Compute weak-match feedback (a vocabulary scan when the match is weak). */
   feedback: boolean;
+  /** false: the caller counts the use of only the facts it keeps (recordAccess). */
+  countAccess?: boolean;
 }
 
 /** How one returned fact came to be returned. */
@@ -100,8 +102,13 @@ export class RecallEngine {
 
   async search(req: SearchRequest): Promise<SearchOutcome> {
     const outcome = await this.rank(req, await this.prepare(req.query));
-    this.access.record(outcome.facts, Date.now());
+    if (req.countAccess !== false) this.recordAccess(outcome.facts);
     return outcome;
+  }
+
+  /** Counts one access of each fact (a recall that returned them). */
+  recordAccess(facts: readonly FactRecord[]): void {
+    this.access.record(facts, Date.now());
   }
 
   /** Several queries under one plan, concurrently; a query that fails fails only its own slot. */
@@ -143,8 +150,9 @@ export class RecallEngine {
     // Word-vector neighbours only while the vector signal is on: they come from the same model.
     const near = this.indexer.vectors.off ? new Map<string, number>() : nearTerms(query.text, [...query.terms, ...expanded], this.indexer.vectors.embedder, present);
     const expandedQuery = { text: query.text, terms: [...query.terms, ...expanded, ...near.keys()], vector: query.vector, matchSimilarity, ...(near.size ? { termWeights: near } : {}) };
-    // A reranked recall ranks a wider pool, which the second stage reorders and cuts to top_k.
-    const plan = req.plan.rerank ? { ...req.plan, topK: rerankPool(req.plan.topK) } : req.plan;
+    // A reranked recall ranks a wider pool per namespace, without the relevance floor; the second
+    // stage reorders each, applies the floor and cuts to top_k before namespaces are merged.
+    const plan = req.plan.rerank ? { ...req.plan, topK: rerankPool(req.plan.topK), minRelevance: 0 } : req.plan;
     const rankings = await Promise.all(
       namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, plan, this.readVectors) : emptyRanking())),
     );
@@ -153,10 +161,15 @@ export class RecallEngine {
     const byKey = await this.readFacts(ranked);
     const alive = (list: RankedFact[]) => list.filter((r) => byKey.has(key(r)));
     const textOf = (r: RankedFact) => byKey.get(key(r))!.text;
-    const pool = rankings.length === 2 ? mergeNamespaces(alive(rankings[0]!.results), alive(rankings[1]!.results), textOf, plan.topK) : alive(ranked);
-    let chosen = pool;
-    let steps: RerankStep[] | undefined;
-    if (req.plan.rerank) ({ results: chosen, steps } = rerank(pool, query.text, textOf, req.plan.topK));
+    const stepOf = new Map<string, RerankStep>();
+    const lists = rankings.map((r) => {
+      if (!req.plan.rerank) return alive(r.results);
+      const reranked = rerank(alive(r.results), query.text, textOf, req.plan.topK, req.plan.minRelevance);
+      reranked.results.forEach((result, i) => stepOf.set(key(result), reranked.steps[i]!));
+      return reranked.results;
+    });
+    const chosen = lists.length === 2 ? mergeNamespaces(lists[0]!, lists[1]!, textOf, req.plan.topK) : (lists[0] ?? []);
+    const steps = req.plan.rerank ? chosen.map((r) => stepOf.get(key(r))!) : undefined;
     const facts = chosen.map((r) => byKey.get(key(r))!);
     const matches = chosen.map((r, i) => matchOf(r, facts[i]!, req.plan));
     if (req.plan.evidence) (await evidenceOf(this.indexer, this.store, facts)).forEach((evidence, i) => (matches[i]!.evidence = evidence));
@@ -166,7 +179,8 @@ export class RecallEngine {
       const recipe = req.plan.recipe ? { recipe: req.plan.recipe.id } : {};
       outcome.receipts = chosen.map((r, i) => {
         const fact = facts[i]!;
-        return { ...toReceipt(r, fact, req.plan.weights, now, req.plan.confidence, steps?.[i]), kgLinks: kgLinks(this.indexer, fact), ...recipe };
+        const evidence = matches[i]!.evidence;
+        return { ...toReceipt(r, fact, req.plan.weights, now, req.plan.confidence, steps?.[i]), kgLinks: kgLinks(this.indexer, fact), ...recipe, ...(evidence ? { evidence } : {}) };
       });
     } else if (kgMode(req.plan) === 'hints_without_confidence_receipts') {
       outcome.hints = await hintTail(this.indexer, this.store, outcome.facts);

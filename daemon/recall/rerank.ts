@@ -28,16 +28,19 @@ function coverage(queryTerms: ReadonlySet<string>, text: string): number {
   return hit / queryTerms.size;
 }
 
-/** Reorders `pool` (already in total order) and returns its first `topK`. */
-export function rerank<R extends Orderable>(pool: readonly R[], queryText: string, textOf: (r: R) => string, topK: number): Reranked<R> {
+/** Reorders one namespace's `pool` (in total order, ranked without a relevance floor) and returns
+ *  its first `topK`. Facts the query matched stay ahead of filler, and the relevance floor, when
+ *  the plan has one, applies to the reranked scores (so it means what it says after the stage). */
+export function rerank<R extends Orderable & { matched: boolean }>(pool: readonly R[], queryText: string, textOf: (r: R) => string, topK: number, minRelevance: number): Reranked<R> {
   const queryTerms = new Set(terms(queryText));
   const scored = pool.map((r, i) => {
     const c = coverage(queryTerms, textOf(r));
     const factor = 1 + RERANK_WEIGHT * c;
     return { result: { ...r, final: r.final * factor }, step: { stage: RERANK_STAGE, scoreBefore: r.final, coverage: c, factor, rankBefore: i + 1, rankAfter: 0 } };
   });
-  scored.sort((a, b) => compareResults(a.result, b.result));
-  const kept = scored.slice(0, topK);
+  scored.sort((a, b) => Number(b.result.matched) - Number(a.result.matched) || compareResults(a.result, b.result));
+  const floor = minRelevance > 0 && scored.length ? scored[0]!.result.final * minRelevance : -Infinity;
+  const kept = scored.filter((s) => minRelevance === 0 || (s.result.matched && s.result.final >= floor)).slice(0, topK);
   kept.forEach((s, i) => (s.step.rankAfter = i + 1));
   return { results: kept.map((s) => s.result), steps: kept.map((s) => s.step) };
 }

@@ -84,6 +84,7 @@ export function receiptMessage(receipt: Receipt<FactRecord>): MessageInitShape<t
     matched: receipt.matched ?? false,
     recipe: receipt.recipe ?? '',
     rerank: receipt.rerank,
+    evidence: receipt.evidence ?? [],
   };
 }
 

@@ -136,6 +136,7 @@ export function receiptJson(r: ReceiptView): ReceiptJson {
     kg_links: r.kgLinks,
     ...(r.matched !== undefined ? { matched: r.matched } : {}),
     ...(r.recipe ? { recipe: r.recipe } : {}),
+    ...(r.evidence?.length ? { evidence: r.evidence.map(evidenceJson) } : {}),
     ...(r.rerank
       ? { rerank: { stage: r.rerank.stage, score_before: r.rerank.scoreBefore, coverage: r.rerank.coverage, factor: r.rerank.factor, rank_before: r.rerank.rankBefore, rank_after: r.rerank.rankAfter } }
       : {}),

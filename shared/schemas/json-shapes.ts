@@ -138,6 +138,7 @@ export const ReceiptJson = z
     matched: z.boolean().optional(),
     recipe: z.string().describe('The recipe the call named ("deep@2", "builtin:deep").').optional(),
     rerank: RerankJson.describe("How the recipe's reranker moved this fact.").optional(),
+    evidence: z.array(EvidenceJson).describe('With a recipe that includes evidence: the records supporting it.').optional(),
   })
   .strict();
 
