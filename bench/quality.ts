@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/client.ts';
 import type { RecallOptions } from '../client/types.ts';
-import type { SignalWeights } from '../shared/model.ts';
+import type { RecipeFields, SignalWeights } from '../shared/model.ts';
 import { importConversation } from '../client/import/conversation.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
 import { LOCOMO_DEV } from './corpus.ts';
@@ -23,13 +23,17 @@ const { values } = parseArgs({
     weights: { type: 'string', multiple: true },
     /** A retrieval recipe to evaluate on the same store (cheap, balanced, deep, ...); repeatable. */
     recipe: { type: 'string', multiple: true },
+    /** A recipe saved before the runs, "name:field=value,...", fields as the REST body spells them
+     *  (reranker=false, graph_depth=0, lexical_top_k=64, ...), merged over the built-in of that
+     *  name or balanced; repeatable. */
+    'save-recipe': { type: 'string', multiple: true },
     /** The daemon's knowledge graph: entities extracted from every imported turn (for the graph signal). */
     kg: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]...\n');
+  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]... [--save-recipe NAME:field=value,...]...\n');
   process.exit(0);
 }
 const kMax = Number(values['k-max']);
@@ -107,6 +111,30 @@ function report(scored: Scored[]): string {
   return table(rows);
 }
 
+const RECIPE_KEYS: Record<string, keyof RecipeFields> = {
+  vector_top_k: 'vectorTopK',
+  lexical_top_k: 'lexicalTopK',
+  graph_depth: 'graphDepth',
+  reranker: 'reranker',
+  token_budget: 'tokenBudget',
+  prefer_verified: 'preferVerified',
+  verified_only: 'verifiedOnly',
+  include_evidence: 'includeEvidence',
+};
+
+/** "name:reranker=false,graph_depth=0" → the name and its fields. */
+function recipeSpec(spec: string): [string, Partial<RecipeFields>] {
+  const [name, rest = ''] = spec.split(':');
+  const fields: Record<string, number | boolean> = {};
+  for (const pair of rest.split(',').filter(Boolean)) {
+    const [key, value] = pair.split('=');
+    const field = RECIPE_KEYS[key!];
+    if (!field || value === undefined) throw new Error(`--save-recipe takes name:field=value,... with fields ${Object.keys(RECIPE_KEYS).join(', ')}; got ${spec}`);
+    fields[field] = value === 'true' ? true : value === 'false' ? false : Number(value);
+  }
+  return [name!, fields as Partial<RecipeFields>];
+}
+
 async function main(): Promise<void> {
   installSignalCleanup();
   const started = performance.now();
@@ -115,6 +143,7 @@ async function main(): Promise<void> {
   const daemon = await startDaemon(dataDir, { embedder, ...(values.kg ? { args: ['--kg', '--consolidate-every', '0'] } : {}) });
   const client = await connect({ dataDir, clientName: 'engram-bench-quality', timeoutMs: 60_000 });
   try {
+    for (const spec of values['save-recipe'] ?? []) await client.saveRecipe(...recipeSpec(spec));
     const idMaps: Map<string, string>[] = [];
     const importStart = performance.now();
     for (const sample of samples) idMaps.push(await importSample(client, sample));
