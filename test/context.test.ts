@@ -92,6 +92,16 @@ describe('context assembly', () => {
     // No query: slots and pinned facts only.
     const noQuery = await post({ agent_id: AGENT });
     expect(noQuery.json.items.map((i: any) => i.kind)).toEqual(['slot', 'pinned']);
+    // A recipe with include_evidence resolves a slot's evidence references, in the shared namespace too.
+    const clause = (await client.putShared('the client signed the weekly-report clause')).fact;
+    await client.putSlot({ slotName: 'user_preferences', evidenceRefs: [clause.id, 'ticket-42'] });
+    const forensic = await post({ agent_id: AGENT, recipe: 'forensic' });
+    const preference = forensic.json.items.find((i: any) => i.slot?.slot_name === 'user_preferences');
+    expect(preference.evidence).toEqual([
+      { kind: 'evidence_ref', ref: clause.id, text: clause.text, retired: false },
+      { kind: 'evidence_ref', ref: 'ticket-42', text: '', retired: false },
+    ]);
+    expect(forensic.json.block).toContain(`  evidence (evidence_ref) ${clause.id}: ${clause.text}\n`);
 
     for (const [body, field] of [
       [{ agent_id: AGENT, mode: 'deep', recipe: 'briefing' }, 'recipe'],

@@ -169,7 +169,7 @@ describe('recipes bound to recall', () => {
       const found = await mcp.ok<{ recipe: { id: string }; retrieval: { confidence_weight: number } }>('memory_search', { agent_id: AGENT, query: 'build cache', recipe: 'doors' });
       expect(found.recipe.id).toBe('doors@1');
       expect(found.retrieval.confidence_weight).toBe(0.25);
-      expect(await mcp.fails('memory_search', { agent_id: AGENT, query: 'build', recipe: 'nope' })).toMatch(/recipe/);
+      expect(await mcp.fails('memory_search', { agent_id: AGENT, query: 'build', recipe: 'nope' })).toMatch(/^memory_search failed: recipe: no recipe "nope"/);
     } finally {
       await mcp.close();
     }

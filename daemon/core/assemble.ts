@@ -117,11 +117,13 @@ export class Assembler {
     return facts.sort((a, b) => b.pinnedAt - a.pinnedAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
-  /** A slot's evidence references, each with the fact it names in the namespace, if any. */
+  /** A slot's evidence references, each with the fact it names in the namespace or the shared
+   *  one, if any. */
   private async slotEvidence(agentId: string, refs: string[][]): Promise<Evidence[][]> {
     const ids = [...new Set(refs.flat().filter((ref) => check.isFactId(ref)))];
-    const found = await this.parts.store.getFacts(ids.map((factId) => ({ agentId, factId })));
-    const byId = new Map(ids.map((id, i) => [id, found[i]]));
+    const own = await this.parts.store.getFacts(ids.map((factId) => ({ agentId, factId })));
+    const shared = await this.parts.store.getFacts(ids.map((factId) => ({ agentId: check.SHARED_AGENT_ID, factId })));
+    const byId = new Map(ids.map((id, i) => [id, own[i] ?? shared[i]]));
     return refs.map((list) =>
       list.map((ref) => {
         const fact = byId.get(ref);

@@ -48,6 +48,12 @@ export function createMcpServer(source: BackendSource, options: McpServerOptions
   return { server, settled: async () => void (await Promise.allSettled([...inflight])) };
 }
 
+/** The daemon names a recall option "options.recipe"; the tool's argument is "recipe". */
+function toolMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error instanceof EngramError && error.field?.startsWith('options.') ? error.message.replace(/^options\./, '') : error.message;
+}
+
 export async function callTool(backend: McpBackend, name: string, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
   // An unknown tool is a protocol error (the request itself is wrong), not a tool result.
   if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
@@ -60,6 +66,6 @@ export async function callTool(backend: McpBackend, name: string, args: Args, op
     const fail = CORTEX_TOOLS.has(name) ? (message: string) => failure(JSON.stringify({ success: false, message })) : failure;
     if (error instanceof ToolInputError) return fail(error.message);
     if (!(error instanceof EngramError)) options.onUnexpectedError?.(name, error);
-    return fail(`${name} failed: ${(error as Error)?.message ?? String(error)}`);
+    return fail(`${name} failed: ${toolMessage(error)}`);
   }
 }
