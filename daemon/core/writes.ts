@@ -204,6 +204,7 @@ export class Writes {
     return {
       agentId,
       requestId,
+      request: { op: 'put', kind: draft.kind, text: draft.text, occurredAt: draft.occurredAt, tags: draft.tags, entities: draft.entities, source: draft.source, context: draft.context, meta: draft.meta, confidence: draft.confidence, strength: draft.strength },
       locks: dedup ? [`content:${contentKey}`] : [],
       plan: async () => {
         const existing = dedup ? await this.liveFactSaying(agentId, contentKey) : undefined;
@@ -238,6 +239,7 @@ export class Writes {
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
+      request: { op: 'revise', targetIds, fields, explicit },
       // The facts linking to the targets are re-pointed to the replacement in the same commit.
       locks: [...targetIds, ...this.relinker.linking(agentId, targetIds)],
       plan: async (held) => {
@@ -276,7 +278,7 @@ export class Writes {
   /** PatchFact: pin, unpin, forget, confidence. */
   patch(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
     const patch = checkPatch(input);
-    return this.change(ctx, patch.agentId, patch.factId, 'patch', async (before) => applyPatch(before, patch, Date.now()));
+    return this.change(ctx, patch.agentId, patch.factId, 'patch', async (before) => applyPatch(before, patch, Date.now()), patch);
   }
 
   /** Legacy UpdateFact: the caller sends back a whole fact it read and changed. */
@@ -288,11 +290,12 @@ export class Writes {
 
   /** A read-modify-write of one stored fact. One that retires it drops the links other facts
    *  had to it in the same commit (a retirement without a successor fact: forget, UpdateFact). */
-  private change(ctx: CallContext, agentId: string, factId: string, op: string, next: (before: FactRecord) => Promise<FactRecord>): Promise<FactRecord> {
+  private change(ctx: CallContext, agentId: string, factId: string, op: string, next: (before: FactRecord) => Promise<FactRecord>, request?: unknown): Promise<FactRecord> {
     const requestId = check.requestId(ctx.requestId);
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
+      ...(request !== undefined ? { request: { op, request } } : {}),
       locks: [factId, ...this.relinker.linking(agentId, [factId])],
       plan: async (held) => {
         const before = await this.stored(agentId, factId);

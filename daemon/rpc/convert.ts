@@ -2,6 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { FactSchema, Fact } from '../../shared/gen/engram/v1/fact_pb.ts';
 import { factToMessage } from '../../shared/fact-message.ts';
+import { invalidArgument } from '../../shared/errors.ts';
 import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
 import type { RecallOptionsInput, Scope } from '../core/engram.ts';
 import type { FactFields, WriteOptions } from '../../shared/gen/engram/v1/memory_pb.ts';
@@ -95,7 +96,11 @@ function optionalNumber(value: bigint | undefined): number | undefined {
 
 const SCOPES: Record<number, Scope> = { [RecallScope.SHARED]: 'shared', [RecallScope.ALL]: 'all' };
 
-export const scopeOf = (scope: RecallScope): Scope => SCOPES[scope] ?? 'agent';
+/** An enum value this protocol does not define is the caller's mistake, not the default scope. */
+export function scopeOf(scope: RecallScope): Scope {
+  if (!(scope in RecallScope) || typeof RecallScope[scope] !== 'string') throw invalidArgument('scope', `unknown RecallScope value ${scope}; use RECALL_SCOPE_AGENT, RECALL_SCOPE_SHARED or RECALL_SCOPE_ALL`);
+  return SCOPES[scope] ?? 'agent';
+}
 
 /** Wire options → core input; absent optional fields stay undefined (= the configured default). */
 export function recallOptionsInput(o: RecallOptions | undefined, served: { confidence: boolean; decay: boolean; kg: boolean; recipe: boolean }): RecallOptionsInput | undefined {

@@ -2,6 +2,7 @@
 // stored result → write barrier → per-fact locks → plan → one atomic commit → index update.
 // A repeated request id is answered from the result recorded with the first write, for every
 // kind of mutation; concurrent repeats wait for the first and get the same answer.
+import { createHash } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { CallContext } from '../core/context.ts';
 import { checkAlive } from '../core/context.ts';
@@ -35,6 +36,20 @@ export interface WriteOp<R> {
   replay(recorded: Json): Promise<R>;
   /** Issued by a job that already holds the barrier exclusively (so it must not wait for it). */
   withinExclusive?: boolean;
+  /** The validated request (what the write was asked to do, never a time it took): its digest is
+   *  recorded with the result, and a repeat of the request id asking for something else is
+   *  refused rather than answered with the first write. Absent: repeats are not compared. */
+  request?: unknown;
+}
+
+/** A digest of a request, stable across key order. */
+export function requestDigest(request: unknown): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().filter((k) => (value as Record<string, unknown>)[k] !== undefined).map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return value;
+  };
+  return createHash('sha256').update(JSON.stringify(canonical(request)) ?? '').digest('base64url').slice(0, 22);
 }
 
 const requestKey = (op: { agentId: string; requestId: string }): string => `${op.agentId}\u0000${op.requestId}`;
@@ -73,9 +88,17 @@ export class WritePipeline {
       const claim = claims[i];
       if (!op.requestId) return this.write(ctx, op);
       if (!claim) return this.run(ctx, op);
-      claim.settle(recorded[i] ? op.replay(recorded[i]!) : this.write(ctx, op));
+      claim.settle(recorded[i] ? this.replay(op, recorded[i]!) : this.write(ctx, op));
       return claim.done;
     });
+  }
+
+  /** A repeat: the first write's answer, unless the repeat asks for a different write. */
+  private async replay<R>(op: WriteOp<R>, recorded: Json): Promise<R> {
+    if (op.request !== undefined && typeof recorded.digest === 'string' && recorded.digest !== requestDigest(op.request)) {
+      throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${op.requestId} was already used by a different ${String(recorded.op)} write; a new write needs a new request id`, 'request_id');
+    }
+    return op.replay(recorded);
   }
 
   /** Takes a request id for one attempt, or null if another attempt holds it. */
@@ -113,7 +136,10 @@ export class WritePipeline {
       checkAlive(ctx);
       const planned = finish();
       const changes = [...planned.changes];
-      if (op.requestId && planned.record) changes.push({ type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result: planned.record });
+      if (op.requestId && planned.record) {
+        const result = op.request === undefined ? planned.record : { ...planned.record, digest: requestDigest(op.request) };
+        changes.push({ type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result });
+      }
       if (changes.length > 0) await this.store.commit(changes);
       // Synchronously after the commit: a save of derived state never sees a committed change
       // that is not yet applied.

@@ -1,0 +1,51 @@
+// Wrong errors found under attack, each refused clearly instead of being accepted or answered
+// wrongly: an unknown enum value, and a request id reused for a different write.
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createServiceClient, type ClientOf } from '../shared/grpc/bridge.ts';
+import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
+import type { EngramClient } from '../client/index.ts';
+import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
+import { expectStatus } from './fixtures/errors.ts';
+
+let daemon: DaemonProcess;
+let raw: grpc.Client;
+let memory: ClientOf<typeof MemoryService>;
+let client: EngramClient;
+
+beforeAll(async () => {
+  daemon = await startDaemon({ embedder: 'none' });
+  raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());
+  memory = createServiceClient(MemoryService, raw);
+  client = await daemon.client();
+});
+
+afterAll(async () => {
+  raw?.close();
+  client?.close();
+  await daemon?.stop();
+  if (daemon) removeDir(daemon.dataDir);
+});
+
+describe('refused, not guessed', () => {
+  test('RecallWithOptions and BatchRecall with a RecallScope value the protocol does not define', async () => {
+    await memory.put({ agentId: 'we', text: 'a fact to recall', requestId: '' });
+    await expectStatus(memory.recallWithOptions({ agentId: 'we', query: 'fact', scope: 7 as never }), grpc.status.INVALID_ARGUMENT, 'scope');
+    await expectStatus(memory.batchRecall({ agentId: 'we', queries: ['fact'], scope: 9 as never }), grpc.status.INVALID_ARGUMENT, 'scope');
+    expect((await memory.recallWithOptions({ agentId: 'we', query: 'fact', scope: 1 })).facts).toHaveLength(1);
+  });
+
+  test('a request id reused for a different write is a conflict, not a replay of the first; the same write is still a replay', async () => {
+    const first = await client.put('we', 'the first write', { requestId: 'req-1' });
+    const again = await client.put('we', 'the first write', { requestId: 'req-1' });
+    expect(again).toMatchObject({ replayed: true, fact: { id: first.fact.id } });
+    await expect(client.put('we', 'a different write', { requestId: 'req-1' })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'request_id' });
+    await expect(client.put('we', 'the first write', { requestId: 'req-1', tags: ['other'] })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'request_id' });
+    expect((await client.list('we')).facts.map((f) => f.text)).not.toContain('a different write');
+
+    const pinned = await client.pin('we', first.fact.id, { requestId: 'req-2' });
+    expect((await client.pin('we', first.fact.id, { requestId: 'req-2' })).pinned).toBe(pinned.pinned);
+    await expect(client.unpin('we', first.fact.id, { requestId: 'req-2' })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'request_id' });
+    expect((await client.get('we', first.fact.id)).pinned).toBe(true);
+  });
+});
