@@ -7,6 +7,8 @@ import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import type { EngramClient } from '../client/index.ts';
 import { removeDir, startDaemon, type DaemonProcess } from './fixtures/daemon.ts';
 import { expectStatus } from './fixtures/errors.ts';
+import { openStdio } from './fixtures/mcp.ts';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 let daemon: DaemonProcess;
 let raw: grpc.Client;
@@ -47,5 +49,19 @@ describe('refused, not guessed', () => {
     expect((await client.pin('we', first.fact.id, { requestId: 'req-2' })).pinned).toBe(pinned.pinned);
     await expect(client.unpin('we', first.fact.id, { requestId: 'req-2' })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'request_id' });
     expect((await client.get('we', first.fact.id)).pinned).toBe(true);
+  });
+
+  test('MCP: an argument a tool does not declare is refused, not dropped; non-object arguments are invalid params (-32602)', async () => {
+    const mcp = await openStdio(['--data-dir', daemon.dataDir]);
+    try {
+      expect(await mcp.fails('memory_search', { agent_id: 'we', query: 'fact', bogus: 1 })).toMatch(/^bogus: not a parameter of memory_search/);
+      expect(await mcp.fails('memory_add', { agent_id: 'we', text: 'never stored', tag: 'x' })).toMatch(/^tag: not a parameter/);
+      expect((await client.list('we')).facts.map((f) => f.text)).not.toContain('never stored');
+      for (const args of ['s', [1, 2], 7]) {
+        await expect(mcp.client.request({ method: 'tools/call', params: { name: 'memory_search', arguments: args as never } }, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+      }
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -7,12 +7,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { EngramError } from '../errors.ts';
 import { ENGRAM_VERSION } from '../version.ts';
 import { rejectMisplacedConfidence, ToolInputError, type Args } from './args.ts';
 import type { McpBackend } from './backend.ts';
 import { DEFAULT_HANDLER_CONTEXT, HANDLERS } from './handlers/index.ts';
-import { CORTEX_TOOLS } from './input-schemas.ts';
+import { CORTEX_TOOLS, INPUT_TYPES } from './input-schemas.ts';
 import { SERVER_INSTRUCTIONS } from './instructions.ts';
 import { failure } from './result.ts';
 import { isToolName, TOOLS } from './tools.ts';
@@ -34,11 +35,17 @@ export interface EngramMcpServer {
  *  every request handler). */
 export type BackendSource = McpBackend | ((authInfo: AuthInfo | undefined) => McpBackend);
 
+const ANY_TOOL_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() }).loose();
+
 export function createMcpServer(source: BackendSource, options: McpServerOptions = {}): EngramMcpServer {
   const server = new Server({ name: 'engram', title: 'Engram memory', version: ENGRAM_VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   const inflight = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  // Registered with a schema that accepts any params: the SDK's Server then checks them against
+  // CallToolRequestSchema itself and answers a malformed call with -32602 (invalid params); parsed
+  // here first, a non-object `arguments` would surface as -32603 (internal error).
+  server.setRequestHandler(ANY_TOOL_CALL, (raw, extra) => {
+    const request = CallToolRequestSchema.parse(raw);
     const backend = typeof source === 'function' ? source(extra.authInfo) : source;
     const call = callTool(backend, request.params.name, request.params.arguments ?? {}, options);
     inflight.add(call);
@@ -46,6 +53,14 @@ export function createMcpServer(source: BackendSource, options: McpServerOptions
     return call;
   });
   return { server, settled: async () => void (await Promise.allSettled([...inflight])) };
+}
+
+/** What a tool's input schema declares (`additionalProperties: false`) is all it takes: a key it
+ *  does not declare is refused, never dropped (a misspelt option would otherwise do nothing). */
+function rejectUnknownArguments(name: keyof typeof INPUT_TYPES, args: Args): void {
+  const known = Object.keys(INPUT_TYPES[name].shape);
+  const unknown = Object.keys(args).filter((key) => !known.includes(key));
+  if (unknown.length) throw new ToolInputError(`${unknown.join(', ')}: not a parameter of ${name} (its parameters: ${known.join(', ')})`);
 }
 
 /** The daemon names a recall option "options.recipe"; the tool's argument is "recipe". */
@@ -58,7 +73,9 @@ export async function callTool(backend: McpBackend, name: string, args: Args, op
   // An unknown tool is a protocol error (the request itself is wrong), not a tool result.
   if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
   try {
+    // The specific refusal first (it says where a confidence option belongs), then the general one.
     rejectMisplacedConfidence(name, args);
+    rejectUnknownArguments(name, args);
     const ctx = { ...DEFAULT_HANDLER_CONTEXT, ...(options.defaultAgentId ? { defaultAgentId: options.defaultAgentId } : {}) };
     return await HANDLERS[name](args, backend, ctx);
   } catch (error) {
