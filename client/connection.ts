@@ -2,6 +2,7 @@
 // redone whenever the channel has left READY since it was made (a reconnect), so a restarted or
 // swapped daemon is always renegotiated before the next call.
 import * as grpc from '@grpc/grpc-js';
+import { MESSAGE_SIZE_OPTIONS } from '../shared/grpc/message-size.ts';
 import { createServiceClient, RpcError, type ClientOf, type CallOptions } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { HandshakeService } from '../shared/gen/engram/v1/handshake_pb.ts';
@@ -85,6 +86,7 @@ export class Connection {
       // Reconnect quickly to a restarted local daemon.
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 1000,
+      ...MESSAGE_SIZE_OPTIONS,
     });
     const defaults = (): CallOptions => ({ metadata: this.metadata(), timeoutMs: options.timeoutMs });
     this.memory = createServiceClient(MemoryService, this.grpcClient, defaults);

@@ -2,6 +2,7 @@
 // protocol on a unix socket (mode 0600), optionally on loopback TCP behind a bearer token, and
 // the HTTP doors (REST, MCP) on their own listeners.
 import * as grpc from '@grpc/grpc-js';
+import { MESSAGE_SIZE_OPTIONS } from '../shared/grpc/message-size.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Capability, profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
@@ -200,7 +201,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
 
   // Only this process holds the store lock, so a socket file left here is stale.
   rmSync(paths.socket, { force: true });
-  const unixServer = new grpc.Server();
+  const unixServer = new grpc.Server(MESSAGE_SIZE_OPTIONS);
   register(unixServer, unixSocketCaller);
   await bind(unixServer, `unix:${paths.socket}`);
   chmodSync(paths.socket, 0o600);
@@ -208,7 +209,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   let tcpServer: grpc.Server | undefined;
   let tcpAddress: string | undefined;
   if (options.listen) {
-    tcpServer = new grpc.Server();
+    tcpServer = new grpc.Server(MESSAGE_SIZE_OPTIONS);
     register(tcpServer, bearerTokenCaller(authenticator));
     const port = await bind(tcpServer, options.listen);
     tcpAddress = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;

@@ -1,0 +1,26 @@
+// Answers as large as the daemon's limits allow reach the caller: 600 facts of 9.8 KB each (well
+// within the 32 KiB text limit) are about 6 MB in one list page, one recall at top_k 1,000, and an
+// export — past grpc-js's 4 MiB default, which once made all three fail with RESOURCE_EXHAUSTED.
+import { describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+describe('large answers', () => {
+  test('a 1,000-fact page, a recall at top_k 1,000 and an export of 6 MB of facts all arrive', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const texts = Array.from({ length: 600 }, (_, i) => `alpha note ${i} ${'lorem ipsum dolor sit amet '.repeat(360)}`.slice(0, 9800));
+    const results = await client.putBatch(texts.map((text) => ({ agentId: 'big', text })));
+    expect(results.every((r) => !r.error)).toBe(true);
+
+    expect((await client.list('big', { pageSize: 1000 })).facts).toHaveLength(600);
+    expect((await client.recall('big', 'alpha note', { topK: 1000 })).facts).toHaveLength(600);
+    const exported = await runEngram(['export', 'big'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(600);
+    const listed = await runEngram(['list', 'big', '--limit', '1000'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(listed.code, listed.stderr).toBe(0);
+  });
+});
