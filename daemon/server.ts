@@ -3,6 +3,7 @@
 // the HTTP doors (REST, MCP) on their own listeners.
 import * as grpc from '@grpc/grpc-js';
 import { MESSAGE_SIZE_OPTIONS } from '../shared/grpc/message-size.ts';
+import { securePrivateDir } from './files/private-dir.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Capability, profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
@@ -111,7 +112,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const profile = releaseProfile(options.profile ?? 'current');
   const limits = options.limits ?? DEFAULT_LIMITS;
   const paths = dataPaths(options.dataDir);
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  securePrivateDir(options.dataDir);
 
   let extractor;
   try {

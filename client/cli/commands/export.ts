@@ -1,8 +1,9 @@
 // `engram export <agent>`: every fact of a namespace, retired ones included, oldest first.
 // JSONL (a fact's whole record per line — `engram import` reads it back) to a file or stdout, or
 // a markdown/Obsidian vault in a directory (see shared/markdown/notes.ts).
-import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, createWriteStream, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import type { EngramClient } from '../../client.ts';
@@ -42,7 +43,9 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
     return each(c, agent, bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
   }
   const partial = `${path}.partial-${process.pid}`;
-  const stream: WriteStream = createWriteStream(partial, { mode: 0o600 });
+  // Opened here, synchronously, so a path that cannot be written is one clear error, not an
+  // unhandled stream event.
+  const stream: WriteStream = createWriteStream('', { fd: openOut(() => openSync(partial, 'w', 0o600), path) });
   try {
     const count = await each(c, agent, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
     stream.end();
@@ -56,14 +59,34 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
   }
 }
 
+/** Runs a file-system step of the export; its failure says which --out and what to do. */
+function openOut<T>(step: () => T, out: string): T {
+  try {
+    return step();
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new EngramError(ErrorKind.InvalidArgument, `--out: cannot write ${out} (${e.code ?? e.message}); choose a directory you can write to`, '--out');
+  }
+}
+
+/** The vault's directory, private like the store it comes from. Its parent must exist: a
+ *  recursive mkdir under /proc or a missing mount would never succeed. */
+function vaultDir(dir: string): void {
+  openOut(() => {
+    if (!statSync(dirname(resolve(dir))).isDirectory()) throw Object.assign(new Error('parent is not a directory'), { code: 'ENOTDIR' });
+    if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  }, dir);
+}
+
 async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<number> {
-  mkdirSync(dir, { recursive: true });
+  vaultDir(dir);
   const entries: IndexEntry[] = [];
   const count = await each(c, agent, bar, (f) => {
-    writeFileSync(join(dir, `${f.id}.md`), factNote(f));
+    openOut(() => writeFileSync(join(dir, `${f.id}.md`), factNote(f), { mode: 0o600 }), dir);
     entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== '', entities: f.entities });
   });
-  writeFileSync(join(dir, 'index.md'), indexNote(agent, entries, Date.now()));
+  openOut(() => writeFileSync(join(dir, 'index.md'), indexNote(agent, entries, Date.now()), { mode: 0o600 }), dir);
   return count;
 }
 

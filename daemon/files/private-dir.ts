@@ -1,0 +1,36 @@
+// The data directory holds every memory in plain text (LevelDB does not encrypt), so only its
+// owner may read it: the directory is 0700 and every file in it 0600, whoever created them; a
+// directory another user owns, or one others may write to (they could swap files under the
+// daemon), is refused with the command that fixes it. The daemon's umask makes what it writes
+// later private as well.
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
+
+const refuse = (message: string) => new EngramError(ErrorKind.FailedPrecondition, message);
+
+/** Creates `dir` if needed, refuses an unsafe one, and makes everything in it private. */
+export function securePrivateDir(dir: string): void {
+  process.umask(0o077);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = statSync(dir);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw refuse(`${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid}): run the daemon as its owner, or choose another --data-dir`);
+  }
+  if ((stat.mode & 0o022) !== 0) {
+    throw refuse(`${dir} may be written by other users (mode ${(stat.mode & 0o777).toString(8)}): run "chmod 700 ${dir}" and start again`);
+  }
+  makePrivate(dir);
+}
+
+function makePrivate(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) continue;
+    if (stat.isDirectory()) makePrivate(path);
+    else if ((stat.mode & 0o077) !== 0) chmodSync(path, stat.mode & 0o700);
+  }
+}
