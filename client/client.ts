@@ -941,7 +941,7 @@ function fields(options: WriteOptions) {
     entities: options.entities ?? [],
     source: options.source ?? '',
     context: options.context ?? '',
-    metaJson: options.meta !== undefined ? (Object.keys(options.meta).length ? JSON.stringify(options.meta) : '') : (options.metaJson ?? ''),
+    metaJson: options.meta !== undefined ? (Object.keys(options.meta).length ? JSON.stringify(check.metaDepth(options.meta)) : '') : (options.metaJson ?? ''),
   };
 }
 

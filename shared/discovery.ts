@@ -94,5 +94,28 @@ export function readDiscovery(dataDir: string, why = ''): Discovery {
   } catch {
     throw new DaemonNotRunningError(dataDir, `${path} does not exist`, why);
   }
-  return JSON.parse(text) as Discovery;
+  return parseDiscovery(text, path);
+}
+
+/** The file as the daemon wrote it, or a DamagedDiscoveryError saying what to do. */
+function parseDiscovery(text: string, path: string): Discovery {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DamagedDiscoveryError(path, `it is not JSON (${(error as Error).message})`);
+  }
+  const d = value as Partial<Discovery> | null;
+  if (!d || typeof d !== 'object' || Array.isArray(d) || typeof d.address !== 'string' || d.address === '' || typeof d.token !== 'string') {
+    throw new DamagedDiscoveryError(path, 'it lacks the daemon\'s address or token');
+  }
+  return d as Discovery;
+}
+
+/** The discovery file exists but cannot be what a daemon wrote. */
+export class DamagedDiscoveryError extends Error {
+  constructor(path: string, reason: string) {
+    super(`${path} is damaged: ${reason}. Delete it and run "engram start" (a daemon still serving this directory keeps its lock, and start then says so).`);
+    this.name = 'DamagedDiscoveryError';
+  }
 }

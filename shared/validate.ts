@@ -134,6 +134,30 @@ export function source(value: unknown, field = 'source'): string {
   return s;
 }
 
+/** How deep `meta` may nest: deeper than any record needs, and far from where the recursive
+ *  JSON writers of every door (and a reader's own tools) run out of stack. */
+export const MAX_META_DEPTH = 64;
+
+/** The nesting depth of a JSON value (a scalar is 0), counted without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, d + 1);
+    if (deepest > MAX_META_DEPTH) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
+/** A meta object as a door received it, before it is turned into JSON text. */
+export function metaDepth<T>(value: T, field = 'meta'): T {
+  if (depthOf(value) > MAX_META_DEPTH) throw invalidArgument(field, `nests deeper than ${MAX_META_DEPTH} levels`);
+  return value;
+}
+
 /** "" is the empty object; anything else must parse to a JSON object. */
 export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): string {
   const text = requireString(value, field);
@@ -142,6 +166,7 @@ export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): s
   const parsed = parseJsonObject(text);
   if ('syntax' in parsed) throw invalidArgument(field, 'must be a JSON object (it does not parse)');
   if ('got' in parsed) throw invalidArgument(field, `must be a JSON object, got ${parsed.got}`);
+  metaDepth(JSON.parse(text) as unknown, field);
   return text;
 }
 
@@ -149,8 +174,33 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
 
 /** An RFC 3339 time (the shape every door prints) → milliseconds. */
 export function rfc3339Ms(value: unknown, field: string): number {
-  if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || !RFC3339.test(value) || !realDate(value) || Number.isNaN(Date.parse(value))) {
     throw invalidArgument(field, `must be an RFC 3339 time like "2024-05-08T13:56:00Z", got ${JSON.stringify(value)}`);
+  }
+  return timestampMs(Date.parse(value), field);
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The calendar date a time names exists (Date.parse turns 2024-02-30 into 1 March) and its
+ *  clock is within a day. */
+function realDate(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return false;
+  const clock = /[Tt ](\d{2}):(\d{2}):(\d{2})/.exec(value);
+  return !clock || (Number(clock[1]) < 24 && Number(clock[2]) < 60 && Number(clock[3]) < 60);
+}
+
+/** A time a person types: an RFC 3339 time, or a date alone (midnight UTC). Anything looser
+ *  ("May 8", "8") is refused rather than guessed, and so is a day the calendar lacks. */
+export function typedTimeMs(value: unknown, field: string): number {
+  if (typeof value === 'string' && DATE_ONLY.test(value)) {
+    if (!realDate(value)) throw invalidArgument(field, `${value} is not a date of the calendar`);
+    return timestampMs(Date.parse(`${value}T00:00:00Z`), field);
+  }
+  if (typeof value !== 'string' || !RFC3339.test(value) || !realDate(value) || Number.isNaN(Date.parse(value))) {
+    throw invalidArgument(field, `must be a date like 2024-05-08 or a time like 2024-05-08T13:56:00Z, got ${JSON.stringify(value)}`);
   }
   return timestampMs(Date.parse(value), field);
 }

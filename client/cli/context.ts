@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { connect, type EngramClient } from '../client.ts';
 import { resolveDataDir } from '../../shared/discovery.ts';
+import * as check from '../../shared/validate.ts';
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -62,9 +63,11 @@ export function positiveInt(name: string) {
 }
 
 export function parseTime(value: string, flag: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) usage(`${flag} must be a date/time like 2024-05-08T13:56:00Z, got "${value}"`);
-  return ms;
+  try {
+    return check.typedTimeMs(value, flag);
+  } catch (error) {
+    return usage((error as Error).message, flag);
+  }
 }
 
 /** Opens a client for one command and always closes it. */

@@ -4,7 +4,7 @@
 // The commands live in commands/<group>.ts; this file builds the tree and maps errors to codes.
 import { Command, CommanderError, Option } from 'commander';
 import { EngramError } from '../../shared/errors.ts';
-import { DaemonNotRunningError } from '../../shared/discovery.ts';
+import { DaemonNotRunningError, DamagedDiscoveryError } from '../../shared/discovery.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
@@ -134,6 +134,7 @@ function describeError(error: unknown): Report | undefined {
     return { code: 2, kind: 'usage', message, ...(field ? { field } : {}), hint: `see "${commandPath(command)} --help"` };
   }
   if (error instanceof DaemonNotRunningError) return { code: 1, kind: 'unavailable', message: error.message };
+  if (error instanceof DamagedDiscoveryError) return { code: 1, kind: 'failed_precondition', message: error.message };
   if (error instanceof EngramError) {
     return { code: 1, kind: error.kind, label: error.kind, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }

@@ -1,7 +1,7 @@
 // The recall flags shared by `recall` and `batch-recall`, and their translation into options.
 import type { Command } from 'commander';
 import type { RecallOptions } from '../client.ts';
-import { repeatable, usage } from './context.ts';
+import { parseTime, repeatable, usage } from './context.ts';
 
 export function addRecallFlags(cmd: Command): Command {
   return cmd
@@ -28,11 +28,7 @@ function number(value: string, flag: string): number {
   return n;
 }
 
-function time(value: string, flag: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) usage(`${flag} must be a date/time like 2024-05-08 or 2024-05-08T13:56:00Z, got "${value}"`);
-  return ms;
-}
+const time = parseTime;
 
 /** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call. */
 export function recallOptionsFrom(o: Record<string, string | string[] | boolean | undefined>): RecallOptions {

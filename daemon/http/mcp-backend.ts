@@ -8,7 +8,7 @@ import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
-import type { ConfidenceLabel } from '../../shared/validate.ts';
+import { metaDepth, type ConfidenceLabel } from '../../shared/validate.ts';
 import type { Receipt } from '../../shared/model.ts';
 import { withRequestId, type CallContext } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
@@ -54,7 +54,7 @@ export class CoreBackend implements McpBackend {
 
   async add({ meta, ...req }: WriteRequest): Promise<WrittenFact> {
     // The core takes meta as the JSON text the store keeps.
-    const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}) });
+    const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(metaDepth(meta)) } : {}) });
     return { factId: fact.id, confidence: fact.confidence, duplicate, hasEmbedding: fact.embedder !== '' };
   }
 
@@ -107,7 +107,7 @@ export class CoreBackend implements McpBackend {
   }
 
   async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
-    const items = facts.map(({ meta, ...fact }) => ({ ...fact, agentId, requestId: randomUUID(), ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}) }));
+    const items = facts.map(({ meta, ...fact }) => ({ ...fact, agentId, requestId: randomUUID(), ...(meta !== undefined ? { meta: JSON.stringify(metaDepth(meta)) } : {}) }));
     const slots = await this.core.putBatch(this.ctx, { items });
     return slots.map((s) => (s.error ? { error: s.error.message } : { factId: s.result.fact.id, duplicate: s.result.duplicate }));
   }

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
-import { rfc3339Ms } from '../../../shared/validate.ts';
+import { metaDepth, rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
 import { checkpointView, contextView, factView, restFact, restReceipt } from '../views.ts';
@@ -41,7 +41,7 @@ function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: stri
     entities: b.entities,
     source: b.source,
     context: b.context,
-    ...(b.meta !== undefined ? { meta: JSON.stringify(b.meta) } : {}),
+    ...(b.meta !== undefined ? { meta: JSON.stringify(metaDepth(b.meta)) } : {}),
     ...(b.confidence !== undefined ? { confidence: b.confidence } : {}),
   };
 }

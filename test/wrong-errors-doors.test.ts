@@ -1,0 +1,72 @@
+// Wrong errors at the doors: input a door used to mangle or crash on is refused naming the field,
+// with nothing written — impossible or ambiguous dates, meta nested past the limit, a damaged
+// discovery file.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { MAX_META_DEPTH } from '../shared/validate.ts';
+import { runEngram } from './fixtures/cli.ts';
+import { useDaemonPool } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
+
+async function start() {
+  const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
+  const client = await daemon.client();
+  const post = async (path: string, body: string) => {
+    const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`, { method: 'POST', headers: { authorization: `Bearer ${daemon.discovery.token}`, 'content-type': 'application/json' }, body });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const cli = (args: string[]) => runEngram(args, { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+  return { daemon, client, post, cli };
+}
+
+describe('refused at the door, nothing written', () => {
+  test(`meta nested deeper than ${MAX_META_DEPTH} levels, on REST, the library and the CLI`, async () => {
+    const { client, post, cli } = await start();
+    const deep = await post('/v1/facts', `{"agent_id":"m","text":"deep","meta":${nested(5000)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.json.error.field).toBe('meta');
+    expect((await post('/v1/facts', `{"agent_id":"m","text":"just deep enough","meta":${nested(MAX_META_DEPTH)}}`)).status).toBe(201);
+    expect((await post('/v1/facts', `{"agent_id":"m","text":"one too deep","meta":${nested(MAX_META_DEPTH + 1)}}`)).json.error.field).toBe('meta');
+    await expect(client.put('m', 'deep via library', { meta: JSON.parse(nested(100)) })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'meta' });
+    const viaCli = await cli(['remember', 'm', 'deep via cli', '--meta', nested(5000)]);
+    expect(viaCli.code).not.toBe(0);
+    expect(viaCli.stderr).toMatch(/meta/);
+    expect(viaCli.stderr).not.toMatch(/\n\s+at /);
+    expect((await client.list('m')).facts.map((f) => f.text)).toEqual(['just deep enough']);
+    // What was stored reads back through every door.
+    expect((await cli(['list', 'm', '--json'])).code).toBe(0);
+    expect((await cli(['export', 'm'])).code).toBe(0);
+  });
+
+  test('dates a person types: "May 8" and 2024-02-30 are refused, 2024-05-08 is midnight UTC', async () => {
+    const { client, post, cli } = await start();
+    for (const when of ['May 8', '8', '2024-02-30', '2024-13-01', '2024-05-08T25:00:00Z']) {
+      const run = await cli(['remember', 'd', `note at ${when}`, '--occurred-at', when]);
+      expect(run.code, when).toBe(2);
+      expect(run.stderr).toMatch(/--occurred-at/);
+    }
+    expect((await cli(['recall', 'd', 'note', '--since', 'May 8'])).code).toBe(2);
+    expect((await cli(['remember', 'd', 'a dated note', '--occurred-at', '2024-05-08'])).code).toBe(0);
+    const bad = await post('/v1/facts', JSON.stringify({ agent_id: 'd', text: 'rest note', occurred_at: '2024-02-30T00:00:00Z' }));
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.field).toBe('occurred_at');
+    const facts = (await client.list('d')).facts;
+    expect(facts.map((f) => [f.text, f.occurredAt])).toEqual([['a dated note', Date.UTC(2024, 4, 8)]]);
+  });
+
+  test('a damaged discovery file is one clear error saying what to do, not a JavaScript stack', async () => {
+    const dataDir = pool.newDir();
+    for (const content of ['{', '', '[]', '{"address": 7}']) {
+      writeFileSync(join(dataDir, 'daemon.json'), content);
+      const run = await runEngram(['stats'], { dataDir, cwd: dataDir });
+      expect(run.code, content).toBe(1);
+      expect(run.stderr).toMatch(/daemon\.json is damaged/);
+      expect(run.stderr).toMatch(/engram start/);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
