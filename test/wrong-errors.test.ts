@@ -65,3 +65,19 @@ describe('refused, not guessed', () => {
     }
   });
 });
+
+describe('legacy UpdateFact', () => {
+  test('superseded_by must name a fact of the same namespace (not a missing one, another namespace\'s, or itself); "agent" still forgets', async () => {
+    const { fact } = await client.put('uf', 'a fact to retire');
+    const elsewhere = (await client.put('uf-other', 'a fact of another namespace')).fact;
+    const current = await client.get('uf', fact.id);
+    for (const supersededBy of ['01M8T0G3E49JBEHK7710X6JYZZ', elsewhere.id, fact.id]) {
+      await expect(client.updateFact('uf', { ...current, supersededBy })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'fact.superseded_by' });
+    }
+    expect((await client.get('uf', fact.id)).supersededBy).toBeFalsy();
+    const successor = (await client.put('uf', 'its successor')).fact;
+    expect((await client.updateFact('uf', { ...current, supersededBy: successor.id })).supersededBy).toBe(successor.id);
+    const other = (await client.put('uf', 'a fact to forget')).fact;
+    expect((await client.updateFact('uf', { ...(await client.get('uf', other.id)), supersededBy: 'agent' })).supersededBy).toBe('agent');
+  });
+});

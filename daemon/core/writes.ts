@@ -285,7 +285,19 @@ export class Writes {
   update(ctx: CallContext, agentIdInput: unknown, patch: FactPatch): Promise<FactRecord> {
     const agentId = check.agentId(agentIdInput);
     const factId = check.factId(patch.id, 'fact.id');
-    return this.change(ctx, agentId, factId, 'update', async (before) => planReplacement(before, patch, this.limits, Date.now()));
+    return this.change(ctx, agentId, factId, 'update', async (before) => {
+      const after = planReplacement(before, patch, this.limits, Date.now());
+      if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
+      return after;
+    });
+  }
+
+  /** A retirement names its successor ("agent" = forgotten): a fact of the same namespace, never itself. */
+  private async checkSuccessor(agentId: string, fact: FactRecord): Promise<void> {
+    const id = check.factId(fact.supersededBy, 'fact.superseded_by');
+    if (id === fact.id) throw invalidArgument('fact.superseded_by', 'cannot name the fact itself');
+    const [successor] = await this.store.getFacts([{ agentId, factId: id }]);
+    if (!successor) throw invalidArgument('fact.superseded_by', `names no fact of namespace "${agentId}" (${id}); to retire a fact without a successor, use forget`);
   }
 
   /** A read-modify-write of one stored fact. One that retires it drops the links other facts
