@@ -576,7 +576,7 @@ describe('old-shape requests against the current daemon behave as before', () =>
       facts.push(fact!.id);
       out[`put ${i}`] = [fact!.text, fact!.confidence, fact!.pinned, fact!.supersededBy, [...fact!.tags], replayed];
     }
-    out.replay = (await memory.put({ requestId: 'old-0', agentId: agent, text: 'old client fact about rivers' })).replayed;
+    out.replay = (await memory.put({ requestId: 'old-0', agentId: agent, text: 'old client fact about rivers', fields: { tags: ['old'] } })).replayed;
     const recall = await memory.recall({ agentId: agent, query: 'rivers', topK: 2 });
     out.recall = recall.facts.map((f) => f.text);
     out.retrieval = { ...recall.retrieval!, $typeName: undefined };

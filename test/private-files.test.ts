@@ -3,7 +3,7 @@
 // refused with the fix in the message; the markdown export is private too, and an --out that
 // cannot be written is one clear error (never a stack trace, never a hang).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
@@ -64,4 +64,35 @@ describe('private files', () => {
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }
   });
+});
+
+describe('damaged vector index files', () => {
+  test('a garbage or altered index file is never handed to USearch: the daemon starts, says so, and rebuilds it', async () => {
+    const dataDir = pool.newDir();
+    const first = await pool.start({ dataDir, embedder: 'local' });
+    const client = await first.client();
+    for (let i = 0; i < 40; i++) await client.put('vec', `vector note ${i} about harbour cranes`);
+    await first.stop();
+    const files = readdirSync(join(dataDir, 'vectors')).filter((f) => f.endsWith('.usearch'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const damage of ['garbage', 'altered'] as const) {
+      for (const f of files) {
+        const path = join(dataDir, 'vectors', f);
+        if (damage === 'garbage') writeFileSync(path, Buffer.from('0123456789abcdefghi'));
+        else {
+          const bytes = readFileSync(path);
+          bytes.fill(0xff, Math.floor(bytes.length / 3), Math.floor(bytes.length / 3) + 64);
+          writeFileSync(path, bytes);
+        }
+      }
+      const again = await pool.start({ dataDir, embedder: 'local' });
+      const c = await again.client();
+      const r = await c.recall('vec', 'harbour cranes', { topK: 5, weights: { keyword: 0, recency: 0 } });
+      expect(r.facts, damage).toHaveLength(5);
+      expect(r.retrieval.signals).toContain('vector');
+      c.close();
+      await again.stop();
+      expect(again.log()).toMatch(/saved vector index of \\"vec\\" is damaged|saved vector index of "vec" is damaged/);
+    }
+  }, 120_000);
 });

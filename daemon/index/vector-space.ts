@@ -1,6 +1,7 @@
 // The vector side of the indexes: which model makes this store's vectors, whether the vector
 // signal is on, and each namespace's USearch index — saved to files with the change number they
 // cover, loaded at start-up and caught up from the store's change log (never re-embedding).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../embed/provider.ts';
 import type { Log } from '../log.ts';
@@ -104,7 +105,13 @@ export class VectorSpace {
     if (this.off) return;
     const saved = new Map<string, { index: VectorIndex; coveredSeq: number }>();
     for (const ns of catalog.all()) {
-      const file = useSaved ? VectorIndex.load(this.indexBase(ns.agentId), this.embedder.id, this.dimensions) : null;
+      const base = this.indexBase(ns.agentId);
+      const file = useSaved ? VectorIndex.load(base, this.embedder.id, this.dimensions) : null;
+      if (useSaved && !file && existsSync(`${base}.usearch`)) {
+        this.log.warn(`the saved vector index of "${ns.agentId}" is damaged, foreign or unverifiable: rebuilding it from the stored vectors`);
+        // Written anew at the next save, so the next start does not rebuild again.
+        this.dirty = true;
+      }
       if (file && file.info.coveredSeq >= store.changesKeptAfter) saved.set(ns.agentId, { index: file.index, coveredSeq: file.info.coveredSeq });
     }
     const changed = await changedSince(store, saved);

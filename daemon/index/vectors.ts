@@ -2,7 +2,8 @@
 // themselves live in the store; this index is saved with the change number it covers and the
 // keys it holds, then caught up from the store's change log at start-up instead of being rebuilt.
 import { Index, MetricKind, ScalarKind } from 'usearch';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
 import { writeFileAtomically } from '../files/atomic-file.ts';
 
 const BACKGROUND_BATCH = 256;
@@ -20,6 +21,27 @@ export interface SavedIndexInfo {
   /** Every change up to this change number is in the saved index. */
   coveredSeq: number;
   keys: number[];
+  /** The index file's size and SHA-256 when it was saved: USearch trusts the file it loads (a
+   *  damaged one can crash the process or spin), so a file that does not match is never loaded. */
+  fileBytes?: number;
+  fileSha256?: string;
+}
+
+/** Size and SHA-256 of a file, read in chunks (an index can be hundreds of megabytes). */
+function fileDigest(path: string): { bytes: number; sha256: string } {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let bytes = 0;
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+      hash.update(chunk.subarray(0, n));
+      bytes += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, sha256: hash.digest('hex') };
 }
 
 /** Up to this many vectors an index also keeps them in memory and recall searches them exactly:
@@ -141,8 +163,9 @@ export class VectorIndex {
   save(base: string, info: Omit<SavedIndexInfo, 'keys'>): void {
     this.flushPending();
     this.index.save(`${base}.usearch.tmp`);
+    const digest = fileDigest(`${base}.usearch.tmp`);
     renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
-    const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b) };
+    const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b), fileBytes: digest.bytes, fileSha256: digest.sha256 };
     writeFileAtomically(`${base}.json`, [Buffer.from(JSON.stringify(saved))]);
   }
 
@@ -167,6 +190,9 @@ export class VectorIndex {
     try {
       const info = VectorIndex.readInfo(base);
       if (!info || info.embedder !== embedder || info.dimensions !== dimensions) return null;
+      // Checked before USearch sees it; an index saved before files carried a digest is rebuilt.
+      if (info.fileBytes === undefined || statSync(`${base}.usearch`).size !== info.fileBytes) return null;
+      if (fileDigest(`${base}.usearch`).sha256 !== info.fileSha256) return null;
       const vi = new VectorIndex(dimensions);
       vi.exact = null; // the file holds the graph, not the vectors: recall reads them once if small
       vi.index.load(`${base}.usearch`);
