@@ -70,3 +70,22 @@ describe('refused at the door, nothing written', () => {
     }
   });
 });
+
+describe('REST query strings', () => {
+  test('percent-encoded bytes that are not UTF-8 are refused naming the parameter; a query of 30 KB is not 431', async () => {
+    const { daemon, client } = await start();
+    await client.put('q', 'a fact about the harbour');
+    const get = async (path: string) => {
+      const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
+      return { status: res.status, text: await res.text() };
+    };
+    for (const path of ['/v1/recall?agent_id=%FF&query=x', '/v1/recall?agent_id=q&query=%C3%28', '/v1/facts?agent_id=%E2%82']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(400);
+      expect(JSON.parse(res.text).error.field, path).toBe(path.includes('query=%C3') ? 'query' : 'agent_id');
+    }
+    const long = await get(`/v1/recall?agent_id=q&query=${encodeURIComponent('harbour '.repeat(3750))}`);
+    expect(long.status).toBe(200);
+    expect((await get(`/v1/recall?agent_id=q&query=${encodeURIComponent('é')}`)).status).toBe(200);
+  });
+});

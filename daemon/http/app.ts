@@ -13,7 +13,7 @@ import type { Engram } from '../core/engram.ts';
 import type { Log } from '../log.ts';
 import type { RequestHeaders } from './auth.ts';
 import { declaresTooMuch, discardRest, jsonObjectBody, tooLarge } from './body.ts';
-import { errorAnswer, HttpError } from './errors.ts';
+import { badRequest, errorAnswer, HttpError } from './errors.ts';
 import { mcpHandler, MCP_PATH } from './mcp.ts';
 import { parseBody, parseQuery } from './rest/parse.ts';
 import { REQUESTS } from './rest/schemas.ts';
@@ -78,12 +78,36 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
   return app;
 }
 
+/** URLSearchParams turns percent-encoded bytes that are not UTF-8 into U+FFFD; a body with such
+ *  bytes is refused, and so is a query: the parameter is named. */
+function rejectInvalidUtf8(search: string): void {
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    const [name = '', value = ''] = pair.split('=', 2);
+    for (const part of [name, value]) {
+      try {
+        decodeURIComponent(part.replace(/\+/g, ' '));
+      } catch {
+        const label = (() => {
+          try {
+            return decodeURIComponent(name);
+          } catch {
+            return 'query';
+          }
+        })();
+        throw badRequest(label, 'is not valid UTF-8 (its percent-encoded bytes must form UTF-8)');
+      }
+    }
+  }
+}
+
 function contextOf(c: Context<Env>): CallContext {
   return { principal: c.get('principal'), requestId: '', signal: c.req.raw.signal };
 }
 
 async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics: Metrics): Promise<Response> {
-  const query = parseQuery(route.query, new URL(c.req.url).searchParams);
+  const url = new URL(c.req.url);
+  rejectInvalidUtf8(url.search);
+  const query = parseQuery(route.query, url.searchParams);
   const body = route.body ? parseBody(REQUESTS[route.body], await jsonObjectBody(c.env.incoming)) : undefined;
   c.set('fields', errorNames({ ...query.spelled, ...body?.spelled }));
   const reply = await route.handle({ core, ctx: contextOf(c), params: c.req.param() as Record<string, string>, query: query.value, body: body?.value, metrics });

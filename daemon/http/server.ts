@@ -3,6 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
+import { DEFAULT_LIMITS } from '../../shared/validate.ts';
+
+/** A URL may carry a query text of the advertised size, percent-encoded (up to 3 bytes a byte). */
+const MAX_HEADER_BYTES = 3 * DEFAULT_LIMITS.maxTextBytes + 16 * 1024;
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Engram } from '../core/engram.ts';
@@ -37,7 +41,9 @@ export async function startHttpServer(core: Engram, options: HttpServerOptions):
   checkAuthOptions(host, options);
   const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log, mcpAgent: options.mcpAgent });
   // Bodies left unread (a 413, a 401...) are dropped by the application itself, with its own caps.
-  const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false }) as Server;
+  // Node's 16 KiB header limit would answer 431 to a GET whose query is within the 32 KiB the
+  // daemon advertises; the limit is raised to fit it.
+  const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false, serverOptions: { maxHeaderSize: MAX_HEADER_BYTES } }) as Server;
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
