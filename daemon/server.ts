@@ -2,6 +2,7 @@
 // protocol on a unix socket (mode 0600), optionally on loopback TCP behind a bearer token, and
 // the HTTP doors (REST, MCP) on their own listeners.
 import * as grpc from '@grpc/grpc-js';
+import { createServer as createNetServer } from 'node:net';
 import { MESSAGE_SIZE_OPTIONS } from '../shared/grpc/message-size.ts';
 import { securePrivateDir } from './files/private-dir.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -131,6 +132,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   if (!profile.capabilities.includes(Capability.Consolidate)) consolidation.every = 0;
   // The store first: its lock is what refuses a second daemon, before any slow start-up work.
   const store = await LevelStore.open(paths.store);
+  // Then what the flags ask for that may be impossible, before the slow start-up work: a user
+  // should learn of a port in use or an empty token in a second, not after the indexes load.
+  let token: string;
+  try {
+    token = checkedToken(options.token, paths.token, Boolean(options.listen || options.http || options.mcpHttp));
+    await Promise.all([options.listen, options.http, options.mcpHttp].map((address) => (address ? portIsFree(address) : undefined)));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  options = { ...options, token };
   const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
     // A provider that is down or misconfigured is the user's to fix: say so, without a stack.
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot use embedder "${options.embedder}": ${error.message}`);
@@ -258,6 +270,31 @@ function bind(server: grpc.Server, address: string): Promise<number> {
 /** Stops accepting calls and waits for in-flight ones to finish. */
 function shutdown(server: grpc.Server): Promise<void> {
   return new Promise((resolve) => server.tryShutdown(() => resolve()));
+}
+
+/** The token TCP and HTTP callers must send; an empty one would open a listener nobody can use. */
+function checkedToken(given: string | undefined, path: string, listening: boolean): string {
+  const token = given ?? loadOrCreateToken(path);
+  if (token === '' && listening) {
+    const where = given !== undefined ? '--token / ENGRAM_TOKEN' : path;
+    throw new EngramError(ErrorKind.FailedPrecondition, `the bearer token (${where}) is empty, so no caller could use the listener: give a token${given !== undefined ? '' : `, or delete ${path} and the daemon makes a new one`}`);
+  }
+  // Without a listener no caller presents it; an empty one then only must not stop the daemon.
+  return token === '' ? randomBytes(24).toString('base64url') : token;
+}
+
+/** Resolves if "host:port" can be listened on now (port 0 always can); else rejects with the
+ *  system's error (EADDRINUSE, EACCES), which start-up explains in one line. */
+function portIsFree(address: string): Promise<void> {
+  const at = address.lastIndexOf(':');
+  const host = address.slice(0, at).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(at + 1));
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 function loadOrCreateToken(path: string): string {

@@ -89,3 +89,34 @@ describe('REST query strings', () => {
     expect((await get(`/v1/recall?agent_id=q&query=${encodeURIComponent('é')}`)).status).toBe(200);
   });
 });
+
+describe('daemon flags that cannot work', () => {
+  test('a port in use and an empty token are one line each, before the slow start-up, and leave the store free', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { createServer } = await import('node:net');
+    const { ENGRAM_BIN } = await import('./fixtures/daemon.ts');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen({ host: '127.0.0.1', port: 0 }, resolve));
+    const port = (busy.address() as { port: number }).port;
+    const dataDir = pool.newDir();
+    const run = (args: string[]) => spawnSync(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', 'none', ...args], { encoding: 'utf8', timeout: 60_000 });
+    try {
+      for (const flag of ['--listen', '--http']) {
+        const inUse = run([flag, `127.0.0.1:${port}`]);
+        expect(inUse.status, flag).toBe(1);
+        expect(inUse.stderr).toMatch(/cannot listen: .*EADDRINUSE/);
+        expect(inUse.stderr).not.toMatch(/\n\s+at /);
+      }
+      writeFileSync(join(dataDir, 'token'), '');
+      const empty = run(['--http', '127.0.0.1:0']);
+      expect(empty.status).toBe(1);
+      expect(empty.stderr).toMatch(/bearer token .* is empty/);
+      expect(empty.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      busy.close();
+    }
+    // Nothing kept the store locked: a daemon starts on it (without a listener the empty token is moot).
+    const daemon = await pool.start({ dataDir });
+    expect((await daemon.client()).daemon.capabilities.length).toBeGreaterThan(0);
+  });
+});
