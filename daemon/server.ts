@@ -130,19 +130,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   // An older profile never consolidates on its own, as the release it stands for did not.
   const consolidation = { ...DEFAULT_CONSOLIDATION, ...options.consolidation };
   if (!profile.capabilities.includes(Capability.Consolidate)) consolidation.every = 0;
-  // The store first: its lock is what refuses a second daemon, before any slow start-up work.
-  const store = await LevelStore.open(paths.store);
-  // Then what the flags ask for that may be impossible, before the slow start-up work: a user
-  // should learn of a port in use or an empty token in a second, not after the indexes load.
-  let token: string;
-  try {
-    token = checkedToken(options.token, paths.token, Boolean(options.listen || options.http || options.mcpHttp));
-    await Promise.all([options.listen, options.http, options.mcpHttp].map((address) => (address ? portIsFree(address) : undefined)));
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  // What the flags ask for that may be impossible is checked before anything is opened: a user
+  // learns of a port in use or an empty token in a second, not after the indexes load.
+  const token = checkedToken(options.token, paths.token, Boolean(options.listen || options.http || options.mcpHttp));
+  const wanted = [['gRPC', options.listen], ['HTTP', options.http], ['MCP over HTTP', options.mcpHttp]] as const;
+  await Promise.all(wanted.map(([what, address]) => (address ? portIsFree(address, what) : undefined)));
   options = { ...options, token };
+  // Then the store: its lock is what refuses a second daemon, before any slow start-up work.
+  const store = await LevelStore.open(paths.store);
   const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
     // A provider that is down or misconfigured is the user's to fix: say so, without a stack.
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot use embedder "${options.embedder}": ${error.message}`);
@@ -283,16 +278,18 @@ function checkedToken(given: string | undefined, path: string, listening: boolea
   return token === '' ? randomBytes(24).toString('base64url') : token;
 }
 
-/** Resolves if "host:port" can be listened on now (port 0 always can); else rejects with the
- *  system's error (EADDRINUSE, EACCES), which start-up explains in one line. */
-function portIsFree(address: string): Promise<void> {
+/** Resolves if "host:port" can be listened on now (port 0 always can); else rejects saying what
+ *  could not be served where, and why (EADDRINUSE, EACCES). */
+function portIsFree(address: string, what: string): Promise<void> {
   const at = address.lastIndexOf(':');
   const host = address.slice(0, at).replace(/^\[|\]$/g, '');
   const port = Number(address.slice(at + 1));
   if (port === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
-    probe.once('error', reject);
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new EngramError(ErrorKind.FailedPrecondition, `cannot serve ${what} on ${address}: ${error.code ?? error.message}; choose another address or stop what uses it`)),
+    );
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });
 }

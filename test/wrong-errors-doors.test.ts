@@ -104,7 +104,7 @@ describe('daemon flags that cannot work', () => {
       for (const flag of ['--listen', '--http']) {
         const inUse = run([flag, `127.0.0.1:${port}`]);
         expect(inUse.status, flag).toBe(1);
-        expect(inUse.stderr).toMatch(/cannot listen: .*EADDRINUSE/);
+        expect(inUse.stderr).toMatch(/cannot serve (gRPC|HTTP) on 127\.0\.0\.1:\d+: EADDRINUSE/);
         expect(inUse.stderr).not.toMatch(/\n\s+at /);
       }
       writeFileSync(join(dataDir, 'token'), '');
