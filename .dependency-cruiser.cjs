@@ -21,7 +21,7 @@ module.exports = {
       name: 'level-store-used-only-by-the-composition-root',
       severity: 'error',
       comment: 'Everything but the composition root (and tools) uses the MemoryStore interface.',
-      from: { path: '^daemon/', pathNot: '^daemon/(server\\.ts|store/level/)' },
+      from: { path: '^daemon/', pathNot: '^daemon/(server\\.ts|repair\\.ts|store/level/)' },
       to: { path: '^daemon/store/level/' },
     },
     {

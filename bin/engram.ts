@@ -9,10 +9,25 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
-const [command, ...rest] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const [command, ...rest] = argv;
+
+/** The command word, after any global options (`engram --data-dir D doctor --repair`). */
+function commandWord(args: string[]): string | undefined {
+  const takesValue = new Set(['--data-dir', '--address', '--token']);
+  for (let i = 0; i < args.length; i++) {
+    if (takesValue.has(args[i]!)) i++;
+    else if (!args[i]!.startsWith('-')) return args[i];
+  }
+  return undefined;
+}
 if (command === 'daemon') {
   const { main } = await import('../daemon/main.ts');
   await main(rest);
+} else if (commandWord(argv) === 'doctor' && argv.includes('--repair')) {
+  // Offline repair of the store itself: daemon-side code, run with no daemon.
+  const { main } = await import('../daemon/repair.ts');
+  process.exitCode = await main(argv);
 } else if (command === 'mcp') {
   const { main } = await import('../client/mcp/main.ts');
   process.exitCode = await main(rest);

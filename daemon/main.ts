@@ -37,11 +37,27 @@ function explainStartFailure(error: unknown, dataDir: string): never {
     process.stderr.write(`engram daemon: cannot listen: ${(error as Error).message}. Choose another address or stop what uses it.\n`);
     process.exit(1);
   }
+  if (isDamagedStore(error)) {
+    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+    process.stderr.write(
+      `engram daemon: the store in ${dataDir}/store cannot be read: ${cause}.
+Stop nothing else; run "engram doctor --repair --data-dir ${dataDir}" (LevelDB's repair: it keeps every record it can read), then start again; if facts are missing after it, restore them from an export (engram import).
+`,
+    );
+    process.exit(1);
+  }
   if (error instanceof EngramError || error instanceof StoreFormatError) {
     process.stderr.write(`engram daemon: cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }
   throw error;
+}
+
+/** LevelDB could not open or read its files (a damaged CURRENT, MANIFEST or table). */
+function isDamagedStore(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  const text = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
+  return e?.code === 'LEVEL_DATABASE_NOT_OPEN' || e?.code === 'LEVEL_CORRUPTION' || e?.cause?.code === 'LEVEL_CORRUPTION' || /Corruption:|corrupted|Invalid argument: .*(CURRENT|MANIFEST)/.test(text);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -95,6 +95,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
     .command('doctor')
     .description('check that every derived index agrees with the facts')
     .option('--rebuild', 'rebuild the derived indexes from the facts')
+    .option('--repair', "with no daemon running: LevelDB's repair of a store that no longer opens (it keeps every record it can read)")
     .option('--json', 'print JSON')
     .action(async (o, cmd: Command) => {
       const opts = globals(cmd);
