@@ -57,7 +57,9 @@ Stop nothing else; run "engram doctor --repair --data-dir ${dataDir}" (LevelDB's
 function isDamagedStore(error: unknown): boolean {
   const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
   const text = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
-  return e?.code === 'LEVEL_DATABASE_NOT_OPEN' || e?.code === 'LEVEL_CORRUPTION' || e?.cause?.code === 'LEVEL_CORRUPTION' || /Corruption:|corrupted|Invalid argument: .*(CURRENT|MANIFEST)/.test(text);
+  // Not every failed open (LEVEL_DATABASE_NOT_OPEN): a full disk or a permission is not damage;
+  // a file of the store that its manifest names but is missing (a damaged CURRENT) is.
+  return e?.code === 'LEVEL_CORRUPTION' || e?.cause?.code === 'LEVEL_CORRUPTION' || /Corruption:|corrupted|IO error: \S*\/store\/[^/\s]+: No such file or directory/.test(text);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -20,13 +20,15 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   process.stderr.write(`repairing ${store} (LevelDB repair; a daemon must not be serving it)…\n`);
+  let repaired: boolean;
   try {
-    await repairLevelStore(store);
+    repaired = await repairLevelStore(store);
   } catch (error) {
     const locked = error instanceof StoreLockedError;
     process.stderr.write(`engram doctor --repair: ${locked ? `a daemon is serving ${dataDir}: stop it first (engram stop), then repair` : `the repair failed: ${(error as Error).message}. Restore the namespace from an export (engram import)`}\n`);
     return 1;
   }
-  process.stdout.write(`repaired ${store}. Start the daemon (it rebuilds its indexes from what was recovered), then run "engram doctor".\n`);
+  if (!repaired) process.stdout.write(`${store} opens as it is: nothing to repair. "engram doctor" checks the indexes.\n`);
+  else process.stdout.write(`repaired ${store}. Start the daemon (it rebuilds its indexes from what was recovered), then run "engram doctor".\n`);
   return 0;
 }

@@ -8,7 +8,8 @@ import { securePrivateDir } from './files/private-dir.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Capability, profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
-import { dataPaths, type Discovery } from '../shared/discovery.ts';
+import { dataPaths, readDiscovery, type Discovery } from '../shared/discovery.ts';
+import { StoreLockedError } from './store/store.ts';
 import { addService, type Authenticate } from '../shared/grpc/bridge.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
@@ -134,7 +135,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   // learns of a port in use or an empty token in a second, not after the indexes load.
   const token = checkedToken(options.token, paths.token, Boolean(options.listen || options.http || options.mcpHttp));
   const wanted = [['gRPC', options.listen], ['HTTP', options.http], ['MCP over HTTP', options.mcpHttp]] as const;
-  await Promise.all(wanted.map(([what, address]) => (address ? portIsFree(address, what) : undefined)));
+  await Promise.all(wanted.map(([what, address]) => (address ? portIsFree(address, what) : undefined))).catch((error: unknown) => {
+    // A second daemon on this directory holds these ports too: say that, not "choose a port".
+    if (servedByAnother(options.dataDir)) throw new StoreLockedError(paths.store);
+    throw error;
+  });
   options = { ...options, token };
   // Then the store: its lock is what refuses a second daemon, before any slow start-up work.
   const store = await LevelStore.open(paths.store);
@@ -265,6 +270,17 @@ function bind(server: grpc.Server, address: string): Promise<number> {
 /** Stops accepting calls and waits for in-flight ones to finish. */
 function shutdown(server: grpc.Server): Promise<void> {
   return new Promise((resolve) => server.tryShutdown(() => resolve()));
+}
+
+/** Whether a live daemon's discovery file is in the directory. */
+function servedByAnother(dataDir: string): boolean {
+  try {
+    const { pid } = readDiscovery(dataDir);
+    process.kill(pid, 0);
+    return pid !== process.pid;
+  } catch {
+    return false;
+  }
 }
 
 /** The token TCP and HTTP callers must send; an empty one would open a listener nobody can use. */

@@ -186,7 +186,9 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  *  clock is within a day. */
 function realDate(value: string): boolean {
   const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d));
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  const day = new Date(0);
+  day.setUTCFullYear(y, m - 1, d);
   if (day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return false;
   const clock = /[Tt ](\d{2}):(\d{2}):(\d{2})/.exec(value);
   return !clock || (Number(clock[1]) < 24 && Number(clock[2]) < 60 && Number(clock[3]) < 60);

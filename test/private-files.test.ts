@@ -53,7 +53,7 @@ describe('private files', () => {
     const daemon = await pool.start({ dataDir: pool.newDir() });
     const client = await daemon.client();
     await client.put('vault', 'a note for the vault');
-    const vault = join(pool.newDir(), 'vault');
+    const vault = join(pool.newDir(), 'notes', 'engram', 'vault');
     const cli = (args: string[]) => runEngram(args, { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
     expect((await cli(['export', 'vault', '--format', 'markdown', '--out', vault])).code).toBe(0);
     expect(modes(vault).map((m) => (m.dir ? m.mode === 0o700 : m.mode === 0o600))).not.toContain(false);

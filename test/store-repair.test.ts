@@ -20,6 +20,9 @@ describe('a damaged store', () => {
     expect(serving.code).toBe(1);
     expect(serving.stderr).toMatch(/stop it first/);
     await first.stop();
+    const healthy = await runEngram(['doctor', '--repair'], { dataDir, cwd: dataDir });
+    expect(healthy.code).toBe(0);
+    expect(healthy.stdout).toMatch(/nothing to repair/);
 
     writeFileSync(join(dataDir, 'store', 'CURRENT'), 'garbage\n');
     const failed = spawnSync(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', 'none'], { encoding: 'utf8', timeout: 60_000 });

@@ -54,6 +54,8 @@ describe('refused at the door, nothing written', () => {
     const bad = await post('/v1/facts', JSON.stringify({ agent_id: 'd', text: 'rest note', occurred_at: '2024-02-30T00:00:00Z' }));
     expect(bad.status).toBe(400);
     expect(bad.json.error.field).toBe('occurred_at');
+    // Years 1-99 are real years (Date.UTC would read them as 1900-1999 and refuse the date).
+    expect((await post('/v1/facts', JSON.stringify({ agent_id: 'd-early', text: 'an early note', occurred_at: '0050-03-01T00:00:00Z' }))).status).toBe(201);
     const facts = (await client.list('d')).facts;
     expect(facts.map((f) => [f.text, f.occurredAt])).toEqual([['a dated note', Date.UTC(2024, 4, 8)]]);
   });
@@ -87,6 +89,9 @@ describe('REST query strings', () => {
     const long = await get(`/v1/recall?agent_id=q&query=${encodeURIComponent('harbour '.repeat(3750))}`);
     expect(long.status).toBe(200);
     expect((await get(`/v1/recall?agent_id=q&query=${encodeURIComponent('é')}`)).status).toBe(200);
+    // A "%" that starts no escape is a literal "%", as URLSearchParams reads it; so is a second "=".
+    expect((await get('/v1/recall?agent_id=q&query=100%')).status).toBe(200);
+    expect((await get('/v1/recall?agent_id=q&query=a=b')).status).toBe(200);
   });
 });
 
@@ -116,7 +121,11 @@ describe('daemon flags that cannot work', () => {
       busy.close();
     }
     // Nothing kept the store locked: a daemon starts on it (without a listener the empty token is moot).
-    const daemon = await pool.start({ dataDir });
+    const daemon = await pool.start({ dataDir, args: ['--token', 'a-token', '--http', '127.0.0.1:0'] });
     expect((await daemon.client()).daemon.capabilities.length).toBeGreaterThan(0);
+    // A second daemon on the directory, asking for the first one's port, is told the directory is served.
+    const second = run(['--token', 'a-token', '--http', daemon.discovery.httpAddress!]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/already served by another Engram daemon/);
   });
 });

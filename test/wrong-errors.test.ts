@@ -44,6 +44,9 @@ describe('refused, not guessed', () => {
     await expect(client.put('we', 'a different write', { requestId: 'req-1' })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'request_id' });
     await expect(client.put('we', 'the first write', { requestId: 'req-1', tags: ['other'] })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'request_id' });
     expect((await client.list('we')).facts.map((f) => f.text)).not.toContain('a different write');
+    // The same meta with its keys in another order is the same write (re-importing a re-sorted file).
+    const withMeta = await client.put('we', 'a fact with meta', { requestId: 'req-3', meta: { a: 1, b: { c: 2, d: 3 } } });
+    expect(await client.put('we', 'a fact with meta', { requestId: 'req-3', meta: { b: { d: 3, c: 2 }, a: 1 } })).toMatchObject({ replayed: true, fact: { id: withMeta.fact.id } });
 
     const pinned = await client.pin('we', first.fact.id, { requestId: 'req-2' });
     expect((await client.pin('we', first.fact.id, { requestId: 'req-2' })).pinned).toBe(pinned.pinned);

@@ -204,7 +204,9 @@ export class Writes {
     return {
       agentId,
       requestId,
-      request: { op: 'put', kind: draft.kind, text: draft.text, occurredAt: draft.occurredAt, tags: draft.tags, entities: draft.entities, source: draft.source, context: draft.context, meta: draft.meta, confidence: draft.confidence, strength: draft.strength },
+      // What the caller asked for, not what the daemon derived (entities it extracts may differ
+      // between versions), and meta by value (its key order is the sender's).
+      request: { op: 'put', kind: draft.kind, text: draft.text, occurredAt: draft.occurredAt, tags: draft.tags, source: draft.source, context: draft.context, meta: draft.meta ? (JSON.parse(draft.meta) as unknown) : {}, confidence: draft.confidence, strength: draft.strength },
       locks: dedup ? [`content:${contentKey}`] : [],
       plan: async () => {
         const existing = dedup ? await this.liveFactSaying(agentId, contentKey) : undefined;

@@ -25,12 +25,27 @@ export function securePrivateDir(dir: string): void {
 }
 
 function makePrivate(dir: string): void {
-  chmodSync(dir, 0o700);
+  chmod(dir, 0o700);
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
-    const stat = lstatSync(path);
+    let stat;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue; // gone meanwhile (a compaction of a store being opened elsewhere)
+    }
     if (stat.isSymbolicLink()) continue;
     if (stat.isDirectory()) makePrivate(path);
-    else if ((stat.mode & 0o077) !== 0) chmodSync(path, stat.mode & 0o700);
+    else if ((stat.mode & 0o077) !== 0) chmod(path, stat.mode & 0o700);
+  }
+}
+
+function chmod(path: string, mode: number): void {
+  try {
+    chmodSync(path, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    throw refuse(`cannot make ${path} private (${code}): it belongs to another user (a run with sudo?); give it back with "chown -R $(id -u) <data dir>" and start again`);
   }
 }

@@ -82,14 +82,18 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
  *  bytes is refused, and so is a query: the parameter is named. */
 function rejectInvalidUtf8(search: string): void {
   for (const pair of search.replace(/^\?/, '').split('&')) {
-    const [name = '', value = ''] = pair.split('=', 2);
+    const at = pair.indexOf('=');
+    const name = at < 0 ? pair : pair.slice(0, at);
+    const value = at < 0 ? '' : pair.slice(at + 1);
     for (const part of [name, value]) {
       try {
-        decodeURIComponent(part.replace(/\+/g, ' '));
+        // A "%" not followed by two hex digits is a literal "%" to URLSearchParams: only
+        // escapes decode to bytes, and only those bytes must be UTF-8.
+        decodeURIComponent(part.replace(/\+/g, ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
       } catch {
         const label = (() => {
           try {
-            return decodeURIComponent(name);
+            return decodeURIComponent(name.replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
           } catch {
             return 'query';
           }

@@ -46,6 +46,9 @@ export async function startHttpServer(core: Engram, options: HttpServerOptions):
   const server = createAdaptorServer({ fetch: app.fetch, autoCleanupIncoming: false, serverOptions: { maxHeaderSize: MAX_HEADER_BYTES } }) as Server;
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
+  // Node closes an idle keep-alive connection after 5 s, the very moment a client may reuse it
+  // ("fetch failed" on a busy machine); idle connections are kept well past clients' own timeouts.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(new EngramError(ErrorKind.FailedPrecondition, `cannot serve HTTP on ${options.listen}: ${error.code ?? error.message}`, 'http')),

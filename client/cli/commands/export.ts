@@ -69,12 +69,15 @@ function openOut<T>(step: () => T, out: string): T {
   }
 }
 
-/** The vault's directory, private like the store it comes from. Its parent must exist: a
- *  recursive mkdir under /proc or a missing mount would never succeed. */
+/** The vault's directory, private like the store it comes from, with any missing parents. Each
+ *  is made on its own (node's recursive mkdir retries forever under /proc): the first that
+ *  cannot be made is the error. */
 function vaultDir(dir: string): void {
   openOut(() => {
-    if (!statSync(dirname(resolve(dir))).isDirectory()) throw Object.assign(new Error('parent is not a directory'), { code: 'ENOTDIR' });
-    if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
+    const missing: string[] = [];
+    for (let at = resolve(dir); !existsSync(at); at = dirname(at)) missing.unshift(at);
+    for (const path of missing) mkdirSync(path, { mode: 0o700 });
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK);
   }, dir);
 }

@@ -4,15 +4,17 @@
 import { ClassicLevel } from 'classic-level';
 import { StoreLockedError } from '../store.ts';
 
-export async function repairLevelStore(dir: string): Promise<void> {
+/** Repairs the store if it does not open; false: it opened, so there was nothing to repair. */
+export async function repairLevelStore(dir: string): Promise<boolean> {
   const db = new ClassicLevel(dir, { createIfMissing: false });
   try {
     await db.open();
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? '')) throw new StoreLockedError(dir);
+    if ((error as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dir);
     // Damaged: exactly what the repair is for (and nothing else holds it).
+    await ClassicLevel.repair(dir);
+    return true;
   }
-  if (db.status === 'open') await db.close();
-  await ClassicLevel.repair(dir);
+  await db.close();
+  return false;
 }

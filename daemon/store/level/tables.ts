@@ -45,7 +45,7 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
     await db.open();
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED' || /lock/i.test(cause?.message ?? '')) throw new StoreLockedError(path);
+    if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(path);
     throw error;
   }
   try {
