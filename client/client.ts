@@ -13,7 +13,7 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
-  toCheckpoint, toContextAssembly, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
+  toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
@@ -956,7 +956,7 @@ function matchesOf(res: { facts: unknown[]; matches: { matched: boolean; score: 
       score: m.score,
       signals: [...m.signals],
       ...(decay ? { decayScore: m.decayScore } : {}),
-      ...(evidence && m.evidence?.length ? { evidence: m.evidence.map(({ kind, ref, text, retired }) => ({ kind, ref, text, retired })) } : {}),
+      ...(evidence && m.evidence?.length ? { evidence: m.evidence.map(toEvidence) } : {}),
     })),
   };
 }

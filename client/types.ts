@@ -2,7 +2,7 @@
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AssembleContextResponse, Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
-import type { AppliedRecipe, ContextAssembly, ContextItem, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { AppliedRecipe, ContextAssembly, ContextItem, Evidence, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -119,6 +119,9 @@ function toAppliedRecipe(m: AppliedRecipeMessage): AppliedRecipe {
   return { id, name, version, vectorTopK, lexicalTopK, graphDepth, reranker: reranker !== '', tokenBudget, preferVerified, verifiedOnly, includeEvidence, rerankerStage: reranker };
 }
 
+/** A supporting record from the wire. */
+export const toEvidence = ({ kind, ref, text, retired }: Evidence): Evidence => ({ kind, ref, text, retired });
+
 export function toContextAssembly(m: AssembleContextResponse, withMatch: boolean): ContextAssembly {
   return {
     block: m.block,
@@ -135,7 +138,7 @@ export function toContextAssembly(m: AssembleContextResponse, withMatch: boolean
       ...(i.slot ? { slot: toSlot(i.slot), confidence: i.confidence } : {}),
       ...(i.fact ? { fact: toFact(i.fact) } : {}),
       ...(i.receipt ? { receipt: toReceipt(i.receipt, withMatch) } : {}),
-      ...(i.evidence.length ? { evidence: i.evidence.map(({ kind, ref, text, retired }) => ({ kind, ref, text, retired })) } : {}),
+      ...(i.evidence.length ? { evidence: i.evidence.map(toEvidence) } : {}),
     })),
     cut: m.cut.map((c) => ({ kind: c.kind as ContextItem['kind'], id: c.id, tokens: c.tokens, reason: c.reason })),
     retrieval: toRetrieval(m.retrieval),
@@ -172,7 +175,7 @@ export function toReceipt(m: RecallReceipt, withMatch = false): Receipt {
     kgLinks: [...m.kgLinks],
     fact: toFact(m.fact),
     ...(m.recipe ? { recipe: m.recipe } : {}),
-    ...(m.evidence.length ? { evidence: m.evidence.map(({ kind, ref, text, retired }) => ({ kind, ref, text, retired })) } : {}),
+    ...(m.evidence.length ? { evidence: m.evidence.map(toEvidence) } : {}),
     ...(m.rerank ? { rerank: { stage: m.rerank.stage, scoreBefore: m.rerank.scoreBefore, coverage: m.rerank.coverage, factor: m.rerank.factor, rankBefore: m.rerank.rankBefore, rankAfter: m.rerank.rankAfter } } : {}),
     ...(m.ranking
       ? {

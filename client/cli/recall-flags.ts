@@ -28,7 +28,6 @@ function number(value: string, flag: string): number {
   return n;
 }
 
-const time = parseTime;
 
 /** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call. */
 export function recallOptionsFrom(o: Record<string, string | string[] | boolean | undefined>): RecallOptions {
@@ -48,8 +47,8 @@ export function recallOptionsFrom(o: Record<string, string | string[] | boolean 
   if (o.windowDays !== undefined) filters.windowDays = number(o.windowDays as string, '--window-days');
   if (o.tag !== undefined) filters.tagsAny = o.tag as string[];
   if (o.allTags !== undefined) filters.tagsAll = o.allTags as string[];
-  if (o.since !== undefined) filters.occurredAfter = time(o.since as string, '--since');
-  if (o.until !== undefined) filters.occurredBefore = time(o.until as string, '--until');
+  if (o.since !== undefined) filters.occurredAfter = parseTime(o.since as string, '--since');
+  if (o.until !== undefined) filters.occurredBefore = parseTime(o.until as string, '--until');
   if (o.minScore !== undefined) filters.minDecayScore = number(o.minScore as string, '--min-score');
   if (Object.keys(filters).length > 0) options.filters = filters;
   if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];

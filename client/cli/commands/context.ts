@@ -5,12 +5,7 @@ import type { Command } from 'commander';
 import { contextJson } from '../../../shared/json/shapes.ts';
 import { CONTEXT_MODES } from '../../../shared/schemas/context-fields.ts';
 import type { ContextOptions } from '../../../shared/model.ts';
-import { out, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
-
-const whole = (flag: string) => (value: string): number => {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) usage(`${flag} must be a positive whole number, got "${value}"`);
-  return Number(value);
-};
+import { out, positiveInt, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
 
 export function registerContextCommand({ program, globals }: Cli): void {
   program
@@ -20,10 +15,10 @@ export function registerContextCommand({ program, globals }: Cli): void {
     .argument('[query...]', 'what the context is for (none: slots and pinned facts only)')
     .option('--mode <mode>', `${CONTEXT_MODES.join(' | ')}: a built-in's retrieval and a budget of 1800 / 3500 / 8000 / 14000 tokens (default balanced)`)
     .option('--recipe <name>', 'a retrieval recipe instead of a mode (its token_budget too)')
-    .option('--budget <tokens>', "override the mode's or recipe's token budget", whole('--budget'))
+    .option('--budget <tokens>', "override the mode's or recipe's token budget", positiveInt('--budget'))
     .option('--project <id>', "the project's slots and the global ones")
     .option('--slot <name>', 'only this slot; repeat for several', repeatable)
-    .option('-k, --top-k <n>', 'recalled facts offered to the packer (default budget / 100, at least 8)', whole('--top-k'))
+    .option('-k, --top-k <n>', 'recalled facts offered to the packer (default budget / 100, at least 8)', positiveInt('--top-k'))
     .option('--json', 'print JSON')
     .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);

@@ -3,6 +3,7 @@
 // lock, so the lock is taken here first: a store a daemon is serving is never repaired under it.
 import { ClassicLevel } from 'classic-level';
 import { StoreLockedError } from '../store.ts';
+import { isLockedError } from './tables.ts';
 
 /** Repairs the store if it does not open; false: it opened, so there was nothing to repair. */
 export async function repairLevelStore(dir: string): Promise<boolean> {
@@ -10,7 +11,7 @@ export async function repairLevelStore(dir: string): Promise<boolean> {
   try {
     await db.open();
   } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dir);
+    if (isLockedError(error)) throw new StoreLockedError(dir);
     // Damaged: exactly what the repair is for (and nothing else holds it).
     await ClassicLevel.repair(dir);
     return true;

@@ -37,6 +37,10 @@ export interface Tables {
 /** Written by versions that kept a recency table; nothing reads it any more. */
 const RETIRED_TABLES = ['recency'];
 
+/** A failed open because another process holds the store's lock (classic-level maps every
+ *  platform's lock message to LEVEL_LOCKED). */
+export const isLockedError = (error: unknown): boolean => (error as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED';
+
 /** Opens the tables. `checkFormat` runs first, before anything is written: it refuses (throws)
  *  a layout this version does not know, and the database is closed again. */
 export async function openTables(path: string, checkFormat: (meta: Table<Json>) => Promise<void> = async () => {}): Promise<Tables> {
@@ -44,8 +48,7 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
   try {
     await db.open();
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(path);
+    if (isLockedError(error)) throw new StoreLockedError(path);
     throw error;
   }
   try {
