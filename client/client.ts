@@ -13,12 +13,13 @@ import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
-  toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, type Checkpoint,
+  toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
   type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
 export type { RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Right, Slot, SlotChange, SlotWrite, TokenInfo, WriteStatus } from '../shared/model.ts';
+export type { Right, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
 export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
@@ -825,8 +826,6 @@ export class EngramClient {
     }
   }
 
-  /** Re-embeds every fact with the daemon's current model (after a model switch); yields progress,
-   *  then a report. Interrupting is safe; calling it again resumes. */
   /** The store table by table, with hints on compaction and collection (maintenance-v1). */
   async storageStats(): Promise<StorageReport> {
     const daemon = await this.connection.ready();
@@ -842,6 +841,41 @@ export class EngramClient {
     requireCapability(daemon, Capability.Maintenance, 'engram maintenance compact');
     const r = await this.read(() => this.connection.admin.compact({}, { timeoutMs: undefined }));
     return { bytesBefore: Number(r.bytesBefore), bytesAfter: Number(r.bytesAfter), seconds: r.seconds };
+  }
+
+  /** A new agent token opening `agents` with `rights` (default read and write) and the shared
+   *  namespace with `shared` (default read). The token is in the answer and nowhere else. Only a
+   *  caller with the whole daemon may make one (agent-tokens-v1). Not resent if the answer is lost:
+   *  list the tokens and revoke a stray one. */
+  async createToken(grant: { agents: string[]; rights?: Right[]; shared?: Right[]; label?: string }): Promise<{ token: string; info: TokenInfo }> {
+    const daemon = await this.connection.ready();
+    requireCapability(daemon, Capability.AgentTokens, 'agent tokens');
+    const res = await this.write('CreateToken', [], () =>
+      this.connection.admin.createToken({ agents: grant.agents, rights: grant.rights ?? [], ...(grant.shared ? { shared: { rights: grant.shared } } : {}), label: grant.label ?? '' }),
+    );
+    return { token: res.token, info: toTokenInfo(res.info!) };
+  }
+
+  async listTokens(): Promise<TokenInfo[]> {
+    requireCapability(await this.connection.ready(), Capability.AgentTokens, 'agent tokens');
+    return (await this.read(() => this.connection.admin.listTokens({}))).tokens.map(toTokenInfo);
+  }
+
+  /** Revokes a token: the next call presenting it is refused. Harmless to repeat. */
+  async revokeToken(id: string): Promise<TokenInfo> {
+    requireCapability(await this.connection.ready(), Capability.AgentTokens, 'agent tokens');
+    return toTokenInfo((await this.read(() => this.connection.admin.revokeToken({ id }))).info!);
+  }
+
+  /** Whether the write sent with `requestId` committed, and what it wrote (write-status-v1): the
+   *  answer to an UncertainWriteError. Without `agentId` every namespace this caller may read is
+   *  looked in. A write still running on the daemon is waited for. Not committed: sending it again
+   *  with the same request id is safe (should the first attempt still arrive, they are one write). */
+  async writeStatus(requestId: string, options: { agentId?: string } = {}): Promise<WriteStatus<Fact>> {
+    requireCapability(await this.connection.ready(), Capability.WriteStatus, 'write status');
+    if (options.agentId !== undefined) check.agentId(options.agentId);
+    const res = await this.read(() => this.connection.memory.writeStatus({ requestId, agentId: options.agentId ?? '' }));
+    return { committed: res.committed, agentId: res.agentId, op: res.op, ...(res.fact ? { fact: toFact(res.fact) } : {}), result: JSON.parse(res.resultJson || '{}') as Record<string, unknown> };
   }
 
   async *reindex(): AsyncGenerator<ReindexEvent> {

@@ -4,8 +4,9 @@ import { EngramError, ErrorKind } from '../shared/errors.ts';
 /**
  * A write was sent but its outcome is unknown: the connection dropped or the deadline passed
  * after the request may have reached the daemon. It may or may not have been committed.
- * The library never retries it; check with `get`/`list`, or resend with the same requestId
- * (a daemon with `idempotent-write-v1` then returns the original instead of writing twice).
+ * The library never retries it; ask `client.writeStatus(err.requestId)` (write-status-v1), or
+ * resend with the same requestId (a daemon with `idempotent-write-v1` then returns the original
+ * instead of writing twice).
  */
 export class UncertainWriteError extends EngramError {
   /** The request id of the write (the first item's, for a batch). */
@@ -17,12 +18,12 @@ export class UncertainWriteError extends EngramError {
     readonly method: string,
     readonly cause: unknown,
   ) {
-    const what = requestIds.length === 1 ? `request ${requestIds[0]}` : `of ${requestIds.length} items`;
+    const what = requestIds.length === 0 ? '' : requestIds.length === 1 ? ` request ${requestIds[0]}` : ` of ${requestIds.length} items`;
     super(
       ErrorKind.Unavailable,
-      `${method} ${what}: outcome unknown (${(cause as Error)?.message ?? cause}). ` +
-        (requestIds.length === 1
-          ? 'It was not retried; check whether it was stored before writing again.'
+      `${method}${what}: outcome unknown (${(cause as Error)?.message ?? cause}). ` +
+        (requestIds.length <= 1
+          ? `It was not retried; ${requestIds.length ? 'writeStatus(requestId) tells whether it committed' : 'check whether it took effect'} before trying again.`
           : 'It was not retried; resend the same items with the same request ids (each is stored at most once).'),
     );
     this.name = 'UncertainWriteError';

@@ -11,6 +11,8 @@ import { factToMessage } from '../shared/fact-message.ts';
 import type { AppliedRecipe as AppliedRecipeMessage, RecallReceipt, RetrievalMetadata as RetrievalMessage, WeakMatchFeedback as FeedbackMessage } from '../shared/gen/engram/v1/recall_pb.ts';
 import type { StatsResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 import type { Checkpoint as CheckpointMessage } from '../shared/gen/engram/v1/checkpoint_pb.ts';
+import type { TokenInfo as TokenInfoMessage } from '../shared/gen/engram/v1/admin_pb.ts';
+import { RIGHTS, type TokenInfo } from '../shared/model.ts';
 
 export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
   return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
@@ -264,4 +266,9 @@ export function toCheckpoint(m: CheckpointMessage): Checkpoint {
     state: JSON.parse(m.stateJson || '{}') as Record<string, unknown>,
     ...(m.messageCount !== undefined ? { messageCount: m.messageCount } : {}),
   };
+}
+
+export function toTokenInfo(m: TokenInfoMessage): TokenInfo {
+  const rights = (list: readonly string[]) => RIGHTS.filter((r) => list.includes(r));
+  return { id: m.id, agents: [...m.agents], rights: rights(m.rights), shared: rights(m.sharedRights), label: m.label, createdAt: Number(m.createdAtMs), createdBy: m.createdBy, revokedAt: Number(m.revokedAtMs) };
 }

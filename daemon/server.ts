@@ -191,7 +191,8 @@ const defaultWeights = (profile: ReleaseProfile, embedder: Embedder): Weights =>
 async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfile, limits: Limits, log: Log): Promise<RunningDaemon> {
   const paths = dataPaths(options.dataDir);
   const token = options.token ?? loadOrCreateToken(paths.token);
-  const authenticator = new BearerAuthenticator(token);
+  // An older release knew only the daemon's own token.
+  const authenticator = new BearerAuthenticator(token, profile.capabilities.includes(Capability.AgentTokens) ? core.tokens : undefined);
   const instanceId = randomUUID();
   let serving = true;
 
@@ -215,7 +216,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   // Only this process holds the store lock, so a socket file left here is stale.
   rmSync(paths.socket, { force: true });
   const unixServer = new grpc.Server(MESSAGE_SIZE_OPTIONS);
-  register(unixServer, unixSocketCaller);
+  register(unixServer, unixSocketCaller(authenticator));
   await bind(unixServer, `unix:${paths.socket}`);
   chmodSync(paths.socket, 0o600);
 

@@ -64,6 +64,11 @@ export const Capability = {
   RecipeRecall: 'recipe-recall-v1',
   /** AssembleContext / POST /v1/context: slots, pinned and recalled facts packed to a token budget. */
   Context: 'context-v1',
+  /** Agent tokens scoped to namespaces with rights (read, write, admin): AdminService.CreateToken,
+   *  ListTokens, RevokeToken; every operation refuses what the caller's token does not grant. */
+  AgentTokens: 'agent-tokens-v1',
+  /** MemoryService.WriteStatus: whether a write sent with a request id committed, and its result. */
+  WriteStatus: 'write-status-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -103,7 +108,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus],
   advertisesDefaultWeight: true,
 };
 
@@ -161,6 +166,10 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.MemoryControlsService/ListRecipes': Capability.Recipes,
   'engram.v1.MemoryControlsService/GetRecipe': Capability.Recipes,
   'engram.v1.MemoryControlsService/RecipeHistory': Capability.Recipes,
+  'engram.v1.MemoryService/WriteStatus': Capability.WriteStatus,
+  'engram.v1.AdminService/CreateToken': Capability.AgentTokens,
+  'engram.v1.AdminService/ListTokens': Capability.AgentTokens,
+  'engram.v1.AdminService/RevokeToken': Capability.AgentTokens,
 };
 
 /** Whether a profile serves a method ("package.Service/Method"); methods without a capability always are. */

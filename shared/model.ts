@@ -670,3 +670,42 @@ export interface ContextAssembly<F = Fact> {
   cut: ContextCut[];
   retrieval: RetrievalMetadata;
 }
+
+/** What an agent token may do. read: recall, list, get, export; write: remember, revise, pin,
+ *  forget, checkpoints; admin: erase, collect, consolidate, promote. Separate: admin is not write. */
+export const RIGHTS = ['read', 'write', 'admin'] as const;
+export type Right = (typeof RIGHTS)[number];
+
+/** What a token opens: agent namespaces with rights, and the shared namespace (with slots and
+ *  recipes) with its own rights. */
+export interface Grant {
+  /** The namespaces the token opens, sorted. */
+  readonly agents: readonly string[];
+  readonly rights: readonly Right[];
+  /** Rights on the shared namespace and on what belongs to no agent (slots, recipes). */
+  readonly shared: readonly Right[];
+}
+
+/** An agent token as listed: everything but its secret. */
+export interface TokenInfo extends Grant {
+  readonly id: string;
+  readonly label: string;
+  readonly createdAt: number;
+  /** Who made it (a principal id). */
+  readonly createdBy: string;
+  /** 0 while it is live. */
+  readonly revokedAt: number;
+}
+
+/** What became of a write sent with a request id. */
+export interface WriteStatus<F> {
+  committed: boolean;
+  /** The namespace it went to ("" when none committed). */
+  agentId: string;
+  /** The kind of write ("fact", "revise", "pin", "checkpoint", …); "" when none committed. */
+  op: string;
+  /** The fact the write produced or changed, as stored now. */
+  fact?: F;
+  /** The recorded result (ids, counts). */
+  result: Record<string, unknown>;
+}

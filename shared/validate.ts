@@ -128,6 +128,13 @@ export function tags(value: unknown, field = 'tags'): string[] {
   });
 }
 
+/** A short free-form string (a label, an id), at most `maxBytes` UTF-8 bytes. */
+export function string(value: unknown, field: string, maxBytes: number): string {
+  const s = requireString(value, field);
+  if (utf8Bytes(s) > maxBytes) throw invalidArgument(field, `must be at most ${maxBytes} bytes`);
+  return s;
+}
+
 export function source(value: unknown, field = 'source'): string {
   const s = requireString(value, field);
   if (utf8Bytes(s) > MAX_SOURCE_BYTES) throw invalidArgument(field, `must be at most ${MAX_SOURCE_BYTES} bytes`);

@@ -3,7 +3,7 @@
 // of `engram status`, which only the CLI prints.
 import type { DaemonInfo } from '../connection.ts';
 
-export { checkpointJson, checkpointSavedJson, consolidationCountersJson, factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, statsJson } from '../../shared/json/shapes.ts';
+export { checkpointJson, checkpointSavedJson, consolidationCountersJson, factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, statsJson, tokenJson, writeStatusJson } from '../../shared/json/shapes.ts';
 
 export function daemonJson(d: DaemonInfo) {
   return {

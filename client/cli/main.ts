@@ -15,6 +15,7 @@ import { registerConsolidateCommand } from './commands/consolidate.ts';
 import { registerGraphCommands } from './commands/graph.ts';
 import { registerSlotCommands } from './commands/slots.ts';
 import { registerRecipeCommands } from './commands/recipes.ts';
+import { registerTokenCommands } from './commands/tokens.ts';
 import { registerContextCommand } from './commands/context.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
@@ -58,6 +59,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerExportCommand(cli);
   registerLifecycleCommands(cli);
   registerAdminCommands(cli);
+  registerTokenCommands(cli);
   registerCompletionCommand(cli);
   // Subcommands (checkpoint save…) report usage errors through the same exit path, and say
   // which command they were about, so the error can point at its --help.

@@ -1,17 +1,26 @@
-// The one bearer-token check, for every door that takes a token (gRPC over TCP, REST, MCP over
-// HTTP, the inspector). The scheme name is case-insensitive (RFC 7235); the token is compared
-// by digest in constant time, so neither its content nor its length leaks through timing.
+// The one bearer-token check, for every door that takes a token (gRPC, REST, MCP over HTTP, the
+// inspector). The scheme name is case-insensitive (RFC 7235). The daemon's own token is compared
+// by digest in constant time, so neither its content nor its length leaks through timing; any
+// other token may be an agent token, which opens only what its grant names.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../core/context.ts';
 
 export const TOKEN_PRINCIPAL: Principal = { id: 'token', via: 'bearer-token' };
+
+/** Where agent tokens are looked up (absent: only the daemon's own token is accepted). */
+export interface AgentTokenLookup {
+  principalOf(token: string): Principal | null;
+}
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 export class BearerAuthenticator {
   private readonly expected: Buffer;
 
-  constructor(token: string) {
+  constructor(
+    token: string,
+    private readonly agentTokens?: AgentTokenLookup,
+  ) {
     if (!token) throw new Error('a bearer token is required');
     this.expected = digest(token);
   }
@@ -21,6 +30,7 @@ export class BearerAuthenticator {
     const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
     // Compare even when there is no match, so a malformed header takes as long as a wrong token.
     const ok = timingSafeEqual(digest(match?.[1] ?? ''), this.expected) && match !== null;
-    return ok ? TOKEN_PRINCIPAL : null;
+    if (ok) return TOKEN_PRINCIPAL;
+    return match ? (this.agentTokens?.principalOf(match[1]!) ?? null) : null;
   }
 }

@@ -1,13 +1,16 @@
 // What every call into the core carries besides its arguments: who is calling (resolved once by
 // the front door that received the call), the caller's request id, and when to give up.
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import type { Grant } from '../../shared/model.ts';
 
 /** Who a call comes from. Every door resolves one the same way; authorisation reads it. */
 export interface Principal {
-  /** A stable name for logs: "local", "token", "daemon". */
+  /** A stable name for logs and change history: "local", "token", "daemon", "token:ID". */
   readonly id: string;
   /** How the caller proved who it is. */
-  readonly via: 'unix-socket' | 'bearer-token' | 'loopback' | 'internal';
+  readonly via: 'unix-socket' | 'bearer-token' | 'agent-token' | 'loopback' | 'internal';
+  /** What an agent token allows; absent = the whole daemon. */
+  readonly grant?: Grant;
 }
 
 export interface CallContext {

@@ -47,6 +47,9 @@ import { Slots, type SlotChange, type SlotInput, type SlotListInput, type SlotRe
 import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
 import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type ConsolidationCounters, type ConsolidationRun } from './consolidation.ts';
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
+import { writeStatus, type WriteStatus } from './write-status.ts';
+import { AgentTokens, type TokenInfo, type TokenInput } from '../auth/tokens.ts';
+import { authorize, authorizeDaemon, authorizeInput, readable } from '../auth/grant.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -73,6 +76,8 @@ export type { Recipe, RecipeInput } from './recipes.ts';
 export type { ContextInput } from './assemble.ts';
 export type { ConsolidationConfig, ConsolidationCounters, ConsolidationRun } from './consolidation.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
+export type { TokenInfo, TokenInput } from '../auth/tokens.ts';
+export type { WriteStatus } from './write-status.ts';
 
 export interface EngramOptions {
   dataDir: string;
@@ -124,6 +129,8 @@ export class Engram {
   private readonly slots: Slots;
   private readonly recipes: Recipes;
   private readonly assembler: Assembler;
+  /** The agent tokens; the front doors' authenticator looks presented tokens up here. */
+  readonly tokens: AgentTokens;
   /** The vault's notes, for unified search; undefined without a vault. */
   private readonly vault: VaultIndex | undefined;
   readonly decay: DecayConfig;
@@ -146,6 +153,7 @@ export class Engram {
     this.graph = new Graph(store, this.pipeline, staging, this.indexer);
     this.slots = new Slots(store, this.pipeline);
     this.recipes = new Recipes(store, this.pipeline);
+    this.tokens = new AgentTokens(store, this.pipeline);
     this.consolidator = new Consolidator(store, this.pipeline, staging, this.indexer, relinker, this.decay, options.consolidation ?? DEFAULT_CONSOLIDATION, options.summarizer ?? extractiveSummarizer, options.limits, options.log);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay, relinker);
     this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
@@ -169,6 +177,7 @@ export class Engram {
     await core.access.load(store);
     await core.consolidator.open();
     await core.slots.open();
+    await core.tokens.open();
     core.vault?.open();
     core.startBackgroundWork();
     return core;
@@ -182,11 +191,14 @@ export class Engram {
   // Writes
 
   async put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.wrote(await this.writes.put(ctx, input));
   }
 
   /** Many puts in one call, each answered in its own slot. */
   async putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
+    // Every namespace the batch names is checked before any item is written.
+    if (Array.isArray(input.items)) for (const item of input.items) authorizeInput(ctx, 'write', (item as { agentId?: unknown } | null)?.agentId);
     const slots = await this.writes.putBatch(ctx, input);
     for (const slot of slots) if (slot.result) this.wrote(slot.result);
     return slots;
@@ -194,7 +206,13 @@ export class Engram {
 
   /** RememberShared schedules no consolidation (a generic put to the shared namespace does). */
   putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {
+    authorize(ctx, 'write', SHARED_AGENT_ID);
     return this.writes.putShared(ctx, input);
+  }
+
+  /** Whether a write sent with a request id committed, and what it wrote. */
+  writeStatus(ctx: CallContext, input: { agentId?: unknown; requestId: unknown }): Promise<WriteStatus> {
+    return writeStatus({ store: this.store, pipeline: this.pipeline }, ctx, input);
   }
 
   /** Counts a new fact towards its namespace's next automatic consolidation. */
@@ -205,38 +223,47 @@ export class Engram {
 
   /** Consolidate: the namespace's faded facts summarised into one summary that replaces them. */
   consolidate(ctx: CallContext, input: { agentId: unknown; dryRun?: unknown }): Promise<ConsolidationRun> {
+    authorizeInput(ctx, input.dryRun === true ? 'read' : 'admin', input.agentId);
     return this.consolidator.run(ctx, input);
   }
 
   /** A memory slot written: an upsert on project, scope and slot name. */
   putSlot(ctx: CallContext, input: SlotInput): Promise<{ slot: SlotRecord; created: boolean }> {
+    authorize(ctx, 'write', SHARED_AGENT_ID);
     return this.slots.put(ctx, input);
   }
 
   getSlot(ctx: CallContext, recordId: unknown): Promise<SlotRecord> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.slots.get(ctx, recordId);
   }
 
   listSlots(ctx: CallContext, input: SlotListInput): Promise<{ slots: SlotRecord[]; nextPageToken: string }> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.slots.list(ctx, input);
   }
 
   /** Archives a slot; a locked one refuses ("slot is locked"). */
   deleteSlot(ctx: CallContext, recordId: unknown): Promise<SlotRecord> {
+    authorize(ctx, 'write', SHARED_AGENT_ID);
     return this.slots.delete(ctx, recordId);
   }
 
   slotHistory(ctx: CallContext, recordId: unknown): Promise<SlotChange[]> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.slots.history(ctx, recordId);
   }
 
   /** The slots that apply to a project (or the global ones), ready to inject. */
   slotContext(ctx: CallContext, input: { projectId?: unknown; slotNames?: unknown }): Promise<SlotRecord[]> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.slots.context(ctx, input);
   }
 
   /** A new version of a retrieval recipe: the given fields over its latest version or built-in. */
   saveRecipe(ctx: CallContext, input: RecipeInput): Promise<Recipe> {
+    // A recipe changes every agent's recall that names it.
+    authorize(ctx, 'admin', SHARED_AGENT_ID);
     return this.recipes.save(ctx, input);
   }
 
@@ -255,6 +282,8 @@ export class Engram {
 
   /** Slots, pinned facts and recalled facts packed to a token budget, ready to inject. */
   assembleContext(ctx: CallContext, input: ContextInput): Promise<ContextAssembly<FactRecord>> {
+    authorizeInput(ctx, 'read', input.agentId);
+    authorize(ctx, 'read', SHARED_AGENT_ID); // the slots that apply
     return this.assembler.assemble(ctx, input);
   }
 
@@ -264,52 +293,63 @@ export class Engram {
   }
 
   alias(ctx: CallContext, input: { agentId: unknown; term: unknown; equivalents: unknown }): Promise<PutResult> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.writes.alias(ctx, input);
   }
 
   revise(ctx: CallContext, input: ReviseInput): Promise<ReviseResult> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.writes.revise(ctx, input);
   }
 
   patchFact(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.writes.patch(ctx, input);
   }
 
   updateFact(ctx: CallContext, agentId: unknown, patch: FactPatch): Promise<FactRecord> {
+    authorizeInput(ctx, 'write', agentId);
     return this.writes.update(ctx, agentId, patch);
   }
 
   /** Erases a fact (Delete); forgetting is patchFact's `forget`. */
   deleteFact(ctx: CallContext, agentId: unknown, factId: unknown): Promise<FactRecord> {
+    authorizeInput(ctx, 'admin', agentId);
     return this.writes.delete(ctx, agentId, factId);
   }
 
   saveCheckpoint(ctx: CallContext, input: { agentId: unknown; state: unknown }): Promise<CheckpointRecord> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.writes.saveCheckpoint(ctx, input);
   }
 
   /** One use of a fact (touch_memory). */
   touch(ctx: CallContext, input: { agentId: unknown; factId: unknown; boostStrength?: unknown }): Promise<TouchResult> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.usage.touch(ctx, input);
   }
 
   /** Facts used in a conversation with these tags (observe_memory_usage). */
   observeUsage(ctx: CallContext, input: { agentId: unknown; factIds: unknown; contextTags?: unknown }): Promise<ObserveResult> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.usage.observe(ctx, input);
   }
 
   /** Garbage collection of faded facts; a dry run unless dryRun is false. */
   collectGarbage(ctx: CallContext, input: GcInput): Promise<GcResult> {
+    authorizeInput(ctx, input.dryRun === false ? 'admin' : 'read', input.agentId);
     return this.collector.collect(ctx, input);
   }
 
   /** Promotion of valuable facts to long-term notes (promote_memory). */
   promote(ctx: CallContext, input: PromoteInput): Promise<PromoteResult> {
+    authorizeInput(ctx, input.dryRun === true ? 'read' : 'admin', input.agentId);
     return this.promoter.promote(ctx, input);
   }
 
   /** The store's facts and the vault's notes ranked together (search_unified). */
   async searchUnified(ctx: CallContext, input: UnifiedInput): Promise<UnifiedResult> {
+    if (this.vault) authorize(ctx, 'read', SHARED_AGENT_ID); // the vault holds every namespace's notes
     const q = checkUnified(input, this.limits);
     const filters = { ...(q.tags.length ? { tagsAny: q.tags } : {}), ...(q.windowDays !== undefined ? { windowDays: q.windowDays } : {}), ...(q.minScore !== undefined ? { minDecayScore: q.minScore } : {}) };
     const outcome = await this.recallWithOptions(ctx, { agentId: q.agentId, query: q.query, scope: 'agent', explain: false, options: { topK: q.limit, filters } });
@@ -320,31 +360,37 @@ export class Engram {
 
   /** Clusters of similar facts, or duplicate pairs (cluster_memories). */
   clusterFacts(ctx: CallContext, input: ClusterInput): Promise<ClusterReport> {
+    authorizeInput(ctx, 'read', input.agentId);
     return this.clusters.cluster(ctx, input);
   }
 
   /** A cluster merged into one fact that replaces its members (consolidate_memories). */
   consolidateCluster(ctx: CallContext, input: ClusterInput & { clusterId: unknown; mode?: unknown }): Promise<ConsolidateResult> {
+    authorizeInput(ctx, 'admin', input.agentId);
     return this.clusters.consolidate(ctx, input);
   }
 
   /** Relate: a typed relation between two live facts (or its removal). */
   relate(ctx: CallContext, input: RelateInput): Promise<RelateResult> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.graph.relate(ctx, input);
   }
 
   /** An entity attached to a live fact, as one transactional patch. */
   linkEntity(ctx: CallContext, input: { agentId: unknown; factId: unknown; entity: unknown; type?: unknown }): Promise<FactRecord> {
+    authorizeInput(ctx, 'write', input.agentId);
     return this.graph.linkEntity(ctx, input);
   }
 
   /** The graph around a fact or an entity (read_graph). */
   readGraph(ctx: CallContext, input: GraphInput): Promise<GraphView> {
+    authorizeInput(ctx, 'read', input.agentId);
     return this.graph.neighbourhood(ctx, input);
   }
 
   /** The durable facts a message or conversation states, proposed and optionally remembered. */
   extract(ctx: CallContext, input: ExtractInput): Promise<ExtractResult> {
+    authorizeInput(ctx, input.remember === true ? 'write' : 'read', input.agentId);
     return extractFacts(ctx, input, { extractor: this.options.extractor ?? rulesExtractor, limits: this.limits, putBatch: (c, i) => this.writes.putBatch(c, i) });
   }
 
@@ -380,16 +426,18 @@ export class Engram {
   // ------------------------------------------------------------------------------------------
   // Reads
 
-  async getFact(_ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<FactRecord> {
+  async getFact(ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<FactRecord> {
     const agentId = check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
     const factId = check.factId(factIdInput);
     const [fact] = await this.store.getFacts([{ agentId, factId }]);
     if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
     return this.access.overlay(fact);
   }
 
-  async listFacts(_ctx: CallContext, agentIdInput: unknown, pageSizeInput: unknown, pageTokenInput: unknown): Promise<{ facts: FactRecord[]; nextPageToken: string }> {
+  async listFacts(ctx: CallContext, agentIdInput: unknown, pageSizeInput: unknown, pageTokenInput: unknown): Promise<{ facts: FactRecord[]; nextPageToken: string }> {
     const agentId = check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
     const pageSize = check.pageSize(pageSizeInput);
     const token = pageTokenInput === undefined || pageTokenInput === '' ? '' : check.factId(pageTokenInput, 'page_token');
     const rows = await this.store.listFacts(agentId, token, pageSize + 1);
@@ -397,44 +445,55 @@ export class Engram {
     return { facts, nextPageToken: rows.length > pageSize ? facts[facts.length - 1]!.id : '' };
   }
 
-  /** Every namespace with at least one fact (live or retired), sorted. */
-  listAgents(_ctx: CallContext): Promise<string[]> {
-    return this.store.namespaces();
+  /** Every namespace with at least one fact (live or retired) that the caller may read, sorted. */
+  async listAgents(ctx: CallContext): Promise<string[]> {
+    return readable(ctx, await this.store.namespaces());
   }
 
-  stats(_ctx: CallContext, agentIdInput: unknown): Promise<Stats> {
+  stats(ctx: CallContext, agentIdInput: unknown): Promise<Stats> {
     const agentId = agentIdInput === undefined ? undefined : check.agentId(agentIdInput);
+    if (agentId === undefined) authorizeDaemon(ctx, 'read the statistics of every namespace (name one of yours: agent_id)');
+    else authorize(ctx, 'read', agentId);
     return computeStats(this.store, this.indexer.vectors, agentId);
   }
 
   /** The legacy recall RPCs: default options, one scope, optionally explained. Weak-match
    *  feedback costs a vocabulary scan, so it is computed only for callers that return it. */
   recall(
-    _ctx: CallContext,
+    ctx: CallContext,
     input: { agentId: unknown; query: unknown; topK: unknown; scope?: Scope; explain?: boolean; feedback?: boolean },
   ): Promise<SearchOutcome> {
     const scope = input.scope ?? 'agent';
-    const agentId = scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+    const agentId = this.recallable(ctx, scope, input.agentId);
     const query = check.query(input.query, this.limits);
     const plan = defaultPlan(check.topK(input.topK, this.limits), this.options.recallDefaults, Date.now());
     return this.recallEngine.search({ agentId, query, scope, plan, explain: input.explain ?? false, feedback: input.feedback ?? false });
   }
 
   /** RecallWithOptions: per-call weights, relevance floor, filters and confidence options. */
-  async recallWithOptions(_ctx: CallContext, input: { agentId: unknown; query: unknown; scope: Scope; explain: boolean; options?: RecallOptionsInput }): Promise<SearchOutcome> {
-    const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+  async recallWithOptions(ctx: CallContext, input: { agentId: unknown; query: unknown; scope: Scope; explain: boolean; options?: RecallOptionsInput }): Promise<SearchOutcome> {
+    const agentId = this.recallable(ctx, input.scope, input.agentId);
     const query = check.query(input.query, this.limits);
     const plan = await this.recallPlan(input.options);
     return this.recallEngine.search({ agentId, query, scope: input.scope, plan, explain: input.explain, feedback: true });
   }
 
   /** Several queries under one policy, concurrently; a bad query fails only its own slot. */
-  async batchRecall(_ctx: CallContext, input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
-    const agentId = input.scope === 'shared' ? SHARED_AGENT_ID : check.agentId(input.agentId);
+  async batchRecall(ctx: CallContext, input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
+    const agentId = this.recallable(ctx, input.scope, input.agentId);
     const queries = check.queries(input.queries, this.limits);
     const plan = await this.recallPlan(input.options);
     const checkQuery = (q: unknown, i: number) => check.query(q, this.limits, `queries[${i}]`);
     return this.recallEngine.batch({ agentId, queries, scope: input.scope, plan, checkQuery });
+  }
+
+  /** The namespace a recall of `scope` ranks, once the caller may read every namespace it reads
+   *  (scope all: the agent's and the shared one). */
+  private recallable(ctx: CallContext, scope: Scope, agentIdInput: unknown): string {
+    const agentId = scope === 'shared' ? SHARED_AGENT_ID : check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
+    if (scope === 'all') authorize(ctx, 'read', SHARED_AGENT_ID);
+    return agentId;
   }
 
   /** Options → plan, with the recipe they name resolved first (its latest saved version). */
@@ -443,20 +502,25 @@ export class Engram {
     return planFromOptions(options, this.options.recallDefaults, this.limits, Date.now(), named);
   }
 
-  async resumeCheckpoint(_ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord | undefined> {
-    const [latest] = await this.store.checkpoints(check.agentId(agentIdInput), 1);
+  async resumeCheckpoint(ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord | undefined> {
+    const agentId = check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
+    const [latest] = await this.store.checkpoints(agentId, 1);
     return latest;
   }
 
-  listCheckpoints(_ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord[]> {
-    return this.store.checkpoints(check.agentId(agentIdInput));
+  listCheckpoints(ctx: CallContext, agentIdInput: unknown): Promise<CheckpointRecord[]> {
+    const agentId = check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
+    return this.store.checkpoints(agentId);
   }
 
   // ------------------------------------------------------------------------------------------
   // Admin
 
   /** Checks (or rebuilds) every derived index against the facts; writes wait while it runs. */
-  doctor(_ctx: CallContext, rebuild: boolean): AsyncGenerator<DoctorEvent> {
+  doctor(ctx: CallContext, rebuild: boolean): AsyncGenerator<DoctorEvent> {
+    authorizeDaemon(ctx, 'run doctor');
     return doctor(
       { store: this.store, indexer: this.indexer, holdWrites: () => this.pipeline.holdWrites(), saveVectors: () => this.saveVectors(true), consolidation: () => this.consolidator.counters() },
       rebuild,
@@ -464,18 +528,35 @@ export class Engram {
   }
 
   /** The store table by table, with hints on compaction and collection. */
-  storageReport(_ctx: CallContext): Promise<StorageReport> {
+  async storageReport(ctx: CallContext): Promise<StorageReport> {
+    authorizeDaemon(ctx, 'read the storage report');
     return storageReport(this.store);
   }
 
   /** Compacts the store's files; writes go on meanwhile. */
-  compact(_ctx: CallContext): Promise<CompactReport> {
+  async compact(ctx: CallContext): Promise<CompactReport> {
+    authorizeDaemon(ctx, 'compact the store');
     return compactStore(this.store);
   }
 
   /** Re-embeds every recallable fact with the running embedder (after a model switch). */
-  reindex(_ctx: CallContext): AsyncGenerator<ReindexEvent> {
+  reindex(ctx: CallContext): AsyncGenerator<ReindexEvent> {
+    authorizeDaemon(ctx, 'reindex');
     return this.reindexer.run();
+  }
+
+  /** A new agent token (its secret is shown only in this answer). */
+  createToken(ctx: CallContext, input: TokenInput): Promise<{ token: string; info: TokenInfo }> {
+    return this.tokens.create(ctx, input);
+  }
+
+  async listTokens(ctx: CallContext): Promise<TokenInfo[]> {
+    return this.tokens.list(ctx);
+  }
+
+  /** Revokes a token: the next call that presents it is refused. */
+  revokeToken(ctx: CallContext, id: unknown): Promise<TokenInfo> {
+    return this.tokens.revoke(ctx, id);
   }
 
   /** Embeds one batch of pending facts now (instead of at the next interval). */

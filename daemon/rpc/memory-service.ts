@@ -144,5 +144,9 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       }
       return { fact: factMessage(await core.updateFact(coreContext(call, req.requestId), req.agentId, factPatch(req.fact))) };
     },
+    async writeStatus(req, call) {
+      const status = await core.writeStatus(coreContext(call), { agentId: req.agentId, requestId: req.requestId });
+      return { committed: status.committed, agentId: status.agentId, op: status.op, ...(status.fact ? { fact: factMessage(status.fact) } : {}), resultJson: JSON.stringify(status.result) };
+    },
   };
 }

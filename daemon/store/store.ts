@@ -44,7 +44,7 @@ export interface AccessRow {
 
 /** Tables of small keyed records kept beside the facts (memory controls): their values are JSON
  *  objects, their keys strings that order lexically. */
-export type RecordTable = 'slots' | 'slotChanges' | 'recipes';
+export type RecordTable = 'slots' | 'slotChanges' | 'recipes' | 'tokens';
 
 /** One part of a mutation. */
 export type Change =

@@ -148,6 +148,23 @@ export class WritePipeline {
     });
   }
 
+  /** The result recorded for a request id in the first of `agentIds` that has one, once every
+   *  attempt with that id still running there has finished (so the answer no longer changes
+   *  while the caller reads it); undefined: nothing committed with it in any of them. */
+  async recordedResult(agentIds: readonly string[], requestId: string): Promise<{ agentId: string; recorded: Json } | undefined> {
+    const keys = new Set(agentIds.map((agentId) => requestKey({ agentId, requestId })));
+    for (;;) {
+      const running = [...this.inflight].find(([key]) => keys.has(key));
+      if (!running) break;
+      await running[1].catch(() => undefined);
+    }
+    for (const agentId of agentIds) {
+      const recorded = await this.store.requestResult(agentId, requestId);
+      if (recorded) return { agentId, recorded };
+    }
+    return undefined;
+  }
+
   /** For jobs that must not race writers (rebuilds): runs `work` with every write held back. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.barrier.exclusive(work);

@@ -4,8 +4,8 @@
 // records (after a field rename, see daemon/http/views.ts) both fit without either side
 // importing the other.
 
-import type { AppliedRecipe, ContextAssembly, Evidence, CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange } from '../model.ts';
-import type { AppliedRecipeJson, ContextJson, EvidenceJson, MatchJson, CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson } from '../schemas/json-shapes.ts';
+import type { AppliedRecipe, ContextAssembly, Evidence, CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange, TokenInfo, WriteStatus } from '../model.ts';
+import type { AppliedRecipeJson, ContextJson, EvidenceJson, MatchJson, CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson, TokenJson, WriteStatusJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
 export type FactView = Fact;
@@ -404,4 +404,23 @@ export const contextJson = (agentId: string, query: string, c: ContextAssembly<F
   })),
   cut: c.cut,
   retrieval: retrievalJson(c.retrieval),
+});
+
+export const tokenJson = (t: TokenInfo): TokenJson => ({
+  id: t.id,
+  agents: [...t.agents],
+  rights: [...t.rights],
+  shared: [...t.shared],
+  label: t.label,
+  created_at: rfc3339(t.createdAt),
+  created_by: t.createdBy,
+  revoked_at: iso(t.revokedAt),
+});
+
+export const writeStatusJson = (s: WriteStatus<FactView>): WriteStatusJson => ({
+  committed: s.committed,
+  agent_id: s.agentId || null,
+  op: s.op || null,
+  fact: s.fact ? factJson(s.fact) : null,
+  result: s.result,
 });

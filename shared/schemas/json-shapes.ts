@@ -558,3 +558,34 @@ export const ContextJson = z
   .strict();
 
 export type ContextJson = z.infer<typeof ContextJson>;
+
+const rights = z.array(z.enum(['read', 'write', 'admin']));
+
+/** An agent token as listed (never its secret). */
+export const TokenJson = z
+  .object({
+    id: z.string(),
+    agents: strings.describe('The namespaces it opens.'),
+    rights: rights.describe('Its rights there.'),
+    shared: rights.describe('Its rights on the shared namespace, slots and recipes.'),
+    label: z.string(),
+    created_at: z.string(),
+    created_by: z.string(),
+    revoked_at: z.string().nullable().describe('null while the token is live.'),
+  })
+  .strict();
+
+export type TokenJson = z.infer<typeof TokenJson>;
+
+/** What became of a write sent with a request id. */
+export const WriteStatusJson = z
+  .object({
+    committed: z.boolean(),
+    agent_id: z.string().nullable().describe('The namespace it went to; null when none committed.'),
+    op: z.string().nullable().describe('"fact", "revise", "pin", "checkpoint", ...; null when none committed.'),
+    fact: FactJson.nullable().describe('The fact it produced or changed, as stored now.'),
+    result: z.record(z.string(), z.unknown()).describe('The result recorded with the write (ids, counts).'),
+  })
+  .strict();
+
+export type WriteStatusJson = z.infer<typeof WriteStatusJson>;

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
-import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson } from '../json.ts';
+import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
 import { parseJsonObject } from '../../../shared/validate.ts';
@@ -79,6 +79,20 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       const fact = await withClient(opts, (c) => c.get(agent, factId));
       if (opts.json) printJson({ fact: factJson(fact) });
       else for (const [key, value] of Object.entries(factJson(fact))) out(`${key.padEnd(16)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    });
+
+  program
+    .command('write-status')
+    .description('did the write sent with this request id commit, and what did it write (after "outcome unknown")')
+    .argument('<request-id>', 'the request id the error named')
+    .option('--agent <name>', 'the namespace it went to (default: every one you may read)')
+    .option('--json', 'print JSON')
+    .action(async (requestId: string, o: { agent?: string }, cmd: Command) => {
+      const opts = globals(cmd);
+      const status = await withClient(opts, (c) => c.writeStatus(requestId, o.agent === undefined ? {} : { agentId: o.agent }));
+      if (opts.json) return printJson(writeStatusJson(status));
+      if (!status.committed) return out(`not committed: no write with request id ${requestId}${o.agent ? ` in "${o.agent}"` : ''}. Sending it again with the same request id is safe.`);
+      out(`committed: ${status.op} in "${status.agentId}"${status.fact ? `, fact ${status.fact.id}: ${status.fact.text}` : ''}`);
     });
 
   addRecallFlags(

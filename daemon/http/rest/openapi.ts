@@ -14,7 +14,8 @@ const json = (schema: unknown, description: string) => ({ description, content: 
 
 const ERRORS = {
   '400': ['BadRequest', 'Invalid input; the message and `field` name the field as you spelled it.'],
-  '401': ['Unauthorized', 'Missing or wrong bearer token.'],
+  '401': ['Unauthorized', 'Missing, wrong or revoked bearer token.'],
+  '403': ['Forbidden', 'The agent token presented does not grant this right on this namespace.'],
   '404': ['NotFound', 'No such fact or checkpoint.'],
   '409': ['Conflict', 'The request conflicts with the stored state (e.g. a revise target already retired).'],
   '413': ['PayloadTooLarge', `The body exceeds ${BODY_LIMIT} bytes (1 MiB).`],
@@ -49,7 +50,7 @@ function operationOf(route: Route) {
   const success = op.response ? json(ref(op.response), op.description) : op.operationId === 'metrics'
     ? { description: op.description, content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }
     : json({ type: 'object' }, op.description);
-  const errors = [...op.errors, ...(route.auth ? (['401'] as const) : []), '500' as const];
+  const errors = [...op.errors, ...(route.auth ? (['401', '403'] as const) : []), '500' as const];
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, description: 'Fact id.', schema: { type: 'string' } }));
   const parameters = [...pathParams, ...queryParameters(route)];
   return {

@@ -4,7 +4,7 @@
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
-import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
+import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { metaDepth, rfc3339Ms } from '../../../shared/validate.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
@@ -13,7 +13,7 @@ import { checkpointView, contextView, factView, restFact, restReceipt } from '..
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
-import { AgentQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, SlotContextQuery, SlotListQuery, type ResponseName, type ResponseOf } from './schemas.ts';
+import { AgentQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, SlotContextQuery, SlotListQuery, WriteStatusQuery, type ResponseName, type ResponseOf } from './schemas.ts';
 
 export type { Method, Reply, Route } from './route.ts';
 
@@ -272,6 +272,24 @@ export const ROUTES: readonly Route[] = [
   route('DELETE', '/v1/memory-controls/slots/{id}', { query: NoQuery, operationId: 'deleteSlot', summary: 'Archive a slot (409 "slot is locked" while it is locked)', status: 200, response: 'SlotEnvelope', description: 'The archived slot.', errors: ['404', '409'] }, async ({ core, ctx, params }) =>
     ok('SlotEnvelope', { slot: slotJson(await core.deleteSlot(ctx, params.id)) }),
   ),
+
+  route('POST', '/v1/tokens', { body: 'TokenRequest', operationId: 'createToken', summary: 'Make an agent token (needs the daemon\'s own token)', status: 201, response: 'TokenCreated', description: 'The token, shown only here, and what it opens.' }, async ({ core, ctx, body: b }) => {
+    const { token, info } = await core.createToken(ctx, { agents: b.agents, rights: b.rights, shared: b.shared, label: b.label });
+    return ok('TokenCreated', { token, info: tokenJson(info) }, { status: 201 });
+  }),
+
+  route('GET', '/v1/tokens', { query: NoQuery, operationId: 'listTokens', summary: 'Every agent token made, live and revoked (never their secrets)', status: 200, response: 'TokenList', description: 'Oldest first.' }, async ({ core, ctx }) =>
+    ok('TokenList', { tokens: (await core.listTokens(ctx)).map(tokenJson) }),
+  ),
+
+  route('DELETE', '/v1/tokens/{id}', { query: NoQuery, operationId: 'revokeToken', summary: 'Revoke an agent token: the next request presenting it gets 401', status: 200, response: 'TokenEnvelope', description: 'The revoked token.', errors: ['404'] }, async ({ core, ctx, params }) =>
+    ok('TokenEnvelope', { token: tokenJson(await core.revokeToken(ctx, params.id)) }),
+  ),
+
+  route('GET', '/v1/writes/{id}', { query: WriteStatusQuery, operationId: 'writeStatus', summary: 'Whether the write sent with this request id committed, and what it wrote', status: 200, response: 'WriteStatus', description: 'committed: false means no write with this request id committed: sending it again with the same request_id is safe.' }, async ({ core, ctx, params, query: q }) => {
+    const { fact, ...status } = await core.writeStatus(ctx, { requestId: params.id, ...(q.agent_id !== undefined ? { agentId: q.agent_id } : {}) });
+    return ok('WriteStatus', writeStatusJson({ ...status, ...(fact ? { fact: factView(fact) } : {}) }));
+  }),
 
   route(
     'POST',

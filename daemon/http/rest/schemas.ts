@@ -34,11 +34,13 @@ import {
   RetrievalJson,
   SignalWeightsJson,
   StatsJson,
+  TokenJson,
+  WriteStatusJson,
 } from '../../../shared/schemas/json-shapes.ts';
 import { confidence, FACT_FIELDS, WRITE_OPTIONS } from '../../../shared/schemas/write-fields.ts';
 import { RECIPE_FIELDS } from '../../../shared/schemas/recipe-fields.ts';
 import { CONTEXT_FIELDS } from '../../../shared/schemas/context-fields.ts';
-import { RELATION_TYPES } from '../../../shared/model.ts';
+import { RELATION_TYPES, RIGHTS } from '../../../shared/model.ts';
 import { CONVENTIONAL_SLOTS, MAX_SLOT_VALUE_BYTES, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../../shared/slots.ts';
 import { CONFIDENCE_LABELS, DEFAULT_LIMITS, DEFAULT_PAGE_SIZE, DEFAULT_TOP_K, MAX_CONFIDENCE_WEIGHT, MAX_GC_LIMIT, MAX_OBSERVED_FACTS, MAX_PAGE_SIZE } from '../../../shared/validate.ts';
 
@@ -107,6 +109,8 @@ export const AgentQuery = z.object({ agent_id: agentId.describe('The namespace o
 export const OptionalAgentQuery = z.object({ agent_id: agentId.describe('The namespace to count; omitted: the whole store.').optional() }).strict();
 
 export const NoQuery = z.object({}).strict();
+
+export const WriteStatusQuery = z.object({ agent_id: agentId.describe('The namespace the write went to; omitted: every one the caller may read.').optional() }).strict();
 
 // Request bodies --------------------------------------------------------------------------------
 
@@ -183,6 +187,14 @@ export const REQUESTS = {
       confidence: z.number().describe('In [0, 1] (omitted: unchanged; a new slot 0.75); out of range is an error.').optional(),
       visibility: z.enum(SLOT_VISIBILITIES).optional(),
       request_id: requestId.optional(),
+    })
+    .strict(),
+  TokenRequest: z
+    .object({
+      agents: z.array(agentId).describe('The agent namespaces the token opens (at least one).'),
+      rights: z.array(z.enum(RIGHTS)).describe('Rights there (default read and write).').optional(),
+      shared: z.array(z.enum(RIGHTS)).describe('Rights on the shared namespace, slots and recipes (default read; [] for none).').optional(),
+      label: z.string().optional(),
     })
     .strict(),
   RecipeRequest: z
@@ -313,6 +325,10 @@ export const RESPONSES = {
   ConsolidationCounters: ConsolidationCountersJson,
   Related: RelatedJson,
   RecipeEnvelope: z.object({ recipe: RecipeJson }).strict(),
+  TokenCreated: z.object({ token: z.string().describe('The token itself, shown only here.'), info: TokenJson }).strict(),
+  TokenList: z.object({ tokens: z.array(TokenJson) }).strict(),
+  TokenEnvelope: z.object({ token: TokenJson }).strict(),
+  WriteStatus: WriteStatusJson,
   RecipeList: z.object({ count, recipes: z.array(RecipeJson) }).strict(),
   SlotEnvelope: z.object({ slot: SlotJson, created: z.boolean().optional() }).strict(),
   SlotList: z.object({ count, slots: z.array(SlotJson), next_page_token: z.string() }).strict(),

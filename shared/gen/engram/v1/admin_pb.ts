@@ -12,7 +12,206 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/admin.proto.
  */
 export const file_engram_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVlbmdyYW0vdjEvYWRtaW4ucHJvdG8SCWVuZ3JhbS52MSIVChNTdG9yYWdlU3RhdHNSZXF1ZXN0IjoKClRhYmxlU3RhdHMSDAoEbmFtZRgBIAEoCRIPCgdlbnRyaWVzGAIgASgEEg0KBWJ5dGVzGAMgASgEIowBChRTdG9yYWdlU3RhdHNSZXNwb25zZRITCgtzdG9yZV9ieXRlcxgBIAEoBBIlCgZ0YWJsZXMYAiADKAsyFS5lbmdyYW0udjEuVGFibGVTdGF0cxISCgpmYWN0X2NvdW50GAMgASgEEhUKDXJldGlyZWRfY291bnQYBCABKAQSDQoFaGludHMYBSADKAkiEAoOQ29tcGFjdFJlcXVlc3QiTQoPQ29tcGFjdFJlc3BvbnNlEhQKDGJ5dGVzX2JlZm9yZRgBIAEoBBITCgtieXRlc19hZnRlchgCIAEoBBIPCgdzZWNvbmRzGAMgASgBIiAKDURvY3RvclJlcXVlc3QSDwoHcmVidWlsZBgBIAEoCCJzCg5Eb2N0b3JSZXNwb25zZRItCghwcm9ncmVzcxgBIAEoCzIZLmVuZ3JhbS52MS5Eb2N0b3JQcm9ncmVzc0gAEikKBnJlcG9ydBgCIAEoCzIXLmVuZ3JhbS52MS5Eb2N0b3JSZXBvcnRIAEIHCgVldmVudCI8Cg5Eb2N0b3JQcm9ncmVzcxINCgVwaGFzZRgBIAEoCRIMCgRkb25lGAIgASgEEg0KBXRvdGFsGAMgASgEIjcKC0RvY3RvckNoZWNrEgwKBG5hbWUYASABKAkSCgoCb2sYAiABKAgSDgoGZGV0YWlsGAMgASgJIlgKDERvY3RvclJlcG9ydBImCgZjaGVja3MYASADKAsyFi5lbmdyYW0udjEuRG9jdG9yQ2hlY2sSDwoHaGVhbHRoeRgCIAEoCBIPCgdyZWJ1aWx0GAMgASgIIhAKDlJlaW5kZXhSZXF1ZXN0Im8KD1JlaW5kZXhSZXNwb25zZRInCghwcm9ncmVzcxgBIAEoCzITLmVuZ3JhbS52MS5Qcm9ncmVzc0gAEioKBnJlcG9ydBgCIAEoCzIYLmVuZ3JhbS52MS5SZWluZGV4UmVwb3J0SABCBwoFZXZlbnQiNgoIUHJvZ3Jlc3MSDQoFcGhhc2UYASABKAkSDAoEZG9uZRgCIAEoBBINCgV0b3RhbBgDIAEoBCJJCg1SZWluZGV4UmVwb3J0EhAKCGVtYmVkZGVkGAEgASgEEhQKDGFscmVhZHlfZG9uZRgCIAEoBBIQCghlbWJlZGRlchgDIAEoCTKmAgoMQWRtaW5TZXJ2aWNlEj8KBkRvY3RvchIYLmVuZ3JhbS52MS5Eb2N0b3JSZXF1ZXN0GhkuZW5ncmFtLnYxLkRvY3RvclJlc3BvbnNlMAESQgoHUmVpbmRleBIZLmVuZ3JhbS52MS5SZWluZGV4UmVxdWVzdBoaLmVuZ3JhbS52MS5SZWluZGV4UmVzcG9uc2UwARJPCgxTdG9yYWdlU3RhdHMSHi5lbmdyYW0udjEuU3RvcmFnZVN0YXRzUmVxdWVzdBofLmVuZ3JhbS52MS5TdG9yYWdlU3RhdHNSZXNwb25zZRJACgdDb21wYWN0EhkuZW5ncmFtLnYxLkNvbXBhY3RSZXF1ZXN0GhouZW5ncmFtLnYxLkNvbXBhY3RSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChVlbmdyYW0vdjEvYWRtaW4ucHJvdG8SCWVuZ3JhbS52MSJ8ChJDcmVhdGVUb2tlblJlcXVlc3QSDgoGYWdlbnRzGAEgAygJEg4KBnJpZ2h0cxgCIAMoCRIsCgZzaGFyZWQYAyABKAsyFy5lbmdyYW0udjEuU2hhcmVkUmlnaHRzSACIAQESDQoFbGFiZWwYBCABKAlCCQoHX3NoYXJlZCIeCgxTaGFyZWRSaWdodHMSDgoGcmlnaHRzGAEgAygJIp8BCglUb2tlbkluZm8SCgoCaWQYASABKAkSDgoGYWdlbnRzGAIgAygJEg4KBnJpZ2h0cxgDIAMoCRIVCg1zaGFyZWRfcmlnaHRzGAQgAygJEg0KBWxhYmVsGAUgASgJEhUKDWNyZWF0ZWRfYXRfbXMYBiABKAMSEgoKY3JlYXRlZF9ieRgHIAEoCRIVCg1yZXZva2VkX2F0X21zGAggASgDIkgKE0NyZWF0ZVRva2VuUmVzcG9uc2USDQoFdG9rZW4YASABKAkSIgoEaW5mbxgCIAEoCzIULmVuZ3JhbS52MS5Ub2tlbkluZm8iEwoRTGlzdFRva2Vuc1JlcXVlc3QiOgoSTGlzdFRva2Vuc1Jlc3BvbnNlEiQKBnRva2VucxgBIAMoCzIULmVuZ3JhbS52MS5Ub2tlbkluZm8iIAoSUmV2b2tlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJIjkKE1Jldm9rZVRva2VuUmVzcG9uc2USIgoEaW5mbxgBIAEoCzIULmVuZ3JhbS52MS5Ub2tlbkluZm8iFQoTU3RvcmFnZVN0YXRzUmVxdWVzdCI6CgpUYWJsZVN0YXRzEgwKBG5hbWUYASABKAkSDwoHZW50cmllcxgCIAEoBBINCgVieXRlcxgDIAEoBCKMAQoUU3RvcmFnZVN0YXRzUmVzcG9uc2USEwoLc3RvcmVfYnl0ZXMYASABKAQSJQoGdGFibGVzGAIgAygLMhUuZW5ncmFtLnYxLlRhYmxlU3RhdHMSEgoKZmFjdF9jb3VudBgDIAEoBBIVCg1yZXRpcmVkX2NvdW50GAQgASgEEg0KBWhpbnRzGAUgAygJIhAKDkNvbXBhY3RSZXF1ZXN0Ik0KD0NvbXBhY3RSZXNwb25zZRIUCgxieXRlc19iZWZvcmUYASABKAQSEwoLYnl0ZXNfYWZ0ZXIYAiABKAQSDwoHc2Vjb25kcxgDIAEoASIgCg1Eb2N0b3JSZXF1ZXN0Eg8KB3JlYnVpbGQYASABKAgicwoORG9jdG9yUmVzcG9uc2USLQoIcHJvZ3Jlc3MYASABKAsyGS5lbmdyYW0udjEuRG9jdG9yUHJvZ3Jlc3NIABIpCgZyZXBvcnQYAiABKAsyFy5lbmdyYW0udjEuRG9jdG9yUmVwb3J0SABCBwoFZXZlbnQiPAoORG9jdG9yUHJvZ3Jlc3MSDQoFcGhhc2UYASABKAkSDAoEZG9uZRgCIAEoBBINCgV0b3RhbBgDIAEoBCI3CgtEb2N0b3JDaGVjaxIMCgRuYW1lGAEgASgJEgoKAm9rGAIgASgIEg4KBmRldGFpbBgDIAEoCSJYCgxEb2N0b3JSZXBvcnQSJgoGY2hlY2tzGAEgAygLMhYuZW5ncmFtLnYxLkRvY3RvckNoZWNrEg8KB2hlYWx0aHkYAiABKAgSDwoHcmVidWlsdBgDIAEoCCIQCg5SZWluZGV4UmVxdWVzdCJvCg9SZWluZGV4UmVzcG9uc2USJwoIcHJvZ3Jlc3MYASABKAsyEy5lbmdyYW0udjEuUHJvZ3Jlc3NIABIqCgZyZXBvcnQYAiABKAsyGC5lbmdyYW0udjEuUmVpbmRleFJlcG9ydEgAQgcKBWV2ZW50IjYKCFByb2dyZXNzEg0KBXBoYXNlGAEgASgJEgwKBGRvbmUYAiABKAQSDQoFdG90YWwYAyABKAQiSQoNUmVpbmRleFJlcG9ydBIQCghlbWJlZGRlZBgBIAEoBBIUCgxhbHJlYWR5X2RvbmUYAiABKAQSEAoIZW1iZWRkZXIYAyABKAkyjQQKDEFkbWluU2VydmljZRI/CgZEb2N0b3ISGC5lbmdyYW0udjEuRG9jdG9yUmVxdWVzdBoZLmVuZ3JhbS52MS5Eb2N0b3JSZXNwb25zZTABEkIKB1JlaW5kZXgSGS5lbmdyYW0udjEuUmVpbmRleFJlcXVlc3QaGi5lbmdyYW0udjEuUmVpbmRleFJlc3BvbnNlMAESTwoMU3RvcmFnZVN0YXRzEh4uZW5ncmFtLnYxLlN0b3JhZ2VTdGF0c1JlcXVlc3QaHy5lbmdyYW0udjEuU3RvcmFnZVN0YXRzUmVzcG9uc2USQAoHQ29tcGFjdBIZLmVuZ3JhbS52MS5Db21wYWN0UmVxdWVzdBoaLmVuZ3JhbS52MS5Db21wYWN0UmVzcG9uc2USTAoLQ3JlYXRlVG9rZW4SHS5lbmdyYW0udjEuQ3JlYXRlVG9rZW5SZXF1ZXN0Gh4uZW5ncmFtLnYxLkNyZWF0ZVRva2VuUmVzcG9uc2USSQoKTGlzdFRva2VucxIcLmVuZ3JhbS52MS5MaXN0VG9rZW5zUmVxdWVzdBodLmVuZ3JhbS52MS5MaXN0VG9rZW5zUmVzcG9uc2USTAoLUmV2b2tlVG9rZW4SHS5lbmdyYW0udjEuUmV2b2tlVG9rZW5SZXF1ZXN0Gh4uZW5ncmFtLnYxLlJldm9rZVRva2VuUmVzcG9uc2ViBnByb3RvMw");
+
+/**
+ * What a token opens. Rights: "read", "write", "admin" (separate: admin does not imply write).
+ *
+ * @generated from message engram.v1.CreateTokenRequest
+ */
+export type CreateTokenRequest = Message<"engram.v1.CreateTokenRequest"> & {
+  /**
+   * The agent namespaces the token opens (at least one).
+   *
+   * @generated from field: repeated string agents = 1;
+   */
+  agents: string[];
+
+  /**
+   * Rights on those namespaces; empty = read and write.
+   *
+   * @generated from field: repeated string rights = 2;
+   */
+  rights: string[];
+
+  /**
+   * Rights on the shared namespace and on slots and recipes; unset = read.
+   *
+   * @generated from field: optional engram.v1.SharedRights shared = 3;
+   */
+  shared?: SharedRights | undefined;
+
+  /**
+   * @generated from field: string label = 4;
+   */
+  label: string;
+};
+
+/**
+ * Describes the message engram.v1.CreateTokenRequest.
+ * Use `create(CreateTokenRequestSchema)` to create a new message.
+ */
+export const CreateTokenRequestSchema: GenMessage<CreateTokenRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 0);
+
+/**
+ * @generated from message engram.v1.SharedRights
+ */
+export type SharedRights = Message<"engram.v1.SharedRights"> & {
+  /**
+   * @generated from field: repeated string rights = 1;
+   */
+  rights: string[];
+};
+
+/**
+ * Describes the message engram.v1.SharedRights.
+ * Use `create(SharedRightsSchema)` to create a new message.
+ */
+export const SharedRightsSchema: GenMessage<SharedRights> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 1);
+
+/**
+ * @generated from message engram.v1.TokenInfo
+ */
+export type TokenInfo = Message<"engram.v1.TokenInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: repeated string agents = 2;
+   */
+  agents: string[];
+
+  /**
+   * @generated from field: repeated string rights = 3;
+   */
+  rights: string[];
+
+  /**
+   * @generated from field: repeated string shared_rights = 4;
+   */
+  sharedRights: string[];
+
+  /**
+   * @generated from field: string label = 5;
+   */
+  label: string;
+
+  /**
+   * @generated from field: int64 created_at_ms = 6;
+   */
+  createdAtMs: bigint;
+
+  /**
+   * @generated from field: string created_by = 7;
+   */
+  createdBy: string;
+
+  /**
+   * 0 while the token is live.
+   *
+   * @generated from field: int64 revoked_at_ms = 8;
+   */
+  revokedAtMs: bigint;
+};
+
+/**
+ * Describes the message engram.v1.TokenInfo.
+ * Use `create(TokenInfoSchema)` to create a new message.
+ */
+export const TokenInfoSchema: GenMessage<TokenInfo> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 2);
+
+/**
+ * @generated from message engram.v1.CreateTokenResponse
+ */
+export type CreateTokenResponse = Message<"engram.v1.CreateTokenResponse"> & {
+  /**
+   * The token itself, shown only here: the daemon keeps its SHA-256.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: engram.v1.TokenInfo info = 2;
+   */
+  info?: TokenInfo | undefined;
+};
+
+/**
+ * Describes the message engram.v1.CreateTokenResponse.
+ * Use `create(CreateTokenResponseSchema)` to create a new message.
+ */
+export const CreateTokenResponseSchema: GenMessage<CreateTokenResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 3);
+
+/**
+ * @generated from message engram.v1.ListTokensRequest
+ */
+export type ListTokensRequest = Message<"engram.v1.ListTokensRequest"> & {
+};
+
+/**
+ * Describes the message engram.v1.ListTokensRequest.
+ * Use `create(ListTokensRequestSchema)` to create a new message.
+ */
+export const ListTokensRequestSchema: GenMessage<ListTokensRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 4);
+
+/**
+ * @generated from message engram.v1.ListTokensResponse
+ */
+export type ListTokensResponse = Message<"engram.v1.ListTokensResponse"> & {
+  /**
+   * @generated from field: repeated engram.v1.TokenInfo tokens = 1;
+   */
+  tokens: TokenInfo[];
+};
+
+/**
+ * Describes the message engram.v1.ListTokensResponse.
+ * Use `create(ListTokensResponseSchema)` to create a new message.
+ */
+export const ListTokensResponseSchema: GenMessage<ListTokensResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 5);
+
+/**
+ * @generated from message engram.v1.RevokeTokenRequest
+ */
+export type RevokeTokenRequest = Message<"engram.v1.RevokeTokenRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message engram.v1.RevokeTokenRequest.
+ * Use `create(RevokeTokenRequestSchema)` to create a new message.
+ */
+export const RevokeTokenRequestSchema: GenMessage<RevokeTokenRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 6);
+
+/**
+ * @generated from message engram.v1.RevokeTokenResponse
+ */
+export type RevokeTokenResponse = Message<"engram.v1.RevokeTokenResponse"> & {
+  /**
+   * @generated from field: engram.v1.TokenInfo info = 1;
+   */
+  info?: TokenInfo | undefined;
+};
+
+/**
+ * Describes the message engram.v1.RevokeTokenResponse.
+ * Use `create(RevokeTokenResponseSchema)` to create a new message.
+ */
+export const RevokeTokenResponseSchema: GenMessage<RevokeTokenResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_admin, 7);
 
 /**
  * @generated from message engram.v1.StorageStatsRequest
@@ -25,7 +224,7 @@ export type StorageStatsRequest = Message<"engram.v1.StorageStatsRequest"> & {
  * Use `create(StorageStatsRequestSchema)` to create a new message.
  */
 export const StorageStatsRequestSchema: GenMessage<StorageStatsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 0);
+  messageDesc(file_engram_v1_admin, 8);
 
 /**
  * @generated from message engram.v1.TableStats
@@ -54,7 +253,7 @@ export type TableStats = Message<"engram.v1.TableStats"> & {
  * Use `create(TableStatsSchema)` to create a new message.
  */
 export const TableStatsSchema: GenMessage<TableStats> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 1);
+  messageDesc(file_engram_v1_admin, 9);
 
 /**
  * @generated from message engram.v1.StorageStatsResponse
@@ -93,7 +292,7 @@ export type StorageStatsResponse = Message<"engram.v1.StorageStatsResponse"> & {
  * Use `create(StorageStatsResponseSchema)` to create a new message.
  */
 export const StorageStatsResponseSchema: GenMessage<StorageStatsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 2);
+  messageDesc(file_engram_v1_admin, 10);
 
 /**
  * @generated from message engram.v1.CompactRequest
@@ -106,7 +305,7 @@ export type CompactRequest = Message<"engram.v1.CompactRequest"> & {
  * Use `create(CompactRequestSchema)` to create a new message.
  */
 export const CompactRequestSchema: GenMessage<CompactRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 3);
+  messageDesc(file_engram_v1_admin, 11);
 
 /**
  * @generated from message engram.v1.CompactResponse
@@ -133,7 +332,7 @@ export type CompactResponse = Message<"engram.v1.CompactResponse"> & {
  * Use `create(CompactResponseSchema)` to create a new message.
  */
 export const CompactResponseSchema: GenMessage<CompactResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 4);
+  messageDesc(file_engram_v1_admin, 12);
 
 /**
  * @generated from message engram.v1.DoctorRequest
@@ -152,7 +351,7 @@ export type DoctorRequest = Message<"engram.v1.DoctorRequest"> & {
  * Use `create(DoctorRequestSchema)` to create a new message.
  */
 export const DoctorRequestSchema: GenMessage<DoctorRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 5);
+  messageDesc(file_engram_v1_admin, 13);
 
 /**
  * @generated from message engram.v1.DoctorResponse
@@ -181,7 +380,7 @@ export type DoctorResponse = Message<"engram.v1.DoctorResponse"> & {
  * Use `create(DoctorResponseSchema)` to create a new message.
  */
 export const DoctorResponseSchema: GenMessage<DoctorResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 6);
+  messageDesc(file_engram_v1_admin, 14);
 
 /**
  * @generated from message engram.v1.DoctorProgress
@@ -208,7 +407,7 @@ export type DoctorProgress = Message<"engram.v1.DoctorProgress"> & {
  * Use `create(DoctorProgressSchema)` to create a new message.
  */
 export const DoctorProgressSchema: GenMessage<DoctorProgress> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 7);
+  messageDesc(file_engram_v1_admin, 15);
 
 /**
  * @generated from message engram.v1.DoctorCheck
@@ -237,7 +436,7 @@ export type DoctorCheck = Message<"engram.v1.DoctorCheck"> & {
  * Use `create(DoctorCheckSchema)` to create a new message.
  */
 export const DoctorCheckSchema: GenMessage<DoctorCheck> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 8);
+  messageDesc(file_engram_v1_admin, 16);
 
 /**
  * @generated from message engram.v1.DoctorReport
@@ -264,7 +463,7 @@ export type DoctorReport = Message<"engram.v1.DoctorReport"> & {
  * Use `create(DoctorReportSchema)` to create a new message.
  */
 export const DoctorReportSchema: GenMessage<DoctorReport> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 9);
+  messageDesc(file_engram_v1_admin, 17);
 
 /**
  * @generated from message engram.v1.ReindexRequest
@@ -277,7 +476,7 @@ export type ReindexRequest = Message<"engram.v1.ReindexRequest"> & {
  * Use `create(ReindexRequestSchema)` to create a new message.
  */
 export const ReindexRequestSchema: GenMessage<ReindexRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 10);
+  messageDesc(file_engram_v1_admin, 18);
 
 /**
  * @generated from message engram.v1.ReindexResponse
@@ -306,7 +505,7 @@ export type ReindexResponse = Message<"engram.v1.ReindexResponse"> & {
  * Use `create(ReindexResponseSchema)` to create a new message.
  */
 export const ReindexResponseSchema: GenMessage<ReindexResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 11);
+  messageDesc(file_engram_v1_admin, 19);
 
 /**
  * @generated from message engram.v1.Progress
@@ -333,7 +532,7 @@ export type Progress = Message<"engram.v1.Progress"> & {
  * Use `create(ProgressSchema)` to create a new message.
  */
 export const ProgressSchema: GenMessage<Progress> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 12);
+  messageDesc(file_engram_v1_admin, 20);
 
 /**
  * @generated from message engram.v1.ReindexReport
@@ -364,7 +563,7 @@ export type ReindexReport = Message<"engram.v1.ReindexReport"> & {
  * Use `create(ReindexReportSchema)` to create a new message.
  */
 export const ReindexReportSchema: GenMessage<ReindexReport> = /*@__PURE__*/
-  messageDesc(file_engram_v1_admin, 13);
+  messageDesc(file_engram_v1_admin, 21);
 
 /**
  * @generated from service engram.v1.AdminService
@@ -409,6 +608,33 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof CompactRequestSchema;
     output: typeof CompactResponseSchema;
+  },
+  /**
+   * Agent tokens (capability agent-tokens-v1). Only a caller with the whole daemon (the local
+   * socket, the daemon's own token) may make, list or revoke them.
+   *
+   * @generated from rpc engram.v1.AdminService.CreateToken
+   */
+  createToken: {
+    methodKind: "unary";
+    input: typeof CreateTokenRequestSchema;
+    output: typeof CreateTokenResponseSchema;
+  },
+  /**
+   * @generated from rpc engram.v1.AdminService.ListTokens
+   */
+  listTokens: {
+    methodKind: "unary";
+    input: typeof ListTokensRequestSchema;
+    output: typeof ListTokensResponseSchema;
+  },
+  /**
+   * @generated from rpc engram.v1.AdminService.RevokeToken
+   */
+  revokeToken: {
+    methodKind: "unary";
+    input: typeof RevokeTokenRequestSchema;
+    output: typeof RevokeTokenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_admin, 0);

@@ -18,7 +18,82 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/memory.proto.
  */
 export const file_engram_v1_memory: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEikAEKCkZhY3RGaWVsZHMSGwoOb2NjdXJyZWRfYXRfbXMYASABKANIAIgBARIMCgR0YWdzGAIgAygJEhAKCGVudGl0aWVzGAMgAygJEg4KBnNvdXJjZRgEIAEoCRIPCgdjb250ZXh0GAUgASgJEhEKCW1ldGFfanNvbhgGIAEoCUIRCg9fb2NjdXJyZWRfYXRfbXMiZwoKUHV0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiUQoLUHV0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIEhEKCWR1cGxpY2F0ZRgDIAEoCCJbChBQdXRTaGFyZWRSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIlCgZmaWVsZHMYAyABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcyJXChFQdXRTaGFyZWRSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgSEQoJZHVwbGljYXRlGAMgASgIIi8KCkdldFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDwoHZmFjdF9pZBgCIAEoCSIsCgtHZXRSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QiTgoNUmVjYWxsUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRISCgV0b3BfaxgDIAEoBUgAiAEBQggKBl90b3BfayKtAQoOUmVjYWxsUmVzcG9uc2USHgoFZmFjdHMYASADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGESJQoHbWF0Y2hlcxgDIAMoCzIULmVuZ3JhbS52MS5GYWN0TWF0Y2gSIwoIa2dfaGludHMYBCADKAsyES5lbmdyYW0udjEuS2dIaW50IkIKE1JlY2FsbFNoYXJlZFJlcXVlc3QSDQoFcXVlcnkYASABKAkSEgoFdG9wX2sYAiABKAVIAIgBAUIICgZfdG9wX2sijgEKFFJlY2FsbFNoYXJlZFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEiUKB21hdGNoZXMYAyADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoIlEKEFJlY2FsbEFsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2siiwEKEVJlY2FsbEFsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEiUKB21hdGNoZXMYAyADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoIlUKFFJlY2FsbEV4cGxhaW5SZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rInQKFVJlY2FsbEV4cGxhaW5SZXNwb25zZRIqCghyZWNlaXB0cxgBIAMoCzIYLmVuZ3JhbS52MS5SZWNhbGxSZWNlaXB0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YSJGCg1EZWxldGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDwoHZmFjdF9pZBgDIAEoCSIvCg5EZWxldGVSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QiRgoLTGlzdFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiRwoMTGlzdFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhMKEUxpc3RBZ2VudHNSZXF1ZXN0IicKEkxpc3RBZ2VudHNSZXNwb25zZRIRCglhZ2VudF9pZHMYASADKAkiMgoMU3RhdHNSZXF1ZXN0EhUKCGFnZW50X2lkGAEgASgJSACIAQFCCwoJX2FnZW50X2lkIqICCg1TdGF0c1Jlc3BvbnNlEhIKCmZhY3RfY291bnQYASABKAQSEgoKbGl2ZV9jb3VudBgCIAEoBBIVCg1yZXRpcmVkX2NvdW50GAMgASgEEhQKDHBpbm5lZF9jb3VudBgEIAEoBBISCgp0ZXh0X2J5dGVzGAUgASgEEhwKFG9sZGVzdF9jcmVhdGVkX2F0X21zGAYgASgDEhwKFG5ld2VzdF9jcmVhdGVkX2F0X21zGAcgASgDEhMKC2FnZW50X2NvdW50GAggASgNEhQKDHZlY3Rvcl9jb3VudBgJIAEoBBIaChJwZW5kaW5nX2VtYmVkZGluZ3MYCiABKAQSEwoLc3RvcmVfYnl0ZXMYCyABKAQSEAoIZW1iZWRkZXIYDCABKAkiWAoRVXBkYXRlRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIdCgRmYWN0GAMgASgLMg8uZW5ncmFtLnYxLkZhY3QiMwoSVXBkYXRlRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKeAQoYUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEg8KB2V4cGxhaW4YBCABKAgSKQoHb3B0aW9ucxgFIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIpQCChlSZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSKgoIcmVjZWlwdHMYAiADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGESLgoIZmVlZGJhY2sYBCABKAsyHC5lbmdyYW0udjEuV2Vha01hdGNoRmVlZGJhY2sSJQoHbWF0Y2hlcxgFIAMoCzIULmVuZ3JhbS52MS5GYWN0TWF0Y2gSIwoIa2dfaGludHMYBiADKAsyES5lbmdyYW0udjEuS2dIaW50IokBChJCYXRjaFJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDwoHcXVlcmllcxgCIAMoCRIlCgVzY29wZRgDIAEoDjIWLmVuZ3JhbS52MS5SZWNhbGxTY29wZRIpCgdvcHRpb25zGAQgASgLMhguZW5ncmFtLnYxLlJlY2FsbE9wdGlvbnMidwoQQmF0Y2hRdWVyeVJlc3VsdBINCgVxdWVyeRgBIAEoCRIeCgVmYWN0cxgCIAMoCzIPLmVuZ3JhbS52MS5GYWN0Eg0KBWVycm9yGAMgASgJEiUKB21hdGNoZXMYBCADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoIpUBChNCYXRjaFJlY2FsbFJlc3BvbnNlEiwKB3Jlc3VsdHMYASADKAsyGy5lbmdyYW0udjEuQmF0Y2hRdWVyeVJlc3VsdBIfCgZtZXJnZWQYAiADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiVwoMQWxpYXNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEdGVybRgDIAEoCRITCgtlcXVpdmFsZW50cxgEIAMoCSJACg1BbGlhc1Jlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCCKMAQoMV3JpdGVPcHRpb25zEhcKCmNvbmZpZGVuY2UYASABKAlIAIgBARIcCg9hbGxvd19kdXBsaWNhdGUYAiABKAhIAYgBARIVCghzdHJlbmd0aBgDIAEoAUgCiAEBQg0KC19jb25maWRlbmNlQhIKEF9hbGxvd19kdXBsaWNhdGVCCwoJX3N0cmVuZ3RoIpwBChVQdXRXaXRoT3B0aW9uc1JlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEiUKBmZpZWxkcxgEIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzEigKB29wdGlvbnMYBSABKAsyFy5lbmdyYW0udjEuV3JpdGVPcHRpb25zIlwKFlB1dFdpdGhPcHRpb25zUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIEhEKCWR1cGxpY2F0ZRgDIAEoCCKQAQobUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIlCgZmaWVsZHMYAyABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcxIoCgdvcHRpb25zGAQgASgLMhcuZW5ncmFtLnYxLldyaXRlT3B0aW9ucyJiChxQdXRTaGFyZWRXaXRoT3B0aW9uc1Jlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgiqAEKDVJldmlzZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRISCgp0YXJnZXRfaWRzGAMgAygJEgwKBHRleHQYBCABKAkSJQoGZmllbGRzGAUgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgGIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiMwoRUmV0aXJlbWVudEZhaWx1cmUSDwoHZmFjdF9pZBgBIAEoCRINCgVlcnJvchgCIAEoCSKNAQoOUmV2aXNlUmVzcG9uc2USJAoLcmVwbGFjZW1lbnQYASABKAsyDy5lbmdyYW0udjEuRmFjdBITCgtyZXRpcmVkX2lkcxgCIAMoCRIuCghmYWlsdXJlcxgDIAMoCzIcLmVuZ3JhbS52MS5SZXRpcmVtZW50RmFpbHVyZRIQCghyZXBsYXllZBgEIAEoCCKhAQoQUGF0Y2hGYWN0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB2ZhY3RfaWQYAyABKAkSEwoGcGlubmVkGAQgASgISACIAQESDgoGZm9yZ2V0GAUgASgIEhcKCmNvbmZpZGVuY2UYBiABKAlIAYgBAUIJCgdfcGlubmVkQg0KC19jb25maWRlbmNlIjIKEVBhdGNoRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKTAQoMQmF0Y2hQdXRJdGVtEhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEdGV4dBgDIAEoCRIlCgZmaWVsZHMYBCABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcxIoCgdvcHRpb25zGAUgASgLMhcuZW5ncmFtLnYxLldyaXRlT3B0aW9ucyI5Cg9CYXRjaFB1dFJlcXVlc3QSJgoFaXRlbXMYASADKAsyFy5lbmdyYW0udjEuQmF0Y2hQdXRJdGVtIjkKCUl0ZW1FcnJvchIMCgRjb2RlGAEgASgNEg8KB21lc3NhZ2UYAiABKAkSDQoFZmllbGQYAyABKAkiawoOQmF0Y2hQdXRSZXN1bHQSDwoHZmFjdF9pZBgBIAEoCRIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgSIwoFZXJyb3IYBCABKAsyFC5lbmdyYW0udjEuSXRlbUVycm9yIj4KEEJhdGNoUHV0UmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLmVuZ3JhbS52MS5CYXRjaFB1dFJlc3VsdDKvCwoNTWVtb3J5U2VydmljZRI0CgNQdXQSFS5lbmdyYW0udjEuUHV0UmVxdWVzdBoWLmVuZ3JhbS52MS5QdXRSZXNwb25zZRJGCglQdXRTaGFyZWQSGy5lbmdyYW0udjEuUHV0U2hhcmVkUmVxdWVzdBocLmVuZ3JhbS52MS5QdXRTaGFyZWRSZXNwb25zZRI0CgNHZXQSFS5lbmdyYW0udjEuR2V0UmVxdWVzdBoWLmVuZ3JhbS52MS5HZXRSZXNwb25zZRI9CgZSZWNhbGwSGC5lbmdyYW0udjEuUmVjYWxsUmVxdWVzdBoZLmVuZ3JhbS52MS5SZWNhbGxSZXNwb25zZRJPCgxSZWNhbGxTaGFyZWQSHi5lbmdyYW0udjEuUmVjYWxsU2hhcmVkUmVxdWVzdBofLmVuZ3JhbS52MS5SZWNhbGxTaGFyZWRSZXNwb25zZRJGCglSZWNhbGxBbGwSGy5lbmdyYW0udjEuUmVjYWxsQWxsUmVxdWVzdBocLmVuZ3JhbS52MS5SZWNhbGxBbGxSZXNwb25zZRJSCg1SZWNhbGxFeHBsYWluEh8uZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXF1ZXN0GiAuZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXNwb25zZRI9CgZEZWxldGUSGC5lbmdyYW0udjEuRGVsZXRlUmVxdWVzdBoZLmVuZ3JhbS52MS5EZWxldGVSZXNwb25zZRI3CgRMaXN0EhYuZW5ncmFtLnYxLkxpc3RSZXF1ZXN0GhcuZW5ncmFtLnYxLkxpc3RSZXNwb25zZRJJCgpMaXN0QWdlbnRzEhwuZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh0uZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXNwb25zZRI6CgVTdGF0cxIXLmVuZ3JhbS52MS5TdGF0c1JlcXVlc3QaGC5lbmdyYW0udjEuU3RhdHNSZXNwb25zZRJJCgpVcGRhdGVGYWN0EhwuZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXF1ZXN0Gh0uZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXNwb25zZRJeChFSZWNhbGxXaXRoT3B0aW9ucxIjLmVuZ3JhbS52MS5SZWNhbGxXaXRoT3B0aW9uc1JlcXVlc3QaJC5lbmdyYW0udjEuUmVjYWxsV2l0aE9wdGlvbnNSZXNwb25zZRJMCgtCYXRjaFJlY2FsbBIdLmVuZ3JhbS52MS5CYXRjaFJlY2FsbFJlcXVlc3QaHi5lbmdyYW0udjEuQmF0Y2hSZWNhbGxSZXNwb25zZRI6CgVBbGlhcxIXLmVuZ3JhbS52MS5BbGlhc1JlcXVlc3QaGC5lbmdyYW0udjEuQWxpYXNSZXNwb25zZRJVCg5QdXRXaXRoT3B0aW9ucxIgLmVuZ3JhbS52MS5QdXRXaXRoT3B0aW9uc1JlcXVlc3QaIS5lbmdyYW0udjEuUHV0V2l0aE9wdGlvbnNSZXNwb25zZRJnChRQdXRTaGFyZWRXaXRoT3B0aW9ucxImLmVuZ3JhbS52MS5QdXRTaGFyZWRXaXRoT3B0aW9uc1JlcXVlc3QaJy5lbmdyYW0udjEuUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXNwb25zZRI9CgZSZXZpc2USGC5lbmdyYW0udjEuUmV2aXNlUmVxdWVzdBoZLmVuZ3JhbS52MS5SZXZpc2VSZXNwb25zZRJGCglQYXRjaEZhY3QSGy5lbmdyYW0udjEuUGF0Y2hGYWN0UmVxdWVzdBocLmVuZ3JhbS52MS5QYXRjaEZhY3RSZXNwb25zZRJDCghCYXRjaFB1dBIaLmVuZ3JhbS52MS5CYXRjaFB1dFJlcXVlc3QaGy5lbmdyYW0udjEuQmF0Y2hQdXRSZXNwb25zZWIGcHJvdG8z", [file_engram_v1_fact, file_engram_v1_recall]);
+  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEiOgoSV3JpdGVTdGF0dXNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiiAEKE1dyaXRlU3RhdHVzUmVzcG9uc2USEQoJY29tbWl0dGVkGAEgASgIEgoKAm9wGAIgASgJEiIKBGZhY3QYAyABKAsyDy5lbmdyYW0udjEuRmFjdEgAiAEBEhMKC3Jlc3VsdF9qc29uGAQgASgJEhAKCGFnZW50X2lkGAUgASgJQgcKBV9mYWN0IpABCgpGYWN0RmllbGRzEhsKDm9jY3VycmVkX2F0X21zGAEgASgDSACIAQESDAoEdGFncxgCIAMoCRIQCghlbnRpdGllcxgDIAMoCRIOCgZzb3VyY2UYBCABKAkSDwoHY29udGV4dBgFIAEoCRIRCgltZXRhX2pzb24YBiABKAlCEQoPX29jY3VycmVkX2F0X21zImcKClB1dFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEiUKBmZpZWxkcxgEIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIlEKC1B1dFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgiWwoQUHV0U2hhcmVkUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHRleHQYAiABKAkSJQoGZmllbGRzGAMgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiVwoRUHV0U2hhcmVkUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIEhEKCWR1cGxpY2F0ZRgDIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2sirQEKDlJlY2FsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEiUKB21hdGNoZXMYAyADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoEiMKCGtnX2hpbnRzGAQgAygLMhEuZW5ncmFtLnYxLktnSGludCJCChNSZWNhbGxTaGFyZWRSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKBXRvcF9rGAIgASgFSACIAQFCCAoGX3RvcF9rIo4BChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YRIlCgdtYXRjaGVzGAMgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rIosBChFSZWNhbGxBbGxSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YRIlCgdtYXRjaGVzGAMgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCJVChRSZWNhbGxFeHBsYWluUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRISCgV0b3BfaxgDIAEoBUgAiAEBQggKBl90b3BfayJ0ChVSZWNhbGxFeHBsYWluUmVzcG9uc2USKgoIcmVjZWlwdHMYASADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiRgoNRGVsZXRlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB2ZhY3RfaWQYAyABKAkiLwoORGVsZXRlUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0IkYKC0xpc3RSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIkcKDExpc3RSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSITChFMaXN0QWdlbnRzUmVxdWVzdCInChJMaXN0QWdlbnRzUmVzcG9uc2USEQoJYWdlbnRfaWRzGAEgAygJIjIKDFN0YXRzUmVxdWVzdBIVCghhZ2VudF9pZBgBIAEoCUgAiAEBQgsKCV9hZ2VudF9pZCKiAgoNU3RhdHNSZXNwb25zZRISCgpmYWN0X2NvdW50GAEgASgEEhIKCmxpdmVfY291bnQYAiABKAQSFQoNcmV0aXJlZF9jb3VudBgDIAEoBBIUCgxwaW5uZWRfY291bnQYBCABKAQSEgoKdGV4dF9ieXRlcxgFIAEoBBIcChRvbGRlc3RfY3JlYXRlZF9hdF9tcxgGIAEoAxIcChRuZXdlc3RfY3JlYXRlZF9hdF9tcxgHIAEoAxITCgthZ2VudF9jb3VudBgIIAEoDRIUCgx2ZWN0b3JfY291bnQYCSABKAQSGgoScGVuZGluZ19lbWJlZGRpbmdzGAogASgEEhMKC3N0b3JlX2J5dGVzGAsgASgEEhAKCGVtYmVkZGVyGAwgASgJIlgKEVVwZGF0ZUZhY3RSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSHQoEZmFjdBgDIAEoCzIPLmVuZ3JhbS52MS5GYWN0IjMKElVwZGF0ZUZhY3RSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QingEKGFJlY2FsbFdpdGhPcHRpb25zUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIlCgVzY29wZRgDIAEoDjIWLmVuZ3JhbS52MS5SZWNhbGxTY29wZRIPCgdleHBsYWluGAQgASgIEikKB29wdGlvbnMYBSABKAsyGC5lbmdyYW0udjEuUmVjYWxsT3B0aW9ucyKUAgoZUmVjYWxsV2l0aE9wdGlvbnNSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0EioKCHJlY2VpcHRzGAIgAygLMhguZW5ncmFtLnYxLlJlY2FsbFJlY2VpcHQSLwoJcmV0cmlldmFsGAMgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEi4KCGZlZWRiYWNrGAQgASgLMhwuZW5ncmFtLnYxLldlYWtNYXRjaEZlZWRiYWNrEiUKB21hdGNoZXMYBSADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoEiMKCGtnX2hpbnRzGAYgAygLMhEuZW5ncmFtLnYxLktnSGludCKJAQoSQmF0Y2hSZWNhbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB3F1ZXJpZXMYAiADKAkSJQoFc2NvcGUYAyABKA4yFi5lbmdyYW0udjEuUmVjYWxsU2NvcGUSKQoHb3B0aW9ucxgEIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIncKEEJhdGNoUXVlcnlSZXN1bHQSDQoFcXVlcnkYASABKAkSHgoFZmFjdHMYAiADKAsyDy5lbmdyYW0udjEuRmFjdBINCgVlcnJvchgDIAEoCRIlCgdtYXRjaGVzGAQgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCKVAQoTQmF0Y2hSZWNhbGxSZXNwb25zZRIsCgdyZXN1bHRzGAEgAygLMhsuZW5ncmFtLnYxLkJhdGNoUXVlcnlSZXN1bHQSHwoGbWVyZ2VkGAIgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAMgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIlcKDEFsaWFzUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRlcm0YAyABKAkSEwoLZXF1aXZhbGVudHMYBCADKAkiQAoNQWxpYXNSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgijAEKDFdyaXRlT3B0aW9ucxIXCgpjb25maWRlbmNlGAEgASgJSACIAQESHAoPYWxsb3dfZHVwbGljYXRlGAIgASgISAGIAQESFQoIc3RyZW5ndGgYAyABKAFIAogBAUINCgtfY29uZmlkZW5jZUISChBfYWxsb3dfZHVwbGljYXRlQgsKCV9zdHJlbmd0aCKcAQoVUHV0V2l0aE9wdGlvbnNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEdGV4dBgDIAEoCRIlCgZmaWVsZHMYBCABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcxIoCgdvcHRpb25zGAUgASgLMhcuZW5ncmFtLnYxLldyaXRlT3B0aW9ucyJcChZQdXRXaXRoT3B0aW9uc1Jlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgikAEKG1B1dFNoYXJlZFdpdGhPcHRpb25zUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHRleHQYAiABKAkSJQoGZmllbGRzGAMgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgEIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiYgocUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgSEQoJZHVwbGljYXRlGAMgASgIIqgBCg1SZXZpc2VSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSEgoKdGFyZ2V0X2lkcxgDIAMoCRIMCgR0ZXh0GAQgASgJEiUKBmZpZWxkcxgFIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzEigKB29wdGlvbnMYBiABKAsyFy5lbmdyYW0udjEuV3JpdGVPcHRpb25zIjMKEVJldGlyZW1lbnRGYWlsdXJlEg8KB2ZhY3RfaWQYASABKAkSDQoFZXJyb3IYAiABKAkijQEKDlJldmlzZVJlc3BvbnNlEiQKC3JlcGxhY2VtZW50GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEwoLcmV0aXJlZF9pZHMYAiADKAkSLgoIZmFpbHVyZXMYAyADKAsyHC5lbmdyYW0udjEuUmV0aXJlbWVudEZhaWx1cmUSEAoIcmVwbGF5ZWQYBCABKAgioQEKEFBhdGNoRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIPCgdmYWN0X2lkGAMgASgJEhMKBnBpbm5lZBgEIAEoCEgAiAEBEg4KBmZvcmdldBgFIAEoCBIXCgpjb25maWRlbmNlGAYgASgJSAGIAQFCCQoHX3Bpbm5lZEINCgtfY29uZmlkZW5jZSIyChFQYXRjaEZhY3RSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QikwEKDEJhdGNoUHV0SXRlbRISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgFIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiOQoPQmF0Y2hQdXRSZXF1ZXN0EiYKBWl0ZW1zGAEgAygLMhcuZW5ncmFtLnYxLkJhdGNoUHV0SXRlbSI5CglJdGVtRXJyb3ISDAoEY29kZRgBIAEoDRIPCgdtZXNzYWdlGAIgASgJEg0KBWZpZWxkGAMgASgJImsKDkJhdGNoUHV0UmVzdWx0Eg8KB2ZhY3RfaWQYASABKAkSEAoIcmVwbGF5ZWQYAiABKAgSEQoJZHVwbGljYXRlGAMgASgIEiMKBWVycm9yGAQgASgLMhQuZW5ncmFtLnYxLkl0ZW1FcnJvciI+ChBCYXRjaFB1dFJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5lbmdyYW0udjEuQmF0Y2hQdXRSZXN1bHQy/QsKDU1lbW9yeVNlcnZpY2USNAoDUHV0EhUuZW5ncmFtLnYxLlB1dFJlcXVlc3QaFi5lbmdyYW0udjEuUHV0UmVzcG9uc2USRgoJUHV0U2hhcmVkEhsuZW5ncmFtLnYxLlB1dFNoYXJlZFJlcXVlc3QaHC5lbmdyYW0udjEuUHV0U2hhcmVkUmVzcG9uc2USNAoDR2V0EhUuZW5ncmFtLnYxLkdldFJlcXVlc3QaFi5lbmdyYW0udjEuR2V0UmVzcG9uc2USPQoGUmVjYWxsEhguZW5ncmFtLnYxLlJlY2FsbFJlcXVlc3QaGS5lbmdyYW0udjEuUmVjYWxsUmVzcG9uc2USTwoMUmVjYWxsU2hhcmVkEh4uZW5ncmFtLnYxLlJlY2FsbFNoYXJlZFJlcXVlc3QaHy5lbmdyYW0udjEuUmVjYWxsU2hhcmVkUmVzcG9uc2USRgoJUmVjYWxsQWxsEhsuZW5ncmFtLnYxLlJlY2FsbEFsbFJlcXVlc3QaHC5lbmdyYW0udjEuUmVjYWxsQWxsUmVzcG9uc2USUgoNUmVjYWxsRXhwbGFpbhIfLmVuZ3JhbS52MS5SZWNhbGxFeHBsYWluUmVxdWVzdBogLmVuZ3JhbS52MS5SZWNhbGxFeHBsYWluUmVzcG9uc2USPQoGRGVsZXRlEhguZW5ncmFtLnYxLkRlbGV0ZVJlcXVlc3QaGS5lbmdyYW0udjEuRGVsZXRlUmVzcG9uc2USNwoETGlzdBIWLmVuZ3JhbS52MS5MaXN0UmVxdWVzdBoXLmVuZ3JhbS52MS5MaXN0UmVzcG9uc2USSQoKTGlzdEFnZW50cxIcLmVuZ3JhbS52MS5MaXN0QWdlbnRzUmVxdWVzdBodLmVuZ3JhbS52MS5MaXN0QWdlbnRzUmVzcG9uc2USOgoFU3RhdHMSFy5lbmdyYW0udjEuU3RhdHNSZXF1ZXN0GhguZW5ncmFtLnYxLlN0YXRzUmVzcG9uc2USSQoKVXBkYXRlRmFjdBIcLmVuZ3JhbS52MS5VcGRhdGVGYWN0UmVxdWVzdBodLmVuZ3JhbS52MS5VcGRhdGVGYWN0UmVzcG9uc2USXgoRUmVjYWxsV2l0aE9wdGlvbnMSIy5lbmdyYW0udjEuUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0GiQuZW5ncmFtLnYxLlJlY2FsbFdpdGhPcHRpb25zUmVzcG9uc2USTAoLQmF0Y2hSZWNhbGwSHS5lbmdyYW0udjEuQmF0Y2hSZWNhbGxSZXF1ZXN0Gh4uZW5ncmFtLnYxLkJhdGNoUmVjYWxsUmVzcG9uc2USOgoFQWxpYXMSFy5lbmdyYW0udjEuQWxpYXNSZXF1ZXN0GhguZW5ncmFtLnYxLkFsaWFzUmVzcG9uc2USVQoOUHV0V2l0aE9wdGlvbnMSIC5lbmdyYW0udjEuUHV0V2l0aE9wdGlvbnNSZXF1ZXN0GiEuZW5ncmFtLnYxLlB1dFdpdGhPcHRpb25zUmVzcG9uc2USZwoUUHV0U2hhcmVkV2l0aE9wdGlvbnMSJi5lbmdyYW0udjEuUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXF1ZXN0GicuZW5ncmFtLnYxLlB1dFNoYXJlZFdpdGhPcHRpb25zUmVzcG9uc2USPQoGUmV2aXNlEhguZW5ncmFtLnYxLlJldmlzZVJlcXVlc3QaGS5lbmdyYW0udjEuUmV2aXNlUmVzcG9uc2USRgoJUGF0Y2hGYWN0EhsuZW5ncmFtLnYxLlBhdGNoRmFjdFJlcXVlc3QaHC5lbmdyYW0udjEuUGF0Y2hGYWN0UmVzcG9uc2USQwoIQmF0Y2hQdXQSGi5lbmdyYW0udjEuQmF0Y2hQdXRSZXF1ZXN0GhsuZW5ncmFtLnYxLkJhdGNoUHV0UmVzcG9uc2USTAoLV3JpdGVTdGF0dXMSHS5lbmdyYW0udjEuV3JpdGVTdGF0dXNSZXF1ZXN0Gh4uZW5ncmFtLnYxLldyaXRlU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_engram_v1_fact, file_engram_v1_recall]);
+
+/**
+ * @generated from message engram.v1.WriteStatusRequest
+ */
+export type WriteStatusRequest = Message<"engram.v1.WriteStatusRequest"> & {
+  /**
+   * The namespace the write went to ("__shared__" for the shared one); empty: every namespace
+   * the caller may read is looked in.
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message engram.v1.WriteStatusRequest.
+ * Use `create(WriteStatusRequestSchema)` to create a new message.
+ */
+export const WriteStatusRequestSchema: GenMessage<WriteStatusRequest> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 0);
+
+/**
+ * @generated from message engram.v1.WriteStatusResponse
+ */
+export type WriteStatusResponse = Message<"engram.v1.WriteStatusResponse"> & {
+  /**
+   * False: no write with this request id committed in this namespace (or the fact it wrote has
+   * since been erased). Sending the write again with the same request id is then safe: should the
+   * first attempt still arrive, the two are one write.
+   *
+   * @generated from field: bool committed = 1;
+   */
+  committed: boolean;
+
+  /**
+   * What kind of write it was: "fact" (a put or batch item), "revise", "pin", "unpin", "forget",
+   * "confidence", "checkpoint", "touch", "observe", "relate", "link", "gc", ...
+   *
+   * @generated from field: string op = 2;
+   */
+  op: string;
+
+  /**
+   * The fact the write produced or changed, as stored now, when it names one.
+   *
+   * @generated from field: optional engram.v1.Fact fact = 3;
+   */
+  fact?: Fact | undefined;
+
+  /**
+   * The result recorded with the write, as JSON (ids, counts), for kinds without a fact.
+   *
+   * @generated from field: string result_json = 4;
+   */
+  resultJson: string;
+
+  /**
+   * The namespace it went to.
+   *
+   * @generated from field: string agent_id = 5;
+   */
+  agentId: string;
+};
+
+/**
+ * Describes the message engram.v1.WriteStatusResponse.
+ * Use `create(WriteStatusResponseSchema)` to create a new message.
+ */
+export const WriteStatusResponseSchema: GenMessage<WriteStatusResponse> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 1);
 
 /**
  * Optional record fields a writer may set; everything else is assigned by the daemon.
@@ -62,7 +137,7 @@ export type FactFields = Message<"engram.v1.FactFields"> & {
  * Use `create(FactFieldsSchema)` to create a new message.
  */
 export const FactFieldsSchema: GenMessage<FactFields> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 0);
+  messageDesc(file_engram_v1_memory, 2);
 
 /**
  * @generated from message engram.v1.PutRequest
@@ -94,7 +169,7 @@ export type PutRequest = Message<"engram.v1.PutRequest"> & {
  * Use `create(PutRequestSchema)` to create a new message.
  */
 export const PutRequestSchema: GenMessage<PutRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 1);
+  messageDesc(file_engram_v1_memory, 3);
 
 /**
  * @generated from message engram.v1.PutResponse
@@ -125,7 +200,7 @@ export type PutResponse = Message<"engram.v1.PutResponse"> & {
  * Use `create(PutResponseSchema)` to create a new message.
  */
 export const PutResponseSchema: GenMessage<PutResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 2);
+  messageDesc(file_engram_v1_memory, 4);
 
 /**
  * @generated from message engram.v1.PutSharedRequest
@@ -152,7 +227,7 @@ export type PutSharedRequest = Message<"engram.v1.PutSharedRequest"> & {
  * Use `create(PutSharedRequestSchema)` to create a new message.
  */
 export const PutSharedRequestSchema: GenMessage<PutSharedRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 3);
+  messageDesc(file_engram_v1_memory, 5);
 
 /**
  * @generated from message engram.v1.PutSharedResponse
@@ -181,7 +256,7 @@ export type PutSharedResponse = Message<"engram.v1.PutSharedResponse"> & {
  * Use `create(PutSharedResponseSchema)` to create a new message.
  */
 export const PutSharedResponseSchema: GenMessage<PutSharedResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 4);
+  messageDesc(file_engram_v1_memory, 6);
 
 /**
  * @generated from message engram.v1.GetRequest
@@ -203,7 +278,7 @@ export type GetRequest = Message<"engram.v1.GetRequest"> & {
  * Use `create(GetRequestSchema)` to create a new message.
  */
 export const GetRequestSchema: GenMessage<GetRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 5);
+  messageDesc(file_engram_v1_memory, 7);
 
 /**
  * @generated from message engram.v1.GetResponse
@@ -220,7 +295,7 @@ export type GetResponse = Message<"engram.v1.GetResponse"> & {
  * Use `create(GetResponseSchema)` to create a new message.
  */
 export const GetResponseSchema: GenMessage<GetResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 6);
+  messageDesc(file_engram_v1_memory, 8);
 
 /**
  * @generated from message engram.v1.RecallRequest
@@ -249,7 +324,7 @@ export type RecallRequest = Message<"engram.v1.RecallRequest"> & {
  * Use `create(RecallRequestSchema)` to create a new message.
  */
 export const RecallRequestSchema: GenMessage<RecallRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 7);
+  messageDesc(file_engram_v1_memory, 9);
 
 /**
  * @generated from message engram.v1.RecallResponse
@@ -285,7 +360,7 @@ export type RecallResponse = Message<"engram.v1.RecallResponse"> & {
  * Use `create(RecallResponseSchema)` to create a new message.
  */
 export const RecallResponseSchema: GenMessage<RecallResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 8);
+  messageDesc(file_engram_v1_memory, 10);
 
 /**
  * @generated from message engram.v1.RecallSharedRequest
@@ -307,7 +382,7 @@ export type RecallSharedRequest = Message<"engram.v1.RecallSharedRequest"> & {
  * Use `create(RecallSharedRequestSchema)` to create a new message.
  */
 export const RecallSharedRequestSchema: GenMessage<RecallSharedRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 9);
+  messageDesc(file_engram_v1_memory, 11);
 
 /**
  * @generated from message engram.v1.RecallSharedResponse
@@ -336,7 +411,7 @@ export type RecallSharedResponse = Message<"engram.v1.RecallSharedResponse"> & {
  * Use `create(RecallSharedResponseSchema)` to create a new message.
  */
 export const RecallSharedResponseSchema: GenMessage<RecallSharedResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 10);
+  messageDesc(file_engram_v1_memory, 12);
 
 /**
  * @generated from message engram.v1.RecallAllRequest
@@ -363,7 +438,7 @@ export type RecallAllRequest = Message<"engram.v1.RecallAllRequest"> & {
  * Use `create(RecallAllRequestSchema)` to create a new message.
  */
 export const RecallAllRequestSchema: GenMessage<RecallAllRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 11);
+  messageDesc(file_engram_v1_memory, 13);
 
 /**
  * @generated from message engram.v1.RecallAllResponse
@@ -394,7 +469,7 @@ export type RecallAllResponse = Message<"engram.v1.RecallAllResponse"> & {
  * Use `create(RecallAllResponseSchema)` to create a new message.
  */
 export const RecallAllResponseSchema: GenMessage<RecallAllResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 12);
+  messageDesc(file_engram_v1_memory, 14);
 
 /**
  * @generated from message engram.v1.RecallExplainRequest
@@ -421,7 +496,7 @@ export type RecallExplainRequest = Message<"engram.v1.RecallExplainRequest"> & {
  * Use `create(RecallExplainRequestSchema)` to create a new message.
  */
 export const RecallExplainRequestSchema: GenMessage<RecallExplainRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 13);
+  messageDesc(file_engram_v1_memory, 15);
 
 /**
  * @generated from message engram.v1.RecallExplainResponse
@@ -443,7 +518,7 @@ export type RecallExplainResponse = Message<"engram.v1.RecallExplainResponse"> &
  * Use `create(RecallExplainResponseSchema)` to create a new message.
  */
 export const RecallExplainResponseSchema: GenMessage<RecallExplainResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 14);
+  messageDesc(file_engram_v1_memory, 16);
 
 /**
  * @generated from message engram.v1.DeleteRequest
@@ -470,7 +545,7 @@ export type DeleteRequest = Message<"engram.v1.DeleteRequest"> & {
  * Use `create(DeleteRequestSchema)` to create a new message.
  */
 export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 15);
+  messageDesc(file_engram_v1_memory, 17);
 
 /**
  * @generated from message engram.v1.DeleteResponse
@@ -487,7 +562,7 @@ export type DeleteResponse = Message<"engram.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 16);
+  messageDesc(file_engram_v1_memory, 18);
 
 /**
  * @generated from message engram.v1.ListRequest
@@ -516,7 +591,7 @@ export type ListRequest = Message<"engram.v1.ListRequest"> & {
  * Use `create(ListRequestSchema)` to create a new message.
  */
 export const ListRequestSchema: GenMessage<ListRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 17);
+  messageDesc(file_engram_v1_memory, 19);
 
 /**
  * @generated from message engram.v1.ListResponse
@@ -540,7 +615,7 @@ export type ListResponse = Message<"engram.v1.ListResponse"> & {
  * Use `create(ListResponseSchema)` to create a new message.
  */
 export const ListResponseSchema: GenMessage<ListResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 18);
+  messageDesc(file_engram_v1_memory, 20);
 
 /**
  * @generated from message engram.v1.ListAgentsRequest
@@ -553,7 +628,7 @@ export type ListAgentsRequest = Message<"engram.v1.ListAgentsRequest"> & {
  * Use `create(ListAgentsRequestSchema)` to create a new message.
  */
 export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 19);
+  messageDesc(file_engram_v1_memory, 21);
 
 /**
  * @generated from message engram.v1.ListAgentsResponse
@@ -570,7 +645,7 @@ export type ListAgentsResponse = Message<"engram.v1.ListAgentsResponse"> & {
  * Use `create(ListAgentsResponseSchema)` to create a new message.
  */
 export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 20);
+  messageDesc(file_engram_v1_memory, 22);
 
 /**
  * @generated from message engram.v1.StatsRequest
@@ -589,7 +664,7 @@ export type StatsRequest = Message<"engram.v1.StatsRequest"> & {
  * Use `create(StatsRequestSchema)` to create a new message.
  */
 export const StatsRequestSchema: GenMessage<StatsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 21);
+  messageDesc(file_engram_v1_memory, 23);
 
 /**
  * @generated from message engram.v1.StatsResponse
@@ -661,7 +736,7 @@ export type StatsResponse = Message<"engram.v1.StatsResponse"> & {
  * Use `create(StatsResponseSchema)` to create a new message.
  */
 export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 22);
+  messageDesc(file_engram_v1_memory, 24);
 
 /**
  * @generated from message engram.v1.UpdateFactRequest
@@ -690,7 +765,7 @@ export type UpdateFactRequest = Message<"engram.v1.UpdateFactRequest"> & {
  * Use `create(UpdateFactRequestSchema)` to create a new message.
  */
 export const UpdateFactRequestSchema: GenMessage<UpdateFactRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 23);
+  messageDesc(file_engram_v1_memory, 25);
 
 /**
  * @generated from message engram.v1.UpdateFactResponse
@@ -707,7 +782,7 @@ export type UpdateFactResponse = Message<"engram.v1.UpdateFactResponse"> & {
  * Use `create(UpdateFactResponseSchema)` to create a new message.
  */
 export const UpdateFactResponseSchema: GenMessage<UpdateFactResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 24);
+  messageDesc(file_engram_v1_memory, 26);
 
 /**
  * @generated from message engram.v1.RecallWithOptionsRequest
@@ -746,7 +821,7 @@ export type RecallWithOptionsRequest = Message<"engram.v1.RecallWithOptionsReque
  * Use `create(RecallWithOptionsRequestSchema)` to create a new message.
  */
 export const RecallWithOptionsRequestSchema: GenMessage<RecallWithOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 25);
+  messageDesc(file_engram_v1_memory, 27);
 
 /**
  * @generated from message engram.v1.RecallWithOptionsResponse
@@ -797,7 +872,7 @@ export type RecallWithOptionsResponse = Message<"engram.v1.RecallWithOptionsResp
  * Use `create(RecallWithOptionsResponseSchema)` to create a new message.
  */
 export const RecallWithOptionsResponseSchema: GenMessage<RecallWithOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 26);
+  messageDesc(file_engram_v1_memory, 28);
 
 /**
  * @generated from message engram.v1.BatchRecallRequest
@@ -831,7 +906,7 @@ export type BatchRecallRequest = Message<"engram.v1.BatchRecallRequest"> & {
  * Use `create(BatchRecallRequestSchema)` to create a new message.
  */
 export const BatchRecallRequestSchema: GenMessage<BatchRecallRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 27);
+  messageDesc(file_engram_v1_memory, 29);
 
 /**
  * @generated from message engram.v1.BatchQueryResult
@@ -867,7 +942,7 @@ export type BatchQueryResult = Message<"engram.v1.BatchQueryResult"> & {
  * Use `create(BatchQueryResultSchema)` to create a new message.
  */
 export const BatchQueryResultSchema: GenMessage<BatchQueryResult> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 28);
+  messageDesc(file_engram_v1_memory, 30);
 
 /**
  * @generated from message engram.v1.BatchRecallResponse
@@ -898,7 +973,7 @@ export type BatchRecallResponse = Message<"engram.v1.BatchRecallResponse"> & {
  * Use `create(BatchRecallResponseSchema)` to create a new message.
  */
 export const BatchRecallResponseSchema: GenMessage<BatchRecallResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 29);
+  messageDesc(file_engram_v1_memory, 31);
 
 /**
  * @generated from message engram.v1.AliasRequest
@@ -930,7 +1005,7 @@ export type AliasRequest = Message<"engram.v1.AliasRequest"> & {
  * Use `create(AliasRequestSchema)` to create a new message.
  */
 export const AliasRequestSchema: GenMessage<AliasRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 30);
+  messageDesc(file_engram_v1_memory, 32);
 
 /**
  * @generated from message engram.v1.AliasResponse
@@ -954,7 +1029,7 @@ export type AliasResponse = Message<"engram.v1.AliasResponse"> & {
  * Use `create(AliasResponseSchema)` to create a new message.
  */
 export const AliasResponseSchema: GenMessage<AliasResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 31);
+  messageDesc(file_engram_v1_memory, 33);
 
 /**
  * @generated from message engram.v1.WriteOptions
@@ -987,7 +1062,7 @@ export type WriteOptions = Message<"engram.v1.WriteOptions"> & {
  * Use `create(WriteOptionsSchema)` to create a new message.
  */
 export const WriteOptionsSchema: GenMessage<WriteOptions> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 32);
+  messageDesc(file_engram_v1_memory, 34);
 
 /**
  * @generated from message engram.v1.PutWithOptionsRequest
@@ -1024,7 +1099,7 @@ export type PutWithOptionsRequest = Message<"engram.v1.PutWithOptionsRequest"> &
  * Use `create(PutWithOptionsRequestSchema)` to create a new message.
  */
 export const PutWithOptionsRequestSchema: GenMessage<PutWithOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 33);
+  messageDesc(file_engram_v1_memory, 35);
 
 /**
  * @generated from message engram.v1.PutWithOptionsResponse
@@ -1053,7 +1128,7 @@ export type PutWithOptionsResponse = Message<"engram.v1.PutWithOptionsResponse">
  * Use `create(PutWithOptionsResponseSchema)` to create a new message.
  */
 export const PutWithOptionsResponseSchema: GenMessage<PutWithOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 34);
+  messageDesc(file_engram_v1_memory, 36);
 
 /**
  * @generated from message engram.v1.PutSharedWithOptionsRequest
@@ -1085,7 +1160,7 @@ export type PutSharedWithOptionsRequest = Message<"engram.v1.PutSharedWithOption
  * Use `create(PutSharedWithOptionsRequestSchema)` to create a new message.
  */
 export const PutSharedWithOptionsRequestSchema: GenMessage<PutSharedWithOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 35);
+  messageDesc(file_engram_v1_memory, 37);
 
 /**
  * @generated from message engram.v1.PutSharedWithOptionsResponse
@@ -1114,7 +1189,7 @@ export type PutSharedWithOptionsResponse = Message<"engram.v1.PutSharedWithOptio
  * Use `create(PutSharedWithOptionsResponseSchema)` to create a new message.
  */
 export const PutSharedWithOptionsResponseSchema: GenMessage<PutSharedWithOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 36);
+  messageDesc(file_engram_v1_memory, 38);
 
 /**
  * @generated from message engram.v1.ReviseRequest
@@ -1160,7 +1235,7 @@ export type ReviseRequest = Message<"engram.v1.ReviseRequest"> & {
  * Use `create(ReviseRequestSchema)` to create a new message.
  */
 export const ReviseRequestSchema: GenMessage<ReviseRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 37);
+  messageDesc(file_engram_v1_memory, 39);
 
 /**
  * @generated from message engram.v1.RetirementFailure
@@ -1182,7 +1257,7 @@ export type RetirementFailure = Message<"engram.v1.RetirementFailure"> & {
  * Use `create(RetirementFailureSchema)` to create a new message.
  */
 export const RetirementFailureSchema: GenMessage<RetirementFailure> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 38);
+  messageDesc(file_engram_v1_memory, 40);
 
 /**
  * @generated from message engram.v1.ReviseResponse
@@ -1220,7 +1295,7 @@ export type ReviseResponse = Message<"engram.v1.ReviseResponse"> & {
  * Use `create(ReviseResponseSchema)` to create a new message.
  */
 export const ReviseResponseSchema: GenMessage<ReviseResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 39);
+  messageDesc(file_engram_v1_memory, 41);
 
 /**
  * @generated from message engram.v1.PatchFactRequest
@@ -1268,7 +1343,7 @@ export type PatchFactRequest = Message<"engram.v1.PatchFactRequest"> & {
  * Use `create(PatchFactRequestSchema)` to create a new message.
  */
 export const PatchFactRequestSchema: GenMessage<PatchFactRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 40);
+  messageDesc(file_engram_v1_memory, 42);
 
 /**
  * @generated from message engram.v1.PatchFactResponse
@@ -1285,7 +1360,7 @@ export type PatchFactResponse = Message<"engram.v1.PatchFactResponse"> & {
  * Use `create(PatchFactResponseSchema)` to create a new message.
  */
 export const PatchFactResponseSchema: GenMessage<PatchFactResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 41);
+  messageDesc(file_engram_v1_memory, 43);
 
 /**
  * @generated from message engram.v1.BatchPutItem
@@ -1324,7 +1399,7 @@ export type BatchPutItem = Message<"engram.v1.BatchPutItem"> & {
  * Use `create(BatchPutItemSchema)` to create a new message.
  */
 export const BatchPutItemSchema: GenMessage<BatchPutItem> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 42);
+  messageDesc(file_engram_v1_memory, 44);
 
 /**
  * @generated from message engram.v1.BatchPutRequest
@@ -1341,7 +1416,7 @@ export type BatchPutRequest = Message<"engram.v1.BatchPutRequest"> & {
  * Use `create(BatchPutRequestSchema)` to create a new message.
  */
 export const BatchPutRequestSchema: GenMessage<BatchPutRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 43);
+  messageDesc(file_engram_v1_memory, 45);
 
 /**
  * Why one item of a batch failed: what the item alone would have failed with.
@@ -1374,7 +1449,7 @@ export type ItemError = Message<"engram.v1.ItemError"> & {
  * Use `create(ItemErrorSchema)` to create a new message.
  */
 export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 44);
+  messageDesc(file_engram_v1_memory, 46);
 
 /**
  * @generated from message engram.v1.BatchPutResult
@@ -1410,7 +1485,7 @@ export type BatchPutResult = Message<"engram.v1.BatchPutResult"> & {
  * Use `create(BatchPutResultSchema)` to create a new message.
  */
 export const BatchPutResultSchema: GenMessage<BatchPutResult> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 45);
+  messageDesc(file_engram_v1_memory, 47);
 
 /**
  * @generated from message engram.v1.BatchPutResponse
@@ -1429,7 +1504,7 @@ export type BatchPutResponse = Message<"engram.v1.BatchPutResponse"> & {
  * Use `create(BatchPutResponseSchema)` to create a new message.
  */
 export const BatchPutResponseSchema: GenMessage<BatchPutResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 46);
+  messageDesc(file_engram_v1_memory, 48);
 
 /**
  * @generated from service engram.v1.MemoryService
@@ -1615,6 +1690,17 @@ export const MemoryService: GenService<{
     methodKind: "unary";
     input: typeof BatchPutRequestSchema;
     output: typeof BatchPutResponseSchema;
+  },
+  /**
+   * Whether a write sent with this request id committed, and what it wrote (capability
+   * write-status-v1): the answer to an UncertainWriteError. A write still running is waited for.
+   *
+   * @generated from rpc engram.v1.MemoryService.WriteStatus
+   */
+  writeStatus: {
+    methodKind: "unary";
+    input: typeof WriteStatusRequestSchema;
+    output: typeof WriteStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_engram_v1_memory, 0);

@@ -1,0 +1,46 @@
+// What a caller may do. A principal without a grant has the whole daemon (the local user on the
+// unix socket, the daemon's own token, the daemon itself); an agent token carries a grant naming
+// its namespaces and rights, and the shared namespace's rights apart. Every core operation asks
+// here before it reads or changes anything, so every door refuses alike.
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import * as check from '../../shared/validate.ts';
+import { SHARED_AGENT_ID } from '../../shared/validate.ts';
+import type { Right } from '../../shared/model.ts';
+import type { CallContext, Principal } from '../core/context.ts';
+
+export { RIGHTS, type Grant, type Right } from '../../shared/model.ts';
+
+const denied = (principal: Principal, what: string) =>
+  new EngramError(ErrorKind.PermissionDenied, `${principal.id} may not ${what} (ask for a token with that right: engram token create)`);
+
+/** Whether the caller has the whole daemon. */
+export const isFullAccess = (ctx: CallContext): boolean => ctx.principal.grant === undefined;
+
+/** Throws PERMISSION_DENIED unless the caller holds `right` on the namespace. */
+export function authorize(ctx: CallContext, right: Right, agentId: string): void {
+  const grant = ctx.principal.grant;
+  if (!grant) return;
+  if (agentId === SHARED_AGENT_ID) {
+    if (!grant.shared.includes(right)) throw denied(ctx.principal, `${right} the shared namespace`);
+    return;
+  }
+  if (!grant.agents.includes(agentId) || !grant.rights.includes(right)) throw denied(ctx.principal, `${right} namespace "${agentId}"`);
+}
+
+/** Throws PERMISSION_DENIED unless the caller has the whole daemon (`what`: the operation). */
+export function authorizeDaemon(ctx: CallContext, what: string): void {
+  if (!isFullAccess(ctx)) throw denied(ctx.principal, `${what}: it needs the daemon's own token or the local socket`);
+}
+
+/** The namespaces of a list the caller may read. */
+export function readable(ctx: CallContext, namespaces: readonly string[]): string[] {
+  const grant = ctx.principal.grant;
+  if (!grant) return [...namespaces];
+  return namespaces.filter((ns) => (ns === SHARED_AGENT_ID ? grant.shared.includes('read') : grant.agents.includes(ns) && grant.rights.includes('read')));
+}
+
+/** authorize() for a namespace as a caller sent it, checked only for a caller with a grant (the
+ *  operation validates the input itself, so a full-access caller sees its usual errors). */
+export function authorizeInput(ctx: CallContext, right: Right, agentIdInput: unknown): void {
+  if (ctx.principal.grant) authorize(ctx, right, check.agentId(agentIdInput));
+}

@@ -1,0 +1,192 @@
+// Agent tokens against a real daemon: a token made for agent A opens A and nothing else, on every
+// door (the library over the unix socket and over TCP, the CLI with ENGRAM_TOKEN, REST, MCP over
+// HTTP and over stdio); revocation refuses the very next call; the store keeps only a digest; a
+// daemon serving an older profile knows no agent tokens.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { connect } from '../client/index.ts';
+import { CapabilityError } from '../client/errors.ts';
+import { runEngram } from './fixtures/cli.ts';
+import { useDaemonPool } from './fixtures/daemon.ts';
+import { openHttp, openStdio } from './fixtures/mcp.ts';
+
+const pool = useDaemonPool();
+const denied = { kind: 'permission_denied' };
+
+async function start(args: string[] = []) {
+  const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0', ...args] });
+  const admin = await daemon.client();
+  await admin.put('alice', 'alice keeps her notes in the blue binder');
+  await admin.put('bob', 'bob keeps the launch codes in the red binder');
+  await admin.putShared('the team meets on Tuesdays');
+  const rest = async (token: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  return { daemon, admin, rest };
+}
+
+/** Every file under a directory, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    return stat.isDirectory() ? filesUnder(path) : stat.isFile() ? [path] : [];
+  });
+}
+
+describe('agent tokens', () => {
+  test('a token for alice opens alice and refuses bob on every library operation; nothing is written for a refused call', async () => {
+    const { daemon, admin } = await start();
+    const { token, info } = await admin.createToken({ agents: ['alice'], label: 'alice bot' });
+    expect(token).toMatch(/^engram_[0-9a-f]{12}_/);
+    expect(info).toMatchObject({ agents: ['alice'], rights: ['read', 'write'], shared: ['read'], label: 'alice bot', createdBy: 'local', revokedAt: 0 });
+    const alice = await daemon.client({ token });
+
+    expect((await alice.recall('alice', 'binder')).facts.map((f) => f.text)).toEqual(['alice keeps her notes in the blue binder']);
+    await alice.put('alice', 'alice moved the binder to the shelf');
+    expect((await alice.recallAll('alice', 'Tuesdays')).facts.some((f) => f.text === 'the team meets on Tuesdays')).toBe(true);
+    expect(await alice.listAgents()).toEqual(['__shared__', 'alice']);
+    expect((await alice.stats('alice')).liveCount).toBe(2);
+
+    const bobFact = (await admin.list('bob')).facts[0]!;
+    const refusals: [string, () => Promise<unknown>][] = [
+      ['put', () => alice.put('bob', 'planted by alice')],
+      ['putBatch', () => alice.putBatch([{ agentId: 'alice', text: 'fine' }, { agentId: 'bob', text: 'planted by alice' }])],
+      ['recall', () => alice.recall('bob', 'launch codes')],
+      ['recallExplain', () => alice.recallExplain('bob', 'launch codes')],
+      ['recallAll', () => alice.recallAll('bob', 'launch codes')],
+      ['batchRecall', () => alice.batchRecall('bob', ['launch codes'])],
+      ['get', () => alice.get('bob', bobFact.id)],
+      ['list', () => alice.list('bob')],
+      ['stats of bob', () => alice.stats('bob')],
+      ['stats of the store', () => alice.stats()],
+      ['pin', () => alice.pin('bob', bobFact.id)],
+      ['forget', () => alice.forget('bob', bobFact.id)],
+      ['checkpointSave', () => alice.checkpointSave('bob', { step: 1 })],
+      ['checkpointList', () => alice.checkpointList('bob')],
+      ['graph', () => alice.readGraph('bob', { factId: bobFact.id })],
+      ['doctor', async () => { for await (const _ of alice.doctor()) void _; }],
+      ['createToken', () => alice.createToken({ agents: ['bob'] })],
+      ['listTokens', () => alice.listTokens()],
+    ];
+    for (const [what, call] of refusals) await expect(call(), what).rejects.toMatchObject(denied);
+    // Erasing needs the admin right, which the default token does not hold even on alice.
+    const own = (await alice.list('alice')).facts[0]!;
+    await expect(alice.delete('alice', own.id)).rejects.toMatchObject(denied);
+
+    const bobAfter = await admin.list('bob');
+    expect(bobAfter.facts.map((f) => f.text)).toEqual(['bob keeps the launch codes in the red binder']);
+    expect(bobAfter.facts[0]!.pinned).toBe(false);
+    expect((await admin.list('alice')).facts.map((f) => f.text)).not.toContain('fine'); // the batch wrote nothing
+    expect(await admin.checkpointList('bob')).toEqual([]);
+    alice.close();
+  });
+
+  test('the shared grant is separate: without it recall-all, shared writes, slots and contexts are refused; admin rights open erase', async () => {
+    const { daemon, admin } = await start();
+    const { token } = await admin.createToken({ agents: ['alice'], rights: ['read', 'write', 'admin'], shared: [] });
+    const alice = await daemon.client({ token });
+    await expect(alice.recallAll('alice', 'Tuesdays')).rejects.toMatchObject(denied);
+    await expect(alice.recallShared('Tuesdays')).rejects.toMatchObject(denied);
+    await expect(alice.putShared('alice was here')).rejects.toMatchObject(denied);
+    await expect(alice.putSlot({ slotName: 'user_preferences', slotValue: { tea: 'green' } })).rejects.toMatchObject(denied);
+    await expect(alice.listSlots()).rejects.toMatchObject(denied);
+    await expect(alice.assembleContext('alice', 'binder')).rejects.toMatchObject(denied);
+    await expect(alice.saveRecipe('mine', { vectorTopK: 5 })).rejects.toMatchObject(denied);
+    expect(await alice.listAgents()).toEqual(['alice']);
+    const own = (await alice.list('alice')).facts[0]!;
+    expect((await alice.delete('alice', own.id)).id).toBe(own.id);
+    expect((await admin.listSlots()).slots).toEqual([]);
+    alice.close();
+  });
+
+  test('revocation refuses the next call on every door; the token survives a restart until then, and the store keeps only its digest', async () => {
+    const dataDir = pool.newDir();
+    let daemon = await pool.start({ dataDir, args: ['--http', '127.0.0.1:0', '--listen', '127.0.0.1:0'] });
+    const admin = await daemon.client();
+    await admin.put('alice', 'alice keeps her notes in the blue binder');
+    const { token, info } = await admin.createToken({ agents: ['alice'] });
+    admin.close();
+    await daemon.stop();
+    daemon = await pool.start({ dataDir, args: ['--http', '127.0.0.1:0', '--listen', '127.0.0.1:0'] });
+    const secret = token.slice(token.lastIndexOf('_') + 1);
+    for (const file of filesUnder(dataDir)) expect(readFileSync(file).includes(secret), file).toBe(false);
+
+    const overTcp = await connect({ address: daemon.discovery.tcpAddress!, token });
+    expect((await overTcp.recall('alice', 'binder')).facts).toHaveLength(1);
+    await expect(overTcp.recall('bob', 'binder')).rejects.toMatchObject(denied);
+    const url = `http://${daemon.discovery.httpAddress}`;
+    expect((await fetch(`${url}/v1/recall?agent_id=alice&q=binder`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+    const revoked = await runEngram(['token', 'revoke', info.id], { dataDir, cwd: dataDir });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await expect(overTcp.recall('alice', 'binder')).rejects.toMatchObject({ kind: 'unauthenticated' });
+    expect((await fetch(`${url}/v1/recall?agent_id=alice&q=binder`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    // Over the unix socket a revoked token is refused too, not taken for the local user.
+    await expect(daemon.client({ token })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    const listed = await runEngram(['token', 'list', '--json'], { dataDir, cwd: dataDir });
+    expect(JSON.parse(listed.stdout).tokens[0]).toMatchObject({ id: info.id, agents: ['alice'], revoked_at: expect.any(String) });
+    overTcp.close();
+  });
+
+  test('REST answers 403 and MCP a tool error for another namespace; the CLI takes the token from ENGRAM_TOKEN', async () => {
+    const { daemon, rest } = await start();
+    const made = await runEngram(['token', 'create', '--agent', 'alice', '--rights', 'read'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(made.code, made.stderr).toBe(0);
+    const token = made.stdout.trim();
+    expect(made.stderr).toContain('not shown again');
+
+    expect((await rest(token, 'GET', '/v1/recall?agent_id=alice&q=binder')).status).toBe(200);
+    const bob = await rest(token, 'GET', '/v1/recall?agent_id=bob&q=binder');
+    expect(bob.status).toBe(403);
+    expect(bob.json.error.message).toContain('may not read namespace "bob"');
+    expect((await rest(token, 'POST', '/v1/facts', { agent_id: 'alice', text: 'read-only token wrote this' })).status).toBe(403);
+    expect((await rest(token, 'GET', '/v1/agents')).json.agents).toEqual(['__shared__', 'alice']);
+    expect((await rest(token, 'GET', '/v1/tokens')).status).toBe(403);
+    expect((await rest(daemon.discovery.token, 'GET', '/v1/tokens')).json.tokens).toHaveLength(1);
+
+    const http = await openHttp(daemon.discovery.httpAddress!, token);
+    expect(await http.fails('memory_search', { agent_id: 'bob', query: 'launch codes' })).toContain('may not read namespace "bob"');
+    expect((await http.ok('memory_search', { agent_id: 'alice', query: 'binder' })).facts).toHaveLength(1);
+    await http.close();
+
+    const stdio = await openStdio(['--data-dir', daemon.dataDir], { ENGRAM_TOKEN: token });
+    expect(await stdio.fails('memory_search', { agent_id: 'bob', query: 'launch codes' })).toContain('may not read namespace "bob"');
+    expect(await stdio.fails('memory_add', { agent_id: 'alice', text: 'read-only token wrote this' })).toContain('may not write namespace "alice"');
+    await stdio.close();
+
+    const env = { ENGRAM_TOKEN: token };
+    const cliBob = await runEngram(['recall', 'bob', 'launch codes'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, env });
+    expect(cliBob.code).toBe(1);
+    expect(cliBob.stderr).toContain('may not read namespace "bob"');
+    const exported = await runEngram(['export', 'bob'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, env });
+    expect(exported.code).toBe(1);
+    expect(exported.stdout).not.toContain('launch codes');
+    const ownExport = await runEngram(['export', 'alice'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, env });
+    expect(ownExport.code, ownExport.stderr).toBe(0);
+    expect(ownExport.stdout).toContain('blue binder');
+    expect(ownExport.stdout).not.toContain('launch codes');
+
+    const bad = await runEngram(['token', 'create', '--agent', 'alice', '--rights', 'read,sudo'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"sudo" is not a right');
+  });
+
+  test('a daemon serving an older profile knows no agent tokens: the library refuses before sending, and a token is refused', async () => {
+    const { daemon, admin } = await start();
+    const { token } = await admin.createToken({ agents: ['alice'] });
+    admin.close();
+    await daemon.stop();
+    const old = await pool.start({ dataDir: daemon.dataDir, args: ['--compat', 'v0.2'] });
+    const client = await old.client();
+    await expect(client.createToken({ agents: ['alice'] })).rejects.toBeInstanceOf(CapabilityError);
+    await expect(old.client({ token })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    client.close();
+  });
+});
