@@ -702,7 +702,7 @@ export interface WriteStatus<F> {
   committed: boolean;
   /** The namespace it went to ("" when none committed). */
   agentId: string;
-  /** The kind of write ("fact", "revise", "pin", "checkpoint", …); "" when none committed. */
+  /** The kind of write ("fact", "revise", "patch", "delete", "checkpoint", …); "" when none committed. */
   op: string;
   /** The fact the write produced or changed, as stored now. */
   fact?: F;

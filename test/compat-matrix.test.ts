@@ -258,6 +258,14 @@ const METHODS: MethodCase[] = [
   { name: 'recall + kg', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
     expect((await client.recall(agent, 'matrix alpha', { kg: true })).retrieval.kg).toBe('hints_without_confidence_receipts');
   } },
+  { name: 'agent tokens (create, list, revoke)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    const { info } = await client.createToken({ agents: [agent], rights: ['read'] });
+    expect((await client.listTokens()).map((t) => t.id)).toContain(info.id);
+    expect((await client.revokeToken(info.id)).revokedAt).toBeGreaterThan(0);
+  } },
+  { name: 'writeStatus', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+    expect(await client.writeStatus('matrix-no-such-request', { agentId: agent })).toMatchObject({ committed: false, op: '' });
+  } },
   { name: 'put + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
@@ -437,7 +445,7 @@ describe('the matrix as a whole', () => {
 
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
-    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact', 'relate + linkEntity + readGraph', 'consolidate (dry run) + status', 'slots (put, list, context, locked delete)', 'recipes (list, save)', 'recall + recipe', 'assembleContext', 'recall + kg'];
+    const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact', 'relate + linkEntity + readGraph', 'consolidate (dry run) + status', 'slots (put, list, context, locked delete)', 'recipes (list, save)', 'recall + recipe', 'assembleContext', 'recall + kg', 'agent tokens (create, list, revoke)', 'writeStatus'];
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);

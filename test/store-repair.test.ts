@@ -5,7 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
-import { ENGRAM_BIN, useDaemonPool } from './fixtures/daemon.ts';
+import { ENGRAM_BIN, useDaemonPool, waitFor } from './fixtures/daemon.ts';
+import { LevelStore } from '../daemon/store/level/level-store.ts';
 
 const pool = useDaemonPool();
 
@@ -34,5 +35,38 @@ describe('a damaged store', () => {
     expect(repaired.code, repaired.stderr).toBe(0);
     const again = await pool.start({ dataDir });
     expect((await (await again.client()).list('kept', { pageSize: 100 })).facts).toHaveLength(50);
+  });
+
+  test('facts whose vectors were lost are found by doctor and embedded again by doctor --rebuild', async () => {
+    const dataDir = pool.newDir();
+    const first = await pool.start({ dataDir, embedder: 'local' });
+    const client = await first.client();
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await client.put('v', `the harbour crane number ${i} lifts containers`)).fact.id);
+    client.close();
+    await first.stop();
+
+    // What a rebuild that raced writers once left behind: facts naming vectors the store lacks.
+    const store = await LevelStore.open(join(dataDir, 'store'));
+    const lost = (await store.getFacts(ids.slice(0, 4).map((factId) => ({ agentId: 'v', factId })))).map((f) => f!);
+    await store.commit(lost.map((f) => ({ type: 'deleteVector' as const, agentId: 'v', vectorKey: f.vectorKey })));
+    await store.close();
+
+    const again = await pool.start({ dataDir, embedder: 'local', args: ['--reconcile-ms', '200'] });
+    const check = await runEngram(['doctor', '--json'], { dataDir, cwd: dataDir });
+    expect(check.code).toBe(1);
+    expect(JSON.parse(check.stdout).checks.find((c: { name: string }) => c.name === 'vectors')).toMatchObject({ ok: false, detail: expect.stringMatching(/^4 missing/) });
+
+    const rebuilt = await runEngram(['doctor', '--rebuild', '--json'], { dataDir, cwd: dataDir });
+    expect(rebuilt.code, rebuilt.stdout).toBe(0);
+    const reopened = await again.client();
+    await waitFor(async () => ((await reopened.stats('v')).pendingEmbeddings === 0 ? true : undefined), 30_000);
+    const embedder = (await reopened.get('v', ids[11]!)).embedder;
+    expect(embedder).toBeTruthy();
+    for (const f of lost) expect((await reopened.get('v', f.id)).embedder).toBe(embedder);
+    expect((await reopened.stats('v')).vectorCount).toBe(12);
+    const after = await runEngram(['doctor', '--json'], { dataDir, cwd: dataDir });
+    expect(after.code, after.stdout).toBe(0);
+    reopened.close();
   });
 });

@@ -590,7 +590,8 @@ export class Engram {
   private startBackgroundWork(): void {
     this.reconciler.start();
     this.timers.push(setInterval(() => void this.flushAccess(), ACCESS_FLUSH_MS).unref());
-    this.timers.push(setInterval(() => void this.saveVectors(false), VECTOR_SAVE_MS).unref());
+    const save = () => this.saveVectors(false).catch((error: Error) => this.options.log.warn(`saving the vector indexes failed (the next save tries again; the store has every vector): ${error.message}`));
+    this.timers.push(setInterval(() => void save(), VECTOR_SAVE_MS).unref());
   }
 
   private async flushAccess(): Promise<void> {
@@ -601,13 +602,22 @@ export class Engram {
     }
   }
 
-  /** Saves the vector indexes if they changed (or now, when `force`), then lets the store forget
+  /** Saves the vector indexes that changed (all of them when `force`), then lets the store forget
    *  the changes they cover. Every committed change is applied by then: writers apply theirs
    *  synchronously after their commit resolves, and this runs from a timer or a job. */
-  private async saveVectors(force: boolean): Promise<void> {
+  private saveVectors(force: boolean): Promise<void> {
+    // One save at a time: a save yields between namespaces, and a timer or job may ask meanwhile.
+    const next = this.vectorSave.then(() => this.saveVectorsNow(force));
+    this.vectorSave = next.catch(() => undefined);
+    return next;
+  }
+
+  private vectorSave: Promise<unknown> = Promise.resolve();
+
+  private async saveVectorsNow(force: boolean): Promise<void> {
     if (force) this.indexer.vectors.markDirty();
     const seq = this.store.lastSeq;
-    if (!this.indexer.vectors.saveIfDirty(this.indexer.catalog, seq)) return;
+    if (!(await this.indexer.vectors.saveChanged(this.indexer.catalog, seq))) return;
     await this.store.pruneChanges(seq).catch((error: Error) => this.options.log.warn(`could not prune the change log: ${error.message}`));
   }
 

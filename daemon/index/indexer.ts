@@ -48,9 +48,9 @@ export class Indexer {
 
   /** A fact that is no longer recallable (retired or erased), and an alias that no longer applies. */
   removed(fact: FactRecord): void {
+    // Its vector leaves the namespace's index, which is then saved as changed.
     this.catalog.get(fact.agentId)?.remove(fact.id);
     this.pending.delete(fact);
-    this.vectors.markDirty();
   }
 
   private trackPending(fact: FactRecord): void {

@@ -1,8 +1,9 @@
 // The vector side of the indexes: which model makes this store's vectors, whether the vector
 // signal is on, and each namespace's USearch index — saved to files with the change number they
 // cover, loaded at start-up and caught up from the store's change log (never re-embedding).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../files/atomic-file.ts';
 import type { Embedder } from '../embed/provider.ts';
 import type { Log } from '../log.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -20,9 +21,16 @@ export interface Embedded {
 
 const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
 
+/** `covered.json` beside the index files: every file there covers the changes up to coveredSeq. */
+interface Manifest {
+  embedder: string;
+  coveredSeq: number;
+}
+
 export class VectorSpace {
   private offReason: string | null = null;
-  private dirty = false;
+  /** Save every namespace's index at the next save, changed or not. */
+  private all = false;
 
   constructor(
     readonly embedder: Embedder,
@@ -51,8 +59,9 @@ export class VectorSpace {
     return this.off ? 'none' : this.embedder.id;
   }
 
+  /** The next save writes every namespace's index, not only the changed ones. */
   markDirty(): void {
-    this.dirty = true;
+    this.all = true;
   }
 
   /** A recallable fact without a vector from the current model (vectors on). */
@@ -83,20 +92,39 @@ export class VectorSpace {
   add(ns: NamespaceIndex, vectorKey: number, vector: Float32Array): void {
     ns.vectors ??= new VectorIndex(this.dimensions);
     ns.vectors.add(vectorKey, vector);
-    this.dirty = true;
   }
 
-  /** Saves every namespace's index as covering the changes up to `coveredSeq` (all of them
-   *  applied). Returns whether the saved files now cover that change. */
-  saveIfDirty(catalog: Catalog, coveredSeq: number): boolean {
+  /** Saves the index of every namespace that changed since its last save, one per turn of the
+   *  event loop so no client waits behind thousands of them, then records in the manifest that
+   *  every saved file covers the changes up to `coveredSeq` (all applied when this starts): an
+   *  unchanged namespace's file already did. Returns whether anything was saved. */
+  async saveChanged(catalog: Catalog, coveredSeq: number): Promise<boolean> {
     if (this.off) return true;
-    if (!this.dirty) return false;
-    this.dirty = false;
-    for (const ns of catalog.all()) {
-      if (!ns.vectors) continue;
-      ns.vectors.save(this.indexBase(ns.agentId), { agentId: ns.agentId, embedder: this.embedder.id, dimensions: this.dimensions, coveredSeq });
+    const all = this.all;
+    const changed = [...catalog.all()].filter((ns) => ns.vectors && (all || ns.vectors.changed));
+    if (changed.length === 0 && !all) return false;
+    this.all = false;
+    for (const ns of changed) {
+      ns.vectors?.save(this.indexBase(ns.agentId), { agentId: ns.agentId, embedder: this.embedder.id, dimensions: this.dimensions, coveredSeq });
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    writeFileAtomically(this.manifestPath, [Buffer.from(JSON.stringify({ embedder: this.embedder.id, coveredSeq } satisfies Manifest))]);
     return true;
+  }
+
+  /** The change number every saved file covers (0 when unknown): each file covers at least its
+   *  own, and an unchanged namespace's file also every change the manifest names. */
+  private manifestSeq(): number {
+    try {
+      const manifest = JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Partial<Manifest>;
+      return manifest.embedder === this.embedder.id && typeof manifest.coveredSeq === 'number' ? manifest.coveredSeq : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private get manifestPath(): string {
+    return join(this.dir, 'covered.json');
   }
 
   /** Loads each namespace's index: the saved file caught up from the change log when it can be,
@@ -104,15 +132,16 @@ export class VectorSpace {
   async load(store: MemoryStore, catalog: Catalog, useSaved: boolean): Promise<void> {
     if (this.off) return;
     const saved = new Map<string, { index: VectorIndex; coveredSeq: number }>();
+    const manifestSeq = useSaved ? this.manifestSeq() : 0;
     for (const ns of catalog.all()) {
       const base = this.indexBase(ns.agentId);
       const file = useSaved ? VectorIndex.load(base, this.embedder.id, this.dimensions) : null;
       if (useSaved && !file && existsSync(`${base}.usearch`)) {
+        // Rebuilt below (so changed), it is written anew at the next save.
         this.log.warn(`the saved vector index of "${ns.agentId}" is damaged, foreign or unverifiable: rebuilding it from the stored vectors`);
-        // Written anew at the next save, so the next start does not rebuild again.
-        this.dirty = true;
       }
-      if (file && file.info.coveredSeq >= store.changesKeptAfter) saved.set(ns.agentId, { index: file.index, coveredSeq: file.info.coveredSeq });
+      const coveredSeq = file ? Math.max(file.info.coveredSeq, manifestSeq) : 0;
+      if (file && coveredSeq >= store.changesKeptAfter) saved.set(ns.agentId, { index: file.index, coveredSeq });
     }
     const changed = await changedSince(store, saved);
     for (const ns of catalog.all()) {
@@ -128,7 +157,7 @@ export class VectorSpace {
     for (const ns of catalog.all()) ns.vectors = null;
     this.offReason = null;
     await this.load(store, catalog, false);
-    this.dirty = true;
+    this.all = true;
   }
 
   private async readAll(store: MemoryStore, ns: NamespaceIndex): Promise<VectorIndex | null> {

@@ -83,7 +83,11 @@ export class VectorIndex {
     return this.keys.has(key) || this.pending.some((p) => p.key === key);
   }
 
+  /** Whether the index differs from its saved file (or has none): only these are saved. */
+  changed = false;
+
   add(key: number, vector: Float32Array): void {
+    this.changed = true;
     this.pending.push({ key, vector });
     if (this.exact && this.size <= EXACT_SEARCH_LIMIT) this.exact.set(key, vector);
     else this.exact = null;
@@ -105,6 +109,7 @@ export class VectorIndex {
   }
 
   remove(key: number): void {
+    this.changed = true;
     this.exact?.delete(key);
     const before = this.pending.length;
     this.pending = this.pending.filter((p) => p.key !== key);
@@ -167,6 +172,7 @@ export class VectorIndex {
     renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
     const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b), fileBytes: digest.bytes, fileSha256: digest.sha256 };
     writeFileAtomically(`${base}.json`, [Buffer.from(JSON.stringify(saved))]);
+    this.changed = false;
   }
 
   /** The description saved beside an index file, or null if there is none of the expected shape

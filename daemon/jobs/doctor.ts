@@ -69,7 +69,7 @@ export async function* doctor(deps: DoctorDeps, rebuild: boolean): AsyncGenerato
       return;
     }
     yield* rewriteDerivedRows(deps.store, expected);
-    const repairs = withoutDanglingRelations(expected);
+    const repairs = [...withoutDanglingRelations(expected), ...requeueMissingVectors(expected, await storedVectorKeys(deps.store))];
     if (repairs.length) await deps.store.commit(repairs);
     await deps.store.commit([{ type: 'putMeta', name: TOKENIZER_META, value: { id: TOKENIZER_ID } }]);
     yield { kind: 'progress', phase: 'reloading indexes', done: 0, total: 1 };
@@ -98,8 +98,7 @@ async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorChec
     else if (!isDeepStrictEqual(want, terms)) wrongTerms++;
   }
   const missingTerms = expected.terms.size - (termRows - extraTerms);
-  const vectorKeys = new Set<string>();
-  for await (const { agentId, vectorKey } of store.scanVectorKeys()) vectorKeys.add(keyOf(agentId, String(vectorKey)));
+  const vectorKeys = await storedVectorKeys(store);
   const countMismatch = [...expected.indexedPerNamespace].filter(([agentId, n]) => (indexer.namespace(agentId)?.size ?? 0) !== n);
   const outOfRecency = expected.facts.filter((f) => {
     const ns = indexer.namespace(f.agentId);
@@ -113,7 +112,7 @@ async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorChec
   return [
     check('keyword postings', missingTerms + wrongTerms + extraTerms === 0, `${missingTerms} missing, ${wrongTerms} differ from the text, ${extraTerms} orphaned`),
     check('recency', outOfRecency + recencyExtra === 0, `${outOfRecency} missing, ${recencyExtra} orphaned`),
-    check('vectors', sameSet(vectorKeys, expected.vectors), `${difference(expected.vectors, vectorKeys)} missing, ${difference(vectorKeys, expected.vectors)} orphaned`),
+    check('vectors', sameSet(vectorKeys, expected.vectors), `${difference(expected.vectors, vectorKeys)} missing (doctor --rebuild embeds those facts again), ${difference(vectorKeys, expected.vectors)} orphaned`),
     check('in-memory keyword and recency indexes', countMismatch.length === 0, `${countMismatch.length} namespaces differ from the facts`),
     check('vector index', vectorsMissingInIndex === 0, `${vectorsMissingInIndex} stored vectors are not in the search index`),
     graphCheck(expected),
@@ -155,6 +154,28 @@ function withoutDanglingRelations(expected: Expected): Change[] {
     const repaired = { ...fact, relations: fact.relations.filter((r) => live.has(keyOf(fact.agentId, r.targetId))) };
     changes.push({ type: 'putFact', before: fact, fact: repaired, derived: 'unchanged' });
     return repaired;
+  });
+  return changes;
+}
+
+async function storedVectorKeys(store: MemoryStore): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for await (const { agentId, vectorKey } of store.scanVectorKeys()) keys.add(keyOf(agentId, String(vectorKey)));
+  return keys;
+}
+
+/** The repair of a vector row that is gone (a rebuild that raced writers once lost some): the
+ *  fact forgets its vector key and becomes pending again, so the reconciler embeds it anew. The
+ *  text is the source; a vector is only derived from it. */
+function requeueMissingVectors(expected: Expected, stored: Set<string>): Change[] {
+  const changes: Change[] = [];
+  expected.facts = expected.facts.map((fact) => {
+    const key = keyOf(fact.agentId, String(fact.vectorKey));
+    if (!fact.vectorKey || stored.has(key)) return fact;
+    const pending = { ...fact, vectorKey: 0, embedder: '' };
+    expected.vectors.delete(key);
+    changes.push({ type: 'putFact', before: fact, fact: pending, derived: 'unchanged' });
+    return pending;
   });
   return changes;
 }

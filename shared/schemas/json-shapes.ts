@@ -582,7 +582,7 @@ export const WriteStatusJson = z
   .object({
     committed: z.boolean(),
     agent_id: z.string().nullable().describe('The namespace it went to; null when none committed.'),
-    op: z.string().nullable().describe('"fact", "revise", "pin", "checkpoint", ...; null when none committed.'),
+    op: z.string().nullable().describe('"fact", "revise", "patch", "delete", "checkpoint", ...; null when none committed.'),
     fact: FactJson.nullable().describe('The fact it produced or changed, as stored now.'),
     result: z.record(z.string(), z.unknown()).describe('The result recorded with the write (ids, counts).'),
   })

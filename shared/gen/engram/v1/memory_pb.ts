@@ -59,8 +59,9 @@ export type WriteStatusResponse = Message<"engram.v1.WriteStatusResponse"> & {
   committed: boolean;
 
   /**
-   * What kind of write it was: "fact" (a put or batch item), "revise", "pin", "unpin", "forget",
-   * "confidence", "checkpoint", "touch", "observe", "relate", "link", "gc", ...
+   * What kind of write it was: "fact" (a put or batch item), "revise", "patch" (pin, unpin,
+   * forget, confidence), "update", "delete", "checkpoint", "touch", "observe", "relate", "link",
+   * "gc", "consolidate".
    *
    * @generated from field: string op = 2;
    */
