@@ -7,7 +7,7 @@ import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind, invalidArgument, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
-import { SHARED_AGENT_ID } from '../shared/validate.ts';
+import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
@@ -715,6 +715,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.BatchRecall, 'batch recall');
     check.agentId(agentId);
     check.queries(queries, daemon.limits);
+    check.batchBudget(queries, options.topK ?? DEFAULT_TOP_K, daemon.limits);
     const weight = this.confidenceWeight(options, daemon);
     const route = routeRecall(daemon, options, weight, true);
     if (route.kind !== 'options') throw new Error('unreachable: batch recall always uses its own RPC');

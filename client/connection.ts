@@ -44,7 +44,7 @@ const OLDEST_BASELINE: DaemonInfo = {
   daemonVersion: 'unknown',
   instanceId: '',
   capabilities: [],
-  limits: { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0 },
+  limits: { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0, maxBatchResults: 0, maxBatchQueryBytes: 0 },
   profile: 'legacy',
   embedder: 'unknown',
 };
@@ -154,8 +154,8 @@ export class Connection {
         capabilities: [...res.capabilities],
         defaultConfidenceWeight: res.defaultConfidenceWeight,
         limits: res.limits
-          ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch, maxWriteBatch: res.limits.maxWriteBatch, maxSlotValueBytes: res.limits.maxSlotValueBytes }
-          : { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0 },
+          ? { maxTextBytes: res.limits.maxTextBytes, maxTopK: res.limits.maxTopK, maxBatch: res.limits.maxBatch, maxWriteBatch: res.limits.maxWriteBatch, maxSlotValueBytes: res.limits.maxSlotValueBytes, maxBatchResults: res.limits.maxBatchResults, maxBatchQueryBytes: res.limits.maxBatchQueryBytes }
+          : { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0, maxBatchResults: 0, maxBatchQueryBytes: 0 },
         profile: res.profile,
         embedder: res.embedder,
         ...(res.defaultSignalWeights ? { defaultWeights: toWeights(res.defaultSignalWeights) } : {}),

@@ -149,6 +149,7 @@ describe('agent tokens', () => {
     expect((await rest(token, 'POST', '/v1/facts', { agent_id: 'alice', text: 'read-only token wrote this' })).status).toBe(403);
     expect((await rest(token, 'GET', '/v1/agents')).json.agents).toEqual(['__shared__', 'alice']);
     expect((await rest(token, 'GET', '/v1/tokens')).status).toBe(403);
+    expect((await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
     expect((await rest(daemon.discovery.token, 'GET', '/v1/tokens')).json.tokens).toHaveLength(1);
 
     const http = await openHttp(daemon.discovery.httpAddress!, token);

@@ -23,4 +23,26 @@ describe('large answers', () => {
     const listed = await runEngram(['list', 'big', '--limit', '1000'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
     expect(listed.code, listed.stderr).toBe(0);
   });
+
+  test('one batch recall is bounded: queries × top_k and the queries\' bytes have a budget, refused by the library, REST and the daemon alike', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
+    const client = await daemon.client();
+    await client.put('big', 'alpha note about the harbour');
+    expect(client.daemon.limits).toMatchObject({ maxBatchResults: 16_384, maxBatchQueryBytes: 262_144 });
+    const many = Array.from({ length: 64 }, (_, i) => `alpha query ${i}`);
+    await expect(client.batchRecall('big', many, { topK: 1000 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'queries', message: expect.stringContaining('at most 16384') });
+    const long = Array.from({ length: 64 }, (_, i) => `alpha ${i} ${'harbour '.repeat(4000)}`.slice(0, 30_000));
+    await expect(client.batchRecall('big', long)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'queries' });
+    expect((await client.batchRecall('big', many, { topK: 256 })).results).toHaveLength(64);
+
+    // The daemon enforces it for callers that do not check first.
+    const rest = await fetch(`http://${daemon.discovery.httpAddress}/v1/recall/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.discovery.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: 'big', queries: many, top_k: 1000 }),
+    });
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as { error: { field: string } }).error.field).toBe('queries');
+    client.close();
+  });
 });

@@ -16,7 +16,7 @@ describe('handshake', () => {
     expect(info.capabilities).toEqual([...info.capabilities].sort());
     expect(info.capabilities).toContain('idempotent-write-v1');
     expect(info.defaultConfidenceWeight).toBeUndefined();
-    expect(info.limits).toEqual({ maxTextBytes: 32768, maxTopK: 1000, maxBatch: 64, maxWriteBatch: 1000, maxSlotValueBytes: 16384 });
+    expect(info.limits).toEqual({ maxTextBytes: 32768, maxTopK: 1000, maxBatch: 64, maxWriteBatch: 1000, maxSlotValueBytes: 16384, maxBatchResults: 16384, maxBatchQueryBytes: 262144 });
     expect(info.embedder).toBe('local:wink-sg-100d-sif-v1');
     expect(info.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
   });

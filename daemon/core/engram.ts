@@ -483,6 +483,7 @@ export class Engram {
     const agentId = this.recallable(ctx, input.scope, input.agentId);
     const queries = check.queries(input.queries, this.limits);
     const plan = await this.recallPlan(input.options);
+    check.batchBudget(queries, plan.topK, this.limits);
     const checkQuery = (q: unknown, i: number) => check.query(q, this.limits, `queries[${i}]`);
     return this.recallEngine.batch({ agentId, queries, scope: input.scope, plan, checkQuery });
   }

@@ -113,18 +113,21 @@ export class RecallEngine {
 
   /** Several queries under one plan, concurrently; a query that fails fails only its own slot. */
   async batch(req: Omit<SearchRequest, 'query' | 'explain' | 'feedback'> & { queries: unknown[]; checkQuery: (q: unknown, i: number) => string }): Promise<BatchOutcome> {
-    const results = await Promise.all(
-      req.queries.map(async (q, i) => {
-        try {
-          const query = req.checkQuery(q, i);
-          const outcome = await this.search({ ...req, query, explain: false, feedback: false });
-          return { query, facts: outcome.facts, matches: outcome.matches, retrieval: outcome.retrieval };
-        } catch (error) {
-          if (!(error instanceof EngramError)) throw error;
-          return { query: typeof q === 'string' ? q : '', facts: [], matches: [], error: error.message };
-        }
-      }),
-    );
+    // One query after another, yielding between them: a batch holds the event loop no longer than
+    // its largest query at a time, so other clients' calls go on meanwhile, and only one query's
+    // candidates are in memory at once.
+    const results: (BatchOutcome['results'][number] & { retrieval?: RetrievalMetadata })[] = [];
+    for (const [i, q] of req.queries.entries()) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      try {
+        const query = req.checkQuery(q, i);
+        const outcome = await this.search({ ...req, query, explain: false, feedback: false });
+        results.push({ query, facts: outcome.facts, matches: outcome.matches, retrieval: outcome.retrieval });
+      } catch (error) {
+        if (!(error instanceof EngramError)) throw error;
+        results.push({ query: typeof q === 'string' ? q : '', facts: [], matches: [], error: error.message });
+      }
+    }
     return { results, merged: mergeBatch(results.map((r) => r.facts)), retrieval: results.find((r) => r.retrieval)?.retrieval };
   }
 

@@ -7,6 +7,7 @@ import { notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { metaDepth, rfc3339Ms } from '../../../shared/validate.ts';
+import { authorizeDaemon } from '../../auth/grant.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
 import { checkpointView, contextView, factView, restFact, restReceipt } from '../views.ts';
@@ -515,7 +516,10 @@ export const ROUTES: readonly Route[] = [
     'GET',
     '/metrics',
     { operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)', status: 200, description: 'engram_facts_total, engram_requests_total, engram_request_duration_seconds, engram_pending_embeddings, ...' },
-    async ({ core, metrics }) => ({ text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges(), core.consolidationCounters()) } }),
+    async ({ core, ctx, metrics }) => {
+      authorizeDaemon(ctx, 'read the metrics of the whole daemon');
+      return { text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges(), core.consolidationCounters()) } };
+    },
   ),
 
   route(

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/handshake.proto.
  */
 export const file_engram_v1_handshake: GenFile = /*@__PURE__*/
-  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIqoCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c0IcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCJ9CgZMaW1pdHMSFgoObWF4X3RleHRfYnl0ZXMYASABKA0SEQoJbWF4X3RvcF9rGAIgASgNEhEKCW1heF9iYXRjaBgDIAEoDRIXCg9tYXhfd3JpdGVfYmF0Y2gYBCABKA0SHAoUbWF4X3Nsb3RfdmFsdWVfYnl0ZXMYBSABKA0yTgoQSGFuZHNoYWtlU2VydmljZRI6CgVIZWxsbxIXLmVuZ3JhbS52MS5IZWxsb1JlcXVlc3QaGC5lbmdyYW0udjEuSGVsbG9SZXNwb25zZWIGcHJvdG8z", [file_engram_v1_recall]);
+  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIqoCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c0IcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCK3AQoGTGltaXRzEhYKDm1heF90ZXh0X2J5dGVzGAEgASgNEhEKCW1heF90b3BfaxgCIAEoDRIRCgltYXhfYmF0Y2gYAyABKA0SFwoPbWF4X3dyaXRlX2JhdGNoGAQgASgNEhwKFG1heF9zbG90X3ZhbHVlX2J5dGVzGAUgASgNEhkKEW1heF9iYXRjaF9yZXN1bHRzGAYgASgNEh0KFW1heF9iYXRjaF9xdWVyeV9ieXRlcxgHIAEoDTJOChBIYW5kc2hha2VTZXJ2aWNlEjoKBUhlbGxvEhcuZW5ncmFtLnYxLkhlbGxvUmVxdWVzdBoYLmVuZ3JhbS52MS5IZWxsb1Jlc3BvbnNlYgZwcm90bzM", [file_engram_v1_recall]);
 
 /**
  * @generated from message engram.v1.HelloRequest
@@ -143,6 +143,19 @@ export type Limits = Message<"engram.v1.Limits"> & {
    * @generated from field: uint32 max_slot_value_bytes = 5;
    */
   maxSlotValueBytes: number;
+
+  /**
+   * One BatchRecall's work, queries × top_k, and its queries' bytes together; 0 from daemons
+   * that name no budget.
+   *
+   * @generated from field: uint32 max_batch_results = 6;
+   */
+  maxBatchResults: number;
+
+  /**
+   * @generated from field: uint32 max_batch_query_bytes = 7;
+   */
+  maxBatchQueryBytes: number;
 };
 
 /**
