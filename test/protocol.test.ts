@@ -149,7 +149,7 @@ describe('AdminService', () => {
     expect(events.some((e) => e.progress)).toBe(true);
     const report = events.at(-1)!.report!;
     expect(report.healthy).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(['keyword postings', 'recency', 'vectors', 'in-memory keyword and recency indexes', 'vector index', 'knowledge graph', 'consolidation']);
+    expect(report.checks.map((c) => c.name)).toEqual(['keyword postings', 'recency', 'vectors', 'in-memory keyword and recency indexes', 'vector index', 'knowledge graph', 'write-ahead log', 'consolidation']);
     let rebuilt;
     for await (const event of env.client.doctor({ rebuild: true })) if (event.report) rebuilt = event.report;
     expect(rebuilt).toMatchObject({ healthy: true, rebuilt: true });

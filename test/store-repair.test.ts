@@ -1,7 +1,7 @@
 // A store LevelDB can no longer open is explained in one message that says what to do, and
 // `engram doctor --repair` (LevelDB's repair, offline) brings it back with every readable record.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
@@ -68,5 +68,31 @@ describe('a damaged store', () => {
     const after = await runEngram(['doctor', '--json'], { dataDir, cwd: dataDir });
     expect(after.code, after.stdout).toBe(0);
     reopened.close();
+  });
+
+  test('writes lost to a damaged write-ahead log are reported at start-up and by doctor, and the log is kept', async () => {
+    const dataDir = pool.newDir();
+    const first = await pool.start({ dataDir });
+    const client = await first.client();
+    for (let i = 0; i < 200; i++) await client.put('wal', `write-ahead fact number ${i} ${'padding '.repeat(10)}`);
+    client.close();
+    await first.kill9(); // the writes are in the log, not yet in a table file
+
+    const storeDir = join(dataDir, 'store');
+    const log = readdirSync(storeDir).find((name) => name.endsWith('.log'))!;
+    const bytes = readFileSync(join(storeDir, log));
+    for (let i = 0; i < 64; i++) bytes[Math.floor(bytes.length / 2) + i]! ^= 0xff;
+    writeFileSync(join(storeDir, log), bytes);
+
+    const again = await pool.start({ dataDir });
+    expect(again.log()).toMatch(/write-ahead log was damaged: LevelDB skipped \d+ bytes/);
+    const report = await runEngram(['doctor', '--json'], { dataDir, cwd: dataDir });
+    expect(report.code).toBe(1);
+    const check = JSON.parse(report.stdout).checks.find((c: { name: string }) => c.name === 'write-ahead log');
+    expect(check).toMatchObject({ ok: false, detail: expect.stringMatching(/^damaged at start-up: \d+ bytes skipped/) });
+    const kept = readdirSync(dataDir).filter((name) => name.startsWith('damaged-log-'));
+    expect(kept).toHaveLength(1);
+    expect(existsSync(join(dataDir, kept[0]!, log))).toBe(true);
+    expect((await (await again.client()).stats('wal')).liveCount).toBeLessThan(200);
   });
 });

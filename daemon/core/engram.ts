@@ -172,6 +172,8 @@ export class Engram {
    *  refused), loads the indexes and starts the background work. */
   static async open(options: EngramOptions, store: MemoryStore): Promise<Engram> {
     mkdirSync(options.vectorDir, { recursive: true });
+    const loss = store.openedWithLoss;
+    if (loss) options.log.error(`the store's write-ahead log was damaged: LevelDB skipped ${loss.droppedBytes} bytes of it while opening, and the writes in them are lost (${loss.reasons.join('; ')}). The log as it was is kept in ${loss.keptIn}; restore what is missing from an export, and see engram doctor`);
     const core = new Engram(options, store);
     await loadIndexes(store, core.indexer, options.dataDir, options.log);
     await core.access.load(store);

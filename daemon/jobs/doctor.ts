@@ -116,6 +116,7 @@ async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorChec
     check('in-memory keyword and recency indexes', countMismatch.length === 0, `${countMismatch.length} namespaces differ from the facts`),
     check('vector index', vectorsMissingInIndex === 0, `${vectorsMissingInIndex} stored vectors are not in the search index`),
     graphCheck(expected),
+    logCheck(store),
     ...(deps.consolidation ? [countersCheck(deps.consolidation())] : []),
   ];
 }
@@ -178,6 +179,14 @@ function requeueMissingVectors(expected: Expected, stored: Set<string>): Change[
     return pending;
   });
   return changes;
+}
+
+/** Whether this start-up's replay of the write-ahead log lost writes (LevelDB skips a damaged
+ *  stretch instead of failing): said until the daemon restarts, and in its log for good. */
+function logCheck(store: MemoryStore): DoctorCheck {
+  const loss = store.openedWithLoss;
+  if (!loss) return { name: 'write-ahead log', ok: true, detail: 'replayed whole at start-up' };
+  return { name: 'write-ahead log', ok: false, detail: `damaged at start-up: ${loss.droppedBytes} bytes skipped, the writes in them lost; the log as it was is in ${loss.keptIn}; restore what is missing from an export` };
 }
 
 function countersCheck(c: ConsolidationCounters): DoctorCheck {

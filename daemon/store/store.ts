@@ -112,6 +112,9 @@ export interface MemoryStore {
 
   /** The result recorded with an earlier write of (agentId, requestId). */
   requestResult(agentId: string, requestId: string): Promise<Json | undefined>;
+  /** Writes lost when the store opened (a damaged write-ahead log whose replay skipped them), or
+   *  null: said at start-up and by doctor. */
+  readonly openedWithLoss?: { droppedBytes: number; reasons: string[]; keptIn: string } | null;
 
   /** An agent's checkpoints, newest first. */
   checkpoints(agentId: string, limit?: number): Promise<CheckpointRecord[]>;

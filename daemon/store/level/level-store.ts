@@ -2,6 +2,7 @@
 // across the tables and goes through group commit, so a commit resolves only once it is synced
 // and concurrent writers share a sync. Every batch also records the highest id, vector key and
 // change number issued, so none is reused after a restart or a crash.
+import type { LogRecovery } from './log-recovery.ts';
 import type { AbstractBatchOperation } from 'abstract-level';
 import type { FactRecord } from '../record.ts';
 import { decodeFact } from '../record.ts';
@@ -89,6 +90,10 @@ export class LevelStore implements MemoryStore {
 
   nextVectorKey(): number {
     return ++this.issuedVectorKey;
+  }
+
+  get openedWithLoss(): LogRecovery | null {
+    return this.tables.recovery;
   }
 
   get lastSeq(): number {

@@ -5,6 +5,7 @@ import type { AbstractSublevel } from 'abstract-level';
 import type { AccessRow, CheckpointRecord, Json, StoredTerms } from '../store.ts';
 import type { FactRecord } from '../record.ts';
 import { StoreLockedError } from '../store.ts';
+import { checkLogReplay, copyLogsAside, dropLogCopies, type LogRecovery } from './log-recovery.ts';
 
 export type Root = ClassicLevel<string, string>;
 /** A table: one sublevel of the root database, string keys, values of type V. */
@@ -12,6 +13,8 @@ export type Table<V> = AbstractSublevel<Root, string | Buffer | Uint8Array, stri
 
 export interface Tables {
   db: Root;
+  /** What the open's replay of a damaged write-ahead log dropped, if it dropped anything. */
+  recovery: LogRecovery | null;
   /** agentId NUL factId → FactRecord */
   facts: Table<FactRecord>;
   /** agentId NUL factId → the fact's keyword terms: the persisted keyword index, per fact */
@@ -45,12 +48,15 @@ export const isLockedError = (error: unknown): boolean => (error as { cause?: { 
  *  a layout this version does not know, and the database is closed again. */
 export async function openTables(path: string, checkFormat: (meta: Table<Json>) => Promise<void> = async () => {}): Promise<Tables> {
   const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+  copyLogsAside(path);
   try {
     await db.open();
   } catch (error) {
+    dropLogCopies(path);
     if (isLockedError(error)) throw new StoreLockedError(path);
     throw error;
   }
+  const recovery = checkLogReplay(path);
   try {
     await checkFormat(db.sublevel<string, Json>('meta', { valueEncoding: 'json' }));
   } catch (error) {
@@ -63,6 +69,7 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
   }
   return {
     db,
+    recovery,
     facts: db.sublevel<string, FactRecord>('facts', { valueEncoding: 'json' }),
     postings: db.sublevel<string, StoredTerms>('postings', { valueEncoding: 'json' }),
     vectors: db.sublevel<string, Uint8Array>('vectors', { valueEncoding: 'view' }),
