@@ -62,6 +62,7 @@ function diskSection(r: DiskReport): string {
     `- acknowledged before the disk filled: ${r.acknowledgedBefore}; refused while full: ${r.refused} (${r.refusalKinds.join(', ')}), e.g. "${r.sampleError}"`,
     `- reads while full: ${r.readsWhileFull} of ${r.readsTried} answered; daemon alive while full: ${r.aliveWhileFull}`,
     `- after the disk grew: writes ${r.writesAfter ? 'accepted' : 'REFUSED'}${r.recoveryNote ? ` (${r.recoveryNote})` : ''}; acknowledged facts present: ${r.presentAfter} of ${r.acknowledgedBefore + r.acknowledgedAfter}`,
+    `- doctor after a restart: ${r.healthyAfterRestart}`,
   ].join('\n');
 }
 

@@ -2,6 +2,7 @@
 // across the tables and goes through group commit, so a commit resolves only once it is synced
 // and concurrent writers share a sync. Every batch also records the highest id, vector key and
 // change number issued, so none is reused after a restart or a crash.
+import { diskFull, hasRoom, isNoSpace } from './disk-full.ts';
 import type { LogRecovery } from './log-recovery.ts';
 import type { AbstractBatchOperation } from 'abstract-level';
 import type { FactRecord } from '../record.ts';
@@ -15,7 +16,7 @@ import { directoryBytes, storeFingerprint } from './fingerprint.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { changeEntryKey, changesAfter, factKey, namespaceRange, recordKey, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
 import { saveRequestFilter, takeRequestFilter } from './request-filter.ts';
-import { openTables, type Root, type Table, type Tables } from './tables.ts';
+import { openTables, reopenTables, type Root, type Table, type Tables } from './tables.ts';
 import { TermsCursor } from './terms-cursor.ts';
 
 type BatchOp = AbstractBatchOperation<Root, string, unknown>;
@@ -280,6 +281,17 @@ export class LevelStore implements MemoryStore {
     await this.erasing;
   }
 
+  /** Set when a write found the disk full: LevelDB refuses writes until it is reopened. */
+  private fullDisk = false;
+
+  /** Reopens the database once the disk has room again (until then: the same clear refusal).
+   *  Reads in flight during the reopen may fail once; every committed write stays. */
+  private async reopenAfterFullDisk(): Promise<void> {
+    if (!hasRoom(this.path)) throw diskFull(this.path);
+    await reopenTables(this.tables);
+    this.fullDisk = false;
+  }
+
   /** One synced batch for a group of mutations, numbered in order. */
   private async writeBatch(mutations: Mutation[]): Promise<{ seq: number }[]> {
     const first = this.committedSeq + 1;
@@ -289,7 +301,14 @@ export class LevelStore implements MemoryStore {
     });
     const last = first + mutations.length - 1;
     ops.push(this.put(this.tables.meta, FLOOR_KEY, { id: this.ids.greatest, vectorKey: this.issuedVectorKey, seq: last }));
-    await this.tables.db.batch(ops, { sync: true });
+    if (this.fullDisk) await this.reopenAfterFullDisk();
+    try {
+      await this.tables.db.batch(ops, { sync: true });
+    } catch (error) {
+      if (!isNoSpace(error)) throw error;
+      this.fullDisk = true;
+      throw diskFull(this.path);
+    }
     this.committedSeq = last;
     for (const mutation of mutations) this.afterCommit(mutation);
     return mutations.map((_, i) => ({ seq: first + i }));

@@ -81,3 +81,12 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
     records: db.sublevel<string, Json>('records', { valueEncoding: 'json' }),
   };
 }
+
+/** Closes and reopens the database (after a full disk, the only way LevelDB accepts writes
+ *  again) with every table: a sublevel closes with its database and does not reopen with it. */
+export async function reopenTables(tables: Tables): Promise<void> {
+  await tables.db.close();
+  await tables.db.open();
+  const { db: _db, recovery: _recovery, ...sublevels } = tables;
+  await Promise.all(Object.values(sublevels).map((table) => table.open()));
+}
