@@ -74,15 +74,18 @@ function fuzzSection(r: FuzzReport): string {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     `- daemon crashes: ${r.crashes}; doctor after: ${r.healthyAfter ? 'healthy' : 'UNHEALTHY'}`,
-    ...(r.samples.length ? ['- first problems:', ...r.samples.slice(0, 10).map((s) => `  - ${s}`)] : []),
+    ...(r.samples.length ? ['- problems, one of each kind:', ...distinct(r.samples).slice(0, 20).map((s) => `  - ${s}`)] : []),
   ].join('\n');
 }
+
+/** One sample per door, outcome and operation. */
+const distinct = (samples: string[]) => [...new Map(samples.map((s) => [s.split(' ').slice(0, 4).join(' '), s])).values()];
 
 function loadSection(r: LoadReport): string {
   const rows = r.windows.map((w) => `| ${w.atSeconds} | ${w.calls} | ${(w.calls / w.seconds).toFixed(0)} | ${ms(w.p50)} | ${ms(w.p99)} | ${w.errors} | ${w.rssMiB.toFixed(0)} |`);
   return [
     `## ${r.clients} client processes × ${r.minutes} min (each: one call at a time, 80 % recall, 20 % remember)`,
-    `- floor (a no-op gRPC health check, same run, under the same load): p50 ${ms(r.floor.p50)} ms, p99 ${ms(r.floor.p99)} ms`,
+    `- floor (a no-op gRPC health check, same run): idle p50 ${ms(r.idleFloor.p50)} ms, p99 ${ms(r.idleFloor.p99)} ms; under the load p50 ${ms(r.floor.p50)} ms, p99 ${ms(r.floor.p99)} ms (the ratios below are to the floor under load)`,
     `- overall: ${r.calls} calls, ${(r.calls / (r.minutes * 60)).toFixed(0)}/s, p50 ${ms(r.p50)} ms (${(r.p50 / r.floor.p50).toFixed(1)}× floor), p99 ${ms(r.p99)} ms (${(r.p99 / r.floor.p99).toFixed(1)}× floor), errors ${r.errors}; facts at the end ${r.factsAtEnd}`,
     `- daemon RSS: first window ${r.windows[0]?.rssMiB.toFixed(0)} MiB, last ${r.windows.at(-1)?.rssMiB.toFixed(0)} MiB, max ${Math.max(...r.windows.map((w) => w.rssMiB)).toFixed(0)} MiB`,
     '| at s | calls | calls/s | p50 ms | p99 ms | errors | daemon RSS MiB |',

@@ -4,9 +4,7 @@
 //   node --import tsx bench/soak/load-client.ts DATA_DIR SEED
 import { createInterface } from 'node:readline';
 import { connect } from '../../client/index.ts';
-
-export const WINDOW_MS = 10_000;
-export const AGENTS = 8;
+import { AGENTS, WINDOW_MS } from './load-shape.ts';
 
 const [dataDir, seedArg] = process.argv.slice(2);
 let state = Number(seedArg) >>> 0 || 1;

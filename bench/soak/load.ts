@@ -8,7 +8,7 @@ import { connect } from '../../client/index.ts';
 import { removeTempDir, startDaemon, tempDir, track } from '../daemon.ts';
 import { healthClient } from '../floor.ts';
 import { percentile, summarize } from '../stats.ts';
-import { AGENTS, WINDOW_MS } from './load-client.ts';
+import { AGENTS, WINDOW_MS } from './load-shape.ts';
 
 const CLIENT = fileURLToPath(new URL('./load-client.ts', import.meta.url));
 const SEED_FACTS = 5000;
@@ -36,7 +36,9 @@ export interface LoadReport {
   errors: number;
   p50: number;
   p99: number;
+  /** A no-op call during the load, and before it (clients connected, idle). */
   floor: { p50: number; p99: number };
+  idleFloor: { p50: number; p99: number };
   windows: LoadWindow[];
   factsAtEnd: number;
 }
@@ -66,12 +68,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     return { child, ready, exited: new Promise<void>((resolve) => child.once('exit', () => resolve())) };
   });
   await Promise.all(children.map((c) => c.ready));
+  const floor = healthClient(dataDir);
+  const idleMs: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const began = performance.now();
+    await floor.check();
+    idleMs.push(performance.now() - began);
+  }
 
   const seconds = options.minutes * 60;
   const startedAt = Date.now();
   const endAt = startedAt + seconds * 1000;
   for (const c of children) c.child.stdin!.end(`${JSON.stringify({ startAt: startedAt, endAt })}\n`);
-  const floor = healthClient(dataDir);
   const floorMs: number[] = [];
   const rss: number[] = [];
   let nextWindow = startedAt + WINDOW_MS;
@@ -105,6 +113,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     p50: overall.p50,
     p99: overall.p99,
     floor: { p50: percentile(floorMs, 50), p99: percentile(floorMs, 99) },
+    idleFloor: { p50: percentile(idleMs, 50), p99: percentile(idleMs, 99) },
     windows: windows.map((w, i) => ({ atSeconds: (i + 1) * (WINDOW_MS / 1000), seconds: WINDOW_MS / 1000, calls: w.length, errors: windowErrors[i] ?? 0, p50: percentile(w, 50), p99: percentile(w, 99), rssMiB: rss[i] ?? rss.at(-1) ?? NaN })),
     factsAtEnd,
   };

@@ -16,7 +16,7 @@ import { directoryBytes, storeFingerprint } from './fingerprint.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { changeEntryKey, changesAfter, factKey, namespaceRange, recordKey, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
 import { saveRequestFilter, takeRequestFilter } from './request-filter.ts';
-import { openTables, reopenTables, type Root, type Table, type Tables } from './tables.ts';
+import { openTables, reopenTables, sublevelsOf, type Root, type Table, type Tables } from './tables.ts';
 import { TermsCursor } from './terms-cursor.ts';
 
 type BatchOp = AbstractBatchOperation<Root, string, unknown>;
@@ -265,8 +265,7 @@ export class LevelStore implements MemoryStore {
   }
 
   private namedTables(): [string, Table<unknown>][] {
-    const { db: _db, ...tables } = this.tables;
-    return Object.entries(tables) as [string, Table<unknown>][];
+    return sublevelsOf(this.tables);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -87,6 +87,11 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
 export async function reopenTables(tables: Tables): Promise<void> {
   await tables.db.close();
   await tables.db.open();
+  await Promise.all(sublevelsOf(tables).map(([, table]) => table.open()));
+}
+
+/** Every table by name (the database and what its opening reported left out). */
+export function sublevelsOf(tables: Tables): [string, Table<unknown>][] {
   const { db: _db, recovery: _recovery, ...sublevels } = tables;
-  await Promise.all(Object.values(sublevels).map((table) => table.open()));
+  return Object.entries(sublevels) as [string, Table<unknown>][];
 }
