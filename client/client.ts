@@ -869,8 +869,9 @@ export class EngramClient {
   }
 
   /** Whether the write sent with `requestId` committed, and what it wrote (write-status-v1): the
-   *  answer to an UncertainWriteError. Without `agentId` every namespace this caller may read is
-   *  looked in. A write still running on the daemon is waited for. Not committed: sending it again
+   *  answer to an UncertainWriteError. Without `agentId` every namespace this caller may read or
+   *  write is looked in (and slots and recipes, as "__shared__"); a request id found in several
+   *  is refused as ambiguous. A write still running on the daemon is waited for. Not committed: sending it again
    *  with the same request id is safe (should the first attempt still arrive, they are one write). */
   async writeStatus(requestId: string, options: { agentId?: string } = {}): Promise<WriteStatus<Fact>> {
     requireCapability(await this.connection.ready(), Capability.WriteStatus, 'write status');

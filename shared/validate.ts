@@ -72,6 +72,16 @@ export function agentId(value: unknown, field = 'agent_id'): string {
   return id;
 }
 
+/** Whether a value is a valid agent id (for a check that must not throw). */
+export function isAgentId(value: unknown): value is string {
+  try {
+    agentId(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function factText(value: unknown, limits: Limits, field = 'text'): string {
   const text = requireString(value, field);
   if (text.length === 0) throw invalidArgument(field, 'must not be empty');

@@ -71,11 +71,23 @@ describe('agent tokens', () => {
       ['checkpointSave', () => alice.checkpointSave('bob', { step: 1 })],
       ['checkpointList', () => alice.checkpointList('bob')],
       ['graph', () => alice.readGraph('bob', { factId: bobFact.id })],
+      ['revise', () => alice.revise('bob', [bobFact.id], 'rewritten by alice')],
+      ['alias', () => alice.alias('bob', 'codes', ['secrets'])],
+      ['touch', () => alice.touch('bob', bobFact.id)],
+      ['relate', () => alice.relate('bob', bobFact.id, 'related', bobFact.id)],
+      ['collectGarbage (applied)', () => alice.collectGarbage('alice', { dryRun: false })],
+      ['consolidate', () => alice.consolidate('alice')],
+      ['extract + remember', () => alice.extract('bob', { message: 'I always keep the codes in the red binder.' }, { remember: true })],
+      ['searchUnified', () => alice.searchUnified('bob', 'launch codes')],
       ['doctor', async () => { for await (const _ of alice.doctor()) void _; }],
       ['createToken', () => alice.createToken({ agents: ['bob'] })],
       ['listTokens', () => alice.listTokens()],
     ];
     for (const [what, call] of refusals) await expect(call(), what).rejects.toMatchObject(denied);
+    // A batch item that names no valid namespace fails its own slot, for a token as for anyone.
+    const mixed = await alice.putBatch([{ agentId: 'alice', text: 'alice batch fact' }, { agentId: '', text: 'no namespace' }]);
+    expect(mixed[0]).toMatchObject({ factId: expect.any(String) });
+    expect(mixed[1]).toMatchObject({ error: { kind: 'invalid_argument', field: 'items[1].agent_id' } });
     // Erasing needs the admin right, which the default token does not hold even on alice.
     const own = (await alice.list('alice')).facts[0]!;
     await expect(alice.delete('alice', own.id)).rejects.toMatchObject(denied);
@@ -83,7 +95,7 @@ describe('agent tokens', () => {
     const bobAfter = await admin.list('bob');
     expect(bobAfter.facts.map((f) => f.text)).toEqual(['bob keeps the launch codes in the red binder']);
     expect(bobAfter.facts[0]!.pinned).toBe(false);
-    expect((await admin.list('alice')).facts.map((f) => f.text)).not.toContain('fine'); // the batch wrote nothing
+    expect((await admin.list('alice')).facts.map((f) => f.text)).not.toContain('fine'); // the refused batch wrote nothing
     expect(await admin.checkpointList('bob')).toEqual([]);
     alice.close();
   });
@@ -99,6 +111,7 @@ describe('agent tokens', () => {
     await expect(alice.listSlots()).rejects.toMatchObject(denied);
     await expect(alice.assembleContext('alice', 'binder')).rejects.toMatchObject(denied);
     await expect(alice.saveRecipe('mine', { vectorTopK: 5 })).rejects.toMatchObject(denied);
+    await expect(alice.getRecipe('balanced')).rejects.toMatchObject(denied);
     expect(await alice.listAgents()).toEqual(['alice']);
     const own = (await alice.list('alice')).facts[0]!;
     expect((await alice.delete('alice', own.id)).id).toBe(own.id);
@@ -177,6 +190,17 @@ describe('agent tokens', () => {
     const bad = await runEngram(['token', 'create', '--agent', 'alice', '--rights', 'read,sudo'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"sudo" is not a right');
+  });
+
+  test('without auth (loopback), a caller that presents an agent token is still confined to it', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0', '--no-auth'] });
+    const admin = await daemon.client();
+    await admin.put('bob', 'bob keeps the launch codes in the red binder');
+    const { token } = await admin.createToken({ agents: ['alice'] });
+    const url = `http://${daemon.discovery.httpAddress}/v1/recall?agent_id=bob&q=binder`;
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+    admin.close();
   });
 
   test('a daemon serving an older profile knows no agent tokens: the library refuses before sending, and a token is refused', async () => {

@@ -40,7 +40,7 @@ describe.skipIf(!canMount())('a full disk', () => {
     mounted.push(mountPoint);
     const dataDir = join(mountPoint, 'engram');
     mkdirSync(dataDir, { mode: 0o700 });
-    const daemon = await startDaemon({ dataDir });
+    const daemon = await startDaemon({ dataDir, args: ['--http', '127.0.0.1:0'] });
     daemons.push(daemon);
     const client = await daemon.client({ timeoutMs: 30_000 });
 
@@ -57,6 +57,12 @@ describe.skipIf(!canMount())('a full disk', () => {
     expect(refusal).toMatchObject({ kind: 'resource_exhausted', message: expect.stringContaining('is full: nothing was written') });
     expect(acked.length).toBeGreaterThan(100);
     await expect(client.put('disk', 'one more while full')).rejects.toMatchObject({ kind: 'resource_exhausted' });
+    const rest = await fetch(`http://${daemon.discovery.httpAddress}/v1/facts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.discovery.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: 'disk', text: `one more over REST ${randomBytes(9000).toString('base64')}` }),
+    });
+    expect(rest.status).toBe(507);
     expect((await client.recall('disk', 'fact', { topK: 3 })).facts).toHaveLength(3);
 
     execFileSync('mount', ['-o', 'remount,size=256m', mountPoint], { stdio: 'pipe' });

@@ -1,6 +1,7 @@
 // Answers as large as the daemon's limits allow reach the caller: 600 facts of 9.8 KB each (well
-// within the 32 KiB text limit) are about 6 MB in one list page, one recall at top_k 1,000, and an
-// export — past grpc-js's 4 MiB default, which once made all three fail with RESOURCE_EXHAUSTED.
+// within the 32 KiB text limit) are about 6 MB in one recall at top_k 1,000 and an export — past
+// grpc-js's 4 MiB default, which once made them fail with RESOURCE_EXHAUSTED — and a list page is
+// sized by bytes as well as by count.
 import { describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
@@ -15,7 +16,14 @@ describe('large answers', () => {
     const results = await client.putBatch(texts.map((text) => ({ agentId: 'big', text })));
     expect(results.every((r) => !r.error)).toBe(true);
 
-    expect((await client.list('big', { pageSize: 1000 })).facts).toHaveLength(600);
+    // A page is sized by bytes too: 6 MB of facts come in two pages of at most 4 MiB.
+    const page = await client.list('big', { pageSize: 1000 });
+    expect(page.facts.length).toBeGreaterThan(300);
+    expect(page.facts.length).toBeLessThan(600);
+    expect(page.facts.reduce((n, f) => n + f.text.length, 0)).toBeLessThanOrEqual(4 * 1024 * 1024);
+    const rest = await client.list('big', { pageSize: 1000, pageToken: page.nextPageToken });
+    expect(page.facts.length + rest.facts.length).toBe(600);
+    expect(rest.nextPageToken).toBe('');
     expect((await client.recall('big', 'alpha note', { topK: 1000 })).facts).toHaveLength(600);
     const exported = await runEngram(['export', 'big'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
     expect(exported.code, exported.stderr).toBe(0);

@@ -71,6 +71,18 @@ describe('write status', () => {
     await expect(alice.writeStatus(requestId, { agentId: 'bob' })).rejects.toMatchObject({ kind: 'permission_denied' });
     expect(await alice.writeStatus(requestId)).toMatchObject({ committed: false });
     expect(await admin.writeStatus(requestId)).toMatchObject({ committed: true, agentId: 'bob' });
+
+    // A token that may only write may still ask about its writes; slot writes are found too.
+    const { token: writeOnly } = await admin.createToken({ agents: ['carol'], rights: ['write'], shared: ['write'] });
+    const carol = await daemon.client({ token: writeOnly });
+    const put = randomUUID();
+    await carol.put('carol', 'carol logged the tide tables', { requestId: put });
+    expect(await carol.writeStatus(put)).toMatchObject({ committed: true, agentId: 'carol', op: 'fact' });
+    const slot = randomUUID();
+    await carol.putSlot({ slotName: 'user_preferences', slotValue: { tea: 'green' } }, { requestId: slot });
+    expect(await carol.writeStatus(slot)).toMatchObject({ committed: true, agentId: '__shared__', op: 'slot' });
+    expect(await admin.writeStatus(slot, { agentId: '__shared__' })).toMatchObject({ committed: true, op: 'slot' });
+    carol.close();
     alice.close();
     admin.close();
   });

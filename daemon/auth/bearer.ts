@@ -7,6 +7,9 @@ import type { Principal } from '../core/context.ts';
 
 export const TOKEN_PRINCIPAL: Principal = { id: 'token', via: 'bearer-token' };
 
+/** What every door says to a caller whose token proves nothing. */
+export const TOKEN_REFUSED = "missing, wrong or revoked bearer token (the daemon's token file in the data directory, or an agent token from engram token create)";
+
 /** Where agent tokens are looked up (absent: only the daemon's own token is accepted). */
 export interface AgentTokenLookup {
   principalOf(token: string): Principal | null;

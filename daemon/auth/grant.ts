@@ -5,13 +5,16 @@
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
-import type { Right } from '../../shared/model.ts';
+import type { Grant, Right } from '../../shared/model.ts';
 import type { CallContext, Principal } from '../core/context.ts';
 
 export { RIGHTS, type Grant, type Right } from '../../shared/model.ts';
 
-const denied = (principal: Principal, what: string) =>
-  new EngramError(ErrorKind.PermissionDenied, `${principal.id} may not ${what} (ask for a token with that right: engram token create)`);
+const denied = (principal: Principal, what: string) => new EngramError(ErrorKind.PermissionDenied, `${principal.id} may not ${what}`);
+
+/** Whether a grant holds `right` on a namespace (the shared one has its own rights). */
+const holds = (grant: Grant, right: Right, agentId: string): boolean =>
+  agentId === SHARED_AGENT_ID ? grant.shared.includes(right) : grant.agents.includes(agentId) && grant.rights.includes(right);
 
 /** Whether the caller has the whole daemon. */
 export const isFullAccess = (ctx: CallContext): boolean => ctx.principal.grant === undefined;
@@ -19,24 +22,21 @@ export const isFullAccess = (ctx: CallContext): boolean => ctx.principal.grant =
 /** Throws PERMISSION_DENIED unless the caller holds `right` on the namespace. */
 export function authorize(ctx: CallContext, right: Right, agentId: string): void {
   const grant = ctx.principal.grant;
-  if (!grant) return;
-  if (agentId === SHARED_AGENT_ID) {
-    if (!grant.shared.includes(right)) throw denied(ctx.principal, `${right} the shared namespace`);
-    return;
-  }
-  if (!grant.agents.includes(agentId) || !grant.rights.includes(right)) throw denied(ctx.principal, `${right} namespace "${agentId}"`);
+  if (!grant || holds(grant, right, agentId)) return;
+  const where = agentId === SHARED_AGENT_ID ? 'the shared namespace' : `namespace "${agentId}"`;
+  throw denied(ctx.principal, `${right} ${where} (a token with that right comes from engram token create)`);
 }
 
 /** Throws PERMISSION_DENIED unless the caller has the whole daemon (`what`: the operation). */
 export function authorizeDaemon(ctx: CallContext, what: string): void {
-  if (!isFullAccess(ctx)) throw denied(ctx.principal, `${what}: it needs the daemon's own token or the local socket`);
+  if (!isFullAccess(ctx)) throw denied(ctx.principal, `${what}: only the local socket or the daemon's own token may`);
 }
 
-/** The namespaces of a list the caller may read. */
-export function readable(ctx: CallContext, namespaces: readonly string[]): string[] {
+/** The namespaces of a list on which the caller holds any of `rights` (default: read). */
+export function permitted(ctx: CallContext, namespaces: readonly string[], rights: readonly Right[] = ['read']): string[] {
   const grant = ctx.principal.grant;
   if (!grant) return [...namespaces];
-  return namespaces.filter((ns) => (ns === SHARED_AGENT_ID ? grant.shared.includes('read') : grant.agents.includes(ns) && grant.rights.includes('read')));
+  return namespaces.filter((ns) => rights.some((right) => holds(grant, right, ns)));
 }
 
 /** authorize() for a namespace as a caller sent it, checked only for a caller with a grant (the

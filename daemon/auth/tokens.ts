@@ -4,9 +4,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalidArgument, notFound } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
+import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { CallContext, Principal } from '../core/context.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
-import type { WritePipeline } from '../write/pipeline.ts';
+import { TOKENS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
 import { RIGHTS, type Grant, type Right, type TokenInfo } from '../../shared/model.ts';
 import { authorizeDaemon } from './grant.ts';
 
@@ -25,7 +26,6 @@ export interface TokenInput {
 }
 
 const PREFIX = 'engram_';
-const TOKENS = '\u0000tokens';
 const MAX_AGENTS = 256;
 const hashOf = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
 
@@ -46,6 +46,7 @@ function checkInput(input: TokenInput): Omit<Grant, never> & { label: string } {
   if (!Array.isArray(input.agents) || input.agents.length === 0) throw invalidArgument('agents', 'must name at least one agent namespace');
   if (input.agents.length > MAX_AGENTS) throw invalidArgument('agents', `names ${input.agents.length} namespaces; at most ${MAX_AGENTS}`);
   const agents = [...new Set(input.agents.map((a, i) => check.agentId(a, `agents[${i}]`)))].sort();
+  if (agents.includes(SHARED_AGENT_ID)) throw invalidArgument('agents', `${SHARED_AGENT_ID} is the shared namespace: its rights are given with shared, not agents`);
   const rights = rightsOf(input.rights, 'rights', ['read', 'write']);
   if (rights.length === 0) throw invalidArgument('rights', 'must hold at least one right');
   const label = input.label === undefined ? '' : check.string(input.label, 'label', 200);
@@ -106,7 +107,7 @@ export class AgentTokens {
 
   private commit(ctx: CallContext, token: StoredToken): Promise<void> {
     return this.pipeline.run(ctx, {
-      agentId: TOKENS,
+      agentId: TOKENS_NAMESPACE,
       requestId: '',
       locks: [token.id],
       plan: async () => () => ({

@@ -25,7 +25,7 @@ import { WriteBarrier } from '../write/barrier.ts';
 import { WritePipeline } from '../write/pipeline.ts';
 import { FactStaging } from '../write/staging.ts';
 import { Relinker } from '../write/relink.ts';
-import { callContext, DAEMON, type CallContext } from './context.ts';
+import { callContext, checkAlive, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
@@ -49,7 +49,7 @@ import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type Con
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
 import { writeStatus, type WriteStatus } from './write-status.ts';
 import { AgentTokens, type TokenInfo, type TokenInput } from '../auth/tokens.ts';
-import { authorize, authorizeDaemon, authorizeInput, readable } from '../auth/grant.ts';
+import { authorize, authorizeDaemon, authorizeInput, permitted } from '../auth/grant.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -113,7 +113,22 @@ export interface IndexGauges {
 }
 
 const ACCESS_FLUSH_MS = 1000;
+
 const VECTOR_SAVE_MS = 60_000;
+
+/** A list page's size in bytes, besides its count: a page of large facts ends early (its next
+ *  page token says where to go on), so no answer grows with the size of the facts. */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The longest prefix of `facts` within PAGE_BYTES (at least one fact). */
+function withinPageBytes(facts: FactRecord[]): FactRecord[] {
+  let bytes = 0;
+  for (let i = 0; i < facts.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(facts[i])); // what the record weighs, near enough its message
+    if (bytes > PAGE_BYTES && i > 0) return facts.slice(0, i);
+  }
+  return facts;
+}
 
 export class Engram {
   private readonly indexer: Indexer;
@@ -199,8 +214,14 @@ export class Engram {
 
   /** Many puts in one call, each answered in its own slot. */
   async putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
-    // Every namespace the batch names is checked before any item is written.
-    if (Array.isArray(input.items)) for (const item of input.items) authorizeInput(ctx, 'write', (item as { agentId?: unknown } | null)?.agentId);
+    // Every namespace the batch names is checked before any item is written; an item that names
+    // none validly fails its own slot, as for any caller.
+    if (ctx.principal.grant && Array.isArray(input.items)) {
+      for (const item of input.items as unknown[]) {
+        const agentId = (item as { agentId?: unknown } | null)?.agentId;
+        if (check.isAgentId(agentId)) authorize(ctx, 'write', agentId);
+      }
+    }
     const slots = await this.writes.putBatch(ctx, input);
     for (const slot of slots) if (slot.result) this.wrote(slot.result);
     return slots;
@@ -271,14 +292,17 @@ export class Engram {
 
   /** Saved recipes (latest versions) and the built-ins not overridden. */
   listRecipes(ctx: CallContext): Promise<Recipe[]> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.recipes.list(ctx);
   }
 
   getRecipe(ctx: CallContext, name: unknown): Promise<Recipe> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.recipes.get(ctx, name);
   }
 
   recipeHistory(ctx: CallContext, name: unknown): Promise<Recipe[]> {
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.recipes.history(ctx, name);
   }
 
@@ -408,6 +432,7 @@ export class Engram {
 
   /** Retires every fact a query recalls (up to top_k); what was retired, and what failed. */
   async forgetMatching(ctx: CallContext, input: { agentId: unknown; query: unknown; topK: unknown }): Promise<{ forgotten: string[]; failures: { id: string; error: string }[] }> {
+    authorizeInput(ctx, 'write', input.agentId);
     const { facts } = await this.recall(ctx, input);
     const forgotten: string[] = [];
     const failures: { id: string; error: string }[] = [];
@@ -443,13 +468,13 @@ export class Engram {
     const pageSize = check.pageSize(pageSizeInput);
     const token = pageTokenInput === undefined || pageTokenInput === '' ? '' : check.factId(pageTokenInput, 'page_token');
     const rows = await this.store.listFacts(agentId, token, pageSize + 1);
-    const facts = rows.slice(0, pageSize).map((f) => this.access.overlay(f));
-    return { facts, nextPageToken: rows.length > pageSize ? facts[facts.length - 1]!.id : '' };
+    const facts = withinPageBytes(rows.slice(0, pageSize)).map((f) => this.access.overlay(f));
+    return { facts, nextPageToken: rows.length > facts.length ? facts[facts.length - 1]!.id : '' };
   }
 
   /** Every namespace with at least one fact (live or retired) that the caller may read, sorted. */
   async listAgents(ctx: CallContext): Promise<string[]> {
-    return readable(ctx, await this.store.namespaces());
+    return permitted(ctx, await this.store.namespaces());
   }
 
   stats(ctx: CallContext, agentIdInput: unknown): Promise<Stats> {
@@ -480,14 +505,14 @@ export class Engram {
     return this.recallEngine.search({ agentId, query, scope: input.scope, plan, explain: input.explain, feedback: true });
   }
 
-  /** Several queries under one policy, concurrently; a bad query fails only its own slot. */
+  /** Several queries under one policy, one after another; a bad query fails only its own slot. */
   async batchRecall(ctx: CallContext, input: { agentId: unknown; queries: unknown; scope: Scope; options?: RecallOptionsInput }): Promise<BatchOutcome> {
     const agentId = this.recallable(ctx, input.scope, input.agentId);
     const queries = check.queries(input.queries, this.limits);
     const plan = await this.recallPlan(input.options);
     check.batchBudget(queries, plan.topK, this.limits);
     const checkQuery = (q: unknown, i: number) => check.query(q, this.limits, `queries[${i}]`);
-    return this.recallEngine.batch({ agentId, queries, scope: input.scope, plan, checkQuery });
+    return this.recallEngine.batch({ agentId, queries, scope: input.scope, plan, checkQuery, alive: () => checkAlive(ctx) });
   }
 
   /** The namespace a recall of `scope` ranks, once the caller may read every namespace it reads

@@ -6,7 +6,7 @@ import { invalidArgument, notFound } from '../../shared/errors.ts';
 import type { Recipe, RecipeFields } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
-import type { WritePipeline } from '../write/pipeline.ts';
+import { CONTROLS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
 
 export type { Recipe, RecipeFields } from '../../shared/model.ts';
@@ -26,7 +26,6 @@ export const BUILTIN_RECIPES: Readonly<Record<string, RecipeFields>> = {
   low_latency: { vectorTopK: 8, lexicalTopK: 8, graphDepth: 0, ...off, tokenBudget: 1200, ...prefer },
 };
 
-const CONTROLS = '\u0000controls';
 const versionKey = (name: string, version: number) => `${name}\u0000${version.toString(16).padStart(8, '0')}`;
 
 export interface RecipeInput {
@@ -89,7 +88,7 @@ export class Recipes {
     const name = checkName(input.name);
     const fields = checkFields(input);
     return this.pipeline.run(ctx, {
-      agentId: CONTROLS,
+      agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
       locks: [`recipe:${name}`],
       plan: async () => {

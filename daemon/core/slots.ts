@@ -6,7 +6,7 @@ import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/
 import * as check from '../../shared/validate.ts';
 import { checkSlot, nextSlot, slotKey, type SlotInput, type SlotRecord } from '../controls/slot.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
-import { RelockNeeded, type WritePipeline } from '../write/pipeline.ts';
+import { CONTROLS_NAMESPACE, RelockNeeded, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
 import type { SlotChange } from '../../shared/model.ts';
 
@@ -22,7 +22,6 @@ export interface SlotListInput {
 }
 
 /** Slots are not per agent: their writes use this pipeline namespace (no agent id holds a NUL). */
-const CONTROLS = '\u0000controls';
 const MAX_LIST = 1000;
 const idLock = (recordId: string | undefined): string[] => (recordId ? [`slot-id:${recordId}`] : []);
 const versionKey = (recordId: string, version: number) => `${recordId}\u0000${version.toString(16).padStart(8, '0')}`;
@@ -45,7 +44,7 @@ export class Slots {
     const w = checkSlot(input);
     const key = slotKey(w);
     return this.pipeline.run(ctx, {
-      agentId: CONTROLS,
+      agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
       locks: [`slot:${key}`, ...idLock(this.byKey.get(key))],
       plan: async (held) => {
@@ -84,7 +83,7 @@ export class Slots {
   delete(ctx: CallContext, recordIdInput: unknown): Promise<SlotRecord> {
     const recordId = typeof recordIdInput === 'string' ? recordIdInput : '';
     return this.pipeline.run(ctx, {
-      agentId: CONTROLS,
+      agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
       locks: idLock(recordId),
       plan: async (held) => {

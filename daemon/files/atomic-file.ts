@@ -22,3 +22,14 @@ export function writeFileAtomically(target: string, parts: readonly Uint8Array[]
     throw error;
   }
 }
+
+/** Syncs a file written by someone else (a library that writes its own files) before it is
+ *  renamed into place, or a directory after renames in it, so a crash keeps what they say. */
+export function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -4,7 +4,7 @@
 // refused unless they come from this server's own pages: a browser always sends Origin on
 // cross-site writes, and a DNS-rebound name shows up in Host, while curl and scripts send neither.
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { BearerAuthenticator } from '../auth/bearer.ts';
+import { TOKEN_REFUSED, type BearerAuthenticator } from '../auth/bearer.ts';
 import type { Principal } from '../core/context.ts';
 import { HttpError } from './errors.ts';
 import { isLoopbackHost } from './listen.ts';
@@ -45,10 +45,14 @@ export function httpAuthenticator(options: HttpAuthOptions, listenHost: string):
     const host = headers.host ?? '';
     if (loopbackOnly && !isLoopbackHost(hostnameOf(host))) throw forbidden();
     if (headers.origin !== undefined && (options.noAuth || headers.origin !== `http://${host}`)) throw forbidden();
-    if (options.noAuth) return LOOPBACK_PRINCIPAL;
+    if (options.noAuth) {
+      // Without auth anyone local may call; one that presents an agent token is still confined.
+      const presented = headers.authorization === undefined ? null : (options.authenticator?.principalOf(headers.authorization) ?? null);
+      return presented?.grant ? presented : LOOPBACK_PRINCIPAL;
+    }
     const principal = options.authenticator!.principalOf(headers.authorization);
     if (!principal) {
-      throw new HttpError(401, ErrorKind.Unauthenticated, 'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token file in the data directory)', undefined, {
+      throw new HttpError(401, ErrorKind.Unauthenticated, `${TOKEN_REFUSED}: send "Authorization: Bearer <token>"`, undefined, {
         'www-authenticate': 'Bearer realm="engram"',
       });
     }

@@ -26,9 +26,9 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   failed_precondition: 409,
   unauthenticated: 401,
   permission_denied: 403,
-  // The core's limits (too many, too much) are throttling-like; a body over the size limit is
-  // answered as 413 by the body reader before the core is reached.
-  resource_exhausted: 429,
+  // The core's one exhausted resource is the disk (507 Insufficient Storage); a body over the
+  // size limit is answered as 413 by the body reader before the core is reached.
+  resource_exhausted: 507,
   aborted: 409,
   unimplemented: 501,
   unavailable: 503,

@@ -3,7 +3,7 @@
 // cover, loaded at start-up and caught up from the store's change log (never re-embedding).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../files/atomic-file.ts';
+import { syncPath, writeFileAtomically } from '../files/atomic-file.ts';
 import type { Embedder } from '../embed/provider.ts';
 import type { Log } from '../log.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -108,6 +108,8 @@ export class VectorSpace {
       ns.vectors?.save(this.indexBase(ns.agentId), { agentId: ns.agentId, embedder: this.embedder.id, dimensions: this.dimensions, coveredSeq });
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // The manifest vouches for the files renamed above: they reach the disk first.
+    syncPath(this.dir);
     writeFileAtomically(this.manifestPath, [Buffer.from(JSON.stringify({ embedder: this.embedder.id, coveredSeq } satisfies Manifest))]);
     return true;
   }

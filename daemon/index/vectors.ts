@@ -4,7 +4,7 @@
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
-import { writeFileAtomically } from '../files/atomic-file.ts';
+import { syncPath, writeFileAtomically } from '../files/atomic-file.ts';
 
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
@@ -168,6 +168,7 @@ export class VectorIndex {
   save(base: string, info: Omit<SavedIndexInfo, 'keys'>): void {
     this.flushPending();
     this.index.save(`${base}.usearch.tmp`);
+    syncPath(`${base}.usearch.tmp`);
     const digest = fileDigest(`${base}.usearch.tmp`);
     renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
     const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b), fileBytes: digest.bytes, fileSha256: digest.sha256 };

@@ -111,14 +111,15 @@ export class RecallEngine {
     this.access.record(facts, Date.now());
   }
 
-  /** Several queries under one plan, concurrently; a query that fails fails only its own slot. */
-  async batch(req: Omit<SearchRequest, 'query' | 'explain' | 'feedback'> & { queries: unknown[]; checkQuery: (q: unknown, i: number) => string }): Promise<BatchOutcome> {
+  /** Several queries under one plan, one after another; a query that fails fails only its own slot. */
+  async batch(req: Omit<SearchRequest, 'query' | 'explain' | 'feedback'> & { queries: unknown[]; checkQuery: (q: unknown, i: number) => string; alive?: () => void }): Promise<BatchOutcome> {
     // One query after another, yielding between them: a batch holds the event loop no longer than
     // its largest query at a time, so other clients' calls go on meanwhile, and only one query's
     // candidates are in memory at once.
     const results: (BatchOutcome['results'][number] & { retrieval?: RetrievalMetadata })[] = [];
     for (const [i, q] of req.queries.entries()) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      req.alive?.(); // a caller that has gone costs no further query
       try {
         const query = req.checkQuery(q, i);
         const outcome = await this.search({ ...req, query, explain: false, feedback: false });

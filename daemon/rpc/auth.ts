@@ -4,12 +4,12 @@
 // checked by the same authenticator as the HTTP doors.
 import type { Authenticate } from '../../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { BearerAuthenticator } from '../auth/bearer.ts';
+import { TOKEN_REFUSED, type BearerAuthenticator } from '../auth/bearer.ts';
 import type { Principal } from '../core/context.ts';
 
 export const LOCAL_PRINCIPAL: Principal = { id: 'local', via: 'unix-socket' };
 
-const refused = () => new EngramError(ErrorKind.Unauthenticated, 'missing, wrong or revoked bearer token (the daemon\'s token file in the data directory, or an agent token from engram token create)');
+const refused = () => new EngramError(ErrorKind.Unauthenticated, TOKEN_REFUSED);
 
 const headerOf = (call: Parameters<Authenticate>[0]): string | undefined => {
   const [value] = call.metadata.get('authorization');

@@ -10,6 +10,11 @@ import type { Change, Json, MemoryStore } from '../store/store.ts';
 import type { WriteBarrier } from './barrier.ts';
 import { KeyedLocks } from './locks.ts';
 
+/** Where the request ids of writes that belong to no agent live: names no agent can have (agent
+ *  ids never contain NUL). Slots and recipes share one; agent tokens have their own. */
+export const CONTROLS_NAMESPACE = '\u0000controls';
+export const TOKENS_NAMESPACE = '\u0000tokens';
+
 /** What a write commits, decided by its plan. */
 export interface Commit<R> {
   changes: Change[];
@@ -148,21 +153,22 @@ export class WritePipeline {
     });
   }
 
-  /** The result recorded for a request id in the first of `agentIds` that has one, once every
+  /** The results recorded for a request id in each of `agentIds` that has one, once every
    *  attempt with that id still running there has finished (so the answer no longer changes
-   *  while the caller reads it); undefined: nothing committed with it in any of them. */
-  async recordedResult(agentIds: readonly string[], requestId: string): Promise<{ agentId: string; recorded: Json } | undefined> {
+   *  while the caller reads it); empty: nothing committed with it in any of them. */
+  async recordedResults(agentIds: readonly string[], requestId: string): Promise<{ agentId: string; recorded: Json }[]> {
     const keys = new Set(agentIds.map((agentId) => requestKey({ agentId, requestId })));
     for (;;) {
       const running = [...this.inflight].find(([key]) => keys.has(key));
       if (!running) break;
       await running[1].catch(() => undefined);
     }
+    const found: { agentId: string; recorded: Json }[] = [];
     for (const agentId of agentIds) {
       const recorded = await this.store.requestResult(agentId, requestId);
-      if (recorded) return { agentId, recorded };
+      if (recorded) found.push({ agentId, recorded });
     }
-    return undefined;
+    return found;
   }
 
   /** For jobs that must not race writers (rebuilds): runs `work` with every write held back. */

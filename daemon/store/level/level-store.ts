@@ -228,7 +228,7 @@ export class LevelStore implements MemoryStore {
   }
 
   async writeAccess(rows: readonly [FactKey, AccessRow][]): Promise<void> {
-    await this.tables.access.batch(rows.map(([k, row]) => ({ type: 'put' as const, key: factKey(k.agentId, k.factId), value: row })));
+    await this.written(() => this.tables.access.batch(rows.map(([k, row]) => ({ type: 'put' as const, key: factKey(k.agentId, k.factId), value: row }))));
   }
 
   async *changesSince(seq: number): AsyncIterable<ChangedFact> {
@@ -240,9 +240,9 @@ export class LevelStore implements MemoryStore {
     const through = Math.min(seq, this.committedSeq);
     if (through <= this.keptAfter) return;
     // Bound first, rows second: a crash in between leaves rows nobody asks for, never a gap.
-    await this.tables.meta.put(CHANGES_KEY, { keptAfter: through }, { sync: true } as object);
+    await this.written(() => this.tables.meta.put(CHANGES_KEY, { keptAfter: through }, { sync: true } as object));
     this.keptAfter = through;
-    await this.tables.changes.clear({ lt: changesAfter(through) });
+    await this.written(() => this.tables.changes.clear({ lt: changesAfter(through) }));
   }
 
   sizeBytes(): number {
@@ -283,13 +283,33 @@ export class LevelStore implements MemoryStore {
   /** Set when a write found the disk full: LevelDB refuses writes until it is reopened. */
   private fullDisk = false;
 
+  /** Every write to the database goes through here: one that finds the disk full is refused
+   *  clearly and marks the database for a reopen, which the next write does first. */
+  private async written<T>(write: () => Promise<T>): Promise<T> {
+    if (this.fullDisk) await this.reopenAfterFullDisk();
+    try {
+      return await write();
+    } catch (error) {
+      if (!isNoSpace(error)) throw error;
+      this.fullDisk = true;
+      throw diskFull(this.path);
+    }
+  }
+
   /** Reopens the database once the disk has room again (until then: the same clear refusal).
    *  Reads in flight during the reopen may fail once; every committed write stays. */
   private async reopenAfterFullDisk(): Promise<void> {
     if (!hasRoom(this.path)) throw diskFull(this.path);
-    await reopenTables(this.tables);
+    this.reopening ??= reopenTables(this.tables).finally(() => (this.reopening = null));
+    await this.reopening;
     this.fullDisk = false;
+    // Should the refused write have reached the log after all, its numbers are not used again.
+    const floor = ((await this.tables.meta.get(FLOOR_KEY)) ?? {}) as IssuedFloor;
+    if ((floor.seq ?? 0) > this.committedSeq) this.committedSeq = floor.seq!;
+    if ((floor.vectorKey ?? 0) > this.issuedVectorKey) this.issuedVectorKey = floor.vectorKey!;
   }
+
+  private reopening: Promise<void> | null = null;
 
   /** One synced batch for a group of mutations, numbered in order. */
   private async writeBatch(mutations: Mutation[]): Promise<{ seq: number }[]> {
@@ -300,14 +320,7 @@ export class LevelStore implements MemoryStore {
     });
     const last = first + mutations.length - 1;
     ops.push(this.put(this.tables.meta, FLOOR_KEY, { id: this.ids.greatest, vectorKey: this.issuedVectorKey, seq: last }));
-    if (this.fullDisk) await this.reopenAfterFullDisk();
-    try {
-      await this.tables.db.batch(ops, { sync: true });
-    } catch (error) {
-      if (!isNoSpace(error)) throw error;
-      this.fullDisk = true;
-      throw diskFull(this.path);
-    }
+    await this.written(() => this.tables.db.batch(ops, { sync: true }));
     this.committedSeq = last;
     for (const mutation of mutations) this.afterCommit(mutation);
     return mutations.map((_, i) => ({ seq: first + i }));

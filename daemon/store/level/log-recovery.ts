@@ -14,7 +14,9 @@ export interface LogRecovery {
   keptIn: string;
 }
 
-const beforeOpen = (path: string) => `${path}.logs-before-open`;
+/** Per process: a second daemon starting beside the first (and refused by the lock) must not
+ *  touch the first one's copies. */
+const beforeOpen = (path: string) => `${path}.logs-before-open-${process.pid}`;
 
 /** Copies the store's write-ahead logs aside; call before LevelDB opens the store. */
 export function copyLogsAside(path: string): void {

@@ -86,7 +86,16 @@ export async function openTables(path: string, checkFormat: (meta: Table<Json>) 
  *  again) with every table: a sublevel closes with its database and does not reopen with it. */
 export async function reopenTables(tables: Tables): Promise<void> {
   await tables.db.close();
-  await tables.db.open();
+  // A database left closed would fail every read too: try the open more than once.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await tables.db.open();
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   await Promise.all(sublevelsOf(tables).map(([, table]) => table.open()));
 }
 

@@ -25,8 +25,9 @@ export const file_engram_v1_memory: GenFile = /*@__PURE__*/
  */
 export type WriteStatusRequest = Message<"engram.v1.WriteStatusRequest"> & {
   /**
-   * The namespace the write went to ("__shared__" for the shared one); empty: every namespace
-   * the caller may read is looked in.
+   * The namespace the write went to ("__shared__" for the shared one, slots and recipes); empty:
+   * every namespace the caller may read or write is looked in, and a request id found in more
+   * than one is refused (INVALID_ARGUMENT request_id).
    *
    * @generated from field: string agent_id = 1;
    */
