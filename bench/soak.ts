@@ -22,22 +22,25 @@ const { values } = parseArgs({
     inputs: { type: 'string', default: '100000' },
     clients: { type: 'string', default: '32' },
     minutes: { type: 'string', default: '5' },
+    writes: { type: 'string', default: '0.2' },
     seed: { type: 'string', default: '20261202' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
   process.stdout.write(`usage: npm run soak -- [--only ${PHASES.join(',')}] [--cycles 100] [--per-dir 20] [--inputs 100000]
-                    [--clients 32] [--minutes 5] [--seed N]
+                    [--clients 32] [--minutes 5] [--writes 0.2] [--seed N]
   crash  kill -9 at random moments of a mixed write storm; every acknowledged write checked after each restart
   disk   a small tmpfs fills up during writes (needs root to mount it), then grows again
   fuzz   fast-check inputs (fixed seed) on gRPC, REST and MCP
-  load   many client processes, mixed reads and writes: throughput, p50/p99, RSS over time\n`);
+  load   many client processes, mixed reads and writes (--writes: the share that remember): throughput,
+         p50/p99, RSS over time\n`);
   process.exit(0);
 }
 const only = values.only.split(',') as Phase[];
+const writeShare = Number(values.writes);
 const numbers = { cycles: Number(values.cycles), perDir: Number(values['per-dir']), inputs: Number(values.inputs), clients: Number(values.clients), minutes: Number(values.minutes), seed: Number(values.seed) };
-if (only.some((p) => !PHASES.includes(p)) || Object.values(numbers).some((n) => !(n > 0))) {
+if (only.some((p) => !PHASES.includes(p)) || Object.values(numbers).some((n) => !(n > 0)) || !(writeShare >= 0 && writeShare <= 1)) {
   process.stderr.write('soak: bad arguments (see --help)\n');
   process.exit(2);
 }
@@ -84,7 +87,7 @@ const distinct = (samples: string[]) => [...new Map(samples.map((s) => [s.split(
 function loadSection(r: LoadReport): string {
   const rows = r.windows.map((w) => `| ${w.atSeconds} | ${w.calls} | ${(w.calls / w.seconds).toFixed(0)} | ${ms(w.p50)} | ${ms(w.p99)} | ${w.errors} | ${w.rssMiB.toFixed(0)} |`);
   return [
-    `## ${r.clients} client processes × ${r.minutes} min (each: one call at a time, 80 % recall, 20 % remember)`,
+    `## ${r.clients} client processes × ${r.minutes} min (each: one call at a time, ${Math.round((1 - r.writeShare) * 100)} % recall, ${Math.round(r.writeShare * 100)} % remember)`,
     `- floor (a no-op gRPC health check, same run): idle p50 ${ms(r.idleFloor.p50)} ms, p99 ${ms(r.idleFloor.p99)} ms; under the load p50 ${ms(r.floor.p50)} ms, p99 ${ms(r.floor.p99)} ms (the ratios below are to the floor under load)`,
     `- overall: ${r.calls} calls, ${(r.calls / (r.minutes * 60)).toFixed(0)}/s, p50 ${ms(r.p50)} ms (${(r.p50 / r.floor.p50).toFixed(1)}× floor), p99 ${ms(r.p99)} ms (${(r.p99 / r.floor.p99).toFixed(1)}× floor), errors ${r.errors}; facts at the end ${r.factsAtEnd}`,
     `- daemon RSS: first window ${r.windows[0]?.rssMiB.toFixed(0)} MiB, last ${r.windows.at(-1)?.rssMiB.toFixed(0)} MiB, max ${Math.max(...r.windows.map((w) => w.rssMiB)).toFixed(0)} MiB`,
@@ -101,7 +104,7 @@ try {
   if (only.includes('crash')) sections.push(crashSection(await runCrashSoak({ cycles: numbers.cycles, perDir: numbers.perDir, seed: numbers.seed, onCycle: progress('crash cycles') })));
   if (only.includes('disk')) sections.push(diskSection(await runDiskFull({ log: (line) => process.stderr.write(`disk: ${line}\n`) })));
   if (only.includes('fuzz')) sections.push(fuzzSection(await runFuzz({ inputs: numbers.inputs, seed: numbers.seed, onProgress: progress('fuzz inputs') })));
-  if (only.includes('load')) sections.push(loadSection(await runLoad({ clients: numbers.clients, minutes: numbers.minutes, onProgress: progress('load seconds') })));
+  if (only.includes('load')) sections.push(loadSection(await runLoad({ clients: numbers.clients, minutes: numbers.minutes, writeShare, onProgress: progress('load seconds') })));
 } finally {
   cleanup();
 }

@@ -1,12 +1,13 @@
-// A client process for the load soak: one call at a time, 80 % recall and 20 % remember over a
+// A client process for the load soak: one call at a time, recall and (20 % by default) remember over a
 // few namespaces, until the end time it reads on stdin; every WINDOW_MS it prints one JSON line
 // with the window's latencies (ms) and errors.
-//   node --import tsx bench/soak/load-client.ts DATA_DIR SEED
+//   node --import tsx bench/soak/load-client.ts DATA_DIR SEED [WRITE_SHARE]
 import { createInterface } from 'node:readline';
 import { connect } from '../../client/index.ts';
 import { AGENTS, WINDOW_MS } from './load-shape.ts';
 
-const [dataDir, seedArg] = process.argv.slice(2);
+const [dataDir, seedArg, writeShareArg] = process.argv.slice(2);
+const writeShare = Number(writeShareArg ?? 0.2);
 let state = Number(seedArg) >>> 0 || 1;
 const random = () => ((state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 const WORDS = ['harbour', 'crane', 'container', 'ship', 'pilot', 'tide', 'berth', 'cargo', 'manifest', 'customs', 'quay', 'tug'];
@@ -25,7 +26,7 @@ while (Date.now() < endAt) {
   const agent = `load-${Math.floor(random() * AGENTS)}`;
   const began = performance.now();
   try {
-    if (random() < 0.8) await client.recall(agent, words(3), { topK: 8 });
+    if (random() >= writeShare) await client.recall(agent, words(3), { topK: 8 });
     else await client.put(agent, `load ${seedArg}-${n++}: the ${words(6)}`);
     latencies.push(performance.now() - began);
   } catch {

@@ -16,6 +16,8 @@ const SEED_FACTS = 5000;
 export interface LoadOptions {
   clients: number;
   minutes: number;
+  /** The share of calls that remember (the rest recall). */
+  writeShare: number;
   onProgress(done: number, total: number): void;
 }
 
@@ -32,6 +34,7 @@ export interface LoadWindow {
 export interface LoadReport {
   clients: number;
   minutes: number;
+  writeShare: number;
   calls: number;
   errors: number;
   p50: number;
@@ -54,7 +57,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const windows: number[][] = [];
   const windowErrors: number[] = [];
   const children = Array.from({ length: options.clients }, (_, c) => {
-    const child = track(spawn(process.execPath, ['--import', 'tsx', CLIENT, dataDir, String(c + 1)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const child = track(spawn(process.execPath, ['--import', 'tsx', CLIENT, dataDir, String(c + 1), String(options.writeShare)], { stdio: ['pipe', 'pipe', 'inherit'] }));
     let seen = 0;
     const ready = new Promise<void>((resolve) => {
       createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -108,6 +111,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   return {
     clients: options.clients,
     minutes: options.minutes,
+    writeShare: options.writeShare,
     calls: all.length,
     errors: windowErrors.reduce((a, b) => a + b, 0),
     p50: overall.p50,
