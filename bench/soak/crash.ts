@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connect, type EngramClient } from '../../client/index.ts';
+import { prng } from '../corpus.ts';
 import { removeTempDir, startDaemon, tempDir, track, type BenchDaemon } from '../daemon.ts';
 
 const WRITER = fileURLToPath(new URL('./storm-writer.ts', import.meta.url));
@@ -49,8 +50,7 @@ const newLedger = (): Ledger => ({ texts: new Map(), how: new Map(), rids: new M
 
 export async function runCrashSoak(options: CrashOptions): Promise<CrashReport> {
   const report: CrashReport = { cycles: 0, acknowledged: 0, uncertain: 0, violations: [], stored: 0, writeStatusChecked: 0, restartMs: [] };
-  let random = options.seed >>> 0 || 1;
-  const next = () => ((random = (random * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const next = prng(options.seed);
   for (let start = 0; start < options.cycles; start += options.perDir) {
     const dataDir = tempDir('soak-crash');
     const ledger = newLedger();

@@ -4,16 +4,18 @@
 import type { DescField, DescMessage } from '@bufbuild/protobuf';
 import { ScalarType } from '@bufbuild/protobuf';
 import fc from 'fast-check';
+import { prng } from '../corpus.ts';
 
 export class Inputs {
-  private state: number;
+  /** Uniform in [0, 1), from the seed. */
+  readonly random: () => number;
   private readonly strings: string[];
   private readonly ints: number[];
   private readonly doubles: number[];
   private readonly json: unknown[];
 
   constructor(seed: number) {
-    this.state = seed >>> 0 || 1;
+    this.random = prng(seed);
     const sample = <T>(arb: fc.Arbitrary<T>, n: number, salt: number) => fc.sample(arb, { seed: seed + salt, numRuns: n });
     this.strings = [
       ...sample(fc.string({ maxLength: 40 }), 400, 1),
@@ -25,12 +27,6 @@ export class Inputs {
     this.ints = [...sample(fc.integer(), 300, 4), 0, -1, 1, 2 ** 31 - 1, -(2 ** 31), 1000, 1001, 64, 65, 100_000];
     this.doubles = [...sample(fc.double(), 200, 5), NaN, Infinity, -Infinity, -0, 0.5, 1.5, 1e308];
     this.json = [...sample(fc.jsonValue({ maxDepth: 4 }), 400, 6), deep(200), { a: deep(70) }];
-  }
-
-  /** Uniform in [0, 1), from the seed. */
-  random(): number {
-    this.state = (this.state * 1664525 + 1013904223) >>> 0;
-    return this.state / 2 ** 32;
   }
 
   pick<T>(list: readonly T[]): T {

@@ -4,12 +4,12 @@
 //   node --import tsx bench/soak/load-client.ts DATA_DIR SEED [WRITE_SHARE]
 import { createInterface } from 'node:readline';
 import { connect } from '../../client/index.ts';
+import { prng } from '../corpus.ts';
 import { AGENTS, WINDOW_MS } from './load-shape.ts';
 
 const [dataDir, seedArg, writeShareArg] = process.argv.slice(2);
 const writeShare = Number(writeShareArg ?? 0.2);
-let state = Number(seedArg) >>> 0 || 1;
-const random = () => ((state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+const random = prng(Number(seedArg));
 const WORDS = ['harbour', 'crane', 'container', 'ship', 'pilot', 'tide', 'berth', 'cargo', 'manifest', 'customs', 'quay', 'tug'];
 const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 

@@ -7,6 +7,7 @@
 // A write the daemon refused cleanly (a target consolidation retired meanwhile) is not printed.
 import { randomUUID } from 'node:crypto';
 import { connect, EngramError, UncertainWriteError, type EngramClient } from '../../client/index.ts';
+import { prng } from '../corpus.ts';
 
 const [dataDir, agent, prefix, seedArg] = process.argv.slice(2);
 if (!dataDir || !agent || !prefix || !seedArg) {
@@ -14,9 +15,8 @@ if (!dataDir || !agent || !prefix || !seedArg) {
   process.exit(2);
 }
 
-/** A small deterministic generator, so a cycle's mix can be replayed from its seed. */
-let state = Number(seedArg) >>> 0 || 1;
-const random = () => ((state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+// Deterministic, so a cycle's mix can be replayed from its seed.
+const random = prng(Number(seedArg));
 
 const emit = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const live: string[] = []; // acknowledged facts of this writer that are still live

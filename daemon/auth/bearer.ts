@@ -15,7 +15,8 @@ export interface AgentTokenLookup {
   principalOf(token: string): Principal | null;
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+/** SHA-256 of a token: what is compared, and what the store keeps of an agent token. */
+export const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 export class BearerAuthenticator {
   private readonly expected: Buffer;

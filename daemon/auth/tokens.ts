@@ -1,7 +1,7 @@
 // Agent tokens: bearer tokens that open only some namespaces, with some rights. The store keeps
 // each token's SHA-256, never the token: it is shown once, when it is made. The daemon keeps the
 // live ones in memory too, so a revocation refuses the very next call.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalidArgument, notFound } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
@@ -9,6 +9,7 @@ import type { CallContext, Principal } from '../core/context.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
 import { TOKENS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
 import { RIGHTS, type Grant, type Right, type TokenInfo } from '../../shared/model.ts';
+import { digest } from './bearer.ts';
 import { authorizeDaemon } from './grant.ts';
 
 export type { TokenInfo } from '../../shared/model.ts';
@@ -27,7 +28,6 @@ export interface TokenInput {
 
 const PREFIX = 'engram_';
 const MAX_AGENTS = 256;
-const hashOf = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
 
 /** "engram_" + a 12-hex-digit id + "_" + 43 characters of secret. */
 function parse(token: string): { id: string; secret: string } | null {
@@ -73,7 +73,7 @@ export class AgentTokens {
     const grant = checkInput(input);
     const id = randomBytes(6).toString('hex');
     const secret = randomBytes(32).toString('base64url');
-    const stored: StoredToken = { id, ...grant, createdAt: Date.now(), createdBy: ctx.principal.id, revokedAt: 0, hash: hashOf(secret).toString('hex') };
+    const stored: StoredToken = { id, ...grant, createdAt: Date.now(), createdBy: ctx.principal.id, revokedAt: 0, hash: digest(secret).toString('hex') };
     // No request id: a repeat could not be answered, the secret being kept nowhere.
     await this.commit(ctx, stored);
     return { token: `${PREFIX}${id}_${secret}`, info: infoOf(stored) };
@@ -101,7 +101,7 @@ export class AgentTokens {
     const parsed = parse(token);
     const stored = parsed && this.byId.get(parsed.id);
     if (!parsed || !stored || stored.revokedAt) return null;
-    if (!timingSafeEqual(hashOf(parsed.secret), Buffer.from(stored.hash, 'hex'))) return null;
+    if (!timingSafeEqual(digest(parsed.secret), Buffer.from(stored.hash, 'hex'))) return null;
     return { id: `token:${stored.id}`, via: 'agent-token', grant: { agents: stored.agents, rights: stored.rights, shared: stored.shared } };
   }
 
