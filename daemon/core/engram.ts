@@ -643,7 +643,7 @@ export class Engram {
   private vectorSave: Promise<unknown> = Promise.resolve();
 
   private async saveVectorsNow(force: boolean): Promise<void> {
-    if (force) this.indexer.vectors.markDirty();
+    if (force) this.indexer.vectors.saveAllNext();
     const seq = this.store.lastSeq;
     if (!(await this.indexer.vectors.saveChanged(this.indexer.catalog, seq))) return;
     await this.store.pruneChanges(seq).catch((error: Error) => this.options.log.warn(`could not prune the change log: ${error.message}`));

@@ -29,7 +29,7 @@ interface Manifest {
 
 export class VectorSpace {
   private offReason: string | null = null;
-  /** Save every namespace's index at the next save, changed or not. */
+  /** Whether the next save writes every namespace's index, changed or not. */
   private all = false;
 
   constructor(
@@ -60,7 +60,7 @@ export class VectorSpace {
   }
 
   /** The next save writes every namespace's index, not only the changed ones. */
-  markDirty(): void {
+  saveAllNext(): void {
     this.all = true;
   }
 

@@ -63,30 +63,32 @@ export async function* doctor(deps: DoctorDeps, rebuild: boolean): AsyncGenerato
     }
     yield { kind: 'progress', phase: 'reading facts', done: expected.total, total: expected.total };
 
-    const checks = await compare(deps, expected);
+    const { checks, storedVectors } = await compare(deps, expected);
     if (!rebuild) {
       yield { kind: 'report', checks, healthy: checks.every((c) => c.ok), rebuilt: false };
       return;
     }
     yield* rewriteDerivedRows(deps.store, expected);
-    const repairs = [...withoutDanglingRelations(expected), ...requeueMissingVectors(expected, await storedVectorKeys(deps.store))];
+    // The rewrite above drops only orphaned vector rows: the ones the facts name are as compared.
+    const repairs = [...withoutDanglingRelations(expected), ...requeueMissingVectors(expected, storedVectors)];
     if (repairs.length) await deps.store.commit(repairs);
     await deps.store.commit([{ type: 'putMeta', name: TOKENIZER_META, value: { id: TOKENIZER_ID } }]);
     yield { kind: 'progress', phase: 'reloading indexes', done: 0, total: 1 };
     const { indexer, store } = deps;
     await indexer.rebuild(store);
     await indexer.vectors.load(store, indexer.catalog, false);
-    indexer.vectors.markDirty();
+    indexer.vectors.saveAllNext();
     await deps.saveVectors();
     yield { kind: 'progress', phase: 'reloading indexes', done: 1, total: 1 };
-    const after = await compare(deps, expected);
+    const { checks: after } = await compare(deps, expected);
     yield { kind: 'report', checks: after, healthy: after.every((c) => c.ok), rebuilt: true };
   } finally {
     release();
   }
 }
 
-async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorCheck[]> {
+/** The checks, and the vector rows the store holds (which the repair of missing ones needs). */
+async function compare(deps: DoctorDeps, expected: Expected): Promise<{ checks: DoctorCheck[]; storedVectors: Set<string> }> {
   const { store, indexer } = deps;
   let wrongTerms = 0;
   let extraTerms = 0;
@@ -109,7 +111,7 @@ async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorChec
   const vectorsMissingInIndex = indexer.vectors.off
     ? 0
     : expected.facts.filter((f) => f.vectorKey && !indexer.namespace(f.agentId)?.vectors?.has(f.vectorKey)).length;
-  return [
+  const checks = [
     check('keyword postings', missingTerms + wrongTerms + extraTerms === 0, `${missingTerms} missing, ${wrongTerms} differ from the text, ${extraTerms} orphaned`),
     check('recency', outOfRecency + recencyExtra === 0, `${outOfRecency} missing, ${recencyExtra} orphaned`),
     check('vectors', sameSet(vectorKeys, expected.vectors), `${difference(expected.vectors, vectorKeys)} missing (doctor --rebuild embeds those facts again), ${difference(vectorKeys, expected.vectors)} orphaned`),
@@ -119,6 +121,7 @@ async function compare(deps: DoctorDeps, expected: Expected): Promise<DoctorChec
     logCheck(store),
     ...(deps.consolidation ? [countersCheck(deps.consolidation())] : []),
   ];
+  return { checks, storedVectors: vectorKeys };
 }
 
 /** Relations of live facts whose target is not a live fact of the namespace. */
