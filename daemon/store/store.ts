@@ -176,3 +176,34 @@ export class StoreLockedError extends Error {
     this.name = 'StoreLockedError';
   }
 }
+
+/** A store other processes commit to as well (a shared database): the daemon follows their
+ *  commits through the change log. */
+export interface SharedStore {
+  readonly shared: true;
+  /** Calls `wake` whenever another process may have committed; returns a stop function. */
+  watch(wake: () => void): () => void;
+  /** The change number of the last commit by any process. */
+  currentSeq(): Promise<number>;
+}
+
+export const isShared = (store: MemoryStore): store is MemoryStore & SharedStore => (store as Partial<SharedStore>).shared === true;
+
+/** A fact changed since the write read it (another process wrote it): the write plans again. */
+export class WriteConflict extends Error {
+  constructor() {
+    super('the fact changed since this write read it');
+    this.name = 'WriteConflict';
+  }
+}
+
+/** The request id was recorded meanwhile by another process: the write is answered from it. */
+export class RequestAlreadyRecorded extends Error {
+  constructor(
+    readonly agentId: string,
+    readonly requestId: string,
+  ) {
+    super(`request ${requestId} was already recorded`);
+    this.name = 'RequestAlreadyRecorded';
+  }
+}
