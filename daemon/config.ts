@@ -11,6 +11,7 @@ import { SIGNAL_NAMES, type Weights } from './recall/registry.ts';
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
 import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
+import { isPostgresUrl } from './store/open.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { EXTRACTOR_NAMES, type ExtractorName } from './extract/index.ts';
 import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from './lifecycle/decay.ts';
@@ -87,9 +88,17 @@ const booleanText = (flag: string) => (value: string): boolean => {
   throw new InvalidArgumentError(`${flag} must be true or false, got "${value}"`);
 };
 
+/** "level", or a PostgreSQL connection URL. */
+const storeLocation = (value: string): string => {
+  const v = value.trim();
+  if (v === 'level' || isPostgresUrl(v)) return v;
+  throw new InvalidArgumentError(`--store must be "level" or a postgres:// URL, got "${value}"`);
+};
+
 /** The settings as commander parsed them (camelCased flag names). */
 interface ParsedOptions {
   dataDir?: string;
+  store: string;
   listen?: string;
   embedder: EmbedderName;
   embedUrl?: string;
@@ -145,6 +154,7 @@ export function daemonCommand(): Command {
   return new Command('engram daemon')
     .description('Serves one Engram store to every agent process on this machine.')
     .addOption(option('--data-dir <dir>', 'the store (default: the nearest .engram/ above the working directory, else the per-user data directory)', 'ENGRAM_HOME'))
+    .addOption(option('--store <where>', 'level: the embedded LevelDB store in the data dir; postgres://user@host/db: a PostgreSQL database several daemons share (the data dir then keeps only this daemon\'s socket, token and index snapshots)', 'ENGRAM_STORE').argParser(storeLocation).default('level'))
     .addOption(option('--listen <[host:]port>', 'also listen on TCP (loopback by default; every call needs the bearer token)', 'ENGRAM_LISTEN').argParser(address('--listen')))
     .addOption(
       option('--embedder <name>', 'local: offline word vectors; ollama: an Ollama server; openai: an OpenAI-compatible /v1/embeddings; none: keyword + recency only', 'ENGRAM_EMBEDDER')
@@ -202,6 +212,7 @@ export function daemonCommand(): Command {
 export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
   return {
     dataDir: resolveDataDir(parsed.dataDir),
+    store: parsed.store,
     listen: parsed.listen,
     embedder: parsed.embedder,
     embedderConfig: { url: parsed.embedUrl || undefined, model: parsed.embedModel || undefined, apiKeyEnv: parsed.embedApiKeyEnv || undefined },

@@ -48,7 +48,8 @@ import { controlsService } from './rpc/controls-service.ts';
 import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
-import { LevelStore } from './store/level/level-store.ts';
+import { openStore } from './store/open.ts';
+import { redacted } from './store/postgres/postgres-store.ts';
 import type { Log } from './log.ts';
 import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
 import { createExtractor, type ExtractorName } from './extract/index.ts';
@@ -58,6 +59,8 @@ import { createSummarizer, type SummarizerName } from './consolidate/summarize.t
 
 export interface DaemonOptions {
   dataDir: string;
+  /** "level" (default): the data dir's embedded store; or a PostgreSQL URL (a shared store). */
+  store?: string;
   /** Loopback TCP listener, e.g. "127.0.0.1:7777"; absent = unix socket only. */
   listen?: string;
   embedder: EmbedderName;
@@ -142,7 +145,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   });
   options = { ...options, token };
   // Then the store: its lock is what refuses a second daemon, before any slow start-up work.
-  const store = await LevelStore.open(paths.store);
+  const store = await openStore(options.store ?? 'level', paths.store);
   const embedder = await createEmbedder(options.embedder, options.embedderConfig).catch((error: Error) => {
     // A provider that is down or misconfigured is the user's to fix: say so, without a stack.
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot use embedder "${options.embedder}": ${error.message}`);
@@ -248,7 +251,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     ...(options.logFile ? { logFile: options.logFile } : {}),
   };
   writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));
-  log.info(`serving ${options.dataDir} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${options.embedder})`);
+  const storeName = options.store && options.store !== 'level' ? redacted(options.store) : options.dataDir;
+  log.info(`serving ${storeName} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${options.embedder})`);
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -63,8 +63,12 @@ export class AgentTokens {
     private readonly pipeline: WritePipeline,
   ) {}
 
+  /** Loads the tokens; again whenever another daemon sharing the store made or revoked one. */
   async open(): Promise<void> {
-    for await (const [id, value] of this.store.scanRecords('tokens')) this.byId.set(id, value as unknown as StoredToken);
+    const loaded = new Map<string, StoredToken>();
+    for await (const [id, value] of this.store.scanRecords('tokens')) loaded.set(id, value as unknown as StoredToken);
+    this.byId.clear();
+    for (const [id, token] of loaded) this.byId.set(id, token);
   }
 
   /** A new token; its secret is in the answer and nowhere else. */

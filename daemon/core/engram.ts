@@ -20,7 +20,9 @@ import type { FactPatch } from '../lifecycle/update.ts';
 import { RecallEngine, type BatchOutcome, type SearchOutcome } from '../recall/engine.ts';
 import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type RecallPlan, type Scope } from '../recall/plan.ts';
 import type { FactRecord } from '../store/record.ts';
-import type { CheckpointRecord, MemoryStore } from '../store/store.ts';
+import { isShared, RECORDS_CHANGED, type CheckpointRecord, type FactKey, type MemoryStore } from '../store/store.ts';
+import { ChangeFollower } from './follower.ts';
+import { applyStoredState } from './follow-apply.ts';
 import { WriteBarrier } from '../write/barrier.ts';
 import { WritePipeline } from '../write/pipeline.ts';
 import { FactStaging } from '../write/staging.ts';
@@ -116,6 +118,10 @@ const ACCESS_FLUSH_MS = 1000;
 
 const VECTOR_SAVE_MS = 60_000;
 
+/** Changes a shared store's log keeps behind the applied ones (a daemon restarting from an older
+ *  snapshot catches up through them; ~60 bytes each). */
+const SHARED_LOG_KEPT = 1_000_000;
+
 /** A list page's size in bytes, besides its count: a page of large facts ends early (its next
  *  page token says where to go on), so no answer grows with the size of the facts. */
 export const PAGE_BYTES = 4 * 1024 * 1024;
@@ -190,11 +196,12 @@ export class Engram {
     const loss = store.openedWithLoss;
     if (loss) options.log.error(`the store's write-ahead log was damaged: LevelDB skipped ${loss.droppedBytes} bytes of it while opening, and the writes in them are lost (${loss.reasons.join('; ')}). The log as it was is kept in ${loss.keptIn}; restore what is missing from an export, and see engram doctor`);
     const core = new Engram(options, store);
-    await loadIndexes(store, core.indexer, options.dataDir, options.log);
+    const covered = await loadIndexes(store, core.indexer, options.dataDir, options.log);
     await core.access.load(store);
     await core.consolidator.open();
     await core.slots.open();
     await core.tokens.open();
+    await core.follow(covered);
     core.vault?.open();
     core.startBackgroundWork();
     return core;
@@ -644,9 +651,48 @@ export class Engram {
 
   private async saveVectorsNow(force: boolean): Promise<void> {
     if (force) this.indexer.vectors.saveAllNext();
-    const seq = this.store.lastSeq;
+    const seq = this.appliedSeq;
     if (!(await this.indexer.vectors.saveChanged(this.indexer.catalog, seq))) return;
-    await this.store.pruneChanges(seq).catch((error: Error) => this.options.log.warn(`could not prune the change log: ${error.message}`));
+    // Other daemons, and this one's next start from an older snapshot, catch up from a shared
+    // store's log: it keeps the last SHARED_LOG_KEPT changes.
+    const prunable = isShared(this.store) ? seq - SHARED_LOG_KEPT : seq;
+    if (prunable > 0) await this.store.pruneChanges(prunable).catch((error: Error) => this.options.log.warn(`could not prune the change log: ${error.message}`));
+  }
+
+  /** The change number up to which every commit (this daemon's and, on a shared store, every
+   *  other daemon's) is in the in-memory indexes. */
+  get appliedSeq(): number {
+    return this.follower ? this.follower.applied : this.store.lastSeq;
+  }
+
+  /** Resolves once the change `seq` (a number a write returned) is applied here, so a read sees
+   *  that write; refuses after `timeoutMs`. */
+  async caughtUp(seq: number, timeoutMs: number): Promise<void> {
+    if (seq <= this.appliedSeq) return;
+    if (!this.follower) {
+      throw new EngramError(ErrorKind.FailedPrecondition, `change ${seq} is past this store's last change (${this.store.lastSeq}): it was returned by a daemon on another store`, 'min_change');
+    }
+    await this.follower.waitFor(seq, timeoutMs);
+  }
+
+  private follower: ChangeFollower | null = null;
+
+  /** On a shared store: applies other daemons' commits from `covered` on, now and from then on. */
+  private async follow(covered: number): Promise<void> {
+    if (!isShared(this.store)) return;
+    const parts = { store: this.store, indexer: this.indexer, access: this.access, pipeline: this.pipeline };
+    const target = {
+      apply: (keys: readonly FactKey[]) => applyStoredState(parts, keys),
+      recordsChanged: async (table: string) => {
+        if (table === 'slots') await this.slots.open();
+        if (table === 'tokens') await this.tokens.open();
+      },
+    };
+    this.follower = new ChangeFollower(this.store, target, RECORDS_CHANGED, covered, this.options.log);
+    const started = Date.now();
+    await this.follower.wake();
+    this.options.log.info(`caught up with the shared store from change ${covered} to ${this.follower.applied} in ${Date.now() - started} ms`);
+    this.follower.start();
   }
 
   async close(): Promise<void> {
@@ -656,8 +702,9 @@ export class Engram {
     await this.reconciler.stop();
     await this.flushAccess();
     await this.store.drain();
+    await this.follower?.stop();
     await this.saveVectors(false);
-    const snapshot = saveIndexSnapshot(this.store, this.indexer, this.options.dataDir, this.options.log);
+    const snapshot = saveIndexSnapshot(this.appliedSeq, this.indexer, this.options.dataDir, this.options.log);
     const token = await this.store.close();
     if (snapshot) sealSnapshot(this.options.dataDir, snapshot, token);
     await this.options.embedder.close?.();

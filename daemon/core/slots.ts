@@ -35,8 +35,12 @@ export class Slots {
     private readonly pipeline: WritePipeline,
   ) {}
 
+  /** Loads the slot index; again whenever another daemon sharing the store changed slots. */
   async open(): Promise<void> {
-    for await (const [id, value] of this.store.scanRecords('slots')) this.byKey.set(slotKey(value as unknown as SlotRecord), id);
+    const loaded = new Map<string, string>();
+    for await (const [id, value] of this.store.scanRecords('slots')) loaded.set(slotKey(value as unknown as SlotRecord), id);
+    this.byKey.clear();
+    for (const [key, id] of loaded) this.byKey.set(key, id);
   }
 
   /** Create or update the slot of this project, scope and name. */

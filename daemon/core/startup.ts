@@ -6,14 +6,17 @@ import { saveSnapshot, sealSnapshot, takeSnapshot, type Snapshot, type SnapshotI
 import { TOKENIZER_ID } from '../index/tokenizer.ts';
 import { EMBEDDER_META, REINDEX_META } from '../jobs/reindex.ts';
 import { TOKENIZER_META } from '../jobs/doctor.ts';
-import type { MemoryStore } from '../store/store.ts';
+import { isShared, type MemoryStore } from '../store/store.ts';
 
 import type { Log } from '../log.ts';
 
-/** Builds the indexes: from the snapshot when it describes exactly this store, else from every
- *  fact in the store (saying why). */
-export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir: string, log: Log): Promise<void> {
+/** Builds the indexes: from the snapshot when it describes exactly this store (or, for a shared
+ *  store, this store as it was at some change still in the log), else from every fact in the
+ *  store (saying why). Resolves with the change number the indexes cover. */
+export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir: string, log: Log): Promise<number> {
   const started = Date.now();
+  // A scan sees at least every commit up to here.
+  let covered = store.lastSeq;
   const { vectors } = indexer;
   const { snapshot, why } = usableSnapshot(store, dataDir, vectors.embedder.id);
   vectors.setOff(await embedderOfRecordProblem(store, indexer));
@@ -28,6 +31,7 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
     }
   }
   if (restored) {
+    covered = snapshot!.seq;
     await vectors.load(store, indexer.catalog, true);
     const indexed = [...indexer.catalog.all()].reduce((n, ns) => n + ns.size, 0);
     log.info(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
@@ -43,13 +47,16 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
   if (vectors.off) log.warn(`vector signal off: ${vectors.off}`);
   const interrupted = (await store.getMeta(REINDEX_META)) as { target?: string } | undefined;
   if (interrupted) log.warn(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
+  return covered;
 }
 
 function usableSnapshot(store: MemoryStore, dataDir: string, embedder: string): { snapshot: Snapshot | null; why: string } {
-  const { snapshot, reason } = takeSnapshot(dataDir, store.openedToken);
+  const shared = isShared(store) ? store : null;
+  const { snapshot, reason } = takeSnapshot(dataDir, shared ? (sealed) => sealed.split(':')[0] === shared.storeId : store.openedToken);
   if (!snapshot) return { snapshot: null, why: reason };
   if (snapshot.tokenizer !== TOKENIZER_ID || snapshot.embedder !== embedder) return { snapshot: null, why: 'it was made with another tokenizer or embedder' };
-  if (snapshot.seq !== store.lastSeq) return { snapshot: null, why: `it covers change ${snapshot.seq}, the store is at ${store.lastSeq}` };
+  if (shared && snapshot.seq < store.changesKeptAfter) return { snapshot: null, why: `it covers change ${snapshot.seq}, and the store's change log starts after ${store.changesKeptAfter}` };
+  if (!shared && snapshot.seq !== store.lastSeq) return { snapshot: null, why: `it covers change ${snapshot.seq}, the store is at ${store.lastSeq}` };
   return { snapshot, why: '' };
 }
 
@@ -82,13 +89,13 @@ async function tokenizerOfRecordIsCurrent(store: MemoryStore, log: Log): Promise
 
 /** After the last write: the next start restores the indexes instead of rebuilding them. A
  *  failure only costs that next start a full rebuild. */
-export function saveIndexSnapshot(store: MemoryStore, indexer: Indexer, dataDir: string, log: Log): SnapshotId | null {
+export function saveIndexSnapshot(seq: number, indexer: Indexer, dataDir: string, log: Log): SnapshotId | null {
   const started = Date.now();
   try {
     const id = saveSnapshot(dataDir, {
       tokenizer: TOKENIZER_ID,
       embedder: indexer.vectors.embedder.id,
-      seq: store.lastSeq,
+      seq,
       pending: indexer.pending.all(),
       namespaces: [...indexer.catalog.all()].map((ns) => ns.toState()),
     });

@@ -4,7 +4,7 @@
 import type { FactRecord } from '../store/record.ts';
 import { PendingSet } from '../lifecycle/pending.ts';
 import { Catalog } from './catalog.ts';
-import { docOf, isIndexed, type Terms } from './derive.ts';
+import { docOf, isIndexed, termsOf, type Terms } from './derive.ts';
 import { loadAlias, loadCatalog, restoreNamespaces, type LoadResult } from './load.ts';
 import type { Snapshot } from './snapshot.ts';
 import type { MemoryStore } from '../store/store.ts';
@@ -51,6 +51,24 @@ export class Indexer {
     // Its vector leaves the namespace's index, which is then saved as changed.
     this.catalog.get(fact.agentId)?.remove(fact.id);
     this.pending.delete(fact);
+  }
+
+  /** Brings one fact's indexing in step with its stored state, as another process left it:
+   *  `fact` undefined = erased. `vector`: the stored vector under its key when the index lacks it. */
+  followed(key: { agentId: string; factId: string }, fact: FactRecord | undefined, terms: Terms | undefined, vector: Float32Array | undefined): void {
+    if (!fact) {
+      this.catalog.get(key.agentId)?.remove(key.factId);
+      this.pending.delete({ agentId: key.agentId, id: key.factId });
+      return;
+    }
+    if (!isIndexed(fact)) {
+      this.removed(fact);
+      if (fact.kind === 'alias' && fact.supersededBy === '') this.aliasAdded(fact);
+      return;
+    }
+    const ns = this.catalog.get(fact.agentId);
+    const kept = fact.vectorKey !== 0 && ns?.docOfVectorKey(fact.vectorKey) !== undefined;
+    this.indexed(fact, terms ?? termsOf(fact), kept ? 'kept' : (vector ?? null));
   }
 
   private trackPending(fact: FactRecord): void {

@@ -71,10 +71,11 @@ export function sealSnapshot(dataDir: string, id: SnapshotId, storeToken: string
 }
 
 /**
- * The snapshot, if the store opened with the sealed change token (`storeToken`); null otherwise,
- * with the reason. The seal is removed either way.
+ * The snapshot, if the store opened with the sealed change token (`storeToken`, or a test of it
+ * for a shared store, whose snapshot may be behind and is caught up); null otherwise, with the
+ * reason. The seal is removed either way.
  */
-export function takeSnapshot(dataDir: string, storeToken: string): { snapshot: Snapshot | null; reason: string } {
+export function takeSnapshot(dataDir: string, storeToken: string | ((sealed: string) => boolean)): { snapshot: Snapshot | null; reason: string } {
   let seal: Partial<SnapshotId> & { storeToken?: string } | null;
   try {
     seal = JSON.parse(readFileSync(snapshotSealPath(dataDir), 'utf8')) as typeof seal;
@@ -82,7 +83,8 @@ export function takeSnapshot(dataDir: string, storeToken: string): { snapshot: S
     return { snapshot: null, reason: 'no clean shutdown recorded' };
   }
   rmSync(snapshotSealPath(dataDir), { force: true });
-  if (!storeToken || seal?.storeToken !== storeToken) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
+  const sealed = seal?.storeToken ?? '';
+  if (!seal || (typeof storeToken === 'string' ? !storeToken || sealed !== storeToken : !storeToken(sealed))) return { snapshot: null, reason: 'the store was written after the snapshot was saved' };
   try {
     const input = new SectionReader(snapshotPath(dataDir), String(seal.sha256));
     const header = input.json<Header>();

@@ -101,6 +101,8 @@ export interface MemoryStore {
   countFacts(): Promise<number>;
   /** Namespaces holding at least one fact, sorted. */
   namespaces(): Promise<string[]>;
+  /** The stored keyword rows of these facts (undefined where a fact has none). */
+  getTerms(keys: readonly FactKey[]): Promise<(StoredTerms | undefined)[]>;
   /** Every stored keyword row, including rows whose fact is gone (doctor). */
   scanTerms(): AsyncIterable<[FactKey, StoredTerms]>;
 
@@ -181,11 +183,21 @@ export class StoreLockedError extends Error {
  *  commits through the change log. */
 export interface SharedStore {
   readonly shared: true;
+  /** The database's identity: the same for every process that opens it. */
+  readonly storeId: string;
+  /** Whether this process committed change `seq` (asked once per number: the answer is then
+   *  forgotten). Its own commits are in its indexes already. */
+  takeOwn(seq: number): boolean;
   /** Calls `wake` whenever another process may have committed; returns a stop function. */
   watch(wake: () => void): () => void;
   /** The change number of the last commit by any process. */
   currentSeq(): Promise<number>;
 }
+
+/** A shared store also logs changes of these record tables, which daemons keep in memory, as
+ *  the pseudo-fact (RECORDS_CHANGED, table name). */
+export const RECORDS_CHANGED = '\u0000records';
+export const FOLLOWED_RECORD_TABLES: readonly RecordTable[] = ['slots', 'tokens'];
 
 export const isShared = (store: MemoryStore): store is MemoryStore & SharedStore => (store as Partial<SharedStore>).shared === true;
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { CallContext } from '../core/context.ts';
 import { checkAlive } from '../core/context.ts';
-import type { Change, Json, MemoryStore } from '../store/store.ts';
+import { RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
 import type { WriteBarrier } from './barrier.ts';
 import { KeyedLocks } from './locks.ts';
 
@@ -56,6 +56,9 @@ export function requestDigest(request: unknown): string {
   };
   return createHash('sha256').update(JSON.stringify(canonical(request)) ?? '').digest('base64url').slice(0, 22);
 }
+
+/** Plans a write may make before conflicts with other daemons' writes make it give up. */
+const MAX_CONFLICTS = 8;
 
 const requestKey = (op: { agentId: string; requestId: string }): string => `${op.agentId}\u0000${op.requestId}`;
 
@@ -120,12 +123,22 @@ export class WritePipeline {
   }
 
   private write<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
+    let conflicts = 0;
     const attempt = async (keys: readonly string[]): Promise<R> => {
       try {
         return await this.locked(ctx, op, keys);
       } catch (error) {
-        if (!(error instanceof RelockNeeded)) throw error;
-        return attempt([...keys, ...error.keys]);
+        if (error instanceof RelockNeeded) return attempt([...keys, ...error.keys]);
+        // Another daemon sharing the store changed a fact this write read: plan again on what
+        // is stored now.
+        if (error instanceof WriteConflict && ++conflicts < MAX_CONFLICTS) return attempt(keys);
+        if (error instanceof WriteConflict) throw new EngramError(ErrorKind.Aborted, `the facts this write changes kept changing through other daemons (${MAX_CONFLICTS} attempts); nothing was written: try again`);
+        // Another daemon committed this request id meanwhile: answered from its record.
+        if (error instanceof RequestAlreadyRecorded) {
+          const recorded = await this.store.requestResult(op.agentId, op.requestId);
+          if (recorded) return this.replay(op, recorded);
+        }
+        throw error;
       }
     };
     const first = () => attempt(op.locks);
@@ -169,6 +182,12 @@ export class WritePipeline {
       if (recorded) found.push({ agentId, recorded });
     }
     return found;
+  }
+
+  /** Runs `work` holding these facts' locks, as a write to them would (following another
+   *  daemon's changes must not interleave with this daemon's own writes to the same facts). */
+  withFactLocks<T>(keys: readonly { agentId: string; factId: string }[], work: () => Promise<T>): Promise<T> {
+    return this.locks.with(keys.map((k) => `${k.agentId}\u0000${k.factId}`), work);
   }
 
   /** For jobs that must not race writers (rebuilds): runs `work` with every write held back. */

@@ -170,6 +170,10 @@ export class LevelStore implements MemoryStore {
     return agents;
   }
 
+  async getTerms(keys: readonly FactKey[]): Promise<(StoredTerms | undefined)[]> {
+    return this.tables.postings.getMany(keys.map((k) => factKey(k.agentId, k.factId)));
+  }
+
   async *scanTerms(): AsyncIterable<[FactKey, StoredTerms]> {
     for await (const [key, terms] of this.tables.postings.iterator(READ_AHEAD)) yield [splitFactKey(key), terms];
   }

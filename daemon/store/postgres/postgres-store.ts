@@ -10,7 +10,7 @@ import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { decodeFact, type FactRecord } from '../record.ts';
 import type { AccessRow, ChangedFact, Change, CheckpointRecord, FactKey, Json, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
-import { RequestAlreadyRecorded, WriteConflict } from '../store.ts';
+import { FOLLOWED_RECORD_TABLES, RECORDS_CHANGED, RequestAlreadyRecorded, WriteConflict } from '../store.ts';
 import { CHANGES_CHANNEL, prepareSchema, SCHEMA, STAT_TABLES } from './schema.ts';
 import { watchChannel } from './watch.ts';
 
@@ -57,7 +57,7 @@ export class PostgresStore implements MemoryStore {
     private readonly url: string,
     /** A URL fit to show: no password. */
     readonly where: string,
-    private readonly storeId: string,
+    readonly storeId: string,
     private readonly node: number,
     counter: { seq: number; keptAfter: number; idFloor: string },
   ) {
@@ -71,6 +71,13 @@ export class PostgresStore implements MemoryStore {
   readonly openedWithLoss = null;
   /** Other daemons commit to this store too. */
   readonly shared = true;
+  private readonly own = new Set<number>();
+
+  takeOwn(seq: number): boolean {
+    // Numbers below it were passed (a commit that changed no fact is never asked about).
+    for (const n of this.own) if (n < seq) this.own.delete(n);
+    return this.own.delete(seq);
+  }
 
   static async open(url: string): Promise<PostgresStore> {
     const where = redacted(url);
@@ -88,6 +95,7 @@ export class PostgresStore implements MemoryStore {
         const node = await client.query<{ n: string }>(`SELECT nextval('${T}.nodes') AS n`);
         const row = counter.rows[0]!;
         const store = new PostgresStore(pool, url, where, storeId, Number(node.rows[0]!.n), { seq: Number(row.seq), keptAfter: Number(row.kept_after), idFloor: row.id_floor });
+        store.cachedBytes = Number((await client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0]!.n);
         return store;
       } finally {
         client.release();
@@ -198,6 +206,19 @@ export class PostgresStore implements MemoryStore {
       `WITH RECURSIVE t AS ((SELECT agent_id AS a FROM ${T}.facts ORDER BY agent_id LIMIT 1) UNION ALL SELECT (SELECT agent_id FROM ${T}.facts WHERE agent_id > t.a ORDER BY agent_id LIMIT 1) FROM t WHERE t.a IS NOT NULL) SELECT a FROM t WHERE a IS NOT NULL`,
     );
     return rows.map((r) => text(r.a));
+  }
+
+  async getTerms(keys: readonly FactKey[]): Promise<(StoredTerms | undefined)[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.read<{ agent_id: Buffer; fact_id: string; terms: string }>(
+      `SELECT p.agent_id, p.fact_id, p.terms FROM ${T}.postings p JOIN unnest($1::bytea[], $2::text[]) AS k(a, i) ON p.agent_id = k.a AND p.fact_id = k.i`,
+      [keys.map((k) => bytes(k.agentId)), keys.map((k) => k.factId)],
+    );
+    const found = new Map(rows.map((r) => [`${text(r.agent_id)}\u0000${r.fact_id}`, r.terms]));
+    return keys.map((k) => {
+      const terms = found.get(`${k.agentId}\u0000${k.factId}`);
+      return terms === undefined ? undefined : (JSON.parse(terms) as StoredTerms);
+    });
   }
 
   async *scanTerms(): AsyncIterable<[FactKey, StoredTerms]> {
@@ -424,6 +445,7 @@ export class PostgresStore implements MemoryStore {
       await client.query('COMMIT');
       client.release();
       if (ok.length > 0) this.knownSeq = Math.max(this.knownSeq, first + ok.length - 1);
+      for (let i = 0; i < ok.length; i++) this.own.add(first + i);
       group.forEach((p) => {
         if (failed.has(p)) p.reject(failed.get(p));
         else p.resolve({ seq: first + ok.indexOf(p) });
@@ -446,6 +468,7 @@ export class PostgresStore implements MemoryStore {
         if (change.fact.id > greatestId) greatestId = change.fact.id;
       }
       if (change.type === 'putCheckpoint' && change.checkpoint.id > greatestId) greatestId = change.checkpoint.id;
+      if ((change.type === 'putRecord' || change.type === 'deleteRecord') && FOLLOWED_RECORD_TABLES.includes(change.table)) facts.push({ agentId: RECORDS_CHANGED, factId: change.table });
     }
     return { statements, facts, greatestId };
   }
