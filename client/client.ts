@@ -7,6 +7,7 @@ import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind, invalidArgument, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
+import { parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
@@ -40,6 +41,13 @@ export interface ConnectOptions {
   connectTimeoutMs?: number;
   /** Confidence weight for recalls that do not set one; overrides the daemon's advertised default. */
   defaultConfidenceWeight?: number;
+  /** Every call carries the highest change number this client's writes committed, so it is
+   *  served only once the daemon has applied them: reads see this client's writes through any
+   *  daemon of a shared store (read-your-writes-v1; default true). */
+  readYourWrites?: boolean;
+  /** A change number (another client's `lastChange`) every call waits for, besides this
+   *  client's own writes. */
+  minChange?: number;
 }
 
 export interface ReviseResult {
@@ -159,6 +167,8 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
     clientName: options.clientName ?? 'engram-client',
     timeoutMs: options.timeoutMs ?? 30_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    readYourWrites: options.readYourWrites ?? true,
+    ...(options.minChange ? { minChange: parseMinChange(options.minChange) } : {}),
   });
   if (options.defaultConfidenceWeight !== undefined) check.confidenceWeight(options.defaultConfidenceWeight, 'defaultConfidenceWeight');
   const client = new EngramClient(connection, options.defaultConfidenceWeight);
@@ -177,6 +187,12 @@ export class EngramClient {
     /** The dial option: weight for recalls that set none (before the daemon's advertised default). */
     private readonly dialConfidenceWeight?: number,
   ) {}
+
+  /** The highest change number this client's writes committed (0: none yet). A process that
+   *  must see them through another client sends it as `engram-min-change` metadata. */
+  get lastChange(): number {
+    return this.connection.lastChange;
+  }
 
   /** What the daemon said at the last handshake (renewed after every reconnect). */
   get daemon(): DaemonInfo {

@@ -19,6 +19,7 @@ import { GraphService } from '../shared/gen/engram/v1/graph_pb.ts';
 import { ConsolidationService } from '../shared/gen/engram/v1/consolidation_pb.ts';
 import { MemoryControlsService } from '../shared/gen/engram/v1/controls_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
+import { CHANGE_KEY, MIN_CHANGE_KEY } from '../shared/changes.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
 import type { SignalWeights } from '../shared/model.ts';
@@ -36,6 +37,10 @@ export interface DaemonInfo {
   /** The weights a recall gets for the signals it does not weight; absent from daemons that
    *  predate embedder-weights-v1 (they use vector 1, keyword 1, recency 0.5). */
   defaultWeights?: SignalWeights;
+  /** "level" or "postgres"; "" from daemons before read-your-writes-v1. */
+  store: string;
+  /** A shared store's identity ("" for an embedded one). */
+  storeId: string;
 }
 
 /** What a daemon that predates the handshake (UNIMPLEMENTED) is assumed to be. */
@@ -47,6 +52,8 @@ const OLDEST_BASELINE: DaemonInfo = {
   limits: { ...DEFAULT_LIMITS, maxWriteBatch: 0, maxSlotValueBytes: 0, maxBatchResults: 0, maxBatchQueryBytes: 0 },
   profile: 'legacy',
   embedder: 'unknown',
+  store: '',
+  storeId: '',
 };
 
 export interface ConnectionOptions {
@@ -57,9 +64,18 @@ export interface ConnectionOptions {
   timeoutMs: number;
   /** How long to wait for the daemon to become reachable before a call (nothing is sent meanwhile). */
   connectTimeoutMs: number;
+  /** Send every call the highest change number this connection's writes committed, so reads see
+   *  them through any daemon of a shared store (default true). */
+  readYourWrites?: boolean;
+  /** A change number to wait for from the start (another client's writes). */
+  minChange?: number;
 }
 
 export class Connection {
+  /** The highest change number a write through this connection committed (0: none yet). */
+  private highestChange = 0;
+  /** The store those change numbers belong to (null before the first handshake). */
+  private storeId: string | null = null;
   readonly grpcClient: grpc.Client;
   readonly memory: ClientOf<typeof MemoryService>;
   readonly admin: ClientOf<typeof AdminService>;
@@ -80,6 +96,7 @@ export class Connection {
   onNewInstance?: (info: DaemonInfo, previous: DaemonInfo | null) => void;
 
   constructor(readonly options: ConnectionOptions) {
+    this.highestChange = options.minChange ?? 0;
     this.grpcClient = new grpc.Client(options.address, grpc.credentials.createInsecure(), {
       // Never let grpc-js replay a call: a write's outcome must stay the caller's to judge.
       'grpc.enable_retries': 0,
@@ -88,7 +105,7 @@ export class Connection {
       'grpc.max_reconnect_backoff_ms': 1000,
       ...MESSAGE_SIZE_OPTIONS,
     });
-    const defaults = (): CallOptions => ({ metadata: this.metadata(), timeoutMs: options.timeoutMs });
+    const defaults = (): CallOptions => ({ metadata: this.metadata(), timeoutMs: options.timeoutMs, onTrailers: (trailers) => this.noteChange(trailers) });
     this.memory = createServiceClient(MemoryService, this.grpcClient, defaults);
     this.admin = createServiceClient(AdminService, this.grpcClient, defaults);
     this.health = createServiceClient(Health, this.grpcClient, defaults);
@@ -101,13 +118,26 @@ export class Connection {
     this.graph = createServiceClient(GraphService, this.grpcClient, defaults);
     this.consolidation = createServiceClient(ConsolidationService, this.grpcClient, defaults);
     this.controls = createServiceClient(MemoryControlsService, this.grpcClient, defaults);
-    this.handshake = createServiceClient(HandshakeService, this.grpcClient, defaults);
+    // The handshake never waits for a change: it is what tells whether the numbers still apply.
+    this.handshake = createServiceClient(HandshakeService, this.grpcClient, () => ({ metadata: this.metadata(false), timeoutMs: options.timeoutMs }));
   }
 
-  private metadata(): grpc.Metadata {
+  private metadata(withChange = true): grpc.Metadata {
     const metadata = new grpc.Metadata();
     if (this.options.token) metadata.set('authorization', `Bearer ${this.options.token}`);
+    if (withChange && this.options.readYourWrites !== false && this.highestChange > 0) metadata.set(MIN_CHANGE_KEY, String(this.highestChange));
     return metadata;
+  }
+
+  /** A write's answer named the change it committed. */
+  private noteChange(trailers: grpc.Metadata): void {
+    const value = Number(trailers.get(CHANGE_KEY)[0]);
+    if (Number.isSafeInteger(value) && value > this.highestChange) this.highestChange = value;
+  }
+
+  /** The highest change number this connection's writes committed (0: none, or another store). */
+  get lastChange(): number {
+    return this.highestChange;
   }
 
   /** The daemon as of the last handshake (null before the first). */
@@ -159,6 +189,8 @@ export class Connection {
         profile: res.profile,
         embedder: res.embedder,
         ...(res.defaultSignalWeights ? { defaultWeights: toWeights(res.defaultSignalWeights) } : {}),
+        store: res.store,
+        storeId: res.storeId,
       };
     } catch (error) {
       if (!(error instanceof RpcError && error.kind === ErrorKind.Unimplemented)) throw error;
@@ -166,6 +198,9 @@ export class Connection {
     }
     const previous = this.info;
     this.info = info;
+    // Change numbers of another store mean nothing here.
+    if (this.storeId !== null && info.storeId !== this.storeId) this.highestChange = 0;
+    this.storeId = info.storeId;
     this.watchForReconnect();
     if (previous?.instanceId !== info.instanceId) this.onNewInstance?.(info, previous);
     return info;

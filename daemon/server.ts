@@ -10,7 +10,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, wri
 import { Capability, profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
 import { dataPaths, readDiscovery, type Discovery } from '../shared/discovery.ts';
 import { StoreLockedError } from './store/store.ts';
-import { addService, type Authenticate } from '../shared/grpc/bridge.ts';
+import { addService, type Authenticate, type ServerCall } from '../shared/grpc/bridge.ts';
+import { CHANGE_KEY, MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
 import { AdminService } from '../shared/gen/engram/v1/admin_pb.ts';
 import { CheckpointService } from '../shared/gen/engram/v1/checkpoint_pb.ts';
 import { DecayService } from '../shared/gen/engram/v1/decay_pb.ts';
@@ -200,8 +201,20 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   let serving = true;
 
   const register = (server: grpc.Server, authenticate: Authenticate) => {
-    const serve = { authenticate, serves: (method: string) => profileServes(profile, method), onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`) };
-    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, defaultWeights: core.recallDefaults.weights, embedder: () => core.activeEmbedder() }), serve);
+    const serve = {
+      authenticate,
+      serves: (method: string) => profileServes(profile, method),
+      onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`),
+      // Read-your-writes: a call asking for a change waits until it is applied here; a write's
+      // answer says which change it committed. An older profile knew neither.
+      ...(profile.capabilities.includes(Capability.ReadYourWrites)
+        ? {
+            before: (call: ServerCall) => core.admit(parseMinChange(call.metadata.get(MIN_CHANGE_KEY)[0]), call.deadline),
+            trailers: (call: ServerCall) => (call.changes.wrote > 0 ? { [CHANGE_KEY]: String(call.changes.wrote) } : undefined),
+          }
+        : {}),
+    };
+    addService(server, HandshakeService, handshakeService({ instanceId, profile, limits, defaultConfidenceWeight: options.defaultConfidenceWeight, defaultWeights: core.recallDefaults.weights, embedder: () => core.activeEmbedder(), store: core.storeIdentity() }), serve);
     addService(server, MemoryService, memoryService(core, profile), serve);
     addService(server, AdminService, adminService(core), serve);
     addService(server, CheckpointService, checkpointService(core), serve);

@@ -69,6 +69,11 @@ export const Capability = {
   AgentTokens: 'agent-tokens-v1',
   /** MemoryService.WriteStatus: whether a write sent with a request id committed, and its result. */
   WriteStatus: 'write-status-v1',
+  /** Every write's answer carries the change number it committed (trailing metadata
+   *  engram-change, HTTP header Engram-Change); a call carrying engram-min-change is served once
+   *  the daemon has applied that change, so a read through any daemon of a shared store sees
+   *  the caller's writes. Hello names the store and its identity. */
+  ReadYourWrites: 'read-your-writes-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -108,7 +113,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus, Capability.ReadYourWrites],
   advertisesDefaultWeight: true,
 };
 

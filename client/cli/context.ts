@@ -11,6 +11,8 @@ export interface GlobalOptions {
   address?: string;
   token?: string;
   json?: boolean;
+  /** Serve the command only once this change is applied (read-your-writes across daemons). */
+  minChange?: number;
 }
 
 /** Handed to each command group's register function. */
@@ -78,6 +80,7 @@ export async function withClient<T>(opts: GlobalOptions, work: (client: EngramCl
     token: opts.token,
     clientName: 'engram-cli',
     timeoutMs: 10_000,
+    ...(opts.minChange ? { minChange: opts.minChange } : {}),
   });
   try {
     return await work(client);

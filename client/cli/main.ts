@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EngramError } from '../../shared/errors.ts';
 import { DaemonNotRunningError, DamagedDiscoveryError } from '../../shared/discovery.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
+import { parseMinChange } from '../../shared/changes.ts';
 import { usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
@@ -22,6 +23,14 @@ import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
 import { registerMemoryCommands } from './commands/memory.ts';
 
+const minChangeFlag = (value: string): number => {
+  try {
+    return parseMinChange(value);
+  } catch {
+    return usage(`--min-change must be a change number (a whole number ≥ 0), got "${value}"`, '--min-change');
+  }
+};
+
 export function buildProgram(setExit: (code: number) => void = () => {}): Command {
   const program = new Command('engram')
     .description('Long-term memory for AI agents: a shared daemon with hybrid, explainable recall.')
@@ -29,6 +38,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
     .addOption(new Option('--data-dir <dir>', 'data directory of the daemon (default: $ENGRAM_HOME, else the nearest .engram/ above the working directory, else the per-user data directory)'))
     .addOption(new Option('--address <target>', 'daemon address instead of the discovery file (unix:/path or host:port)'))
     .addOption(new Option('--token <token>', 'bearer token for a TCP address').env('ENGRAM_TOKEN'))
+    .addOption(new Option('--min-change <n>', "serve the command only once the daemon has applied this change number (a write's \"change\" in --json), so it sees that write through any daemon of a shared store").env('ENGRAM_MIN_CHANGE').argParser(minChangeFlag))
     // Usage errors are reported by reportError, one line each (not commander's text + help).
     .configureOutput({ outputError: () => {} })
     .exitOverride();

@@ -21,6 +21,18 @@ export interface CallContext {
   readonly deadline?: number;
   /** Aborted when the caller goes away. */
   readonly signal: AbortSignal;
+  /** Where the call's writes note the highest change number they committed, for the door to
+   *  hand back (read-your-writes); absent = nobody asks. */
+  readonly changes?: ChangeTracker;
+}
+
+export interface ChangeTracker {
+  wrote: number;
+}
+
+/** A write of this call committed (or, replayed, was found committed by) change `seq`. */
+export function noteChange(ctx: CallContext, seq: number): void {
+  if (ctx.changes && seq > ctx.changes.wrote) ctx.changes.wrote = seq;
 }
 
 /** The daemon itself: start-up, background jobs. */
@@ -29,7 +41,13 @@ export const DAEMON: Principal = { id: 'daemon', via: 'internal' };
 const NEVER = new AbortController().signal;
 
 export function callContext(principal: Principal, extra: Partial<Omit<CallContext, 'principal'>> = {}): CallContext {
-  return { principal, requestId: extra.requestId ?? '', signal: extra.signal ?? NEVER, ...(extra.deadline !== undefined ? { deadline: extra.deadline } : {}) };
+  return {
+    principal,
+    requestId: extra.requestId ?? '',
+    signal: extra.signal ?? NEVER,
+    ...(extra.deadline !== undefined ? { deadline: extra.deadline } : {}),
+    ...(extra.changes ? { changes: extra.changes } : {}),
+  };
 }
 
 /** The same call with another request id (a door that makes one up for a caller that sent none). */

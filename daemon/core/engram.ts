@@ -122,6 +122,9 @@ const VECTOR_SAVE_MS = 60_000;
  *  snapshot catches up through them; ~60 bytes each). */
 const SHARED_LOG_KEPT = 1_000_000;
 
+/** How long a call asking for a change not yet applied waits when it set no deadline. */
+const MIN_CHANGE_WAIT_MS = 10_000;
+
 /** A list page's size in bytes, besides its count: a page of large facts ends early (its next
  *  page token says where to go on), so no answer grows with the size of the facts. */
 export const PAGE_BYTES = 4 * 1024 * 1024;
@@ -665,14 +668,20 @@ export class Engram {
     return this.follower ? this.follower.applied : this.store.lastSeq;
   }
 
-  /** Resolves once the change `seq` (a number a write returned) is applied here, so a read sees
-   *  that write; refuses after `timeoutMs`. */
-  async caughtUp(seq: number, timeoutMs: number): Promise<void> {
-    if (seq <= this.appliedSeq) return;
-    if (!this.follower) {
-      throw new EngramError(ErrorKind.FailedPrecondition, `change ${seq} is past this store's last change (${this.store.lastSeq}): it was returned by a daemon on another store`, 'min_change');
-    }
-    await this.follower.waitFor(seq, timeoutMs);
+  /** Resolves once the change `minChange` (a number a write returned) is applied here, so the
+   *  call sees that write; refuses at the call's deadline, else after MIN_CHANGE_WAIT_MS. An
+   *  embedded store has every change of its own applied at once (a number past them comes from
+   *  another store and is ignored). */
+  async admit(minChange: number, deadline?: number): Promise<void> {
+    if (!this.follower || minChange <= this.follower.applied) return;
+    // Short of the deadline, so the caller gets the reason rather than its own timeout.
+    const timeoutMs = deadline === undefined ? MIN_CHANGE_WAIT_MS : Math.max(0, deadline - Date.now() - 250);
+    await this.follower.waitFor(minChange, timeoutMs);
+  }
+
+  /** What Hello says of the store: its kind and, for a shared one, its identity. */
+  storeIdentity(): { store: string; storeId: string } {
+    return isShared(this.store) ? { store: 'postgres', storeId: this.store.storeId } : { store: 'level', storeId: '' };
   }
 
   private follower: ChangeFollower | null = null;

@@ -8,7 +8,8 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import { matchedRoutes } from 'hono/route';
 import { ErrorKind } from '../../shared/errors.ts';
-import type { CallContext, Principal } from '../core/context.ts';
+import type { CallContext, ChangeTracker, Principal } from '../core/context.ts';
+import { CHANGE_KEY, MIN_CHANGE_KEY, parseMinChange } from '../../shared/changes.ts';
 import type { Engram } from '../core/engram.ts';
 import type { Log } from '../log.ts';
 import type { RequestHeaders } from './auth.ts';
@@ -31,7 +32,7 @@ export interface AppOptions {
   mcpAgent?: string;
 }
 
-type Env = { Bindings: HttpBindings; Variables: { principal: Principal; fields: Record<string, string> } };
+type Env = { Bindings: HttpBindings; Variables: { principal: Principal; fields: Record<string, string>; changes: ChangeTracker } };
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']);
 
@@ -73,7 +74,10 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
   }
   if (options.surfaces.includes('mcp')) {
     const mcp = mcpHandler(core, options.log, options.mcpAgent);
-    app.all(MCP_PATH, authenticate, limitBody, (c) => mcp(c.req.raw, c.env.incoming, contextOf(c)));
+    app.all(MCP_PATH, authenticate, limitBody, async (c) => {
+      await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
+      return mcp(c.req.raw, c.env.incoming, contextOf(c));
+    });
   }
   return app;
 }
@@ -105,7 +109,9 @@ function rejectInvalidUtf8(search: string): void {
 }
 
 function contextOf(c: Context<Env>): CallContext {
-  return { principal: c.get('principal'), requestId: '', signal: c.req.raw.signal };
+  const changes = c.get('changes') ?? { wrote: 0 };
+  c.set('changes', changes);
+  return { principal: c.get('principal'), requestId: '', signal: c.req.raw.signal, changes };
 }
 
 async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics: Metrics): Promise<Response> {
@@ -114,8 +120,13 @@ async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics:
   const query = parseQuery(route.query, url.searchParams);
   const body = route.body ? parseBody(REQUESTS[route.body], await jsonObjectBody(c.env.incoming)) : undefined;
   c.set('fields', errorNames({ ...query.spelled, ...body?.spelled }));
-  const reply = await route.handle({ core, ctx: contextOf(c), params: c.req.param() as Record<string, string>, query: query.value, body: body?.value, metrics });
-  return send(c, reply);
+  // Read-your-writes: Engram-Min-Change waits for that change here; a write answers with the
+  // change it committed in Engram-Change.
+  await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
+  const ctx = contextOf(c);
+  const reply = await route.handle({ core, ctx, params: c.req.param() as Record<string, string>, query: query.value, body: body?.value, metrics });
+  const wrote = ctx.changes!.wrote;
+  return send(c, wrote > 0 ? { ...reply, headers: { ...reply.headers, [CHANGE_KEY]: String(wrote) } } : reply);
 }
 
 /** Core field name → the name this caller used: REST's name, or the alias they gave. */

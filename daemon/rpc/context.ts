@@ -8,6 +8,7 @@ export function coreContext(call: ServerCall, requestId = ''): CallContext {
     principal: call.caller as Principal,
     requestId,
     signal: call.signal,
+    changes: call.changes,
     ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface HandshakeInfo {
   defaultWeights: SignalWeights;
   limits: Limits;
   embedder: () => string;
+  /** The store's kind and identity (Hello store, store_id). */
+  store: { store: string; storeId: string };
 }
 
 export function handshakeService(info: HandshakeInfo): ImplOf<typeof HandshakeService> {
@@ -34,6 +36,7 @@ export function handshakeService(info: HandshakeInfo): ImplOf<typeof HandshakeSe
         profile: info.profile.name,
         embedder: info.embedder(),
         defaultSignalWeights: info.profile.capabilities.includes(Capability.EmbedderWeights) ? info.defaultWeights : undefined,
+        ...(info.profile.capabilities.includes(Capability.ReadYourWrites) ? info.store : {}),
       };
     },
   };

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { CallContext } from '../core/context.ts';
-import { checkAlive } from '../core/context.ts';
-import { RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
+import { checkAlive, noteChange } from '../core/context.ts';
+import { isShared, RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
 import type { WriteBarrier } from './barrier.ts';
 import { KeyedLocks } from './locks.ts';
 
@@ -96,13 +96,16 @@ export class WritePipeline {
       const claim = claims[i];
       if (!op.requestId) return this.write(ctx, op);
       if (!claim) return this.run(ctx, op);
-      claim.settle(recorded[i] ? this.replay(op, recorded[i]!) : this.write(ctx, op));
+      claim.settle(recorded[i] ? this.replay(ctx, op, recorded[i]!) : this.write(ctx, op));
       return claim.done;
     });
   }
 
   /** A repeat: the first write's answer, unless the repeat asks for a different write. */
-  private async replay<R>(op: WriteOp<R>, recorded: Json): Promise<R> {
+  private async replay<R>(ctx: CallContext, op: WriteOp<R>, recorded: Json): Promise<R> {
+    // The first write committed at some change up to the store's last: a read after this
+    // answer must see it, on whichever daemon.
+    noteChange(ctx, isShared(this.store) ? await this.store.currentSeq() : this.store.lastSeq);
     if (op.request !== undefined && typeof recorded.digest === 'string' && recorded.digest !== requestDigest(op.request)) {
       throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${op.requestId} was already used by a different ${String(recorded.op)} write; a new write needs a new request id`, 'request_id');
     }
@@ -136,7 +139,7 @@ export class WritePipeline {
         // Another daemon committed this request id meanwhile: answered from its record.
         if (error instanceof RequestAlreadyRecorded) {
           const recorded = await this.store.requestResult(op.agentId, op.requestId);
-          if (recorded) return this.replay(op, recorded);
+          if (recorded) return this.replay(ctx, op, recorded);
         }
         throw error;
       }
@@ -158,7 +161,7 @@ export class WritePipeline {
         const result = op.request === undefined ? planned.record : { ...planned.record, digest: requestDigest(op.request) };
         changes.push({ type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result });
       }
-      if (changes.length > 0) await this.store.commit(changes);
+      if (changes.length > 0) noteChange(ctx, (await this.store.commit(changes)).seq);
       // Synchronously after the commit: a save of derived state never sees a committed change
       // that is not yet applied.
       planned.apply?.();

@@ -28,6 +28,8 @@ export interface ServerCall {
   readonly deadline?: number;
   /** Who is calling, as the server's `authenticate` resolved it. */
   readonly caller: unknown;
+  /** The highest change number the call's writes committed (0: none), for `trailers`. */
+  readonly changes: { wrote: number };
 }
 
 type UnaryHandler<M extends MethodShape> = (
@@ -65,6 +67,10 @@ export interface ServeOptions {
    *  older daemon that never had them would. Default: every implemented method. */
   serves?: (method: string) => boolean;
   onInternalError?: InternalErrorSink;
+  /** Runs after authentication, before the handler; throws an EngramError to refuse the call. */
+  before?: (call: ServerCall) => Promise<void>;
+  /** Trailing metadata for a unary call's answer, from what its handler did. */
+  trailers?: (call: ServerCall) => Record<string, string> | undefined;
 }
 
 export function addService<S extends GenServiceMethods>(
@@ -126,7 +132,7 @@ function serverCall(service: DescService, method: DescMethod, call: ServerSurfac
   const name = `${service.name}/${method.name}`;
   const caller = options.authenticate?.({ method: name, metadata: call.metadata });
   const deadline = Number(call.getDeadline());
-  const ctx = { method: name, metadata: call.metadata, signal: controller.signal, caller, ...(Number.isFinite(deadline) ? { deadline } : {}) };
+  const ctx = { method: name, metadata: call.metadata, signal: controller.signal, caller, changes: { wrote: 0 }, ...(Number.isFinite(deadline) ? { deadline } : {}) };
   return { ctx, settle: () => (running = false) };
 }
 
@@ -144,6 +150,7 @@ function serverHandler(
         const started = serverCall(service, method, call, options);
         const ctx = started.ctx;
         settle = started.settle;
+        await options.before?.(ctx);
         for await (const message of stream(decodeRequest(method, call.request), ctx)) {
           if (ctx.signal.aborted) return;
           call.write(message);
@@ -159,16 +166,24 @@ function serverHandler(
   const unary = handler as UnaryHandler<MethodShape>;
   return (call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => {
     let settle = () => {};
+    let ctx: ServerCall | undefined;
     Promise.resolve()
-      .then(() => {
+      .then(async () => {
         const started = serverCall(service, method, call, options);
         settle = started.settle;
-        return unary(decodeRequest(method, call.request), started.ctx);
+        ctx = started.ctx;
+        const request = decodeRequest(method, call.request);
+        await options.before?.(started.ctx);
+        return unary(request, started.ctx);
       })
       .then(
         (response) => {
           settle();
-          callback(null, response);
+          const extra = ctx && options.trailers?.(ctx);
+          if (!extra) return callback(null, response);
+          const trailer = new grpc.Metadata();
+          for (const [key, value] of Object.entries(extra)) trailer.set(key, value);
+          callback(null, response, trailer);
         },
         (error) => {
           settle();
@@ -208,6 +223,8 @@ export interface CallOptions {
   timeoutMs?: number;
   metadata?: grpc.Metadata;
   signal?: AbortSignal;
+  /** Called with a unary call's trailing metadata once it completes. */
+  onTrailers?: (trailers: grpc.Metadata) => void;
 }
 
 type UnaryMethod<M extends MethodShape> = (
@@ -286,6 +303,7 @@ function unaryMethod(service: DescService, method: DescMethod, client: grpc.Clie
         grpcCallOptions(merged),
         (error, response) => (error ? reject(new RpcError(error)) : resolve(response)),
       );
+      if (merged.onTrailers) call.on('status', (status: grpc.StatusObject) => merged.onTrailers!(status.metadata));
       merged.signal?.addEventListener('abort', () => call.cancel(), { once: true });
     });
 }

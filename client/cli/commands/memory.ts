@@ -62,8 +62,9 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       const opts = globals(cmd);
       const text = joined(words, 'text');
       const options = { ...writeOptionsFrom(o), ...(o.allowDuplicate ? { allowDuplicate: true } : {}), ...(o.strength !== undefined ? { strength: strengthFlag(o.strength) } : {}) };
-      const { fact, replayed, duplicate } = await withClient(opts, (c) => c.put(agent, text, options));
-      if (opts.json) printJson({ fact: factJson(fact), replayed, duplicate });
+      const { fact, replayed, duplicate, change } = await withClient(opts, async (c) => ({ ...(await c.put(agent, text, options)), change: c.lastChange }));
+      // The change number: `engram --min-change N recall …` through another daemon sees this fact.
+      if (opts.json) printJson({ fact: factJson(fact), replayed, duplicate, ...(change ? { change } : {}) });
       else if (duplicate) out(`already remembered ${fact.id} in "${fact.agentId}" (nothing new stored; --allow-duplicate stores a copy)`);
       else out(`remembered ${fact.id} in "${fact.agentId}"`);
     });

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/handshake.proto.
  */
 export const file_engram_v1_handshake: GenFile = /*@__PURE__*/
-  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIqoCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0c0IcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCK3AQoGTGltaXRzEhYKDm1heF90ZXh0X2J5dGVzGAEgASgNEhEKCW1heF90b3BfaxgCIAEoDRIRCgltYXhfYmF0Y2gYAyABKA0SFwoPbWF4X3dyaXRlX2JhdGNoGAQgASgNEhwKFG1heF9zbG90X3ZhbHVlX2J5dGVzGAUgASgNEhkKEW1heF9iYXRjaF9yZXN1bHRzGAYgASgNEh0KFW1heF9iYXRjaF9xdWVyeV9ieXRlcxgHIAEoDTJOChBIYW5kc2hha2VTZXJ2aWNlEjoKBUhlbGxvEhcuZW5ncmFtLnYxLkhlbGxvUmVxdWVzdBoYLmVuZ3JhbS52MS5IZWxsb1Jlc3BvbnNlYgZwcm90bzM", [file_engram_v1_recall]);
+  fileDesc("ChllbmdyYW0vdjEvaGFuZHNoYWtlLnByb3RvEgllbmdyYW0udjEiOwoMSGVsbG9SZXF1ZXN0EhMKC2NsaWVudF9uYW1lGAEgASgJEhYKDmNsaWVudF92ZXJzaW9uGAIgASgJIssCCg1IZWxsb1Jlc3BvbnNlEhAKCHByb3RvY29sGAEgASgJEhYKDmRhZW1vbl92ZXJzaW9uGAIgASgJEhMKC2luc3RhbmNlX2lkGAMgASgJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRImChlkZWZhdWx0X2NvbmZpZGVuY2Vfd2VpZ2h0GAUgASgBSACIAQESIQoGbGltaXRzGAYgASgLMhEuZW5ncmFtLnYxLkxpbWl0cxIPCgdwcm9maWxlGAcgASgJEhAKCGVtYmVkZGVyGAggASgJEjgKFmRlZmF1bHRfc2lnbmFsX3dlaWdodHMYCSABKAsyGC5lbmdyYW0udjEuU2lnbmFsV2VpZ2h0cxINCgVzdG9yZRgKIAEoCRIQCghzdG9yZV9pZBgLIAEoCUIcChpfZGVmYXVsdF9jb25maWRlbmNlX3dlaWdodCK3AQoGTGltaXRzEhYKDm1heF90ZXh0X2J5dGVzGAEgASgNEhEKCW1heF90b3BfaxgCIAEoDRIRCgltYXhfYmF0Y2gYAyABKA0SFwoPbWF4X3dyaXRlX2JhdGNoGAQgASgNEhwKFG1heF9zbG90X3ZhbHVlX2J5dGVzGAUgASgNEhkKEW1heF9iYXRjaF9yZXN1bHRzGAYgASgNEh0KFW1heF9iYXRjaF9xdWVyeV9ieXRlcxgHIAEoDTJOChBIYW5kc2hha2VTZXJ2aWNlEjoKBUhlbGxvEhcuZW5ncmFtLnYxLkhlbGxvUmVxdWVzdBoYLmVuZ3JhbS52MS5IZWxsb1Jlc3BvbnNlYgZwcm90bzM", [file_engram_v1_recall]);
 
 /**
  * @generated from message engram.v1.HelloRequest
@@ -102,6 +102,22 @@ export type HelloResponse = Message<"engram.v1.HelloResponse"> & {
    * @generated from field: engram.v1.SignalWeights default_signal_weights = 9;
    */
   defaultSignalWeights?: SignalWeights | undefined;
+
+  /**
+   * Where the daemon keeps memory: "level" (its own embedded store) or "postgres" (a database
+   * several daemons share). Empty from daemons before "read-your-writes-v1".
+   *
+   * @generated from field: string store = 10;
+   */
+  store: string;
+
+  /**
+   * The shared database's identity, the same on every daemon serving it ("" for an embedded
+   * store): a change number (engram-change) means something only on the store that issued it.
+   *
+   * @generated from field: string store_id = 11;
+   */
+  storeId: string;
 };
 
 /**
