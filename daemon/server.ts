@@ -209,7 +209,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
       // answer says which change it committed. An older profile knew neither.
       ...(profile.capabilities.includes(Capability.ReadYourWrites)
         ? {
-            before: (call: ServerCall) => core.admit(parseMinChange(call.metadata.get(MIN_CHANGE_KEY)[0]), call.deadline),
+            before: (call: Omit<ServerCall, 'caller'>) => core.admit(parseMinChange(call.metadata.get(MIN_CHANGE_KEY)[0]), call.deadline),
             trailers: (call: ServerCall) => (call.changes.wrote > 0 ? { [CHANGE_KEY]: String(call.changes.wrote) } : undefined),
           }
         : {}),

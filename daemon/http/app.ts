@@ -51,6 +51,12 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
     if (declaresTooMuch(c.env.incoming)) throw tooLarge();
     await next();
   };
+  // Read-your-writes: Engram-Min-Change waits for that change here, before the token check (a
+  // token made through another daemon is among what it waits for).
+  const admit: MiddlewareHandler<Env> = async (c, next) => {
+    await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
+    await next();
+  };
   const authenticate: MiddlewareHandler<Env> = async (c, next) => {
     c.set('principal', options.authenticate({ authorization: c.req.header('authorization'), host: c.req.header('host'), origin: c.req.header('origin') }));
     await next();
@@ -58,7 +64,7 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
 
   if (options.surfaces.includes('rest')) {
     for (const route of ROUTES) {
-      const chain: MiddlewareHandler<Env>[] = route.auth ? [authenticate] : [];
+      const chain: MiddlewareHandler<Env>[] = route.auth ? [admit, authenticate] : [admit];
       if (route.method === 'POST') chain.push(limitBody);
       app.on(route.method, honoPath(route.path), every(...chain), (c) => handleRoute(c, route, core, metrics));
     }
@@ -74,10 +80,7 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
   }
   if (options.surfaces.includes('mcp')) {
     const mcp = mcpHandler(core, options.log, options.mcpAgent);
-    app.all(MCP_PATH, authenticate, limitBody, async (c) => {
-      await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
-      return mcp(c.req.raw, c.env.incoming, contextOf(c));
-    });
+    app.all(MCP_PATH, admit, authenticate, limitBody, (c) => mcp(c.req.raw, c.env.incoming, contextOf(c)));
   }
   return app;
 }
@@ -120,9 +123,7 @@ async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics:
   const query = parseQuery(route.query, url.searchParams);
   const body = route.body ? parseBody(REQUESTS[route.body], await jsonObjectBody(c.env.incoming)) : undefined;
   c.set('fields', errorNames({ ...query.spelled, ...body?.spelled }));
-  // Read-your-writes: Engram-Min-Change waits for that change here; a write answers with the
-  // change it committed in Engram-Change.
-  await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
+  // A write answers with the change it committed in Engram-Change.
   const ctx = contextOf(c);
   const reply = await route.handle({ core, ctx, params: c.req.param() as Record<string, string>, query: query.value, body: body?.value, metrics });
   const wrote = ctx.changes!.wrote;

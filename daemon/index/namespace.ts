@@ -89,6 +89,15 @@ export class NamespaceIndex {
     return this.docs[doc]!;
   }
 
+  /** The total order's tie-break between two live docs: created_at, then id. Doc numbers follow
+   *  it only while facts reach the index in id order, which facts followed from other daemons
+   *  sharing a store need not do; signals break ties with this, so every daemon ranks alike. */
+  idOrder(a: number, b: number): number {
+    const x = this.docs[a]!;
+    const y = this.docs[b]!;
+    return x.createdAt - y.createdAt || (x.factId < y.factId ? -1 : x.factId > y.factId ? 1 : 0);
+  }
+
   docOf(factId: string): number | undefined {
     return this.docByFactId.get(factId);
   }

@@ -45,17 +45,20 @@ export class RecencyOrder {
    * Docs newest first, in runs that share one recency rank. At one time, the docs for which
    * `sharesTime` holds (facts with the same event time: equally recent) form one run, oldest doc
    * first as the tie-break wants; every other doc (a write time, refined by id) is a run of its
-   * own, newest first. (Recall orders a shared run by the total order itself: doc order is id
-   * order only as long as writes reach the index in commit order.)
+   * own, newest first: by `newerFirst` among docs of one time (doc order is id order only as
+   * long as facts reach the index in id order). Recall orders a shared run itself.
    */
-  *newestRuns(sharesTime: (doc: number) => boolean): Generator<number[]> {
+  *newestRuns(sharesTime: (doc: number) => boolean, newerFirst: (a: number, b: number) => number = (a, b) => b - a): Generator<number[]> {
     for (let i = this.docs.length - 1; i >= 0; ) {
       let start = i;
       while (start > 0 && this.times[start - 1] === this.times[i]) start--;
       const shared: number[] = [];
       for (let j = start; j <= i; j++) if (sharesTime(this.docs[j]!)) shared.push(this.docs[j]!);
       if (shared.length > 0) yield shared;
-      for (let j = i; j >= start; j--) if (!sharesTime(this.docs[j]!)) yield [this.docs[j]!];
+      const own: number[] = [];
+      for (let j = i; j >= start; j--) if (!sharesTime(this.docs[j]!)) own.push(this.docs[j]!);
+      if (own.length > 1) own.sort(newerFirst);
+      for (const doc of own) yield [doc];
       i = start - 1;
     }
   }

@@ -67,8 +67,8 @@ export interface ServeOptions {
    *  older daemon that never had them would. Default: every implemented method. */
   serves?: (method: string) => boolean;
   onInternalError?: InternalErrorSink;
-  /** Runs after authentication, before the handler; throws an EngramError to refuse the call. */
-  before?: (call: ServerCall) => Promise<void>;
+  /** Runs before authentication and the handler; throws an EngramError to refuse the call. */
+  before?: (call: Omit<ServerCall, 'caller'>) => Promise<void>;
   /** Trailing metadata for a unary call's answer, from what its handler did. */
   trailers?: (call: ServerCall) => Record<string, string> | undefined;
 }
@@ -123,17 +123,20 @@ function decodeRequest(method: DescMethod, bytes: Buffer): MessageShape<DescMess
  * any call's stream closes, finished or not; only a cancel while the handler runs means anything,
  * and aborting is not free (it builds a DOMException), so a settled call is never aborted.
  */
-function serverCall(service: DescService, method: DescMethod, call: ServerSurfaceCall, options: ServeOptions): { ctx: ServerCall; settle: () => void } {
+async function serverCall(service: DescService, method: DescMethod, call: ServerSurfaceCall, options: ServeOptions): Promise<{ ctx: ServerCall; settle: () => void }> {
   const controller = new AbortController();
   let running = true;
   call.on('cancelled', () => {
     if (running) controller.abort();
   });
   const name = `${service.name}/${method.name}`;
-  const caller = options.authenticate?.({ method: name, metadata: call.metadata });
   const deadline = Number(call.getDeadline());
-  const ctx = { method: name, metadata: call.metadata, signal: controller.signal, caller, changes: { wrote: 0 }, ...(Number.isFinite(deadline) ? { deadline } : {}) };
-  return { ctx, settle: () => (running = false) };
+  const base = { method: name, metadata: call.metadata, signal: controller.signal, changes: { wrote: 0 }, ...(Number.isFinite(deadline) ? { deadline } : {}) };
+  // `before` first: what it waits for (another daemon's changes) may be what authenticates the
+  // caller (a token made there).
+  await options.before?.(base);
+  const caller = options.authenticate?.({ method: name, metadata: call.metadata });
+  return { ctx: { ...base, caller }, settle: () => (running = false) };
 }
 
 function serverHandler(
@@ -147,10 +150,9 @@ function serverHandler(
     return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
       let settle = () => {};
       try {
-        const started = serverCall(service, method, call, options);
+        const started = await serverCall(service, method, call, options);
         const ctx = started.ctx;
         settle = started.settle;
-        await options.before?.(ctx);
         for await (const message of stream(decodeRequest(method, call.request), ctx)) {
           if (ctx.signal.aborted) return;
           call.write(message);
@@ -169,12 +171,10 @@ function serverHandler(
     let ctx: ServerCall | undefined;
     Promise.resolve()
       .then(async () => {
-        const started = serverCall(service, method, call, options);
+        const started = await serverCall(service, method, call, options);
         settle = started.settle;
         ctx = started.ctx;
-        const request = decodeRequest(method, call.request);
-        await options.before?.(started.ctx);
-        return unary(request, started.ctx);
+        return unary(decodeRequest(method, call.request), started.ctx);
       })
       .then(
         (response) => {

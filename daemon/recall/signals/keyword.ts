@@ -15,7 +15,9 @@ export const keywordSignal = {
     if (query.terms.length === 0) return { ranks, matched: new Set(), searched: 0 };
     const eligible = filter ? (doc: number) => filter(ns.doc(doc)) : undefined;
     const { termWeights } = query;
-    ns.keyword.search(query.terms, { eligible, limit: depth ?? keywordCandidateCount(topK), ...(termWeights ? { termWeights } : {}) }).forEach((hit, i) => ranks.set(hit.doc, i + 1));
+    const hits = ns.keyword.search(query.terms, { eligible, limit: depth ?? keywordCandidateCount(topK), ...(termWeights ? { termWeights } : {}) });
+    // Equal scores in id order, not doc order (which may differ between daemons of one store).
+    hits.sort((a, b) => b.score - a.score || ns.idOrder(a.doc, b.doc)).forEach((hit, i) => ranks.set(hit.doc, i + 1));
     // Every hit shares a term with the query, or a word its nearest to (similarity 0.6 or more).
     return { ranks, matched: new Set(ranks.keys()), searched: ranks.size };
   },

@@ -12,14 +12,14 @@ export const recencySignal = {
   name: 'recency',
   kind: 'order',
 
-  /** Same order as `runs`: newest time first; at one time, event-time facts (oldest doc first)
-   *  before write-time facts (newest first). */
+  /** Same order as `runs`: newest time first; at one time, event-time facts (oldest first)
+   *  before write-time facts (newest first), in id order. */
   rankAmong(ns: NamespaceIndex, docs: readonly number[]) {
     // Each doc's row is read once, not once per comparison (this runs on every recall).
     const rows = docs.map((doc) => ({ doc, info: ns.doc(doc) }));
     rows.sort((p, q) => {
       const [x, y] = [p.info, q.info];
-      return y.recencyTime - x.recencyTime || Number(y.eventTime) - Number(x.eventTime) || (x.eventTime ? p.doc - q.doc : q.doc - p.doc);
+      return y.recencyTime - x.recencyTime || Number(y.eventTime) - Number(x.eventTime) || (x.eventTime ? ns.idOrder(p.doc, q.doc) : ns.idOrder(q.doc, p.doc));
     });
     const ranks = new Map<number, number>();
     let rank = 0;
@@ -31,7 +31,7 @@ export const recencySignal = {
   },
 
   *runs(ns: NamespaceIndex, eligible: (doc: number) => boolean) {
-    for (const run of ns.recency.newestRuns((doc) => ns.doc(doc).eventTime)) {
+    for (const run of ns.recency.newestRuns((doc) => ns.doc(doc).eventTime, (a, b) => ns.idOrder(b, a))) {
       const kept = run.filter(eligible);
       if (kept.length > 0) yield kept;
     }

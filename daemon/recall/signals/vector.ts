@@ -47,7 +47,7 @@ async function vectorRanks(
   for (;;) {
     const hits = graphHits(ns, query, count, filter);
     const enough = hits.length >= wanted || hits.length === (eligibleKeys?.length ?? index.size);
-    if (enough) return { ...toRanks(hits, wanted, matchDistance), searched: count };
+    if (enough) return { ...toRanks(ns, hits, wanted, matchDistance), searched: count };
     if (count >= index.size) return exactRanks(ns, query, wanted, eligibleKeys ?? [...index.allKeys()], readVectors, matchDistance);
     count = Math.min(index.size, count * 4);
   }
@@ -94,11 +94,11 @@ function exactOver(ns: NamespaceIndex, query: Float32Array, wanted: number, keys
     hits.push({ doc, distance: 1 - dot });
   });
   // Searched = the eligible vectors compared with the query (all of them: the search is exact).
-  return { ...toRanks(hits, wanted, matchDistance), searched: hits.length };
+  return { ...toRanks(ns, hits, wanted, matchDistance), searched: hits.length };
 }
 
-function toRanks(hits: VectorHitDoc[], wanted: number, matchDistance: number): { ranks: RankMap; matched: Set<number> } {
-  hits.sort((a, b) => a.distance - b.distance || a.doc - b.doc);
+function toRanks(ns: NamespaceIndex, hits: VectorHitDoc[], wanted: number, matchDistance: number): { ranks: RankMap; matched: Set<number> } {
+  hits.sort((a, b) => a.distance - b.distance || ns.idOrder(a.doc, b.doc));
   const ranks: RankMap = new Map();
   const matched = new Set<number>();
   hits.slice(0, wanted).forEach((hit, i) => {

@@ -581,9 +581,12 @@ async function run(client: pg.PoolClient, s: Statement): Promise<void> {
 
 /** The server went away or refused the session (not a statement it rejected). */
 export function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  if (code === undefined) return error instanceof Error && !(error instanceof EngramError);
-  return code.startsWith('08') || code.startsWith('57P') || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOENT' || code === 'EPIPE' || code === 'ETIMEDOUT';
+  if (error instanceof pg.DatabaseError) return /^(08|57P)/.test(error.code ?? '');
+  const code = (error as { code?: unknown })?.code;
+  // A socket error (ECONNREFUSED, ENOENT for a missing socket, …) or the driver noticing the
+  // connection end.
+  if (typeof code === 'string' && code.startsWith('E')) return true;
+  return error instanceof Error && /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed/i.test(error.message);
 }
 
 function unreachable(where: string, error: Error, consequence: string): EngramError {

@@ -1,0 +1,187 @@
+// Several daemons serving one PostgreSQL database: what a team running agents on several
+// machines relies on. Each daemon is a real `engram daemon --store postgres://…` process with
+// its own data dir; the database is a real server (the suite's, or one of a test's own when the
+// test restarts it).
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, test } from 'vitest';
+import { connect, type EngramClient } from '../client/index.ts';
+import { useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
+import { startPostgres, testDatabase, type PostgresServer } from './fixtures/postgres.ts';
+
+const pool = useDaemonPool();
+const clients: EngramClient[] = [];
+afterAll(() => clients.forEach((c) => c.close()));
+
+/** `n` daemons on a fresh database of the suite's server. */
+async function daemons(n: number, extra: string[] = [], url?: string): Promise<{ url: string; daemons: DaemonProcess[] }> {
+  const store = url ?? (await testDatabase(`shared_${randomUUID().replace(/-/g, '').slice(0, 16)}`));
+  const started = await Promise.all(Array.from({ length: n }, () => pool.start({ dataDir: pool.newDir(), args: ['--store', store, ...extra] })));
+  return { url: store, daemons: started };
+}
+
+async function clientOf(daemon: DaemonProcess, options: Parameters<DaemonProcess['client']>[0] = {}): Promise<EngramClient> {
+  const client = await daemon.client(options);
+  clients.push(client);
+  return client;
+}
+
+describe('several daemons on one PostgreSQL store', () => {
+  test('writes through each of three daemons are recalled through each, at once when the reader names the writer\'s change', async () => {
+    const { daemons: [a, b, c] } = await daemons(3);
+    const writers = await Promise.all([a!, b!, c!].map((d) => clientOf(d)));
+    expect(writers[0]!.daemon.store).toBe('postgres');
+    expect(new Set(writers.map((w) => w.daemon.storeId)).size).toBe(1);
+    const words = ['amber', 'cobalt', 'saffron'];
+    const written = await Promise.all(writers.map(async (w, i) => {
+      const fact = (await w.put('team', `the ${words[i]} badge opens door ${i}`)).fact;
+      return { fact, change: w.lastChange };
+    }));
+    for (const { change } of written) expect(change).toBeGreaterThan(0);
+    // Each reader asks for the others' changes: no waiting on a timer, no stale answer.
+    for (const [i, daemon] of [a!, b!, c!].entries()) {
+      for (const [j, { fact, change }] of written.entries()) {
+        const reader = await clientOf(daemon, { minChange: change });
+        const found = await reader.recall('team', `${words[j]} badge`);
+        expect(found.facts[0]?.id, `daemon ${i} recalling the write through daemon ${j}`).toBe(fact.id);
+      }
+    }
+    // Ids are unique across daemons and every daemon ranks the same applied state the same way.
+    const all = await Promise.all(writers.map((w) => w.recall('team', 'badge opens door', { topK: 10 })));
+    expect(new Set(written.map((w) => w.fact.id)).size).toBe(3);
+    for (const result of all) expect(result.facts.map((f) => f.id)).toEqual(all[0]!.facts.map((f) => f.id));
+  });
+
+  test('a client reads its own writes through whichever daemon it reaches next', async () => {
+    const { daemons: [a, b] } = await daemons(2);
+    const viaA = await clientOf(a!);
+    await viaA.put('notes', 'the parking permit is renewed every March');
+    // The same process moves to daemon B (a round-robin pool would): it carries its change.
+    const viaB = await clientOf(b!, { minChange: viaA.lastChange });
+    expect((await viaB.recall('notes', 'parking permit')).facts.map((f) => f.text)).toEqual(['the parking permit is renewed every March']);
+    // A change no daemon has reached is refused with the reason, not answered stale.
+    const ahead = await clientOf(b!, { minChange: viaA.lastChange + 1000, timeoutMs: 2000 });
+    await expect(ahead.recall('notes', 'parking')).rejects.toMatchObject({ kind: 'unavailable', message: expect.stringMatching(/has applied changes up to \d+, not yet \d+/) });
+  });
+
+  test('a request id replayed through another daemon is answered from the first write, also when both race', async () => {
+    const { daemons: [a, b] } = await daemons(2);
+    const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
+    const requestId = randomUUID();
+    const first = await viaA.put('ledger', 'invoice 1042 was paid', { requestId });
+    const again = await viaB.put('ledger', 'invoice 1042 was paid', { requestId });
+    expect(again).toMatchObject({ replayed: true, fact: { id: first.fact.id } });
+    for (let round = 0; round < 5; round++) {
+      const raced = randomUUID();
+      const both = await Promise.all([viaA.put('ledger', `payment ${round} cleared`, { requestId: raced }), viaB.put('ledger', `payment ${round} cleared`, { requestId: raced })]);
+      expect(both[0].fact.id).toBe(both[1].fact.id);
+      expect(both.filter((r) => r.replayed).length).toBe(1);
+    }
+    const listed = await viaA.list('ledger', { pageSize: 100 });
+    expect(listed.facts.map((f) => f.text).sort()).toEqual(['invoice 1042 was paid', ...[0, 1, 2, 3, 4].map((r) => `payment ${r} cleared`)].sort());
+  });
+
+  test('changes of one fact through two daemons at once both land: the later one plans again on the stored version', async () => {
+    const { daemons: [a, b] } = await daemons(2);
+    const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
+    const facts = await Promise.all(Array.from({ length: 10 }, (_, i) => viaA.put('ops', `runbook step ${i}`).then((r) => r.fact)));
+    const readerB = await clientOf(b!, { minChange: viaA.lastChange });
+    await readerB.list('ops');
+    await Promise.all(facts.flatMap((f) => [viaA.pin('ops', f.id), viaB.setConfidence('ops', f.id, 'verified')]));
+    const reader = await clientOf(a!, { minChange: Math.max(viaA.lastChange, viaB.lastChange) });
+    for (const f of facts) expect(await reader.get('ops', f.id)).toMatchObject({ pinned: true, confidence: 'verified' });
+  });
+
+  test('agent tokens made or revoked through one daemon hold on every daemon', async () => {
+    const { daemons: [a, b] } = await daemons(2);
+    const adminA = await clientOf(a!);
+    const { token, info } = await adminA.createToken({ agents: ['alice'] });
+    const onB = await waitFor(async () => {
+      const c = await connect({ dataDir: b!.dataDir, token, minChange: adminA.lastChange }).catch(() => undefined);
+      return c;
+    }, 10_000);
+    clients.push(onB);
+    await onB.put('alice', 'alice keeps her keys in the blue bowl');
+    await expect(onB.put('bob', 'not allowed')).rejects.toMatchObject({ kind: 'permission_denied' });
+    await adminA.revokeToken(info.id);
+    // Refused at the handshake or, should B not have followed yet, at the first call (which
+    // waits until B has applied the revocation).
+    const refused = await clientOf(b!, { token, minChange: adminA.lastChange }).then((c) => c.recall('alice', 'keys')).then(() => null, (error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'unauthenticated' });
+  });
+
+  test('a daemon killed -9 mid-storm loses nothing it acknowledged; its replacement catches up and recalls every fact', async () => {
+    const { url, daemons: [a, b] } = await daemons(2);
+    const viaA = await clientOf(a!);
+    const acked: string[] = [];
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          acked.push((await viaA.put('storm', `storm fact ${w}-${i} about the harbour`)).fact.id);
+        } catch {
+          return; // the daemon is gone: the rest are unacknowledged
+        }
+      }
+    };
+    const writers = Array.from({ length: 6 }, (_, w) => writer(w));
+    await waitFor(async () => (acked.length >= 150 ? true : undefined), 60_000);
+    await a!.kill9();
+    stop = true;
+    await Promise.all(writers);
+    const viaB = await clientOf(b!);
+    const stored = await Promise.all(acked.map((id) => viaB.get('storm', id).then(() => true, () => false)));
+    expect(stored.filter((s) => !s).length).toBe(0);
+    // The replacement starts on the killed daemon's data dir (no clean snapshot) and catches up.
+    const replacement = await pool.start({ dataDir: a!.dataDir, args: ['--store', url] });
+    const viaReplacement = await clientOf(replacement);
+    const listed: string[] = [];
+    for (let page = ''; ; ) {
+      const res = await viaReplacement.list('storm', { pageSize: 500, pageToken: page });
+      listed.push(...res.facts.map((f) => f.id));
+      if (!res.nextPageToken) break;
+      page = res.nextPageToken;
+    }
+    expect(new Set(listed)).toEqual(new Set([...listed, ...acked]));
+    const recalled = await viaReplacement.recall('storm', 'harbour', { topK: 5 });
+    expect(recalled.facts.length).toBe(5);
+    expect((await viaReplacement.stats()).liveCount).toBe(listed.length);
+  });
+
+  test('a daemon stopped cleanly restarts from its snapshot and catches up with what the others wrote meanwhile', async () => {
+    const { url, daemons: [a, b] } = await daemons(2);
+    const viaA = await clientOf(a!);
+    await viaA.put('diary', 'monday: the boiler was serviced');
+    await clientOf(b!, { minChange: viaA.lastChange }).then((c) => c.recall('diary', 'boiler'));
+    await b!.stop();
+    await viaA.put('diary', 'tuesday: the roof was inspected');
+    const restarted = await pool.start({ dataDir: b!.dataDir, args: ['--store', url] });
+    expect(restarted.log()).toMatch(/from the index snapshot of the last clean shutdown/);
+    expect(restarted.log()).toMatch(/caught up with the shared store from change \d+ to \d+/);
+    const viaB = await clientOf(restarted, { minChange: viaA.lastChange });
+    expect((await viaB.recall('diary', 'roof inspected')).facts[0]?.text).toBe('tuesday: the roof was inspected');
+  });
+});
+
+describe('PostgreSQL restarted under load', () => {
+  let server: PostgresServer | undefined;
+  afterAll(() => server?.destroy());
+
+  test('writes fail clearly while the server is down, then succeed again, and the daemons follow each other again', async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase('restart');
+    const { daemons: [a, b] } = await daemons(2, [], url);
+    const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
+    await viaA.put('plant', 'pump 3 was replaced in May');
+    server.stop();
+    const refused = await viaA.put('plant', 'written while the database is down').then(() => null, (error: Error) => error);
+    expect(refused).not.toBeNull();
+    expect(refused!.message).toMatch(/PostgreSQL store .* is unreachable/);
+    expect(refused!.message).not.toMatch(/\n\s+at /);
+    server.start();
+    const after = await waitFor(async () => viaA.put('plant', 'valve 7 was tightened after the outage').catch(() => undefined), 30_000);
+    const reader = await clientOf(b!, { minChange: viaA.lastChange });
+    expect((await reader.recall('plant', 'valve tightened')).facts[0]?.id).toBe(after.fact.id);
+    // Nothing of the refused write was stored.
+    expect((await viaB.list('plant')).facts.map((f) => f.text).sort()).toEqual(['pump 3 was replaced in May', 'valve 7 was tightened after the outage']);
+  });
+});
