@@ -18,11 +18,11 @@ module.exports = {
       to: { path: 'node_modules/(classic-level|abstract-level)/' },
     },
     {
-      name: 'level-store-used-only-by-the-composition-root',
+      name: 'stores-used-only-by-the-composition-root',
       severity: 'error',
-      comment: 'Everything but the composition root (and tools) uses the MemoryStore interface.',
-      from: { path: '^daemon/', pathNot: '^daemon/(server\\.ts|repair\\.ts|store/level/)' },
-      to: { path: '^daemon/store/level/' },
+      comment: 'Everything but the composition root, the store chooser (and tools) uses the MemoryStore interface.',
+      from: { path: '^daemon/', pathNot: '^daemon/(server\\.ts|repair\\.ts|store/open\\.ts|store/level/|store/postgres/)' },
+      to: { path: '^daemon/store/(level|postgres)/' },
     },
     {
       name: 'front-doors-call-the-core',
