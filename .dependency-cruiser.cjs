@@ -21,7 +21,7 @@ module.exports = {
       name: 'stores-used-only-by-the-composition-root',
       severity: 'error',
       comment: 'Everything but the composition root, the store chooser (and tools) uses the MemoryStore interface.',
-      from: { path: '^daemon/', pathNot: '^daemon/(server\\.ts|repair\\.ts|store/open\\.ts|store/level/|store/postgres/)' },
+      from: { path: '^daemon/', pathNot: '^daemon/(server\\.ts|repair\\.ts|migrate\\.ts|store/open\\.ts|store/level/|store/postgres/)' },
       to: { path: '^daemon/store/(level|postgres)/' },
     },
     {

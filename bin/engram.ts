@@ -28,6 +28,10 @@ if (command === 'daemon') {
   // Offline repair of the store itself: daemon-side code, run with no daemon.
   const { main } = await import('../daemon/repair.ts');
   process.exitCode = await main(argv);
+} else if (commandWord(argv) === 'migrate') {
+  // Copies a store into PostgreSQL: daemon-side code, run with the source daemon stopped.
+  const { main } = await import('../daemon/migrate.ts');
+  process.exitCode = await main(argv);
 } else if (command === 'mcp') {
   const { main } = await import('../client/mcp/main.ts');
   process.exitCode = await main(rest);

@@ -49,6 +49,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   for (const [name, description] of [
     ['daemon', 'run the daemon (engram daemon --help for its flags)'],
     ['mcp', 'serve MCP on stdio for an agent host, as a client of the daemon (engram mcp --help for its flags)'],
+    ['migrate', 'copy an embedded store into PostgreSQL: engram migrate --from DIR --to postgres://… (resumable; engram migrate --help)'],
   ] as const) {
     program
       .command(name)

@@ -4,6 +4,8 @@
 import { fromStoredTerms, isIndexed } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
+import { readFactVectors } from '../store/fact-vectors.ts';
+import type { FactRecord } from '../store/record.ts';
 import type { FactKey, MemoryStore } from '../store/store.ts';
 import type { WritePipeline } from '../write/pipeline.ts';
 
@@ -13,25 +15,14 @@ export async function applyStoredState(parts: { store: MemoryStore; indexer: Ind
   await pipeline.withFactLocks(keys, async () => {
     const facts = await store.getFacts(keys);
     const terms = await store.getTerms(keys.map((k, i) => (facts[i] && isIndexed(facts[i]!) ? k : { agentId: '', factId: '' })));
-    // The vectors the indexes lack, by namespace.
-    const wanted = new Map<string, number[]>();
-    facts.forEach((fact) => {
-      if (!fact || !isIndexed(fact) || !fact.vectorKey) return;
-      if (indexer.namespace(fact.agentId)?.docOfVectorKey(fact.vectorKey) !== undefined) return;
-      const list = wanted.get(fact.agentId) ?? [];
-      list.push(fact.vectorKey);
-      wanted.set(fact.agentId, list);
-    });
-    const vectors = new Map<string, Float32Array>();
-    for (const [agentId, vectorKeys] of wanted) {
-      const found = await store.getVectors(agentId, vectorKeys);
-      vectorKeys.forEach((key, i) => found[i] && vectors.set(`${agentId}\u0000${key}`, found[i]!));
-    }
+    // The vectors the indexes lack.
+    const lacking = facts.filter((f): f is FactRecord => f !== undefined && isIndexed(f) && f.vectorKey !== 0 && indexer.namespace(f.agentId)?.docOfVectorKey(f.vectorKey) === undefined);
+    const vectors = await readFactVectors(store, lacking);
     keys.forEach((key, i) => {
       const fact = facts[i];
       const stored = terms[i];
       if (!fact) access.forget(key.agentId, key.factId);
-      indexer.followed(key, fact, stored ? fromStoredTerms(stored) : undefined, fact ? vectors.get(`${fact.agentId}\u0000${fact.vectorKey}`) : undefined);
+      indexer.followed(key, fact, stored ? fromStoredTerms(stored) : undefined, fact ? vectors.of(fact) : undefined);
     });
   });
 }

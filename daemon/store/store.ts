@@ -129,6 +129,12 @@ export interface MemoryStore {
   /** A record table in key order (or reversed), only the keys starting with `prefix` if given. */
   scanRecords(table: RecordTable, options?: { prefix?: string; reverse?: boolean; limit?: number }): AsyncIterable<[string, Json]>;
 
+  /** The rest of what the store holds, whole, for copying it to another store (engram migrate):
+   *  meta records (not the store's own bookkeeping), checkpoints and request records. */
+  scanMeta(): AsyncIterable<[string, Json]>;
+  scanCheckpoints(): AsyncIterable<CheckpointRecord>;
+  scanRequests(): AsyncIterable<{ agentId: string; requestId: string; result: Json }>;
+
   /** Access statistics are bookkeeping, not acknowledged writes: written without a sync. */
   scanAccess(): AsyncIterable<[FactKey, AccessRow]>;
   writeAccess(rows: readonly [FactKey, AccessRow][]): Promise<void>;

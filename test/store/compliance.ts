@@ -142,6 +142,27 @@ export function describeStoreCompliance(backend: StoreBackend): void {
       });
     });
 
+    describe('copying a store whole', () => {
+      test('meta records, checkpoints and request records read back in full, without the store\'s own bookkeeping', async () => {
+        const dir = newDir();
+        let store = await openStore(dir);
+        const checkpoints = ['b', 'a'].map((agentId) => ({ id: store.nextId(Date.now()).id, agentId, createdAt: 1, state: `{"of":"${agentId}"}` }));
+        await store.commit([
+          ...checkpoints.map((checkpoint): Change => ({ type: 'putCheckpoint', checkpoint })),
+          { type: 'putMeta', name: 'embedder', value: { id: 'm', dimensions: 2 } },
+          { type: 'recordRequest', agentId: 'a', requestId: 'r1', result: { op: 'fact', factId: 'x' } },
+          { type: 'recordRequest', agentId: '\u0000controls', requestId: 'r2', result: { op: 'slot' } },
+        ]);
+        store = await reopen(dir, store);
+        expect(await all(store.scanMeta())).toEqual([['embedder', { id: 'm', dimensions: 2 }]]);
+        expect(await all(store.scanCheckpoints())).toEqual([checkpoints[1], checkpoints[0]]);
+        expect(await all(store.scanRequests())).toEqual([
+          { agentId: '\u0000controls', requestId: 'r2', result: { op: 'slot' } },
+          { agentId: 'a', requestId: 'r1', result: { op: 'fact', factId: 'x' } },
+        ]);
+      });
+    });
+
     describe('maintenance', () => {
       test('table statistics count what each table holds; compaction keeps every live row', async () => {
         const store = await openStore(newDir());

@@ -8,7 +8,7 @@ import { out, printJson, withClient, type Cli } from '../context.ts';
 import { consolidationCountersJson, daemonJson, statsJson } from '../json.ts';
 import { Capability } from '../../../shared/capabilities.ts';
 import type { ConsolidationCounters } from '../../../shared/model.ts';
-import { ProgressBar } from '../progress.ts';
+import { ProgressBar } from '../../../shared/progress-bar.ts';
 import { printStats, weightsText } from '../render.ts';
 import { compactReportJson, storageReportJson } from '../../../shared/json/shapes.ts';
 

@@ -11,7 +11,7 @@ import type { Fact } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { factJson } from '../json.ts';
 import { factNote, indexNote, type IndexEntry } from '../../../shared/markdown/notes.ts';
-import { ProgressBar } from '../progress.ts';
+import { ProgressBar } from '../../../shared/progress-bar.ts';
 
 /** One export line: the --json fact shape plus the embedder that made its vector. */
 export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder ?? null });

@@ -14,7 +14,7 @@ import * as check from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
 import { parseImportLine, type ImportRecord } from '../io/records.ts';
-import { ProgressBar } from '../progress.ts';
+import { ProgressBar } from '../../../shared/progress-bar.ts';
 
 interface LineError {
   line: number;

@@ -24,6 +24,8 @@ type BatchOp = AbstractBatchOperation<Root, string, unknown>;
 const FLOOR_KEY = 'id_floor';
 const CHANGES_KEY = 'changes';
 const FORMAT_KEY = 'format';
+/** Meta records that are this store's bookkeeping, not the daemon's. */
+const OWN_META = new Set([FLOOR_KEY, CHANGES_KEY, FORMAT_KEY]);
 /** The layout this version writes. A store of a higher format was written by a newer version and
  *  is refused whole; a lower (or unrecorded) one is upgraded on open. Format 1: the change log,
  *  request records holding results, no recency table. */
@@ -225,6 +227,21 @@ export class LevelStore implements MemoryStore {
     const range = { gte: from, lt: prefixEnd(from), ...(options.reverse ? { reverse: true } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) };
     const skip = table.length + 1;
     for await (const [key, value] of this.tables.records.iterator(range)) yield [key.slice(skip), value];
+  }
+
+  async *scanMeta(): AsyncIterable<[string, Json]> {
+    for await (const [name, value] of this.tables.meta.iterator()) if (!OWN_META.has(name)) yield [name, value];
+  }
+
+  async *scanCheckpoints(): AsyncIterable<CheckpointRecord> {
+    yield* this.tables.checkpoints.values(READ_AHEAD);
+  }
+
+  async *scanRequests(): AsyncIterable<{ agentId: string; requestId: string; result: Json }> {
+    for await (const [key, raw] of this.tables.requests.iterator(READ_AHEAD)) {
+      const { agentId, factId: requestId } = splitFactKey(key);
+      yield { agentId, requestId, result: raw.startsWith('{') ? (JSON.parse(raw) as Json) : { op: 'fact', factId: raw } };
+    }
   }
 
   async *scanAccess(): AsyncIterable<[FactKey, AccessRow]> {

@@ -2,7 +2,7 @@
 // order, so a merge join finds each fact's row with one sequential read instead of a point lookup
 // per fact (at a million facts, seconds of start-up).
 import type { StoredTerms } from '../store.ts';
-import { compareKeys } from './keys.ts';
+import { compareKeys } from '../key-order.ts';
 import type { Table } from './tables.ts';
 
 export class TermsCursor {

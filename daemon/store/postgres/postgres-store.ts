@@ -15,6 +15,8 @@ import { CHANGES_CHANNEL, prepareSchema, SCHEMA, STAT_TABLES } from './schema.ts
 import { watchChannel } from './watch.ts';
 
 const T = SCHEMA;
+/** Meta records that are this store's bookkeeping, not the daemon's. */
+const OWN_META = ['format', 'store_id'];
 const PAGE = 2000;
 /** Vector keys are this daemon's node number (one per open, from a database sequence) times
  *  2^32 plus a counter, so daemons never issue the same key and a reopen never reissues one;
@@ -290,6 +292,27 @@ export class PostgresStore implements MemoryStore {
       if (n++ >= (options.limit ?? Infinity)) return;
       yield [text(row.key), JSON.parse(row.value) as Json];
     }
+  }
+
+  async *scanMeta(): AsyncIterable<[string, Json]> {
+    const { rows } = await this.read<{ name: string; value: string }>(`SELECT name, value FROM ${T}.meta WHERE name <> ALL($1) ORDER BY name`, [OWN_META]);
+    for (const row of rows) yield [row.name, JSON.parse(row.value) as Json];
+  }
+
+  async *scanCheckpoints(): AsyncIterable<CheckpointRecord> {
+    type Row = { agent_id: Buffer; checkpoint_id: string; record: string };
+    const rows = this.pages<Row>(async (last) =>
+      (await this.read<Row>(`SELECT agent_id, checkpoint_id, record FROM ${T}.checkpoints ${last ? 'WHERE (agent_id, checkpoint_id) > ($1, $2)' : ''} ORDER BY agent_id, checkpoint_id LIMIT ${PAGE}`, last ? [last.agent_id, last.checkpoint_id] : [])).rows,
+    );
+    for await (const row of rows) yield JSON.parse(row.record) as CheckpointRecord;
+  }
+
+  async *scanRequests(): AsyncIterable<{ agentId: string; requestId: string; result: Json }> {
+    type Row = { agent_id: Buffer; request_id: Buffer; result: string };
+    const rows = this.pages<Row>(async (last) =>
+      (await this.read<Row>(`SELECT agent_id, request_id, result FROM ${T}.requests ${last ? 'WHERE (agent_id, request_id) > ($1, $2)' : ''} ORDER BY agent_id, request_id LIMIT ${PAGE}`, last ? [last.agent_id, last.request_id] : [])).rows,
+    );
+    for await (const row of rows) yield { agentId: text(row.agent_id), requestId: text(row.request_id), result: JSON.parse(row.result) as Json };
   }
 
   async *scanAccess(): AsyncIterable<[FactKey, AccessRow]> {
