@@ -25,10 +25,12 @@ describe('remember', () => {
     expect(stored.text).toBe('The build server is called hopper');
   });
 
-  test('--json prints {fact, replayed} with the stored record in snake_case', async () => {
+  test('--json prints {fact, replayed, change} with the stored record in snake_case', async () => {
     const before = Date.now();
     const out = await engramJson(['remember', 'cli-remember', 'Backups run at 02:00 UTC', '--source', 'runbook', '--tag', 'ops']);
-    expect(Object.keys(out).sort()).toEqual(['duplicate', 'fact', 'replayed']);
+    expect(Object.keys(out).sort()).toEqual(['change', 'duplicate', 'fact', 'replayed']);
+    // The change number another daemon's reader passes as --min-change.
+    expect(out.change).toBeGreaterThan(0);
     expect(out.replayed).toBe(false);
     expect(out.duplicate).toBe(false);
     expect(out.fact).toMatchObject({

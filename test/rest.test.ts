@@ -597,6 +597,7 @@ describe('in-process server (stub core)', () => {
   it('never leaks a stack trace or internal message in a 500; the log gets both under a ref', async () => {
     const logs: string[] = [];
     const failing = {
+      admit: async () => {},
       listAgents: async () => {
         throw new Error('leveldb exploded at /secret/path/store');
       },
@@ -628,7 +629,7 @@ describe('in-process server (stub core)', () => {
   });
 
   it('serves --no-auth on loopback to local callers but refuses browser requests (Origin, foreign Host)', async () => {
-    const memory = { listAgents: async () => ['x'] } as unknown as Engram;
+    const memory = { admit: async () => {}, listAgents: async () => ['x'] } as unknown as Engram;
     const server = await startRestServer(memory, { listen: '127.0.0.1:0', noAuth: true, log: SILENT });
     try {
       const url = `http://${server.address}/v1/agents`;

@@ -86,8 +86,11 @@ export class VectorIndex {
   /** Whether the index differs from its saved file (or has none): only these are saved. */
   changed = false;
 
+  /** Adds (or, for a key it holds, replaces) a vector: applying a fact's state twice — a daemon
+   *  following a shared store may see its own commit again — must not fail. */
   add(key: number, vector: Float32Array): void {
     this.changed = true;
+    if (this.keys.delete(key)) this.index.remove(BigInt(key));
     this.pending.push({ key, vector });
     if (this.exact && this.size <= EXACT_SEARCH_LIMIT) this.exact.set(key, vector);
     else this.exact = null;
@@ -119,8 +122,13 @@ export class VectorIndex {
   /** Adding many vectors in one call is ~2x faster than one by one, so adds are batched. */
   flushPending(limit = Infinity): void {
     if (this.pending.length === 0) return;
-    const batch = this.pending.length <= limit ? this.pending : this.pending.slice(0, limit);
+    let batch = this.pending.length <= limit ? this.pending : this.pending.slice(0, limit);
     this.pending = this.pending.length <= limit ? [] : this.pending.slice(limit);
+    // A key added twice before a flush: the later vector wins (a later batch's copy too).
+    const later = new Set(this.pending.map((p) => p.key));
+    const last = new Map(batch.map((p) => [p.key, p]));
+    if (last.size < batch.length || later.size > 0) batch = [...last.values()].filter((p) => !later.has(p.key));
+    if (batch.length === 0) return;
     const keys = new BigUint64Array(batch.map((p) => BigInt(p.key)));
     const matrix = new Float32Array(batch.length * this.dimensions);
     batch.forEach((p, i) => matrix.set(p.vector, i * this.dimensions));
