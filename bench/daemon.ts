@@ -60,6 +60,8 @@ export interface BenchDaemon {
   rssMiB(): number;
   /** CPU time (user + system) the daemon has used so far, in seconds. */
   cpuSeconds(): number;
+  /** The last 4,000 characters the daemon logged. */
+  log(): string;
   /** SIGTERM (drain, persist, close), SIGKILL after STOP_GRACE_MS. */
   stop(): Promise<void>;
 }
@@ -74,6 +76,8 @@ export interface StartOptions {
   cpuProfDir?: string;
   /** More `engram daemon` flags. */
   args?: string[];
+  /** How long start-up may take (default 120 s; a daemon joining a million-fact store needs more). */
+  startTimeoutMs?: number;
 }
 
 export async function startDaemon(dataDir: string, options: StartOptions): Promise<BenchDaemon> {
@@ -91,12 +95,13 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
   // Started = the discovery file names this process (a file left by an earlier daemon does not count).
   const discovery = join(dataDir, 'daemon.json');
   const namesThisProcess = () => existsSync(discovery) && (JSON.parse(readFileSync(discovery, 'utf8')) as { pid?: number }).pid === child.pid;
-  const deadline = Date.now() + 120_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
+  const deadline = Date.now() + startTimeoutMs;
   while (!namesThisProcess()) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`daemon exited during start-up:\n${log}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`daemon did not start within 120 s:\n${log}`);
+      throw new Error(`daemon did not start within ${startTimeoutMs / 1000} s:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -104,6 +109,7 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
   return {
     pid: child.pid!,
     dataDir,
+    log: () => log,
     rssMiB() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);

@@ -25,6 +25,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '300' },
     lag: { type: 'string', default: '200' },
     join: { type: 'string', default: '1000000' },
+    only: { type: 'string', default: 'setups,join' },
     'in-flight': { type: 'string', default: '32' },
   },
 });
@@ -53,7 +54,7 @@ let join: { wallMs: number; loadedLine: string; rssMiB: number } | undefined;
 try {
   const texts = generateFacts(facts + 50_000, 7);
   const probe = generateQueries(texts.slice(0, facts), queries, 8);
-  for (const setup of [{ name: 'embedded (LevelDB), 1 daemon', daemons: 1, postgres: false }, { name: 'PostgreSQL, 1 daemon', daemons: 1, postgres: true }, { name: 'PostgreSQL, 3 daemons', daemons: 3, postgres: true }]) {
+  for (const setup of !values.only.includes('setups') ? [] : [{ name: 'embedded (LevelDB), 1 daemon', daemons: 1, postgres: false }, { name: 'PostgreSQL, 1 daemon', daemons: 1, postgres: true }, { name: 'PostgreSQL, 3 daemons', daemons: 3, postgres: true }]) {
     log(`== ${setup.name}`);
     const store = setup.postgres ? await postgres.createDatabase(`bench_${setup.daemons}`) : undefined;
     const daemons: BenchDaemon[] = await Promise.all(Array.from({ length: setup.daemons }, (_, i) => startDaemon(tempDir(`scale-out-${i}`), { embedder: 'local', args: store ? ['--store', store] : [] })));
@@ -67,11 +68,16 @@ try {
     caughtUp.forEach((c) => c.close());
     log('timing writes');
     results.push({ name: setup.name, writesPerSecond: await writeThroughput(pick, texts.slice(facts)), ...(await recallLatency(pick, daemons, probe)) });
-    if (setup.daemons === 3) lag = await catchUpLag(clients[0]!, daemons[1]!);
+    const r = results[results.length - 1]!;
+    log(`   ${r.writesPerSecond.toFixed(0)} writes/s, recall p50 ${ms(r.recall.p50)} p99 ${ms(r.recall.p99)} ms, floor p50 ${ms(r.floor.p50)} p99 ${ms(r.floor.p99)} ms`);
+    if (setup.daemons === 3) {
+      lag = await catchUpLag(clients[0]!, daemons[1]!);
+      log(`   catch-up lag p50 ${ms(lag.raw.p50)} p99 ${ms(lag.raw.p99)} ms (the call alone: p50 ${ms(lag.read.p50)} p99 ${ms(lag.read.p99)} ms)`);
+    }
     clients.forEach((c) => c.close());
     for (const d of daemons) await d.stop();
   }
-  if (joinFacts > 0) join = await joinTime(await postgres.createDatabase('bench_join'), joinFacts);
+  if (joinFacts > 0 && values.only.includes('join')) join = await joinTime(await postgres.createDatabase('bench_join'), joinFacts);
 } finally {
   cleanup();
   postgres.destroy();
@@ -135,14 +141,17 @@ async function joinTime(store: string, n: number): Promise<{ wallMs: number; loa
   await bulkLoad(store, n, (done) => log(`  ${done} / ${n}`));
   log('starting a fresh daemon on it');
   const t = now();
-  const daemon = await startDaemon(tempDir('scale-out-join'), { embedder: 'local', args: ['--store', store] });
+  const daemon = await startDaemon(tempDir('scale-out-join'), { embedder: 'local', args: ['--store', store], startTimeoutMs: 30 * 60_000 });
   const wallMs = now() - t;
+  log(`   serving after ${(wallMs / 1000).toFixed(1)} s`);
   const client = await connect({ dataDir: daemon.dataDir });
   const stats = await client.stats();
   client.close();
   const rssMiB = daemon.rssMiB();
+  // The daemon's own account: the load from the store and the catch-up after it.
+  const said = daemon.log().split('\n').filter((l) => /loaded \d+ facts|caught up/.test(l)).map((l) => (JSON.parse(l) as { msg: string }).msg);
   await daemon.stop();
-  return { wallMs, loadedLine: `${stats.liveCount} live facts served`, rssMiB };
+  return { wallMs, loadedLine: `${stats.liveCount} live facts served; it said: ${said.join('; ')}`, rssMiB };
 }
 
 const rows = [['setup', 'writes/s', 'recall p50 ms', 'recall p99 ms', 'floor p50 / p99 ms', 'p50 × floor', 'p99 × floor']];

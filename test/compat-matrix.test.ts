@@ -263,6 +263,20 @@ const METHODS: MethodCase[] = [
     expect((await client.listTokens()).map((t) => t.id)).toContain(info.id);
     expect((await client.revokeToken(info.id)).revokedAt).toBeGreaterThan(0);
   } },
+  // Never refused: a daemon before read-your-writes-v1 sends no change numbers (the client's stays
+  // 0) and ignores the one a call carries, as it ignores any metadata it does not know.
+  { name: 'read-your-writes (change numbers)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+    const before = client.lastChange;
+    await client.put(agent, 'matrix change-numbered fact');
+    if (client.daemon.capabilities.includes('read-your-writes-v1')) {
+      expect(client.lastChange).toBeGreaterThan(before);
+      expect(client.daemon.store).toMatch(/^(level|postgres)$/);
+    } else {
+      expect(client.lastChange).toBe(0);
+      expect(client.daemon.store).toBe('');
+    }
+    expect((await client.list(agent)).facts.map((f) => f.text)).toContain('matrix change-numbered fact');
+  } },
   { name: 'writeStatus', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
     expect(await client.writeStatus('matrix-no-such-request', { agentId: agent })).toMatchObject({ committed: false, op: '' });
   } },

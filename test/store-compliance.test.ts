@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { openTables } from '../daemon/store/level/tables.ts';
-import { StoreFormatError, StoreLockedError } from '../daemon/store/store.ts';
+import { isShared, RequestAlreadyRecorded, StoreFormatError, StoreLockedError, WriteConflict, type MemoryStore } from '../daemon/store/store.ts';
+import { PostgresStore } from '../daemon/store/postgres/postgres-store.ts';
+import { testDatabase } from './fixtures/postgres.ts';
+import { newFact } from './store/facts.ts';
 import { ENGRAM_BIN } from './fixtures/daemon.ts';
 import { BACKENDS } from './store/backends.ts';
 import { describeStoreCompliance } from './store/compliance.ts';
@@ -44,6 +47,70 @@ describe('LevelDB store', () => {
       await after.db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('PostgreSQL store shared by two processes', () => {
+  const twoOn = async (name: string): Promise<[PostgresStore, PostgresStore]> => {
+    const url = await testDatabase(name);
+    return [await PostgresStore.open(url), await PostgresStore.open(url)];
+  };
+  const close = (...stores: MemoryStore[]) => Promise.all(stores.map((s) => s.close()));
+
+  test('a request id recorded by one is refused to the other, with nothing of that mutation written', async () => {
+    const [a, b] = await twoOn('shared_requests');
+    try {
+      const fa = newFact(a, 'x', 'first');
+      const fb = newFact(b, 'x', 'second');
+      await a.commit([{ type: 'putFact', fact: fa, derived: null }, { type: 'recordRequest', agentId: 'x', requestId: 'r', result: { op: 'fact', factId: fa.id } }]);
+      await expect(b.commit([{ type: 'putFact', fact: fb, derived: null }, { type: 'recordRequest', agentId: 'x', requestId: 'r', result: { op: 'fact', factId: fb.id } }])).rejects.toBeInstanceOf(RequestAlreadyRecorded);
+      expect(await b.getFacts([{ agentId: 'x', factId: fb.id }])).toEqual([undefined]);
+      expect(await b.requestResult('x', 'r')).toEqual({ op: 'fact', factId: fa.id });
+    } finally {
+      await close(a, b);
+    }
+  });
+
+  test('a change over a version the other has replaced is a conflict and writes nothing; ids and vector keys never collide', async () => {
+    const [a, b] = await twoOn('shared_conflicts');
+    try {
+      const fact = newFact(a, 'x', 'the original', { vectorKey: a.nextVectorKey() });
+      await a.commit([{ type: 'putFact', fact, derived: { terms: { length: 1, terms: [['original', 1]] }, vector: Float32Array.of(1, 0) } }]);
+      const [read] = await b.getFacts([{ agentId: 'x', factId: fact.id }]);
+      await a.commit([{ type: 'putFact', fact: { ...fact, pinned: true }, before: fact, derived: 'unchanged' }]);
+      await expect(b.commit([{ type: 'putFact', fact: { ...read!, text: 'a stale edit' }, before: read, derived: 'unchanged' }, { type: 'putMeta', name: 'with it', value: {} }])).rejects.toBeInstanceOf(WriteConflict);
+      expect((await b.getFacts([{ agentId: 'x', factId: fact.id }]))[0]).toMatchObject({ text: 'the original', pinned: true });
+      expect(await b.getMeta('with it')).toBeUndefined();
+      await expect(b.commit([{ type: 'deleteFact', fact: read! }])).rejects.toBeInstanceOf(WriteConflict);
+      const keys = new Set([...Array.from({ length: 50 }, () => a.nextVectorKey()), ...Array.from({ length: 50 }, () => b.nextVectorKey())]);
+      expect(keys.size).toBe(100);
+    } finally {
+      await close(a, b);
+    }
+  });
+
+  test("one sees the other's commits in its change log, and is woken for them", async () => {
+    const [a, b] = await twoOn('shared_follow');
+    try {
+      expect(isShared(b)).toBe(true);
+      let woken = 0;
+      const stop = b.watch(() => woken++);
+      await new Promise((r) => setTimeout(r, 300)); // listening
+      const before = woken;
+      const fact = newFact(a, 'x', 'announced');
+      const { seq } = await a.commit([{ type: 'putFact', fact, derived: null }]);
+      for (let i = 0; i < 50 && woken === before; i++) await new Promise((r) => setTimeout(r, 20));
+      stop();
+      expect(woken).toBeGreaterThan(before);
+      expect(await b.currentSeq()).toBe(seq);
+      const changes = [];
+      for await (const change of b.changesSince(seq - 1)) changes.push(change);
+      expect(changes).toEqual([{ seq, agentId: 'x', factId: fact.id }]);
+      expect(b.takeOwn(seq)).toBe(false);
+      expect(a.takeOwn(seq)).toBe(true);
+    } finally {
+      await close(a, b);
     }
   });
 });

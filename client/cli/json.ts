@@ -16,5 +16,8 @@ export function daemonJson(d: DaemonInfo) {
     limits: { max_text_bytes: d.limits.maxTextBytes, max_top_k: d.limits.maxTopK, max_batch: d.limits.maxBatch, max_write_batch: d.limits.maxWriteBatch, max_slot_value_bytes: d.limits.maxSlotValueBytes },
     embedder: d.embedder,
     default_signal_weights: d.defaultWeights ?? null,
+    // "level" or "postgres" (null from a daemon before read-your-writes-v1).
+    store: d.store || null,
+    store_id: d.storeId || null,
   };
 }

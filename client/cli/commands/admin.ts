@@ -82,6 +82,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       if (discovery?.logFile) out(`log       ${discovery.logFile}`);
       out(`features  ${daemon.capabilities.join(', ') || '(none: legacy daemon)'}`);
       out(`embedder  ${daemon.embedder}`);
+      if (daemon.store) out(`kept in   ${daemon.store === 'postgres' ? `PostgreSQL, shared by every daemon on it (store ${daemon.storeId})` : 'the embedded store of the data dir'}`);
       if (daemon.defaultWeights) out(`weights   ${weightsText(daemon.defaultWeights)} (recall defaults)`);
       printStats(stats, out);
       if (consolidation) {
