@@ -497,7 +497,7 @@ describe('--json on every read', () => {
       for (const sub of cmd.commands) {
         const name = [...path, sub.name()].join(' ');
         if (sub.commands.length > 0) walk(sub, [...path, sub.name()]);
-        else if (!['daemon', 'mcp', 'completion'].includes(name) && !sub.options.some((o) => o.long === '--json')) withoutJson.push(name);
+        else if (!['daemon', 'mcp', 'migrate', 'completion'].includes(name) && !sub.options.some((o) => o.long === '--json')) withoutJson.push(name);
       }
     };
     walk(program, []);

@@ -90,6 +90,29 @@ describe('PostgreSQL store shared by two processes', () => {
     }
   });
 
+  test('two mutations taking the same rows in opposite orders never fail with a database error: the one PostgreSQL picks as the deadlock victim is a conflict', async () => {
+    const [a, b] = await twoOn('shared_deadlocks');
+    try {
+      const x = newFact(a, 'x', 'fact x');
+      const y = newFact(a, 'x', 'fact y');
+      await a.commit([{ type: 'putFact', fact: x, derived: null }, { type: 'putFact', fact: y, derived: null }]);
+      const outcomes: PromiseSettledResult<unknown>[] = [];
+      for (let round = 0; round < 10; round++) {
+        const xs = { ...x, text: `fact x ${round}` };
+        const ys = { ...y, text: `fact y ${round}` };
+        outcomes.push(
+          ...(await Promise.allSettled([
+            a.commit([{ type: 'putFact', fact: xs, derived: null }, { type: 'putFact', fact: ys, derived: null }]),
+            b.commit([{ type: 'putFact', fact: ys, derived: null }, { type: 'putFact', fact: xs, derived: null }]),
+          ])),
+        );
+      }
+      for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(WriteConflict);
+    } finally {
+      await close(a, b);
+    }
+  });
+
   test("one sees the other's commits in its change log, and is woken for them", async () => {
     const [a, b] = await twoOn('shared_follow');
     try {

@@ -134,7 +134,11 @@ export class WritePipeline {
         if (error instanceof RelockNeeded) return attempt([...keys, ...error.keys]);
         // Another daemon sharing the store changed a fact this write read: plan again on what
         // is stored now.
-        if (error instanceof WriteConflict && ++conflicts < MAX_CONFLICTS) return attempt(keys);
+        if (error instanceof WriteConflict && ++conflicts < MAX_CONFLICTS) {
+          // A little jitter, so two daemons that collided do not collide again in step.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * conflicts));
+          return attempt(keys);
+        }
         if (error instanceof WriteConflict) throw new EngramError(ErrorKind.Aborted, `the facts this write changes kept changing through other daemons (${MAX_CONFLICTS} attempts); nothing was written: try again`);
         // Another daemon committed this request id meanwhile: answered from its record.
         if (error instanceof RequestAlreadyRecorded) {

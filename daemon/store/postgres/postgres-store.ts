@@ -598,7 +598,11 @@ async function run(client: pg.PoolClient, s: Statement): Promise<void> {
   try {
     result = await client.query(s.sql, s.params);
   } catch (error) {
-    if (s.onDuplicate && (error as { code?: string }).code === '23505') throw s.onDuplicate();
+    const code = (error as { code?: string }).code;
+    if (s.onDuplicate && code === '23505') throw s.onDuplicate();
+    // Another daemon's transaction holds rows this one needs in another order (deadlock) or
+    // changed them under it: the write plans again on what is stored.
+    if (code === '40P01' || code === '40001') throw new WriteConflict();
     throw error;
   }
   if (s.expectRows !== undefined && result.rowCount !== s.expectRows) throw new WriteConflict();
