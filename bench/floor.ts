@@ -7,12 +7,13 @@ import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { createServiceClient } from '../shared/grpc/bridge.ts';
 
 export interface HealthClient {
-  check(): Promise<unknown>;
+  /** `metadata`: e.g. engram-min-change, which the daemon waits for before answering. */
+  check(metadata?: grpc.Metadata): Promise<unknown>;
   close(): void;
 }
 
 export function healthClient(dataDir: string): HealthClient {
   const channel = new grpc.Client(readDiscovery(dataDir).address, grpc.credentials.createInsecure());
   const health = createServiceClient(Health, channel);
-  return { check: () => health.check({ service: '' }), close: () => channel.close() };
+  return { check: (metadata) => health.check({ service: '' }, metadata ? { metadata } : {}), close: () => channel.close() };
 }

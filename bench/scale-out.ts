@@ -7,9 +7,6 @@
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { MIN_CHANGE_KEY } from '../shared/changes.ts';
-import { readDiscovery } from '../shared/discovery.ts';
-import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
-import { createServiceClient } from '../shared/grpc/bridge.ts';
 import { connect, type EngramClient } from '../client/client.ts';
 import { startPostgres } from '../test/fixtures/postgres.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
@@ -117,8 +114,7 @@ async function recallLatency(pick: (i: number) => EngramClient, daemons: BenchDa
 /** A write acknowledged through A, then the cheapest call through B (a health check) carrying
  *  its change number: the time until B answers, and the same call once B has the change. */
 async function catchUpLag(writer: EngramClient, reader: BenchDaemon): Promise<{ raw: Summary; read: Summary }> {
-  const channel = new grpc.Client(readDiscovery(reader.dataDir).address, grpc.credentials.createInsecure());
-  const health = createServiceClient(Health, channel);
+  const health = healthClient(reader.dataDir);
   const raw: number[] = [];
   const read: number[] = [];
   for (let i = 0; i < lagSamples; i++) {
@@ -126,13 +122,13 @@ async function catchUpLag(writer: EngramClient, reader: BenchDaemon): Promise<{ 
     const metadata = new grpc.Metadata();
     metadata.set(MIN_CHANGE_KEY, String(writer.lastChange));
     let t = now();
-    await health.check({ service: '' }, { metadata });
+    await health.check(metadata);
     raw.push(now() - t);
     t = now();
-    await health.check({ service: '' }, { metadata });
+    await health.check(metadata);
     read.push(now() - t);
   }
-  channel.close();
+  health.close();
   return { raw: summarize(raw), read: summarize(read) };
 }
 

@@ -78,6 +78,8 @@ export class ChangeFollower {
     try {
       // Read first: every commit up to it is in the log by then, so the log read next has them.
       const upTo = await this.store.currentSeq();
+      // The poll finds nothing new most of the time: one query, then nothing more.
+      if (upTo <= this.appliedSeq) return this.recovered();
       let batch: ChangedFact[] = [];
       for await (const change of this.store.changesSince(this.appliedSeq)) {
         // A batch ends on a commit boundary, so `applied` never stops inside a commit.
@@ -90,13 +92,17 @@ export class ChangeFollower {
       if (batch.length > 0) await this.applyBatch(batch);
       // Commits that changed no fact have no rows: the counter said how far the log went.
       this.advance(upTo);
-      if (this.lastError) this.log.info('following the store again');
-      this.lastError = '';
+      this.recovered();
     } catch (error) {
       const message = (error as Error).message;
       if (message !== this.lastError) this.log.warn(`could not follow the store's changes (retrying): ${message}`);
       this.lastError = message;
     }
+  }
+
+  private recovered(): void {
+    if (this.lastError) this.log.info('following the store again');
+    this.lastError = '';
   }
 
   private async applyBatch(batch: ChangedFact[]): Promise<void> {

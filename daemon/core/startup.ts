@@ -52,7 +52,7 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
 
 function usableSnapshot(store: MemoryStore, dataDir: string, embedder: string): { snapshot: Snapshot | null; why: string } {
   const shared = isShared(store) ? store : null;
-  const { snapshot, reason } = takeSnapshot(dataDir, shared ? (sealed) => sealed.split(':')[0] === shared.storeId : store.openedToken);
+  const { snapshot, reason } = takeSnapshot(dataDir, shared ? (sealed) => shared.ownsToken(sealed) : store.openedToken);
   if (!snapshot) return { snapshot: null, why: reason };
   if (snapshot.tokenizer !== TOKENIZER_ID || snapshot.embedder !== embedder) return { snapshot: null, why: 'it was made with another tokenizer or embedder' };
   if (shared && snapshot.seq < store.changesKeptAfter) return { snapshot: null, why: `it covers change ${snapshot.seq}, and the store's change log starts after ${store.changesKeptAfter}` };

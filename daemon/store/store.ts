@@ -191,6 +191,8 @@ export interface SharedStore {
   readonly shared: true;
   /** The database's identity: the same for every process that opens it. */
   readonly storeId: string;
+  /** Whether a change token (`openedToken`, `close()`'s) is of this database, at any change. */
+  ownsToken(token: string): boolean;
   /** Whether this process committed change `seq` (asked once per number: the answer is then
    *  forgotten). Its own commits are in its indexes already. */
   takeOwn(seq: number): boolean;

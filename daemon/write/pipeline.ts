@@ -60,6 +60,9 @@ export function requestDigest(request: unknown): string {
 /** Plans a write may make before conflicts with other daemons' writes make it give up. */
 const MAX_CONFLICTS = 8;
 
+/** The lock of one key (a fact id, or another name) within a namespace. */
+const lockKey = (agentId: string, key: string): string => `${agentId}\u0000${key}`;
+
 const requestKey = (op: { agentId: string; requestId: string }): string => `${op.agentId}\u0000${op.requestId}`;
 
 export class WritePipeline {
@@ -154,7 +157,7 @@ export class WritePipeline {
 
   private locked<R>(ctx: CallContext, op: WriteOp<R>, keys: readonly string[]): Promise<R> {
     const held = new Set(keys);
-    return this.locks.with(keys.map((id) => `${op.agentId}\u0000${id}`), async () => {
+    return this.locks.with(keys.map((id) => lockKey(op.agentId, id)), async () => {
       checkAlive(ctx);
       const finish = await op.plan(held);
       // The caller may have gone while the plan ran; nothing is written for it then.
@@ -194,7 +197,7 @@ export class WritePipeline {
   /** Runs `work` holding these facts' locks, as a write to them would (following another
    *  daemon's changes must not interleave with this daemon's own writes to the same facts). */
   withFactLocks<T>(keys: readonly { agentId: string; factId: string }[], work: () => Promise<T>): Promise<T> {
-    return this.locks.with(keys.map((k) => `${k.agentId}\u0000${k.factId}`), work);
+    return this.locks.with(keys.map((k) => lockKey(k.agentId, k.factId)), work);
   }
 
   /** For jobs that must not race writers (rebuilds): runs `work` with every write held back. */

@@ -13,7 +13,7 @@ import { StoreFormatError } from '../store.ts';
 import { BloomFilter } from './bloom.ts';
 import { FactCache } from './fact-cache.ts';
 import { directoryBytes, storeFingerprint } from './fingerprint.ts';
-import { GroupCommitter } from './group-commit.ts';
+import { GroupCommitter } from '../group-commit.ts';
 import { changeEntryKey, changesAfter, factKey, namespaceRange, recordKey, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
 import { saveRequestFilter, takeRequestFilter } from './request-filter.ts';
 import { openTables, reopenTables, sublevelsOf, type Root, type Table, type Tables } from './tables.ts';
@@ -63,7 +63,7 @@ export class LevelStore implements MemoryStore {
     this.issuedVectorKey = floor.vectorKey ?? 0;
     this.committedSeq = floor.seq ?? 0;
     this.keptAfter = keptAfter;
-    this.committer = new GroupCommitter((mutations) => this.writeBatch(mutations));
+    this.committer = new GroupCommitter(async (mutations) => (await this.writeBatch(mutations)).map((ok) => ({ ok })));
   }
 
   /** Opens (creating if need be) the store at `path`; throws StoreLockedError if another

@@ -13,6 +13,7 @@ import type { AccessRow, ChangedFact, Change, CheckpointRecord, FactKey, Json, M
 import { FOLLOWED_RECORD_TABLES, RECORDS_CHANGED, RequestAlreadyRecorded, WriteConflict } from '../store.ts';
 import { CHANGES_CHANNEL, prepareSchema, SCHEMA, STAT_TABLES } from './schema.ts';
 import { watchChannel } from './watch.ts';
+import { GroupCommitter, type Outcome } from '../group-commit.ts';
 
 const T = SCHEMA;
 /** Meta records that are this store's bookkeeping, not the daemon's. */
@@ -37,12 +38,12 @@ interface Statement {
   onDuplicate?: () => Error;
 }
 
-interface Pending {
+/** A mutation as the statements that store it. */
+interface Encoded {
   statements: Statement[];
+  /** The facts it changes (and the followed record tables), for the change log. */
   facts: FactKey[];
   greatestId: string;
-  resolve: (result: { seq: number }) => void;
-  reject: (error: unknown) => void;
 }
 
 export class PostgresStore implements MemoryStore {
@@ -50,8 +51,7 @@ export class PostgresStore implements MemoryStore {
   private vectorCounter = 0;
   private knownSeq: number;
   private keptAfter: number;
-  private queue: Pending[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly committer = new GroupCommitter<Encoded, { seq: number }>((group) => this.writeGroup(group));
   private cachedBytes = 0;
 
   private constructor(
@@ -74,6 +74,10 @@ export class PostgresStore implements MemoryStore {
   /** Other daemons commit to this store too. */
   readonly shared = true;
   private readonly own = new Set<number>();
+
+  ownsToken(token: string): boolean {
+    return token.startsWith(`${this.storeId}:`);
+  }
 
   takeOwn(seq: number): boolean {
     // Numbers below it were passed (a commit that changed no fact is never asked about).
@@ -159,17 +163,20 @@ export class PostgresStore implements MemoryStore {
     }
   }
 
-  async getFacts(keys: readonly FactKey[]): Promise<(FactRecord | undefined)[]> {
+  /** One text column of a table keyed by (agent_id, fact_id), for each key (undefined where
+   *  absent), in one query. */
+  private async byFactKeys(table: 'facts' | 'postings', column: 'record' | 'terms', keys: readonly FactKey[]): Promise<(string | undefined)[]> {
     if (keys.length === 0) return [];
-    const { rows } = await this.read<{ agent_id: Buffer; fact_id: string; record: string }>(
-      `SELECT f.agent_id, f.fact_id, f.record FROM ${T}.facts f JOIN unnest($1::bytea[], $2::text[]) AS k(a, i) ON f.agent_id = k.a AND f.fact_id = k.i`,
+    const { rows } = await this.read<{ agent_id: Buffer; fact_id: string; value: string }>(
+      `SELECT t.agent_id, t.fact_id, t.${column} AS value FROM ${T}.${table} t JOIN unnest($1::bytea[], $2::text[]) AS k(a, i) ON t.agent_id = k.a AND t.fact_id = k.i`,
       [keys.map((k) => bytes(k.agentId)), keys.map((k) => k.factId)],
     );
-    const found = new Map(rows.map((r) => [`${text(r.agent_id)}\u0000${r.fact_id}`, r.record]));
-    return keys.map((k) => {
-      const record = found.get(`${k.agentId}\u0000${k.factId}`);
-      return record === undefined ? undefined : decodeFact(JSON.parse(record));
-    });
+    const found = new Map(rows.map((r) => [`${text(r.agent_id)}\u0000${r.fact_id}`, r.value]));
+    return keys.map((k) => found.get(`${k.agentId}\u0000${k.factId}`));
+  }
+
+  async getFacts(keys: readonly FactKey[]): Promise<(FactRecord | undefined)[]> {
+    return (await this.byFactKeys('facts', 'record', keys)).map((record) => (record === undefined ? undefined : decodeFact(JSON.parse(record))));
   }
 
   async listFacts(agentId: string, afterId: string, limit: number): Promise<FactRecord[]> {
@@ -213,16 +220,7 @@ export class PostgresStore implements MemoryStore {
   }
 
   async getTerms(keys: readonly FactKey[]): Promise<(StoredTerms | undefined)[]> {
-    if (keys.length === 0) return [];
-    const { rows } = await this.read<{ agent_id: Buffer; fact_id: string; terms: string }>(
-      `SELECT p.agent_id, p.fact_id, p.terms FROM ${T}.postings p JOIN unnest($1::bytea[], $2::text[]) AS k(a, i) ON p.agent_id = k.a AND p.fact_id = k.i`,
-      [keys.map((k) => bytes(k.agentId)), keys.map((k) => k.factId)],
-    );
-    const found = new Map(rows.map((r) => [`${text(r.agent_id)}\u0000${r.fact_id}`, r.terms]));
-    return keys.map((k) => {
-      const terms = found.get(`${k.agentId}\u0000${k.factId}`);
-      return terms === undefined ? undefined : (JSON.parse(terms) as StoredTerms);
-    });
+    return (await this.byFactKeys('postings', 'terms', keys)).map((terms) => (terms === undefined ? undefined : (JSON.parse(terms) as StoredTerms)));
   }
 
   async *scanTerms(): AsyncIterable<[FactKey, StoredTerms]> {
@@ -284,9 +282,11 @@ export class PostgresStore implements MemoryStore {
   async *scanRecords(table: RecordTable, options: { prefix?: string; reverse?: boolean; limit?: number } = {}): AsyncIterable<[string, Json]> {
     const prefix = bytes(options.prefix ?? '');
     const [order, past] = options.reverse ? ['DESC', '<'] : ['ASC', '>'];
+    const pageSize = Math.min(PAGE, options.limit ?? PAGE);
     type Row = { key: Buffer; value: string };
     const rows = this.pages<Row>(async (last) => {
-      const sql = `SELECT key, value FROM ${T}.records WHERE tbl = $1 AND substring(key from 1 for length($2::bytea)) = $2::bytea ${last ? `AND key ${past} $3` : ''} ORDER BY key ${order} LIMIT ${PAGE}`;
+      // A small limit (the newest version of a recipe: 1) reads no more rows than it needs.
+      const sql = `SELECT key, value FROM ${T}.records WHERE tbl = $1 AND substring(key from 1 for length($2::bytea)) = $2::bytea ${last ? `AND key ${past} $3` : ''} ORDER BY key ${order} LIMIT ${pageSize}`;
       return (await this.read<Row>(sql, last ? [table, prefix, last.key] : [table, prefix])).rows;
     });
     let n = 0;
@@ -389,44 +389,30 @@ export class PostgresStore implements MemoryStore {
   // Writes
 
   commit(mutation: Mutation): Promise<{ seq: number }> {
-    return new Promise((resolve, reject) => {
-      let pending: Pending;
-      try {
-        // Encoded before anything is sent: a change that cannot be stored fails alone, at once.
-        pending = { ...this.encode(mutation), resolve, reject };
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      this.queue.push(pending);
-      this.flushing ??= this.flushLoop();
-    });
+    let encoded: Encoded;
+    try {
+      // Encoded before anything is sent: a change that cannot be stored fails alone, at once.
+      encoded = this.encode(mutation);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.committer.submit(encoded);
   }
 
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
-  }
-
-  private async flushLoop(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.queue.length > 0) {
-      const group = this.queue;
-      this.queue = [];
-      await this.flush(group);
-    }
-    this.flushing = null;
+    await this.committer.drain();
   }
 
   /** One transaction for a group of mutations: each behind a savepoint, numbered together at the
    *  end (holding the counter row from there to the commit orders every daemon's commits). */
-  private async flush(group: Pending[]): Promise<void> {
-    const failed = new Map<Pending, unknown>();
+  private async writeGroup(group: Encoded[]): Promise<Outcome<{ seq: number }>[]> {
+    const failed = new Map<Encoded, unknown>();
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
-      for (const p of group) p.reject(unreachable(this.where, error as Error, 'nothing was written'));
-      return;
+      const refused = unreachable(this.where, error as Error, 'nothing was written');
+      return group.map(() => ({ error: refused }));
     }
     let commitSent = false;
     try {
@@ -443,46 +429,49 @@ export class PostgresStore implements MemoryStore {
         }
       }
       const ok = group.filter((p) => !failed.has(p));
-      let first = 0;
-      if (ok.length > 0) {
-        const greatest = ok.reduce((g, p) => (p.greatestId > g ? p.greatestId : g), '');
-        const { rows } = await client.query<{ seq: string }>(`UPDATE ${T}.counter SET seq = seq + $1, id_floor = GREATEST(id_floor, $2) RETURNING seq`, [ok.length, greatest]);
-        const last = Number(rows[0]!.seq);
-        first = last - ok.length + 1;
-        const seqs: number[] = [];
-        const agents: Buffer[] = [];
-        const factIds: string[] = [];
-        ok.forEach((p, i) => {
-          const seen = new Set<string>();
-          for (const k of p.facts) {
-            const key = `${k.agentId}\u0000${k.factId}`;
-            if (seen.has(key)) continue;
-            seen.add(key);
-            seqs.push(first + i);
-            agents.push(bytes(k.agentId));
-            factIds.push(k.factId);
-          }
-        });
-        if (seqs.length > 0) await client.query(`INSERT INTO ${T}.changes SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[])`, [seqs, agents, factIds]);
-        await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, String(last)]);
-      }
+      const first = ok.length > 0 ? await this.numberCommits(client, ok) : 0;
       commitSent = true;
       await client.query('COMMIT');
       client.release();
       if (ok.length > 0) this.knownSeq = Math.max(this.knownSeq, first + ok.length - 1);
       for (let i = 0; i < ok.length; i++) this.own.add(first + i);
-      group.forEach((p) => {
-        if (failed.has(p)) p.reject(failed.get(p));
-        else p.resolve({ seq: first + ok.indexOf(p) });
-      });
+      return group.map((p) => (failed.has(p) ? { error: failed.get(p) } : { ok: { seq: first + ok.indexOf(p) } }));
     } catch (error) {
       client.release(true);
       const why = commitSent ? 'the outcome is unknown: the write may or may not be stored (ask engram write-status, or resend with the same request id)' : 'nothing was written';
-      for (const p of group) p.reject(failed.get(p) ?? (isConnectionError(error) || commitSent ? unreachable(this.where, error as Error, why) : error));
+      const cause = isConnectionError(error) || commitSent ? unreachable(this.where, error as Error, why) : error;
+      return group.map((p) => ({ error: failed.get(p) ?? cause }));
     }
   }
 
-  private encode(mutation: Mutation): Omit<Pending, 'resolve' | 'reject'> {
+  /** Takes the next change numbers for the mutations that were stored (the counter row, held
+   *  from here to the commit, orders every daemon's commits), logs the facts each changed and
+   *  wakes the followers. Returns the first number. */
+  private async numberCommits(client: pg.PoolClient, ok: Encoded[]): Promise<number> {
+    const greatest = ok.reduce((g, p) => (p.greatestId > g ? p.greatestId : g), '');
+    const { rows } = await client.query<{ seq: string }>(`UPDATE ${T}.counter SET seq = seq + $1, id_floor = GREATEST(id_floor, $2) RETURNING seq`, [ok.length, greatest]);
+    const last = Number(rows[0]!.seq);
+    const first = last - ok.length + 1;
+    const seqs: number[] = [];
+    const agents: Buffer[] = [];
+    const factIds: string[] = [];
+    ok.forEach((p, i) => {
+      const seen = new Set<string>();
+      for (const k of p.facts) {
+        const key = `${k.agentId}\u0000${k.factId}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        seqs.push(first + i);
+        agents.push(bytes(k.agentId));
+        factIds.push(k.factId);
+      }
+    });
+    if (seqs.length > 0) await client.query(`INSERT INTO ${T}.changes SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::text[])`, [seqs, agents, factIds]);
+    await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, String(last)]);
+    return first;
+  }
+
+  private encode(mutation: Mutation): Encoded {
     const statements: Statement[] = [];
     const facts: FactKey[] = [];
     let greatestId = '';
