@@ -209,6 +209,7 @@ export function toStats(m: StatsResponse): Stats {
     pendingEmbeddings: Number(m.pendingEmbeddings),
     storeBytes: Number(m.storeBytes),
     embedder: m.embedder,
+    liveByConfidence: { verified: Number(m.liveVerified), inferred: Number(m.liveInferred), unverified: Number(m.liveUnverified) },
   };
 }
 

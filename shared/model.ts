@@ -414,6 +414,8 @@ export interface Stats {
   pendingEmbeddings: number;
   storeBytes: number;
   embedder: string;
+  /** Live facts by their confidence (no label counts as inferred); zeros from daemons before inspector-v1. */
+  liveByConfidence: { verified: number; inferred: number; unverified: number };
 }
 
 /** What an observed use did to one named fact. */

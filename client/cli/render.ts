@@ -84,6 +84,8 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
 
 export function printStats(s: Stats, print: Print): void {
   print(`facts     ${s.factCount} (${s.liveCount} live, ${s.retiredCount} retired, ${s.pinnedCount} pinned) in ${s.agentCount} namespace(s)`);
+  const c = s.liveByConfidence;
+  if (c.verified + c.inferred + c.unverified > 0) print(`confidence ${c.verified} verified, ${c.inferred} inferred, ${c.unverified} unverified (live facts)`);
   print(`vectors   ${s.vectorCount}${s.pendingEmbeddings ? `, ${s.pendingEmbeddings} waiting for an embedding` : ''}`);
   print(`store     ${(s.storeBytes / 1024).toFixed(0)} KiB on disk, ${s.textBytes} bytes of text`);
   if (s.factCount) print(`span      ${day(s.oldestCreatedAt)} … ${day(s.newestCreatedAt)}`);

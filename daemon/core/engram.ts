@@ -29,6 +29,8 @@ import { FactStaging } from '../write/staging.ts';
 import { Relinker } from '../write/relink.ts';
 import { callContext, checkAlive, DAEMON, type CallContext } from './context.ts';
 import { computeStats, type Stats } from './stats.ts';
+import { browse, checkBrowse, type BrowseInput, type BrowsePage } from './browse.ts';
+import { decayCurve, factLineage, factTimeline, type DecayCurve, type Lineage, type TimelineDay } from './inspect.ts';
 import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
 import type { DecayConfig } from '../lifecycle/decay.ts';
@@ -480,6 +482,36 @@ export class Engram {
     const rows = await this.store.listFacts(agentId, token, pageSize + 1);
     const facts = withinPageBytes(rows.slice(0, pageSize)).map((f) => this.access.overlay(f));
     return { facts, nextPageToken: rows.length > facts.length ? facts[facts.length - 1]!.id : '' };
+  }
+
+  /** A page of a namespace narrowed by a filter, oldest or newest first (see browse.ts). */
+  async browseFacts(ctx: CallContext, agentIdInput: unknown, input: BrowseInput): Promise<BrowsePage> {
+    const agentId = check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
+    const plan = checkBrowse(input);
+    const page = await browse((after, limit, order) => this.store.listFacts(agentId, after, limit, order), plan);
+    const facts = withinPageBytes(page.facts);
+    const cut = facts.length < page.facts.length;
+    return { facts: facts.map((f) => this.access.overlay(f)), nextPageToken: cut ? facts[facts.length - 1]!.id : page.nextPageToken, scanned: page.scanned };
+  }
+
+  /** Facts created per day in a namespace. */
+  async factTimeline(ctx: CallContext, agentIdInput: unknown): Promise<TimelineDay[]> {
+    const agentId = check.agentId(agentIdInput);
+    authorize(ctx, 'read', agentId);
+    return factTimeline(this.store, agentId);
+  }
+
+  /** Where a fact came from and what replaced it. */
+  async factLineage(ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<Lineage> {
+    const fact = await this.getFact(ctx, agentIdInput, factIdInput);
+    const lineage = await factLineage(this.store, fact);
+    return { ...lineage, sources: lineage.sources.map((f) => this.access.overlay(f)), successors: lineage.successors.map((f) => this.access.overlay(f)) };
+  }
+
+  /** A fact's decay score now and its fall ahead if nothing uses it. */
+  async factDecay(ctx: CallContext, agentIdInput: unknown, factIdInput: unknown): Promise<DecayCurve> {
+    return decayCurve(this.decay, await this.getFact(ctx, agentIdInput, factIdInput), Date.now());
   }
 
   /** Every namespace with at least one fact (live or retired) that the caller may read, sorted. */

@@ -1,6 +1,7 @@
 // Counts for `engram stats` / `status`: read from the facts, the source of truth.
 import type { Stats } from '../../shared/model.ts';
 import { isIndexed } from '../index/derive.ts';
+import { effectiveLabel } from '../lifecycle/confidence.ts';
 import type { VectorSpace } from '../index/vector-space.ts';
 import type { MemoryStore } from '../store/store.ts';
 
@@ -12,6 +13,7 @@ export async function computeStats(store: MemoryStore, vectors: VectorSpace, age
     factCount: 0, liveCount: 0, retiredCount: 0, pinnedCount: 0, textBytes: 0,
     oldestCreatedAt: 0, newestCreatedAt: 0, agentCount: 0, vectorCount: 0, pendingEmbeddings: 0,
     storeBytes: store.sizeBytes(),
+    liveByConfidence: { verified: 0, inferred: 0, unverified: 0 },
     embedder: vectors.off ? `${embedder.id} (vectors off: ${vectors.off})` : embedder.id,
   };
   const agents = new Set<string>();
@@ -19,7 +21,10 @@ export async function computeStats(store: MemoryStore, vectors: VectorSpace, age
     agents.add(fact.agentId);
     stats.factCount++;
     if (fact.supersededBy) stats.retiredCount++;
-    else stats.liveCount++;
+    else {
+      stats.liveCount++;
+      stats.liveByConfidence[effectiveLabel(fact.confidence)]++;
+    }
     if (fact.pinned) stats.pinnedCount++;
     stats.textBytes += Buffer.byteLength(fact.text, 'utf8');
     if (!stats.oldestCreatedAt || fact.createdAt < stats.oldestCreatedAt) stats.oldestCreatedAt = fact.createdAt;

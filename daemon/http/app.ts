@@ -16,6 +16,9 @@ import type { RequestHeaders } from './auth.ts';
 import { declaresTooMuch, discardRest, jsonObjectBody, tooLarge } from './body.ts';
 import { badRequest, errorAnswer, HttpError } from './errors.ts';
 import { mcpHandler, MCP_PATH } from './mcp.ts';
+import { getCookie } from 'hono/cookie';
+import { mountInspector } from './inspector/site.ts';
+import { InspectorSessions, SESSION_COOKIE } from './inspector/sessions.ts';
 import { parseBody, parseQuery } from './rest/parse.ts';
 import { REQUESTS } from './rest/schemas.ts';
 import { Metrics } from './rest/metrics.ts';
@@ -30,9 +33,11 @@ export interface AppOptions {
   log: Log;
   /** The namespace of the MCP tools whose agent_id is optional. */
   mcpAgent?: string;
+  /** Served without a token (--no-auth): the inspector asks for no sign-in. */
+  noAuth?: boolean;
 }
 
-type Env = { Bindings: HttpBindings; Variables: { principal: Principal; fields: Record<string, string>; changes: ChangeTracker } };
+type Env = { Bindings: HttpBindings; Variables: { principal: Principal; authorization: string; fields: Record<string, string>; changes: ChangeTracker } };
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']);
 
@@ -57,8 +62,12 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
     await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
     await next();
   };
+  // A request from the inspector's page carries its session cookie instead of the token.
+  const sessions = new InspectorSessions();
   const authenticate: MiddlewareHandler<Env> = async (c, next) => {
-    c.set('principal', options.authenticate({ authorization: c.req.header('authorization'), host: c.req.header('host'), origin: c.req.header('origin') }));
+    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(getCookie(c, SESSION_COOKIE));
+    c.set('principal', options.authenticate({ authorization, host: c.req.header('host'), origin: c.req.header('origin') }));
+    c.set('authorization', authorization ?? '');
     await next();
   };
 
@@ -77,6 +86,9 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
         throw new HttpError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${path}; allowed: ${allow}`, undefined, { allow });
       });
     }
+  }
+  if (options.surfaces.includes('rest')) {
+    mountInspector(app, { sessions, authenticate: options.authenticate, noAuth: options.noAuth ?? false }, every(admit, authenticate, limitBody));
   }
   if (options.surfaces.includes('mcp')) {
     const mcp = mcpHandler(core, options.log, options.mcpAgent);

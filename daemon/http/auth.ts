@@ -44,7 +44,8 @@ export function httpAuthenticator(options: HttpAuthOptions, listenHost: string):
   return (headers) => {
     const host = headers.host ?? '';
     if (loopbackOnly && !isLoopbackHost(hostnameOf(host))) throw forbidden();
-    if (headers.origin !== undefined && (options.noAuth || headers.origin !== `http://${host}`)) throw forbidden();
+    // The inspector's own page sends Origin = this server: served, with or without a token.
+    if (headers.origin !== undefined && headers.origin !== `http://${host}`) throw forbidden();
     if (options.noAuth) {
       // Without auth anyone local may call; one that presents an agent token is still confined.
       const presented = headers.authorization === undefined ? null : (options.authenticator?.principalOf(headers.authorization) ?? null);

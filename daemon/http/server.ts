@@ -39,7 +39,7 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startHttpServer(core: Engram, options: HttpServerOptions): Promise<HttpServer> {
   const { host, port } = parseListen(options.listen);
   checkAuthOptions(host, options);
-  const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log, mcpAgent: options.mcpAgent });
+  const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log, mcpAgent: options.mcpAgent, noAuth: options.noAuth });
   // Bodies left unread (a 413, a 401...) are dropped by the application itself, with its own caps.
   // Node's 16 KiB header limit would answer 431 to a GET whose query is within the 32 KiB the
   // daemon advertises; the limit is raised to fit it.

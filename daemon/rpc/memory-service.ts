@@ -110,6 +110,9 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
         pendingEmbeddings: n(s.pendingEmbeddings),
         storeBytes: n(s.storeBytes),
         embedder: s.embedder,
+        liveVerified: n(s.liveByConfidence.verified),
+        liveInferred: n(s.liveByConfidence.inferred),
+        liveUnverified: n(s.liveByConfidence.unverified),
       };
     },
     async batchPut(req, call) {

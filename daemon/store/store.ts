@@ -8,6 +8,8 @@ export type { TableStats } from '../../shared/model.ts';
 
 export type Json = Record<string, unknown>;
 
+export type ListOrder = 'oldest' | 'newest';
+
 export interface FactKey {
   agentId: string;
   factId: string;
@@ -93,8 +95,9 @@ export interface MemoryStore {
   nextVectorKey(): number;
 
   getFacts(keys: readonly FactKey[]): Promise<(FactRecord | undefined)[]>;
-  /** One page of a namespace in id order (= creation order), after `afterId`. */
-  listFacts(agentId: string, afterId: string, limit: number): Promise<FactRecord[]>;
+  /** One page of a namespace in id order (= creation order), after `afterId`; newest first:
+   *  in reverse id order, before `afterId`. */
+  listFacts(agentId: string, afterId: string, limit: number, order?: ListOrder): Promise<FactRecord[]>;
   /** Every fact (of one namespace, or all), by namespace then id. */
   scanFacts(options?: { agentId?: string; withTerms?: boolean }): AsyncIterable<ScannedFact>;
   /** How many facts the store holds, live and retired. */

@@ -169,6 +169,7 @@ export function statsJson(s: StatsView) {
     pending_embeddings: s.pendingEmbeddings,
     store_bytes: s.storeBytes,
     embedder: s.embedder,
+    live_by_confidence: { ...s.liveByConfidence },
   };
 }
 

@@ -186,6 +186,7 @@ export const StatsJson = z
     pending_embeddings: z.int(),
     store_bytes: z.int(),
     embedder: z.string(),
+    live_by_confidence: z.object({ verified: z.int(), inferred: z.int(), unverified: z.int() }).strict().describe('Live facts by confidence (no label counts as inferred).'),
   })
   .strict();
 

@@ -192,6 +192,10 @@ export function describeStoreCompliance(backend: StoreBackend): void {
           const page = await store.listFacts(agent, '', 2);
           expect(page.map((f) => f.text)).toEqual([`${agent} first`, `${agent} second`]);
           expect((await store.listFacts(agent, page[1]!.id, 2)).map((f) => f.text)).toEqual([`${agent} third`]);
+          // Newest first pages backwards and stays inside the namespace.
+          const newest = await store.listFacts(agent, '', 2, 'newest');
+          expect(newest.map((f) => f.text)).toEqual([`${agent} third`, `${agent} second`]);
+          expect((await store.listFacts(agent, newest[1]!.id, 2, 'newest')).map((f) => f.text)).toEqual([`${agent} first`]);
           expect((await all(store.scanFacts({ agentId: agent, withTerms: true }))).every((s) => s.terms !== undefined)).toBe(true);
         }
         expect(await store.countFacts()).toBe(12);

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
-import { metaDepth, rfc3339Ms } from '../../../shared/validate.ts';
+import { metaDepth, rfc3339Ms, typedTimeMs } from '../../../shared/validate.ts';
 import { authorizeDaemon } from '../../auth/grant.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -65,6 +65,23 @@ function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuer
   return core.recallWithOptions(ctx, { agentId: q.agent_id, query: q.query, scope: 'agent', explain, options });
 }
 
+/** The list filter in the core's terms: typed times as ms, each error naming its parameter. */
+function browseFilter(q: Omit<z.infer<typeof ListQuery>, 'agent_id' | 'page_size' | 'page_token' | 'order'>): Record<string, unknown> {
+  const time = (value: string | undefined, field: string) => (value === undefined ? undefined : typedTimeMs(value, field));
+  return {
+    text: q.text,
+    confidence: q.confidence,
+    pinned: q.pinned,
+    retired: q.retired,
+    tags: q.tags,
+    entities: q.entities,
+    createdAfter: time(q.created_after, 'created_after'),
+    createdBefore: time(q.created_before, 'created_before'),
+    occurredAfter: time(q.occurred_after, 'occurred_after'),
+    occurredBefore: time(q.occurred_before, 'occurred_before'),
+  };
+}
+
 const matchedCount = (o: SearchOutcome) => o.matches.filter((m) => m.matched).length;
 
 export const ROUTES: readonly Route[] = [
@@ -94,11 +111,48 @@ export const ROUTES: readonly Route[] = [
   route(
     'GET',
     '/v1/facts',
-    { query: ListQuery, operationId: 'listFacts', summary: "List a namespace's facts, oldest first (retired ones included)", status: 200, response: 'FactPage', description: 'One page.' },
+    { query: ListQuery, operationId: 'listFacts', summary: "List a namespace's facts, oldest first (retired ones included), or newest first and narrowed by a filter", status: 200, response: 'FactPage', description: 'One page.' },
     async ({ core, ctx, query: q }) => {
-      const page = await core.listFacts(ctx, q.agent_id, q.page_size, q.page_token);
-      return ok('FactPage', { agent_id: q.agent_id, facts: page.facts.map(restFact), next_page_token: page.nextPageToken });
+      const { agent_id, page_size, page_token, order, ...filter } = q;
+      if (order === undefined && Object.keys(filter).length === 0) {
+        const page = await core.listFacts(ctx, agent_id, page_size, page_token);
+        return ok('FactPage', { agent_id, facts: page.facts.map(restFact), next_page_token: page.nextPageToken });
+      }
+      const page = await core.browseFacts(ctx, agent_id, { order, pageSize: page_size, pageToken: page_token, filter: browseFilter(filter) });
+      return ok('FactPage', { agent_id, facts: page.facts.map(restFact), next_page_token: page.nextPageToken, scanned: page.scanned });
     },
+  ),
+
+  route('GET', '/v1/timeline', { query: AgentQuery, operationId: 'factTimeline', summary: 'Facts created per day in a namespace (and how many of them are retired now)', status: 200, response: 'Timeline', description: 'Days with facts, oldest first.' }, async ({ core, ctx, query: q }) => {
+    const days = await core.factTimeline(ctx, q.agent_id);
+    return ok('Timeline', { agent_id: q.agent_id, days: days.map((d) => ({ day: new Date(d.day).toISOString().slice(0, 10), created: d.created, retired: d.retired })) });
+  }),
+
+  route('GET', '/v1/facts/{id}/lineage', { query: AgentQuery, operationId: 'factLineage', summary: 'Where a fact came from (what it replaced or summarises) and what replaced it', status: 200, response: 'Lineage', description: 'Sources and successors.', errors: ['400', '404'] }, async ({ core, ctx, query: q, params }) => {
+    const l = await core.factLineage(ctx, q.agent_id, params.id);
+    return ok('Lineage', { fact_id: params.id, sources: l.sources.map(restFact), successors: l.successors.map(restFact), missing: l.missing });
+  }),
+
+  route('GET', '/v1/facts/{id}/decay', { query: AgentQuery, operationId: 'factDecay', summary: "A fact's decay score now and how it falls over the next 30 days if nothing uses it", status: 200, response: 'DecayCurve', description: 'The curve.', errors: ['400', '404'] }, async ({ core, ctx, query: q, params }) => {
+    const d = await core.factDecay(ctx, q.agent_id, params.id);
+    const at = (ms: number) => new Date(ms).toISOString();
+    return ok('DecayCurve', {
+      fact_id: params.id,
+      model: d.model,
+      now: at(d.now),
+      score: d.score,
+      forget_threshold: d.forgetThreshold,
+      promote_threshold: d.promoteThreshold,
+      ...(d.forgetsAt !== undefined ? { forgets_at: at(d.forgetsAt) } : {}),
+      points: d.points.map((p) => ({ at: at(p.at), score: p.score })),
+    });
+  }),
+
+  route(
+    'POST',
+    '/v1/facts/{id}/confidence',
+    { body: 'ConfidenceRequest', operationId: 'setFactConfidence', summary: "Change a fact's confidence label (verified, inferred, unverified)", status: 200, response: 'FactEnvelope', description: 'The fact as it now is.', errors: ['400', '404', '413'] },
+    async ({ core, ctx, body: b, params }) => ok('FactEnvelope', { fact: restFact(await core.patchFact(ctx, { agentId: b.agent_id, factId: params.id, confidence: b.confidence })) }),
   ),
 
   route(

@@ -58,6 +58,8 @@ const requestId = z.string().describe('Idempotency key: re-sending it returns th
 
 // Query parameters ------------------------------------------------------------------------------
 
+const typedTime = z.string().describe('A date (2024-05-08, midnight UTC) or an RFC 3339 time.');
+
 export const RecallQuery = z
   .object({
     agent_id: agentId,
@@ -101,6 +103,17 @@ export const ListQuery = z
     agent_id: agentId,
     page_size: z.int().min(1).max(MAX_PAGE_SIZE).describe(`Facts per page. Omitted: ${DEFAULT_PAGE_SIZE}.`).optional(),
     page_token: z.string().describe('next_page_token of the previous page.').optional(),
+    order: z.enum(['oldest', 'newest']).describe('oldest (id order, the default) or newest first.').optional(),
+    text: z.string().describe('Only facts whose text or context holds every one of these words (case-insensitive).').optional(),
+    confidence: z.array(z.enum(CONFIDENCE_LABELS)).describe('Only facts with one of these labels (repeat the parameter; no label counts as inferred).').optional(),
+    pinned: z.boolean().describe('Only pinned (true) or unpinned (false) facts.').optional(),
+    retired: z.boolean().describe('Only retired (true) or live (false) facts.').optional(),
+    tags: z.array(z.string()).describe('Only facts with every one of these tags (repeat the parameter).').optional(),
+    entities: z.array(z.string()).describe('Only facts naming every one of these entities (repeat the parameter).').optional(),
+    created_after: typedTime.describe('Created at or after this date or time.').optional(),
+    created_before: typedTime.describe('Created before this date or time.').optional(),
+    occurred_after: typedTime.describe('Happened (occurred_at) at or after this date or time.').optional(),
+    occurred_before: typedTime.describe('Happened (occurred_at) before this date or time.').optional(),
   })
   .strict();
 
@@ -145,6 +158,7 @@ export const REQUESTS = {
     })
     .strict(),
   FactTargetRequest: z.object({ agent_id: agentId.describe('The namespace of the fact.') }).strict(),
+  ConfidenceRequest: z.object({ agent_id: agentId.describe('The namespace of the fact.'), confidence: z.enum(CONFIDENCE_LABELS).describe('The new label.') }).strict(),
   TouchRequest: z
     .object({
       agent_id: agentId.describe('The namespace of the fact.'),
@@ -391,7 +405,35 @@ export const RESPONSES = {
     })
     .strict(),
   FactPage: z
-    .object({ agent_id: z.string(), facts, next_page_token: z.string().describe('Pass as page_token for the next page; "" on the last page.') })
+    .object({
+      agent_id: z.string(),
+      facts,
+      next_page_token: z.string().describe('Pass as page_token for the next page; "" on the last page.'),
+      scanned: z.int().describe('With a filter or order: facts read to make this page. A filtered page may hold fewer facts than asked (a call reads at most 20,000): go on with next_page_token.').optional(),
+    })
+    .strict(),
+  Timeline: z
+    .object({ agent_id: z.string(), days: z.array(z.object({ day: z.string().describe('YYYY-MM-DD (UTC).'), created: count, retired: count.describe('Of those, retired now.') }).strict()).describe('Days with facts, oldest first.') })
+    .strict(),
+  Lineage: z
+    .object({
+      fact_id: z.string(),
+      sources: facts.describe('What the fact replaced or summarises (revisions, consolidation), and what those replaced, nearest first.'),
+      successors: facts.describe('What replaced it, then what replaced that, up to the current version.'),
+      missing: z.array(z.string()).describe('Ids named in the lineage that are no longer stored (erased).'),
+    })
+    .strict(),
+  DecayCurve: z
+    .object({
+      fact_id: z.string(),
+      model: z.string(),
+      now: z.string(),
+      score: z.number(),
+      forget_threshold: z.number(),
+      promote_threshold: z.number(),
+      forgets_at: z.string().describe('When the score falls below the forget threshold if nothing uses the fact again (absent: not within 30 days, or pinned).').optional(),
+      points: z.array(z.object({ at: z.string(), score: z.number() }).strict()).describe('The score from its last use to 30 days ahead.'),
+    })
     .strict(),
   ReviseResult: z
     .object({

@@ -8,7 +8,7 @@ import type { AbstractBatchOperation } from 'abstract-level';
 import type { FactRecord } from '../record.ts';
 import { decodeFact } from '../record.ts';
 import { IdGenerator } from '../ids.ts';
-import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
+import type { AccessRow, ChangedFact, Change, CheckpointRecord, DerivedRows, FactKey, Json, ListOrder, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
 import { StoreFormatError } from '../store.ts';
 import { BloomFilter } from './bloom.ts';
 import { FactCache } from './fact-cache.ts';
@@ -130,10 +130,11 @@ export class LevelStore implements MemoryStore {
     return out;
   }
 
-  async listFacts(agentId: string, afterId: string, limit: number): Promise<FactRecord[]> {
+  async listFacts(agentId: string, afterId: string, limit: number, order: ListOrder = 'oldest'): Promise<FactRecord[]> {
     const range = namespaceRange(agentId);
-    const gt = afterId ? factKey(agentId, afterId) : range.gt;
-    const rows = await this.tables.facts.values({ gt, lt: range.lt, limit }).all();
+    const after = afterId ? factKey(agentId, afterId) : undefined;
+    const bounds = order === 'newest' ? { gt: range.gt, lt: after ?? range.lt, reverse: true } : { gt: after ?? range.gt, lt: range.lt };
+    const rows = await this.tables.facts.values({ ...bounds, limit }).all();
     return rows.map(decodeFact);
   }
 

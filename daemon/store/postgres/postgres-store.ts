@@ -9,7 +9,7 @@ import pg from 'pg';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { decodeFact, type FactRecord } from '../record.ts';
-import type { AccessRow, ChangedFact, Change, CheckpointRecord, FactKey, Json, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
+import type { AccessRow, ChangedFact, Change, CheckpointRecord, FactKey, Json, ListOrder, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
 import { FOLLOWED_RECORD_TABLES, RECORDS_CHANGED, RequestAlreadyRecorded, WriteConflict } from '../store.ts';
 import { CHANGES_CHANNEL, prepareSchema, SCHEMA, STAT_TABLES } from './schema.ts';
 import { watchChannel } from './watch.ts';
@@ -179,8 +179,9 @@ export class PostgresStore implements MemoryStore {
     return (await this.byFactKeys('facts', 'record', keys)).map((record) => (record === undefined ? undefined : decodeFact(JSON.parse(record))));
   }
 
-  async listFacts(agentId: string, afterId: string, limit: number): Promise<FactRecord[]> {
-    const { rows } = await this.read<{ record: string }>(`SELECT record FROM ${T}.facts WHERE agent_id = $1 AND fact_id > $2 ORDER BY fact_id LIMIT $3`, [bytes(agentId), afterId, limit]);
+  async listFacts(agentId: string, afterId: string, limit: number, order: ListOrder = 'oldest'): Promise<FactRecord[]> {
+    const page = order === 'newest' ? `($2 = '' OR fact_id < $2) ORDER BY fact_id DESC` : `fact_id > $2 ORDER BY fact_id`;
+    const { rows } = await this.read<{ record: string }>(`SELECT record FROM ${T}.facts WHERE agent_id = $1 AND ${page} LIMIT $3`, [bytes(agentId), afterId, limit]);
     return rows.map((r) => decodeFact(JSON.parse(r.record)));
   }
 

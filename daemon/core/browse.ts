@@ -1,0 +1,131 @@
+// Browsing a namespace: its facts page by page, oldest or newest first, narrowed by a filter on
+// what a person looks for (words, confidence, pinned, retired, tags, entities, time ranges).
+// A call reads at most SCAN_BUDGET facts: a filter that matches little in a large namespace
+// answers promptly with what it found so far and a token to go on from, never a scan of it all.
+import { invalidArgument } from '../../shared/errors.ts';
+import * as check from '../../shared/validate.ts';
+import { effectiveLabel } from '../lifecycle/confidence.ts';
+import type { FactRecord } from '../store/record.ts';
+import type { ListOrder } from '../store/store.ts';
+
+export type { ListOrder } from '../store/store.ts';
+
+/** Facts one call may read before it answers with a partial page. */
+export const SCAN_BUDGET = 20_000;
+/** Facts read from the store at a time. */
+const CHUNK = 500;
+const MAX_FILTER_TEXT_BYTES = 1024;
+
+export interface FactFilter {
+  /** Words the fact's text (or context) holds, case-insensitively, in any order. */
+  text?: string;
+  /** Its confidence is one of these (a fact without a label counts as inferred). */
+  confidence?: string[];
+  pinned?: boolean;
+  retired?: boolean;
+  /** Every one of these tags / entities (case-insensitive). */
+  tags?: string[];
+  entities?: string[];
+  /** Time ranges in ms: after is inclusive, before exclusive. */
+  createdAfter?: number;
+  createdBefore?: number;
+  occurredAfter?: number;
+  occurredBefore?: number;
+}
+
+export interface BrowseInput {
+  filter?: Record<string, unknown>;
+  order?: unknown;
+  pageSize?: unknown;
+  pageToken?: unknown;
+}
+
+export interface BrowsePlan {
+  filter: FactFilter;
+  order: ListOrder;
+  pageSize: number;
+  after: string;
+}
+
+/** Checks a browse request field by field; the error names the field. */
+export function checkBrowse(input: BrowseInput): BrowsePlan {
+  const order = input.order === undefined || input.order === '' ? 'oldest' : input.order;
+  if (order !== 'oldest' && order !== 'newest') throw invalidArgument('order', `must be "oldest" or "newest", got ${JSON.stringify(input.order)}`);
+  const after = input.pageToken === undefined || input.pageToken === '' ? '' : check.factId(input.pageToken, 'page_token');
+  return { filter: checkFilter(input.filter ?? {}), order, pageSize: check.pageSize(input.pageSize), after };
+}
+
+function checkFilter(raw: Record<string, unknown>): FactFilter {
+  const f: FactFilter = {};
+  const given = (name: string) => raw[name] !== undefined && raw[name] !== '';
+  if (given('text')) f.text = check.string(raw.text, 'text', MAX_FILTER_TEXT_BYTES);
+  if (given('confidence')) f.confidence = listOf(raw.confidence, 'confidence').map((c, i) => check.confidenceLabel(c, `confidence[${i}]`));
+  if (given('pinned')) f.pinned = check.boolean(raw.pinned, 'pinned');
+  if (given('retired')) f.retired = check.boolean(raw.retired, 'retired');
+  if (given('tags')) f.tags = check.tags(raw.tags, 'tags');
+  if (given('entities')) f.entities = check.tags(raw.entities, 'entities');
+  for (const name of ['createdAfter', 'createdBefore', 'occurredAfter', 'occurredBefore'] as const) {
+    if (given(name)) f[name] = check.timestampMs(raw[name], snake(name));
+  }
+  return f;
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function listOf(value: unknown, field: string): unknown[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, 'must be a list');
+  return value;
+}
+
+/** Whether a fact passes every condition the filter names. */
+export function matchesFilter(fact: FactRecord, f: FactFilter, words = filterWords(f)): boolean {
+  if (f.pinned !== undefined && fact.pinned !== f.pinned) return false;
+  if (f.retired !== undefined && (fact.supersededBy !== '') !== f.retired) return false;
+  if (f.confidence && !f.confidence.includes(effectiveLabel(fact.confidence))) return false;
+  if (f.createdAfter !== undefined && fact.createdAt < f.createdAfter) return false;
+  if (f.createdBefore !== undefined && fact.createdAt >= f.createdBefore) return false;
+  if (f.occurredAfter !== undefined && !(fact.occurredAt && fact.occurredAt >= f.occurredAfter)) return false;
+  if (f.occurredBefore !== undefined && !(fact.occurredAt && fact.occurredAt < f.occurredBefore)) return false;
+  if (f.tags && !includesAll(fact.tags, f.tags)) return false;
+  if (f.entities && !includesAll(fact.entities, f.entities)) return false;
+  if (words.length) {
+    const haystack = `${fact.text}\n${fact.context}`.toLowerCase();
+    if (!words.every((w) => haystack.includes(w))) return false;
+  }
+  return true;
+}
+
+const filterWords = (f: FactFilter): string[] => (f.text ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+
+function includesAll(have: readonly string[], wanted: readonly string[]): boolean {
+  const lower = new Set(have.map((t) => t.toLowerCase()));
+  return wanted.every((w) => lower.has(w.toLowerCase()));
+}
+
+export interface BrowsePage {
+  facts: FactRecord[];
+  /** Where the next call goes on from; "" once the namespace is read to its end. */
+  nextPageToken: string;
+  /** Facts read to make this page (at most SCAN_BUDGET plus one chunk). */
+  scanned: number;
+}
+
+/** One page: reads the namespace in order from the token until the page is full, the namespace
+ *  ends, or the scan budget is spent. */
+export async function browse(list: (after: string, limit: number, order: ListOrder) => Promise<FactRecord[]>, plan: BrowsePlan): Promise<BrowsePage> {
+  const words = filterWords(plan.filter);
+  const facts: FactRecord[] = [];
+  let after = plan.after;
+  let scanned = 0;
+  for (;;) {
+    const rows = await list(after, CHUNK, plan.order);
+    for (const fact of rows) {
+      scanned++;
+      after = fact.id;
+      if (matchesFilter(fact, plan.filter, words)) facts.push(fact);
+      if (facts.length === plan.pageSize) return { facts, nextPageToken: after, scanned };
+    }
+    if (rows.length < CHUNK) return { facts, nextPageToken: '', scanned };
+    if (scanned >= SCAN_BUDGET) return { facts, nextPageToken: after, scanned };
+  }
+}

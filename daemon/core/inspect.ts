@@ -1,0 +1,106 @@
+// Read models for a person auditing a namespace: how its facts accumulated over time, where a
+// fact came from and what replaced it, and how its decay score falls. Each is read from the
+// store (the source of truth) and computed by the same decay function the lifecycle uses.
+import { decayScore, lastUse, type DecayConfig } from '../lifecycle/decay.ts';
+import type { FactRecord } from '../store/record.ts';
+import { SUPERSEDED_BY_AGENT } from '../store/record.ts';
+import type { FactKey, MemoryStore } from '../store/store.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface TimelineDay {
+  /** UTC midnight of the day, ms. */
+  day: number;
+  created: number;
+  /** Of those, how many are retired now. */
+  retired: number;
+}
+
+/** Facts created per UTC day, oldest day first (days without facts are left out). */
+export async function factTimeline(store: MemoryStore, agentId: string): Promise<TimelineDay[]> {
+  const days = new Map<number, TimelineDay>();
+  for await (const { fact } of store.scanFacts({ agentId })) {
+    const day = Math.floor(fact.createdAt / DAY_MS) * DAY_MS;
+    const entry = days.get(day) ?? { day, created: 0, retired: 0 };
+    entry.created++;
+    if (fact.supersededBy) entry.retired++;
+    days.set(day, entry);
+  }
+  return [...days.values()].sort((a, b) => a.day - b.day);
+}
+
+export interface Lineage {
+  /** What this fact replaced or summarises, and what those replaced, nearest first. */
+  sources: FactRecord[];
+  /** What replaced this fact, then what replaced that, up to the current version. */
+  successors: FactRecord[];
+  /** Ids named in the lineage that are no longer stored (erased). */
+  missing: string[];
+}
+
+/** How far a lineage is followed each way: a chain longer than this is cut, not walked forever. */
+const MAX_LINEAGE = 50;
+
+export async function factLineage(store: MemoryStore, fact: FactRecord): Promise<Lineage> {
+  const key = (factId: string): FactKey => ({ agentId: fact.agentId, factId });
+  const seen = new Set([fact.id]);
+  const lineage: Lineage = { sources: [], successors: [], missing: [] };
+  let frontier = fact.replaces;
+  while (frontier.length && lineage.sources.length < MAX_LINEAGE) {
+    const ids = frontier.filter((id) => !seen.has(id)).slice(0, MAX_LINEAGE - lineage.sources.length);
+    ids.forEach((id) => seen.add(id));
+    const found = await store.getFacts(ids.map(key));
+    frontier = [];
+    found.forEach((f, i) => {
+      if (!f) return void lineage.missing.push(ids[i]!);
+      lineage.sources.push(f);
+      frontier.push(...f.replaces);
+    });
+  }
+  for (let next = fact.supersededBy; next && next !== SUPERSEDED_BY_AGENT && !seen.has(next) && lineage.successors.length < MAX_LINEAGE; ) {
+    seen.add(next);
+    const [successor] = await store.getFacts([key(next)]);
+    if (!successor) {
+      lineage.missing.push(next);
+      break;
+    }
+    lineage.successors.push(successor);
+    next = successor.supersededBy;
+  }
+  return lineage;
+}
+
+export interface DecayCurve {
+  model: string;
+  now: number;
+  score: number;
+  forgetThreshold: number;
+  promoteThreshold: number;
+  /** When the score falls below the forget threshold without another use; undefined: never
+   *  within the projection (or pinned). */
+  forgetsAt?: number;
+  /** The score from the last use to `days` days ahead, if nothing uses the fact again. */
+  points: { at: number; score: number }[];
+}
+
+const CURVE_POINTS = 60;
+
+export function decayCurve(config: DecayConfig, fact: FactRecord, now: number, daysAhead = 30): DecayCurve {
+  const state = { useCount: fact.useCount, lastUsedAt: fact.lastUsedAt ?? 0, createdAt: fact.createdAt, strength: fact.strength };
+  const from = lastUse(state);
+  const to = Math.max(now, from) + daysAhead * DAY_MS;
+  const points = Array.from({ length: CURVE_POINTS + 1 }, (_, i) => {
+    const at = Math.round(from + ((to - from) * i) / CURVE_POINTS);
+    return { at, score: decayScore(config, state, at) };
+  });
+  const below = points.find((p) => p.score < config.forgetThreshold);
+  return {
+    model: config.model,
+    now,
+    score: decayScore(config, state, now),
+    forgetThreshold: config.forgetThreshold,
+    promoteThreshold: config.promoteThreshold,
+    ...(below && !fact.pinned ? { forgetsAt: below.at } : {}),
+    points,
+  };
+}
