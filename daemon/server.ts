@@ -246,7 +246,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   }
 
   const http: HttpServer | undefined = options.http
-    ? await startHttpServer(core, { listen: options.http, surfaces: ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent })
+    ? await startHttpServer(core, { listen: options.http, surfaces: profile.capabilities.includes(Capability.Inspector) ? ['rest', 'mcp', 'inspector'] : ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent })
     : undefined;
   const mcpHttp: HttpServer | undefined = options.mcpHttp ? await startHttpServer(core, { listen: options.mcpHttp, surfaces: ['mcp'], authenticator, log, mcpAgent: options.mcpAgent }) : undefined;
 

@@ -74,6 +74,10 @@ export const Capability = {
    *  the daemon has applied that change, so a read through any daemon of a shared store sees
    *  the caller's writes. Hello names the store and its identity. */
   ReadYourWrites: 'read-your-writes-v1',
+  /** The web inspector at /inspector/ on the HTTP server (--http), with its REST reads: list
+   *  filters and newest-first order, /v1/timeline, a fact's lineage and decay curve, setting a
+   *  fact's confidence, and live facts by confidence in stats. */
+  Inspector: 'inspector-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -113,7 +117,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus, Capability.ReadYourWrites],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus, Capability.ReadYourWrites, Capability.Inspector],
   advertisesDefaultWeight: true,
 };
 

@@ -22,6 +22,7 @@ import { registerExportCommand } from './commands/export.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerLifecycleCommands } from './commands/lifecycle.ts';
 import { registerMemoryCommands } from './commands/memory.ts';
+import { registerInspectCommand } from './commands/inspect.ts';
 
 const minChangeFlag = (value: string): number => {
   try {
@@ -71,6 +72,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   registerLifecycleCommands(cli);
   registerAdminCommands(cli);
   registerTokenCommands(cli);
+  registerInspectCommand(cli);
   registerCompletionCommand(cli);
   // Subcommands (checkpoint save…) report usage errors through the same exit path, and say
   // which command they were about, so the error can point at its --help.

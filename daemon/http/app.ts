@@ -24,7 +24,7 @@ import { REQUESTS } from './rest/schemas.ts';
 import { Metrics } from './rest/metrics.ts';
 import { CORE_FIELDS, ROUTES, type Reply, type Route } from './rest/routes.ts';
 
-export type Surface = 'rest' | 'mcp';
+export type Surface = 'rest' | 'mcp' | 'inspector';
 
 export interface AppOptions {
   surfaces: readonly Surface[];
@@ -87,7 +87,7 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
       });
     }
   }
-  if (options.surfaces.includes('rest')) {
+  if (options.surfaces.includes('inspector')) {
     mountInspector(app, { sessions, authenticate: options.authenticate, noAuth: options.noAuth ?? false }, every(admit, authenticate, limitBody));
   }
   if (options.surfaces.includes('mcp')) {

@@ -58,7 +58,7 @@ export async function startHttpServer(core: Engram, options: HttpServerOptions):
   server.on('error', (error) => options.log.error(`HTTP server error: ${error.message}`));
   const bound = server.address() as AddressInfo;
   const address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
-  const what = options.surfaces.map((s) => (s === 'rest' ? 'REST API' : 'MCP at /mcp')).join(' and ');
+  const what = options.surfaces.map((s) => ({ rest: 'REST API', mcp: 'MCP at /mcp', inspector: 'the inspector at /inspector/' })[s]).join(', ');
   options.log.info(`${what} on http://${address}${options.noAuth ? ' (no auth: loopback only)' : isLoopbackHost(host) ? '' : ' (beyond loopback: every call needs the bearer token)'}`);
 
   let closing: Promise<void> | undefined;

@@ -74,6 +74,7 @@ export function mountInspector(app: Hono<any>, options: InspectorSiteOptions, au
   });
   // `engram inspect` asks for a ticket with the daemon's token and prints a link that carries it.
   app.post('/inspector/tickets', authenticated, (c: Context<{ Variables: { authorization: string } }>) => {
+    if (options.noAuth) return c.json({ ticket: '', path: INSPECTOR_PATH, expires_at: null }, 201);
     const { ticket, expiresAt } = sessions.issueTicket(c.get('authorization'));
     return c.json({ ticket, path: `${INSPECTOR_PATH}#ticket=${ticket}`, expires_at: new Date(expiresAt).toISOString() }, 201);
   });
@@ -86,8 +87,10 @@ export function mountInspector(app: Hono<any>, options: InspectorSiteOptions, au
   }
   const files = serveStatic({ root, rewriteRequestPath: (path) => path.slice(INSPECTOR_PATH.length - 1) || '/' });
   app.get('/inspector/*', async (c, next) => {
-    await files(c, next);
-    for (const [name, value] of Object.entries(PAGE_HEADERS)) c.res.headers.set(name, value);
+    const found = await files(c, next);
+    if (!(found instanceof Response)) throw new HttpError(404, ErrorKind.NotFound, `the inspector has no ${new URL(c.req.url).pathname}`);
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) found.headers.set(name, value);
+    return found;
   });
 }
 

@@ -1,0 +1,159 @@
+// Browsing a namespace: a filter (kept in the address, so a view can be linked and reloaded),
+// a page of facts, and next / previous pages. A filter that matches little in a large namespace
+// answers with what the daemon found within its scan budget; "Next page" goes on from there.
+import { useEffect, useState } from 'preact/hooks';
+import { get } from '../api.ts';
+import { day, status } from '../format.ts';
+import { Show, useLoad } from '../parts/load.tsx';
+import { href, navigate } from '../router.ts';
+
+const FILTERS = ['text', 'confidence', 'pinned', 'retired', 'tags', 'entities', 'created_after', 'created_before', 'occurred_after', 'occurred_before', 'order'] as const;
+const PAGE_SIZE = 50;
+const splitList = (s: string | null) => (s ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+
+export function FactsView({ agent, params }: { agent: string; params: URLSearchParams }) {
+  const key = params.toString();
+  const [tokens, setTokens] = useState<string[]>(['']);
+  useEffect(() => setTokens(['']), [agent, key]);
+  const token = tokens[tokens.length - 1]!;
+  const page = useLoad(
+    () =>
+      get('FactPage', '/v1/facts', {
+        agent_id: agent,
+        page_size: PAGE_SIZE,
+        page_token: token,
+        order: params.get('order') ?? 'newest',
+        text: params.get('text') ?? undefined,
+        confidence: params.getAll('confidence'),
+        pinned: params.get('pinned') ?? undefined,
+        retired: params.get('retired') ?? undefined,
+        tags: splitList(params.get('tags')),
+        entities: splitList(params.get('entities')),
+        created_after: params.get('created_after') ?? undefined,
+        created_before: params.get('created_before') ?? undefined,
+        occurred_after: params.get('occurred_after') ?? undefined,
+        occurred_before: params.get('occurred_before') ?? undefined,
+      }),
+    [agent, key, token],
+  );
+  return (
+    <section aria-labelledby="facts-title">
+      <h2 id="facts-title">Facts in {agent}</h2>
+      <FilterForm agent={agent} params={params} />
+      <Show loaded={page}>
+        {(p) => (
+          <>
+            <p class="hint" aria-live="polite">
+              {p.facts.length} fact(s) on this page{p.scanned !== undefined ? `, ${p.scanned} read to find them` : ''}
+              {p.next_page_token && p.facts.length < PAGE_SIZE ? ' — more may match further on' : ''}.
+            </p>
+            <table class="facts">
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">Fact</th>
+                  <th scope="col">Confidence</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Tags</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.facts.map((f) => (
+                  <tr key={f.id}>
+                    <td>{day(f.created_at)}</td>
+                    <td>
+                      <a href={href(['ns', agent, 'facts', f.id])}>{f.text.length > 160 ? `${f.text.slice(0, 160)}…` : f.text}</a>
+                      {f.pinned && <span class="badge">pinned</span>}
+                    </td>
+                    <td>{f.confidence ?? 'inferred'}</td>
+                    <td>{status(f)}</td>
+                    <td>{f.tags.join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <div class="pager">
+              <button type="button" disabled={tokens.length < 2} onClick={() => setTokens(tokens.slice(0, -1))}>
+                Previous page
+              </button>
+              <span>Page {tokens.length}</span>
+              <button type="button" disabled={!p.next_page_token} onClick={() => setTokens([...tokens, p.next_page_token])}>
+                Next page
+              </button>
+            </div>
+          </>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+function FilterForm({ agent, params }: { agent: string; params: URLSearchParams }) {
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.target as HTMLFormElement);
+    const next = new URLSearchParams();
+    for (const name of FILTERS) for (const value of form.getAll(name)) if (value !== '') next.append(name, String(value));
+    navigate(href(['ns', agent, 'facts'], next));
+  };
+  const v = (name: string) => params.get(name) ?? '';
+  const chosen = params.getAll('confidence');
+  return (
+    <form class="filters" onSubmit={apply} aria-label="Filter facts" key={params.toString()}>
+      <label>
+        Text <input name="text" type="search" defaultValue={v('text')} placeholder="words in the fact" />
+      </label>
+      <fieldset>
+        <legend>Confidence</legend>
+        {['verified', 'inferred', 'unverified'].map((c) => (
+          <label key={c}>
+            <input type="checkbox" name="confidence" value={c} defaultChecked={chosen.includes(c)} /> {c}
+          </label>
+        ))}
+      </fieldset>
+      <label>
+        Pinned
+        <select name="pinned" defaultValue={v('pinned')}>
+          <option value="">any</option>
+          <option value="true">pinned</option>
+          <option value="false">not pinned</option>
+        </select>
+      </label>
+      <label>
+        Status
+        <select name="retired" defaultValue={v('retired')}>
+          <option value="">live and retired</option>
+          <option value="false">live</option>
+          <option value="true">retired</option>
+        </select>
+      </label>
+      <label>
+        Tags <input name="tags" defaultValue={v('tags')} placeholder="a, b" />
+      </label>
+      <label>
+        Entities <input name="entities" defaultValue={v('entities')} placeholder="Mia, Paris" />
+      </label>
+      <label>
+        Created from <input name="created_after" type="date" defaultValue={v('created_after')} />
+      </label>
+      <label>
+        Created before <input name="created_before" type="date" defaultValue={v('created_before')} />
+      </label>
+      <label>
+        Happened from <input name="occurred_after" type="date" defaultValue={v('occurred_after')} />
+      </label>
+      <label>
+        Happened before <input name="occurred_before" type="date" defaultValue={v('occurred_before')} />
+      </label>
+      <label>
+        Order
+        <select name="order" defaultValue={v('order') || 'newest'}>
+          <option value="newest">newest first</option>
+          <option value="oldest">oldest first</option>
+        </select>
+      </label>
+      <button type="submit">Apply</button>
+      <a href={href(['ns', agent, 'facts'])}>Clear</a>
+    </form>
+  );
+}
