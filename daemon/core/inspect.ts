@@ -76,31 +76,53 @@ export interface DecayCurve {
   score: number;
   forgetThreshold: number;
   promoteThreshold: number;
-  /** When the score falls below the forget threshold without another use; undefined: never
-   *  within the projection (or pinned). */
+  /** When the score falls below the forget threshold if nothing uses the fact again;
+   *  undefined: not within ten years, or pinned (never collected). */
   forgetsAt?: number;
-  /** The score from the last use to `days` days ahead, if nothing uses the fact again. */
+  /** The score from the last use on, if nothing uses the fact again: at least 30 days ahead,
+   *  and past the forget time (up to a year) so the fall is in the picture. */
   points: { at: number; score: number }[];
 }
 
 const CURVE_POINTS = 60;
+const HORIZON_DAYS = 3650;
 
-export function decayCurve(config: DecayConfig, fact: FactRecord, now: number, daysAhead = 30): DecayCurve {
+export function decayCurve(config: DecayConfig, fact: FactRecord, now: number): DecayCurve {
   const state = { useCount: fact.useCount, lastUsedAt: fact.lastUsedAt ?? 0, createdAt: fact.createdAt, strength: fact.strength };
+  const at = (ms: number) => decayScore(config, state, ms);
   const from = lastUse(state);
-  const to = Math.max(now, from) + daysAhead * DAY_MS;
+  const forgetsAt = fact.pinned ? undefined : crossing(at, from, config.forgetThreshold);
+  const ahead = Math.max(now, from) + 30 * DAY_MS;
+  const to = forgetsAt === undefined ? ahead : Math.min(Math.max(ahead, from + (forgetsAt - from) * 1.2), from + 365 * DAY_MS);
   const points = Array.from({ length: CURVE_POINTS + 1 }, (_, i) => {
-    const at = Math.round(from + ((to - from) * i) / CURVE_POINTS);
-    return { at, score: decayScore(config, state, at) };
+    const t = Math.round(from + ((to - from) * i) / CURVE_POINTS);
+    return { at: t, score: at(t) };
   });
-  const below = points.find((p) => p.score < config.forgetThreshold);
   return {
     model: config.model,
     now,
-    score: decayScore(config, state, now),
+    score: at(now),
     forgetThreshold: config.forgetThreshold,
     promoteThreshold: config.promoteThreshold,
-    ...(below && !fact.pinned ? { forgetsAt: below.at } : {}),
+    ...(forgetsAt !== undefined ? { forgetsAt } : {}),
     points,
   };
+}
+
+/** The first time (to the second) the falling score is below `threshold`, within the horizon. */
+function crossing(score: (ms: number) => number, from: number, threshold: number): number | undefined {
+  if (score(from) < threshold) return from;
+  let low = from;
+  let high = from + DAY_MS;
+  while (score(high) >= threshold) {
+    if (high - from > HORIZON_DAYS * DAY_MS) return undefined;
+    low = high;
+    high = from + (high - from) * 2;
+  }
+  while (high - low > 1000) {
+    const mid = Math.floor((low + high) / 2);
+    if (score(mid) < threshold) high = mid;
+    else low = mid;
+  }
+  return high;
 }

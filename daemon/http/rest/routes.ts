@@ -133,7 +133,7 @@ export const ROUTES: readonly Route[] = [
     return ok('Lineage', { fact_id: params.id, sources: l.sources.map(restFact), successors: l.successors.map(restFact), missing: l.missing });
   }),
 
-  route('GET', '/v1/facts/{id}/decay', { query: AgentQuery, operationId: 'factDecay', summary: "A fact's decay score now and how it falls over the next 30 days if nothing uses it", status: 200, response: 'DecayCurve', description: 'The curve.', errors: ['400', '404'] }, async ({ core, ctx, query: q, params }) => {
+  route('GET', '/v1/facts/{id}/decay', { query: AgentQuery, operationId: 'factDecay', summary: "A fact's decay score now and how it falls if nothing uses it again", status: 200, response: 'DecayCurve', description: 'The curve.', errors: ['400', '404'] }, async ({ core, ctx, query: q, params }) => {
     const d = await core.factDecay(ctx, q.agent_id, params.id);
     const at = (ms: number) => new Date(ms).toISOString();
     return ok('DecayCurve', {

@@ -431,8 +431,8 @@ export const RESPONSES = {
       score: z.number(),
       forget_threshold: z.number(),
       promote_threshold: z.number(),
-      forgets_at: z.string().describe('When the score falls below the forget threshold if nothing uses the fact again (absent: not within 30 days, or pinned).').optional(),
-      points: z.array(z.object({ at: z.string(), score: z.number() }).strict()).describe('The score from its last use to 30 days ahead.'),
+      forgets_at: z.string().describe('When the score falls below the forget threshold if nothing uses the fact again (absent: not within ten years, or pinned).').optional(),
+      points: z.array(z.object({ at: z.string(), score: z.number() }).strict()).describe('The score from its last use on: at least 30 days ahead, and past forgets_at (up to a year).'),
     })
     .strict(),
   ReviseResult: z

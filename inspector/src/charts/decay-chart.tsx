@@ -19,6 +19,6 @@ export function DecayChart({ curve }: { curve: ResponseOf<'DecayCurve'> }) {
     }),
     [curve],
   );
-  const fate = curve.forgets_at ? `falls below the forget threshold ${curve.forget_threshold} on ${when(curve.forgets_at)} unless it is used` : 'stays above the forget threshold for the next 30 days';
+  const fate = curve.forgets_at ? `falls below the forget threshold ${curve.forget_threshold} on ${when(curve.forgets_at)} unless it is used` : 'stays above the forget threshold (pinned, or for at least ten years)';
   return <Plot label={`Decay score now ${score(curve.score)}; it ${fate}.`} options={options} data={data} />;
 }
