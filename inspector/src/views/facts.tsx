@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api.ts';
 import { day, status } from '../format.ts';
+import { Choice } from '../parts/choice.tsx';
 import { Show, useLoad } from '../parts/load.tsx';
 import { href, navigate } from '../router.ts';
 
@@ -113,19 +114,11 @@ function FilterForm({ agent, params }: { agent: string; params: URLSearchParams 
       </fieldset>
       <label>
         Pinned
-        <select name="pinned" defaultValue={v('pinned')}>
-          <option value="">any</option>
-          <option value="true">pinned</option>
-          <option value="false">not pinned</option>
-        </select>
+        <Choice name="pinned" initial={v('pinned')} options={[['', 'any'], ['true', 'pinned'], ['false', 'not pinned']]} />
       </label>
       <label>
         Status
-        <select name="retired" defaultValue={v('retired')}>
-          <option value="">live and retired</option>
-          <option value="false">live</option>
-          <option value="true">retired</option>
-        </select>
+        <Choice name="retired" initial={v('retired')} options={[['', 'live and retired'], ['false', 'live'], ['true', 'retired']]} />
       </label>
       <label>
         Tags <input name="tags" defaultValue={v('tags')} placeholder="a, b" />
@@ -147,10 +140,7 @@ function FilterForm({ agent, params }: { agent: string; params: URLSearchParams 
       </label>
       <label>
         Order
-        <select name="order" defaultValue={v('order') || 'newest'}>
-          <option value="newest">newest first</option>
-          <option value="oldest">oldest first</option>
-        </select>
+        <Choice name="order" initial={v('order') || 'newest'} options={[['newest', 'newest first'], ['oldest', 'oldest first']]} />
       </label>
       <button type="submit">Apply</button>
       <a href={href(['ns', agent, 'facts'])}>Clear</a>

@@ -4,6 +4,7 @@
 import { get, type ResponseOf } from '../api.ts';
 import { SignalBars } from '../charts/signal-bars.tsx';
 import { score, when } from '../format.ts';
+import { Choice } from '../parts/choice.tsx';
 import { Show, useLoad } from '../parts/load.tsx';
 import { href, navigate } from '../router.ts';
 
@@ -43,22 +44,11 @@ export function SearchView({ agent, params }: { agent: string; params: URLSearch
         </label>
         <label>
           Recipe
-          <select name="recipe" defaultValue={params.get('recipe') ?? ''}>
-            <option value="">none (defaults)</option>
-            {recipes.value?.recipes.map((r) => (
-              <option key={r.id} value={r.name}>
-                {r.name}
-              </option>
-            ))}
-          </select>
+          <Choice name="recipe" initial={params.get('recipe') ?? ''} options={[['', 'none (defaults)'], ...(recipes.value?.recipes.map((r) => [r.name, r.name] as const) ?? [])]} />
         </label>
         <label>
           At least
-          <select name="min_confidence" defaultValue={params.get('min_confidence') ?? ''}>
-            <option value="">any confidence</option>
-            <option value="inferred">inferred</option>
-            <option value="verified">verified</option>
-          </select>
+          <Choice name="min_confidence" initial={params.get('min_confidence') ?? ''} options={[['', 'any confidence'], ['inferred', 'inferred'], ['verified', 'verified']]} />
         </label>
         <button type="submit">Search</button>
       </form>

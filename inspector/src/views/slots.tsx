@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post, type ResponseOf } from '../api.ts';
 import { when } from '../format.ts';
 import { Confirm } from '../parts/confirm.tsx';
+import { Choice } from '../parts/choice.tsx';
 import { Problem, Show, useLoad } from '../parts/load.tsx';
 import { href } from '../router.ts';
 
@@ -169,13 +170,7 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
         </label>
         <label>
           Review status
-          <select name="status" defaultValue={STATUSES.includes(s.status) ? s.status : 'needs_review'} disabled={archived}>
-            {STATUSES.map((st) => (
-              <option key={st} value={st}>
-                {st}
-              </option>
-            ))}
-          </select>
+          <Choice name="status" initial={STATUSES.includes(s.status) ? s.status : 'needs_review'} options={STATUSES.map((st) => [st, st] as const)} disabled={archived} />
         </label>
         <label>
           Confidence <input name="confidence" type="number" min={0} max={1} step={0.05} defaultValue={String(s.confidence)} disabled={archived} />
