@@ -277,6 +277,13 @@ const METHODS: MethodCase[] = [
     }
     expect((await client.list(agent)).facts.map((f) => f.text)).toContain('matrix change-numbered fact');
   } },
+  // Never refused: a daemon before inspector-v1 does not count by confidence, and its zeros say so.
+  { name: 'stats: live facts by confidence', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+    await client.put(agent, 'matrix counted fact');
+    const { liveByConfidence, liveCount } = await client.stats(agent);
+    const counted = liveByConfidence.verified + liveByConfidence.inferred + liveByConfidence.unverified;
+    expect(counted).toBe(client.daemon.capabilities.includes('inspector-v1') ? liveCount : 0);
+  } },
   { name: 'writeStatus', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
     expect(await client.writeStatus('matrix-no-such-request', { agentId: agent })).toMatchObject({ committed: false, op: '' });
   } },

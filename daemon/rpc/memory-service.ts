@@ -20,6 +20,8 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
   // A profile from before recall-matches-v1 answers as that release did: without them.
   const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
+  // A profile from before inspector-v1 does not count live facts by confidence.
+  const byConfidenceServed = profile.capabilities.includes(Capability.Inspector);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
   const served = {
     confidence: confidenceServed,
@@ -110,9 +112,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
         pendingEmbeddings: n(s.pendingEmbeddings),
         storeBytes: n(s.storeBytes),
         embedder: s.embedder,
-        liveVerified: n(s.liveByConfidence.verified),
-        liveInferred: n(s.liveByConfidence.inferred),
-        liveUnverified: n(s.liveByConfidence.unverified),
+        ...(byConfidenceServed ? { liveVerified: n(s.liveByConfidence.verified), liveInferred: n(s.liveByConfidence.inferred), liveUnverified: n(s.liveByConfidence.unverified) } : {}),
       };
     },
     async batchPut(req, call) {
