@@ -15,10 +15,10 @@ import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
   toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
-  type Fact, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
+  type Fact, type FactFilter, type ListOptions, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
 
-export type { RecallFilters, RecallOptions } from './types.ts';
+export type { FactFilter, ListOptions, RecallFilters, RecallOptions } from './types.ts';
 import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Right, Slot, SlotChange, SlotWrite, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { Right, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
@@ -798,12 +798,17 @@ export class EngramClient {
     return { fact: toFact(res.fact), replayed: res.replayed };
   }
 
-  async list(agentId: string, options: { pageSize?: number; pageToken?: string } = {}): Promise<{ facts: Fact[]; nextPageToken: string }> {
+  /** One page of a namespace, oldest first; or newest first and filtered (inspector-v1), when
+   *  a page may hold fewer facts than asked and `scanned` says how many it read. */
+  async list(agentId: string, options: ListOptions = {}): Promise<{ facts: Fact[]; nextPageToken: string; scanned?: number }> {
     check.agentId(agentId);
+    const browsing = options.order === 'newest' || options.filter !== undefined;
+    if (browsing) requireCapability(await this.connection.ready(), Capability.Inspector, 'a filtered or newest-first list');
+    const filter = options.filter === undefined ? undefined : filterMessage(options.filter);
     const res = await this.read(() =>
-      this.connection.memory.list({ agentId, pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? '' }),
+      this.connection.memory.list({ agentId, pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? '', newestFirst: options.order === 'newest', filter }),
     );
-    return { facts: res.facts.map(toFact), nextPageToken: res.nextPageToken };
+    return { facts: res.facts.map(toFact), nextPageToken: res.nextPageToken, ...(browsing ? { scanned: Number(res.scanned) } : {}) };
   }
 
   /** Every fact of a namespace, oldest first, page by page. */
@@ -1020,3 +1025,19 @@ function matchesFromReceipts(receipts: Receipt[], daemon: DaemonInfo): { matches
   return { matches: receipts.map((r) => ({ matched: r.matched ?? false, score: r.weight, signals: signals(r) })) };
 }
 
+/** A list filter as the protocol carries it: times as ms, unset fields unset. */
+function filterMessage(f: FactFilter) {
+  const ms = (value: Date | number | undefined, field: string) => (value === undefined ? undefined : BigInt(check.timestampMs(value instanceof Date ? value.getTime() : value, field)));
+  return {
+    text: f.text ?? '',
+    confidence: f.confidence ?? [],
+    pinned: f.pinned,
+    retired: f.retired,
+    tags: f.tags ?? [],
+    entities: f.entities ?? [],
+    createdAfterMs: ms(f.createdAfter, 'created_after'),
+    createdBeforeMs: ms(f.createdBefore, 'created_before'),
+    occurredAfterMs: ms(f.occurredAfter, 'occurred_after'),
+    occurredBeforeMs: ms(f.occurredBefore, 'occurred_before'),
+  };
+}

@@ -2,7 +2,7 @@
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AssembleContextResponse, Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
-import type { AppliedRecipe, ContextAssembly, ContextItem, Evidence, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { AppliedRecipe, ConfidenceLabel, ContextAssembly, ContextItem, Evidence, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -16,6 +16,33 @@ import { RIGHTS, type TokenInfo } from '../shared/model.ts';
 
 export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
   return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
+}
+
+/** What list() narrows a namespace by (inspector-v1); an unset field is no condition. */
+export interface FactFilter {
+  /** Every one of these words is in the fact's text or context (case-insensitive). */
+  text?: string;
+  /** One of these labels (no label counts as inferred). */
+  confidence?: ConfidenceLabel[];
+  pinned?: boolean;
+  retired?: boolean;
+  /** Every one of these tags / entities (case-insensitive). */
+  tags?: string[];
+  entities?: string[];
+  /** Time ranges: after is inclusive, before exclusive. */
+  createdAfter?: Date | number;
+  createdBefore?: Date | number;
+  occurredAfter?: Date | number;
+  occurredBefore?: Date | number;
+}
+
+export interface ListOptions {
+  pageSize?: number;
+  pageToken?: string;
+  /** "newest" first needs inspector-v1 (default "oldest"). */
+  order?: 'oldest' | 'newest';
+  /** Needs inspector-v1: refused before sending by an older daemon, which would ignore it. */
+  filter?: FactFilter;
 }
 
 export interface RecallFilters {

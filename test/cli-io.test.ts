@@ -512,7 +512,7 @@ describe('--json on every read', () => {
     await env.client.checkpointSave(agent, { at: 1 });
   });
 
-  const STATS_KEYS = ['agent_count', 'embedder', 'fact_count', 'live_count', 'newest_created_at', 'oldest_created_at', 'pending_embeddings', 'pinned_count', 'retired_count', 'store_bytes', 'text_bytes', 'vector_count'];
+  const STATS_KEYS = ['agent_count', 'embedder', 'fact_count', 'live_by_confidence', 'live_count', 'newest_created_at', 'oldest_created_at', 'pending_embeddings', 'pinned_count', 'retired_count', 'store_bytes', 'text_bytes', 'vector_count'];
   test.each([
     ['recall', () => ['recall', agent, 'json'], ['agent_id', 'count', 'facts', 'kg_hints', 'matched', 'matches', 'query', 'retrieval']],
     ['recall --explain', () => ['recall', agent, 'json', '--explain'], ['agent_id', 'count', 'explained', 'facts', 'matched', 'query', 'retrieval']],

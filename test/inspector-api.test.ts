@@ -99,6 +99,47 @@ describe('browsing a namespace', () => {
   });
 });
 
+describe('every door browses alike', () => {
+  test('REST, the library and the CLI give the same filtered, newest-first page', async () => {
+    const agent = 'doors';
+    for (const [text, tags] of [['Door one', ['x']], ['Door two', ['x', 'y']], ['Door three', ['y']], ['Door four', ['x']]] as const) await remember(agent, text, { tags: [...tags] });
+    const viaRest = texts(await rest('GET', `/v1/facts?agent_id=${agent}&order=newest&tags=x&text=door`));
+    expect(viaRest).toEqual(['Door four', 'Door two', 'Door one']);
+    const client = await daemon.client();
+    try {
+      const page = await client.list(agent, { order: 'newest', filter: { tags: ['x'], text: 'door' } });
+      expect(page.facts.map((f) => f.text)).toEqual(viaRest);
+      expect(page.scanned).toBe(4);
+      expect((await client.list(agent, { filter: { tags: ['x'], createdAfter: new Date(Date.now() + 86_400_000) } })).facts).toEqual([]);
+    } finally {
+      client.close();
+    }
+    const cli = await runEngram(['list', agent, '--newest', '--tag', 'x', '--text', 'door', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).facts.map((f: { text: string }) => f.text)).toEqual(viaRest);
+    const bad = await runEngram(['list', agent, '--created-after', 'yesterday'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--created-after/);
+    const both = await runEngram(['list', agent, '--pinned', '--unpinned'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(both.code).toBe(2);
+  });
+
+  test('the library refuses a filter an older daemon would ignore, before sending it', async () => {
+    const old = await startDaemon({ args: ['--compat', 'v0.2'] });
+    const client = await old.client();
+    try {
+      await client.put('doors', 'An old daemon lists everything');
+      await expect(client.list('doors', { filter: { pinned: true } })).rejects.toThrow(/inspector-v1/);
+      await expect(client.list('doors', { order: 'newest' })).rejects.toThrow(/inspector-v1/);
+      expect((await client.list('doors')).facts.map((f) => f.text)).toEqual(['An old daemon lists everything']);
+    } finally {
+      client.close();
+      await old.stop();
+      removeDir(old.dataDir);
+    }
+  });
+});
+
 describe('what a fact page reads', () => {
   const agent = 'audit';
 

@@ -57,7 +57,7 @@ export function checkBrowse(input: BrowseInput): BrowsePlan {
 
 function checkFilter(raw: Record<string, unknown>): FactFilter {
   const f: FactFilter = {};
-  const given = (name: string) => raw[name] !== undefined && raw[name] !== '';
+  const given = (name: string) => raw[name] !== undefined && raw[name] !== '' && !(Array.isArray(raw[name]) && raw[name].length === 0);
   if (given('text')) f.text = check.string(raw.text, 'text', MAX_FILTER_TEXT_BYTES);
   if (given('confidence')) f.confidence = listOf(raw.confidence, 'confidence').map((c, i) => check.confidenceLabel(c, `confidence[${i}]`));
   if (given('pinned')) f.pinned = check.boolean(raw.pinned, 'pinned');

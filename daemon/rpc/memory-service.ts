@@ -1,6 +1,6 @@
 // MemoryService over gRPC: a thin adapter. Decode → core (which validates) → encode.
 import type { ImplOf } from '../../shared/grpc/bridge.ts';
-import { MemoryService } from '../../shared/gen/engram/v1/memory_pb.ts';
+import { MemoryService, type FactFilter } from '../../shared/gen/engram/v1/memory_pb.ts';
 import type { BatchSlot, Engram, FactMatch, PutResult, SearchOutcome } from '../core/engram.ts';
 import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields, writeOptions } from './convert.ts';
 import { invalidArgument } from '../../shared/errors.ts';
@@ -20,7 +20,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
   // A profile from before recall-matches-v1 answers as that release did: without them.
   const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
-  // A profile from before inspector-v1 does not count live facts by confidence.
+  // A profile from before inspector-v1 neither counts live facts by confidence nor browses.
   const byConfidenceServed = profile.capabilities.includes(Capability.Inspector);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
   const served = {
@@ -90,6 +90,11 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       return { fact: factMessage(await core.deleteFact(coreContext(call, req.requestId), req.agentId, req.factId)) };
     },
     async list(req, call) {
+      if (byConfidenceServed && (req.newestFirst || req.filter)) {
+        const input = { order: req.newestFirst ? 'newest' : 'oldest', pageSize: req.pageSize, pageToken: req.pageToken, filter: req.filter ? filterOf(req.filter) : {} };
+        const page = await core.browseFacts(coreContext(call), req.agentId, input);
+        return { facts: page.facts.map(factMessage), nextPageToken: page.nextPageToken, scanned: BigInt(page.scanned) };
+      }
       const page = await core.listFacts(coreContext(call), req.agentId, req.pageSize, req.pageToken);
       return { facts: page.facts.map(factMessage), nextPageToken: page.nextPageToken };
     },
@@ -151,5 +156,22 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       const status = await core.writeStatus(coreContext(call), { agentId: req.agentId, requestId: req.requestId });
       return { committed: status.committed, agentId: status.agentId, op: status.op, ...(status.fact ? { fact: factMessage(status.fact) } : {}), resultJson: JSON.stringify(status.result) };
     },
+  };
+}
+
+/** A list filter message in the core's terms (unset fields stay unset). */
+function filterOf(f: FactFilter): Record<string, unknown> {
+  const ms = (v: bigint | undefined) => (v === undefined ? undefined : Number(v));
+  return {
+    text: f.text,
+    confidence: f.confidence,
+    pinned: f.pinned,
+    retired: f.retired,
+    tags: f.tags,
+    entities: f.entities,
+    createdAfter: ms(f.createdAfterMs),
+    createdBefore: ms(f.createdBeforeMs),
+    occurredAfter: ms(f.occurredAfterMs),
+    occurredBefore: ms(f.occurredBeforeMs),
   };
 }

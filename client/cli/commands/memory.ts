@@ -1,12 +1,12 @@
 // The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
-import type { ConfidenceLabel, Fact } from '../../types.ts';
+import type { ConfidenceLabel, Fact, FactFilter } from '../../types.ts';
 import { out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
-import { parseJsonObject } from '../../../shared/validate.ts';
+import { CONFIDENCE_LABELS, parseJsonObject } from '../../../shared/validate.ts';
 
 function metaFlag(value: string): Record<string, unknown> {
   const parsed = parseJsonObject(value);
@@ -172,15 +172,29 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
 
   program
     .command('list')
-    .description("list a namespace's facts, oldest first (retired facts included)")
+    .description("list a namespace's facts, oldest first (retired facts included), or newest first and filtered")
     .argument('<agent>', 'agent id (namespace)')
     .option('--limit <n>', 'page size (default 100)', positiveInt('--limit'))
     .option('--page-token <token>', 'continue after this page token')
+    .option('--newest', 'newest first')
+    .option('--text <words>', 'only facts holding every one of these words (case-insensitive)')
+    .option('--confidence <label>', 'only facts with this label (repeatable: verified, inferred, unverified)', repeatable)
+    .option('--pinned', 'only pinned facts')
+    .option('--unpinned', 'only facts not pinned')
+    .option('--live', 'only live facts')
+    .option('--retired', 'only retired facts')
+    .option('--tag <tag>', 'only facts with this tag (repeatable: every one)', repeatable)
+    .option('--entity <entity>', 'only facts naming this entity (repeatable: every one)', repeatable)
+    .option('--created-after <time>', 'created at or after (a date or an RFC 3339 time)')
+    .option('--created-before <time>', 'created before')
+    .option('--occurred-after <time>', 'happened (occurred_at) at or after')
+    .option('--occurred-before <time>', 'happened before')
     .option('--json', 'print JSON')
     .action(async (agent: string, o, cmd: Command) => {
       const opts = globals(cmd);
-      const page = await withClient(opts, (c) => c.list(agent, { pageSize: o.limit, pageToken: o.pageToken }));
-      if (opts.json) printJson({ agent_id: agent, facts: page.facts.map(factJson), next_page_token: page.nextPageToken });
+      const filter = listFilter(o);
+      const page = await withClient(opts, (c) => c.list(agent, { pageSize: o.limit, pageToken: o.pageToken, ...(o.newest ? { order: 'newest' as const } : {}), ...(filter ? { filter } : {}) }));
+      if (opts.json) printJson({ agent_id: agent, facts: page.facts.map(factJson), next_page_token: page.nextPageToken, ...(page.scanned !== undefined ? { scanned: page.scanned } : {}) });
       else {
         printFacts(page.facts, out, 'No facts.');
         if (page.nextPageToken) out(`(more: --page-token ${page.nextPageToken})`);
@@ -243,3 +257,29 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
 
 /** `matched`: how many of the facts a query signal matched (daemons with recall-matches-v1). */
 const matchedJson = (matches: FactMatch[] | undefined) => (matches ? { matched: matches.filter((m) => m.matched).length } : {});
+
+/** The list filter the flags name, or undefined when they name none. */
+function listFilter(o: Record<string, unknown>): FactFilter | undefined {
+  const either = (yes: string, no: string): boolean | undefined => {
+    if (o[yes] && o[no]) usage(`--${yes} and --${no} exclude each other`, `--${yes}`);
+    return o[yes] ? true : o[no] ? false : undefined;
+  };
+  const time = (flag: string, value: unknown) => (value === undefined ? undefined : parseTime(String(value), flag));
+  const confidence = (o.confidence as string[] | undefined)?.map((label) => {
+    if (!(CONFIDENCE_LABELS as readonly string[]).includes(label)) usage(`--confidence must be one of ${CONFIDENCE_LABELS.join(', ')}, got "${label}"`);
+    return label as ConfidenceLabel;
+  });
+  const filter: FactFilter = {
+    ...(o.text !== undefined ? { text: String(o.text) } : {}),
+    ...(confidence ? { confidence } : {}),
+    ...(either('pinned', 'unpinned') !== undefined ? { pinned: either('pinned', 'unpinned') } : {}),
+    ...(either('retired', 'live') !== undefined ? { retired: either('retired', 'live') } : {}),
+    ...(o.tag ? { tags: o.tag as string[] } : {}),
+    ...(o.entity ? { entities: o.entity as string[] } : {}),
+    ...(o.createdAfter !== undefined ? { createdAfter: time('--created-after', o.createdAfter) } : {}),
+    ...(o.createdBefore !== undefined ? { createdBefore: time('--created-before', o.createdBefore) } : {}),
+    ...(o.occurredAfter !== undefined ? { occurredAfter: time('--occurred-after', o.occurredAfter) } : {}),
+    ...(o.occurredBefore !== undefined ? { occurredBefore: time('--occurred-before', o.occurredBefore) } : {}),
+  };
+  return Object.keys(filter).length ? filter : undefined;
+}

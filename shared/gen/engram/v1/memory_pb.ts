@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file engram/v1/memory.proto.
  */
 export const file_engram_v1_memory: GenFile = /*@__PURE__*/
-  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEiOgoSV3JpdGVTdGF0dXNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiiAEKE1dyaXRlU3RhdHVzUmVzcG9uc2USEQoJY29tbWl0dGVkGAEgASgIEgoKAm9wGAIgASgJEiIKBGZhY3QYAyABKAsyDy5lbmdyYW0udjEuRmFjdEgAiAEBEhMKC3Jlc3VsdF9qc29uGAQgASgJEhAKCGFnZW50X2lkGAUgASgJQgcKBV9mYWN0IpABCgpGYWN0RmllbGRzEhsKDm9jY3VycmVkX2F0X21zGAEgASgDSACIAQESDAoEdGFncxgCIAMoCRIQCghlbnRpdGllcxgDIAMoCRIOCgZzb3VyY2UYBCABKAkSDwoHY29udGV4dBgFIAEoCRIRCgltZXRhX2pzb24YBiABKAlCEQoPX29jY3VycmVkX2F0X21zImcKClB1dFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEiUKBmZpZWxkcxgEIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIlEKC1B1dFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgiWwoQUHV0U2hhcmVkUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHRleHQYAiABKAkSJQoGZmllbGRzGAMgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiVwoRUHV0U2hhcmVkUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIEhEKCWR1cGxpY2F0ZRgDIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2sirQEKDlJlY2FsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEiUKB21hdGNoZXMYAyADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoEiMKCGtnX2hpbnRzGAQgAygLMhEuZW5ncmFtLnYxLktnSGludCJCChNSZWNhbGxTaGFyZWRSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKBXRvcF9rGAIgASgFSACIAQFCCAoGX3RvcF9rIo4BChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YRIlCgdtYXRjaGVzGAMgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rIosBChFSZWNhbGxBbGxSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YRIlCgdtYXRjaGVzGAMgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCJVChRSZWNhbGxFeHBsYWluUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRISCgV0b3BfaxgDIAEoBUgAiAEBQggKBl90b3BfayJ0ChVSZWNhbGxFeHBsYWluUmVzcG9uc2USKgoIcmVjZWlwdHMYASADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiRgoNRGVsZXRlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB2ZhY3RfaWQYAyABKAkiLwoORGVsZXRlUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0IkYKC0xpc3RSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIkcKDExpc3RSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSITChFMaXN0QWdlbnRzUmVxdWVzdCInChJMaXN0QWdlbnRzUmVzcG9uc2USEQoJYWdlbnRfaWRzGAEgAygJIjIKDFN0YXRzUmVxdWVzdBIVCghhZ2VudF9pZBgBIAEoCUgAiAEBQgsKCV9hZ2VudF9pZCLpAgoNU3RhdHNSZXNwb25zZRISCgpmYWN0X2NvdW50GAEgASgEEhIKCmxpdmVfY291bnQYAiABKAQSFQoNcmV0aXJlZF9jb3VudBgDIAEoBBIUCgxwaW5uZWRfY291bnQYBCABKAQSEgoKdGV4dF9ieXRlcxgFIAEoBBIcChRvbGRlc3RfY3JlYXRlZF9hdF9tcxgGIAEoAxIcChRuZXdlc3RfY3JlYXRlZF9hdF9tcxgHIAEoAxITCgthZ2VudF9jb3VudBgIIAEoDRIUCgx2ZWN0b3JfY291bnQYCSABKAQSGgoScGVuZGluZ19lbWJlZGRpbmdzGAogASgEEhMKC3N0b3JlX2J5dGVzGAsgASgEEhAKCGVtYmVkZGVyGAwgASgJEhUKDWxpdmVfdmVyaWZpZWQYDSABKAQSFQoNbGl2ZV9pbmZlcnJlZBgOIAEoBBIXCg9saXZlX3VudmVyaWZpZWQYDyABKAQiWAoRVXBkYXRlRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIdCgRmYWN0GAMgASgLMg8uZW5ncmFtLnYxLkZhY3QiMwoSVXBkYXRlRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKeAQoYUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEiUKBXNjb3BlGAMgASgOMhYuZW5ncmFtLnYxLlJlY2FsbFNjb3BlEg8KB2V4cGxhaW4YBCABKAgSKQoHb3B0aW9ucxgFIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIpQCChlSZWNhbGxXaXRoT3B0aW9uc1Jlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSKgoIcmVjZWlwdHMYAiADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGESLgoIZmVlZGJhY2sYBCABKAsyHC5lbmdyYW0udjEuV2Vha01hdGNoRmVlZGJhY2sSJQoHbWF0Y2hlcxgFIAMoCzIULmVuZ3JhbS52MS5GYWN0TWF0Y2gSIwoIa2dfaGludHMYBiADKAsyES5lbmdyYW0udjEuS2dIaW50IokBChJCYXRjaFJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDwoHcXVlcmllcxgCIAMoCRIlCgVzY29wZRgDIAEoDjIWLmVuZ3JhbS52MS5SZWNhbGxTY29wZRIpCgdvcHRpb25zGAQgASgLMhguZW5ncmFtLnYxLlJlY2FsbE9wdGlvbnMidwoQQmF0Y2hRdWVyeVJlc3VsdBINCgVxdWVyeRgBIAEoCRIeCgVmYWN0cxgCIAMoCzIPLmVuZ3JhbS52MS5GYWN0Eg0KBWVycm9yGAMgASgJEiUKB21hdGNoZXMYBCADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoIpUBChNCYXRjaFJlY2FsbFJlc3BvbnNlEiwKB3Jlc3VsdHMYASADKAsyGy5lbmdyYW0udjEuQmF0Y2hRdWVyeVJlc3VsdBIfCgZtZXJnZWQYAiADKAsyDy5lbmdyYW0udjEuRmFjdBIvCglyZXRyaWV2YWwYAyABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiVwoMQWxpYXNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEdGVybRgDIAEoCRITCgtlcXVpdmFsZW50cxgEIAMoCSJACg1BbGlhc1Jlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCCKMAQoMV3JpdGVPcHRpb25zEhcKCmNvbmZpZGVuY2UYASABKAlIAIgBARIcCg9hbGxvd19kdXBsaWNhdGUYAiABKAhIAYgBARIVCghzdHJlbmd0aBgDIAEoAUgCiAEBQg0KC19jb25maWRlbmNlQhIKEF9hbGxvd19kdXBsaWNhdGVCCwoJX3N0cmVuZ3RoIpwBChVQdXRXaXRoT3B0aW9uc1JlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEiUKBmZpZWxkcxgEIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzEigKB29wdGlvbnMYBSABKAsyFy5lbmdyYW0udjEuV3JpdGVPcHRpb25zIlwKFlB1dFdpdGhPcHRpb25zUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIEhEKCWR1cGxpY2F0ZRgDIAEoCCKQAQobUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIlCgZmaWVsZHMYAyABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcxIoCgdvcHRpb25zGAQgASgLMhcuZW5ncmFtLnYxLldyaXRlT3B0aW9ucyJiChxQdXRTaGFyZWRXaXRoT3B0aW9uc1Jlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgiqAEKDVJldmlzZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRISCgp0YXJnZXRfaWRzGAMgAygJEgwKBHRleHQYBCABKAkSJQoGZmllbGRzGAUgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgGIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiMwoRUmV0aXJlbWVudEZhaWx1cmUSDwoHZmFjdF9pZBgBIAEoCRINCgVlcnJvchgCIAEoCSKNAQoOUmV2aXNlUmVzcG9uc2USJAoLcmVwbGFjZW1lbnQYASABKAsyDy5lbmdyYW0udjEuRmFjdBITCgtyZXRpcmVkX2lkcxgCIAMoCRIuCghmYWlsdXJlcxgDIAMoCzIcLmVuZ3JhbS52MS5SZXRpcmVtZW50RmFpbHVyZRIQCghyZXBsYXllZBgEIAEoCCKhAQoQUGF0Y2hGYWN0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB2ZhY3RfaWQYAyABKAkSEwoGcGlubmVkGAQgASgISACIAQESDgoGZm9yZ2V0GAUgASgIEhcKCmNvbmZpZGVuY2UYBiABKAlIAYgBAUIJCgdfcGlubmVkQg0KC19jb25maWRlbmNlIjIKEVBhdGNoRmFjdFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdCKTAQoMQmF0Y2hQdXRJdGVtEhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEdGV4dBgDIAEoCRIlCgZmaWVsZHMYBCABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcxIoCgdvcHRpb25zGAUgASgLMhcuZW5ncmFtLnYxLldyaXRlT3B0aW9ucyI5Cg9CYXRjaFB1dFJlcXVlc3QSJgoFaXRlbXMYASADKAsyFy5lbmdyYW0udjEuQmF0Y2hQdXRJdGVtIjkKCUl0ZW1FcnJvchIMCgRjb2RlGAEgASgNEg8KB21lc3NhZ2UYAiABKAkSDQoFZmllbGQYAyABKAkiawoOQmF0Y2hQdXRSZXN1bHQSDwoHZmFjdF9pZBgBIAEoCRIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgSIwoFZXJyb3IYBCABKAsyFC5lbmdyYW0udjEuSXRlbUVycm9yIj4KEEJhdGNoUHV0UmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLmVuZ3JhbS52MS5CYXRjaFB1dFJlc3VsdDL9CwoNTWVtb3J5U2VydmljZRI0CgNQdXQSFS5lbmdyYW0udjEuUHV0UmVxdWVzdBoWLmVuZ3JhbS52MS5QdXRSZXNwb25zZRJGCglQdXRTaGFyZWQSGy5lbmdyYW0udjEuUHV0U2hhcmVkUmVxdWVzdBocLmVuZ3JhbS52MS5QdXRTaGFyZWRSZXNwb25zZRI0CgNHZXQSFS5lbmdyYW0udjEuR2V0UmVxdWVzdBoWLmVuZ3JhbS52MS5HZXRSZXNwb25zZRI9CgZSZWNhbGwSGC5lbmdyYW0udjEuUmVjYWxsUmVxdWVzdBoZLmVuZ3JhbS52MS5SZWNhbGxSZXNwb25zZRJPCgxSZWNhbGxTaGFyZWQSHi5lbmdyYW0udjEuUmVjYWxsU2hhcmVkUmVxdWVzdBofLmVuZ3JhbS52MS5SZWNhbGxTaGFyZWRSZXNwb25zZRJGCglSZWNhbGxBbGwSGy5lbmdyYW0udjEuUmVjYWxsQWxsUmVxdWVzdBocLmVuZ3JhbS52MS5SZWNhbGxBbGxSZXNwb25zZRJSCg1SZWNhbGxFeHBsYWluEh8uZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXF1ZXN0GiAuZW5ncmFtLnYxLlJlY2FsbEV4cGxhaW5SZXNwb25zZRI9CgZEZWxldGUSGC5lbmdyYW0udjEuRGVsZXRlUmVxdWVzdBoZLmVuZ3JhbS52MS5EZWxldGVSZXNwb25zZRI3CgRMaXN0EhYuZW5ncmFtLnYxLkxpc3RSZXF1ZXN0GhcuZW5ncmFtLnYxLkxpc3RSZXNwb25zZRJJCgpMaXN0QWdlbnRzEhwuZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh0uZW5ncmFtLnYxLkxpc3RBZ2VudHNSZXNwb25zZRI6CgVTdGF0cxIXLmVuZ3JhbS52MS5TdGF0c1JlcXVlc3QaGC5lbmdyYW0udjEuU3RhdHNSZXNwb25zZRJJCgpVcGRhdGVGYWN0EhwuZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXF1ZXN0Gh0uZW5ncmFtLnYxLlVwZGF0ZUZhY3RSZXNwb25zZRJeChFSZWNhbGxXaXRoT3B0aW9ucxIjLmVuZ3JhbS52MS5SZWNhbGxXaXRoT3B0aW9uc1JlcXVlc3QaJC5lbmdyYW0udjEuUmVjYWxsV2l0aE9wdGlvbnNSZXNwb25zZRJMCgtCYXRjaFJlY2FsbBIdLmVuZ3JhbS52MS5CYXRjaFJlY2FsbFJlcXVlc3QaHi5lbmdyYW0udjEuQmF0Y2hSZWNhbGxSZXNwb25zZRI6CgVBbGlhcxIXLmVuZ3JhbS52MS5BbGlhc1JlcXVlc3QaGC5lbmdyYW0udjEuQWxpYXNSZXNwb25zZRJVCg5QdXRXaXRoT3B0aW9ucxIgLmVuZ3JhbS52MS5QdXRXaXRoT3B0aW9uc1JlcXVlc3QaIS5lbmdyYW0udjEuUHV0V2l0aE9wdGlvbnNSZXNwb25zZRJnChRQdXRTaGFyZWRXaXRoT3B0aW9ucxImLmVuZ3JhbS52MS5QdXRTaGFyZWRXaXRoT3B0aW9uc1JlcXVlc3QaJy5lbmdyYW0udjEuUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXNwb25zZRI9CgZSZXZpc2USGC5lbmdyYW0udjEuUmV2aXNlUmVxdWVzdBoZLmVuZ3JhbS52MS5SZXZpc2VSZXNwb25zZRJGCglQYXRjaEZhY3QSGy5lbmdyYW0udjEuUGF0Y2hGYWN0UmVxdWVzdBocLmVuZ3JhbS52MS5QYXRjaEZhY3RSZXNwb25zZRJDCghCYXRjaFB1dBIaLmVuZ3JhbS52MS5CYXRjaFB1dFJlcXVlc3QaGy5lbmdyYW0udjEuQmF0Y2hQdXRSZXNwb25zZRJMCgtXcml0ZVN0YXR1cxIdLmVuZ3JhbS52MS5Xcml0ZVN0YXR1c1JlcXVlc3QaHi5lbmdyYW0udjEuV3JpdGVTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_engram_v1_fact, file_engram_v1_recall]);
+  fileDesc("ChZlbmdyYW0vdjEvbWVtb3J5LnByb3RvEgllbmdyYW0udjEiOgoSV3JpdGVTdGF0dXNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiiAEKE1dyaXRlU3RhdHVzUmVzcG9uc2USEQoJY29tbWl0dGVkGAEgASgIEgoKAm9wGAIgASgJEiIKBGZhY3QYAyABKAsyDy5lbmdyYW0udjEuRmFjdEgAiAEBEhMKC3Jlc3VsdF9qc29uGAQgASgJEhAKCGFnZW50X2lkGAUgASgJQgcKBV9mYWN0IpABCgpGYWN0RmllbGRzEhsKDm9jY3VycmVkX2F0X21zGAEgASgDSACIAQESDAoEdGFncxgCIAMoCRIQCghlbnRpdGllcxgDIAMoCRIOCgZzb3VyY2UYBCABKAkSDwoHY29udGV4dBgFIAEoCRIRCgltZXRhX2pzb24YBiABKAlCEQoPX29jY3VycmVkX2F0X21zImcKClB1dFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEiUKBmZpZWxkcxgEIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzIlEKC1B1dFJlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgiWwoQUHV0U2hhcmVkUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHRleHQYAiABKAkSJQoGZmllbGRzGAMgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMiVwoRUHV0U2hhcmVkUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0EhAKCHJlcGxheWVkGAIgASgIEhEKCWR1cGxpY2F0ZRgDIAEoCCIvCgpHZXRSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB2ZhY3RfaWQYAiABKAkiLAoLR2V0UmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0Ik4KDVJlY2FsbFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSEgoFdG9wX2sYAyABKAVIAIgBAUIICgZfdG9wX2sirQEKDlJlY2FsbFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAIgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEiUKB21hdGNoZXMYAyADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoEiMKCGtnX2hpbnRzGAQgAygLMhEuZW5ncmFtLnYxLktnSGludCJCChNSZWNhbGxTaGFyZWRSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKBXRvcF9rGAIgASgFSACIAQFCCAoGX3RvcF9rIo4BChRSZWNhbGxTaGFyZWRSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YRIlCgdtYXRjaGVzGAMgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCJRChBSZWNhbGxBbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhIKBXRvcF9rGAMgASgFSACIAQFCCAoGX3RvcF9rIosBChFSZWNhbGxBbGxSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0Ei8KCXJldHJpZXZhbBgCIAEoCzIcLmVuZ3JhbS52MS5SZXRyaWV2YWxNZXRhZGF0YRIlCgdtYXRjaGVzGAMgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCJVChRSZWNhbGxFeHBsYWluUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRISCgV0b3BfaxgDIAEoBUgAiAEBQggKBl90b3BfayJ0ChVSZWNhbGxFeHBsYWluUmVzcG9uc2USKgoIcmVjZWlwdHMYASADKAsyGC5lbmdyYW0udjEuUmVjYWxsUmVjZWlwdBIvCglyZXRyaWV2YWwYAiABKAsyHC5lbmdyYW0udjEuUmV0cmlldmFsTWV0YWRhdGEiRgoNRGVsZXRlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg8KB2ZhY3RfaWQYAyABKAkiLwoORGVsZXRlUmVzcG9uc2USHQoEZmFjdBgBIAEoCzIPLmVuZ3JhbS52MS5GYWN0IoMBCgtMaXN0UmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIUCgxuZXdlc3RfZmlyc3QYBCABKAgSJQoGZmlsdGVyGAUgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWx0ZXIi6AIKCkZhY3RGaWx0ZXISDAoEdGV4dBgBIAEoCRISCgpjb25maWRlbmNlGAIgAygJEhMKBnBpbm5lZBgDIAEoCEgAiAEBEhQKB3JldGlyZWQYBCABKAhIAYgBARIMCgR0YWdzGAUgAygJEhAKCGVudGl0aWVzGAYgAygJEh0KEGNyZWF0ZWRfYWZ0ZXJfbXMYByABKANIAogBARIeChFjcmVhdGVkX2JlZm9yZV9tcxgIIAEoA0gDiAEBEh4KEW9jY3VycmVkX2FmdGVyX21zGAkgASgDSASIAQESHwoSb2NjdXJyZWRfYmVmb3JlX21zGAogASgDSAWIAQFCCQoHX3Bpbm5lZEIKCghfcmV0aXJlZEITChFfY3JlYXRlZF9hZnRlcl9tc0IUChJfY3JlYXRlZF9iZWZvcmVfbXNCFAoSX29jY3VycmVkX2FmdGVyX21zQhUKE19vY2N1cnJlZF9iZWZvcmVfbXMiWAoMTGlzdFJlc3BvbnNlEh4KBWZhY3RzGAEgAygLMg8uZW5ncmFtLnYxLkZhY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEg8KB3NjYW5uZWQYAyABKAQiEwoRTGlzdEFnZW50c1JlcXVlc3QiJwoSTGlzdEFnZW50c1Jlc3BvbnNlEhEKCWFnZW50X2lkcxgBIAMoCSIyCgxTdGF0c1JlcXVlc3QSFQoIYWdlbnRfaWQYASABKAlIAIgBAUILCglfYWdlbnRfaWQi6QIKDVN0YXRzUmVzcG9uc2USEgoKZmFjdF9jb3VudBgBIAEoBBISCgpsaXZlX2NvdW50GAIgASgEEhUKDXJldGlyZWRfY291bnQYAyABKAQSFAoMcGlubmVkX2NvdW50GAQgASgEEhIKCnRleHRfYnl0ZXMYBSABKAQSHAoUb2xkZXN0X2NyZWF0ZWRfYXRfbXMYBiABKAMSHAoUbmV3ZXN0X2NyZWF0ZWRfYXRfbXMYByABKAMSEwoLYWdlbnRfY291bnQYCCABKA0SFAoMdmVjdG9yX2NvdW50GAkgASgEEhoKEnBlbmRpbmdfZW1iZWRkaW5ncxgKIAEoBBITCgtzdG9yZV9ieXRlcxgLIAEoBBIQCghlbWJlZGRlchgMIAEoCRIVCg1saXZlX3ZlcmlmaWVkGA0gASgEEhUKDWxpdmVfaW5mZXJyZWQYDiABKAQSFwoPbGl2ZV91bnZlcmlmaWVkGA8gASgEIlgKEVVwZGF0ZUZhY3RSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSHQoEZmFjdBgDIAEoCzIPLmVuZ3JhbS52MS5GYWN0IjMKElVwZGF0ZUZhY3RSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QingEKGFJlY2FsbFdpdGhPcHRpb25zUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIlCgVzY29wZRgDIAEoDjIWLmVuZ3JhbS52MS5SZWNhbGxTY29wZRIPCgdleHBsYWluGAQgASgIEikKB29wdGlvbnMYBSABKAsyGC5lbmdyYW0udjEuUmVjYWxsT3B0aW9ucyKUAgoZUmVjYWxsV2l0aE9wdGlvbnNSZXNwb25zZRIeCgVmYWN0cxgBIAMoCzIPLmVuZ3JhbS52MS5GYWN0EioKCHJlY2VpcHRzGAIgAygLMhguZW5ncmFtLnYxLlJlY2FsbFJlY2VpcHQSLwoJcmV0cmlldmFsGAMgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhEi4KCGZlZWRiYWNrGAQgASgLMhwuZW5ncmFtLnYxLldlYWtNYXRjaEZlZWRiYWNrEiUKB21hdGNoZXMYBSADKAsyFC5lbmdyYW0udjEuRmFjdE1hdGNoEiMKCGtnX2hpbnRzGAYgAygLMhEuZW5ncmFtLnYxLktnSGludCKJAQoSQmF0Y2hSZWNhbGxSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg8KB3F1ZXJpZXMYAiADKAkSJQoFc2NvcGUYAyABKA4yFi5lbmdyYW0udjEuUmVjYWxsU2NvcGUSKQoHb3B0aW9ucxgEIAEoCzIYLmVuZ3JhbS52MS5SZWNhbGxPcHRpb25zIncKEEJhdGNoUXVlcnlSZXN1bHQSDQoFcXVlcnkYASABKAkSHgoFZmFjdHMYAiADKAsyDy5lbmdyYW0udjEuRmFjdBINCgVlcnJvchgDIAEoCRIlCgdtYXRjaGVzGAQgAygLMhQuZW5ncmFtLnYxLkZhY3RNYXRjaCKVAQoTQmF0Y2hSZWNhbGxSZXNwb25zZRIsCgdyZXN1bHRzGAEgAygLMhsuZW5ncmFtLnYxLkJhdGNoUXVlcnlSZXN1bHQSHwoGbWVyZ2VkGAIgAygLMg8uZW5ncmFtLnYxLkZhY3QSLwoJcmV0cmlldmFsGAMgASgLMhwuZW5ncmFtLnYxLlJldHJpZXZhbE1ldGFkYXRhIlcKDEFsaWFzUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRlcm0YAyABKAkSEwoLZXF1aXZhbGVudHMYBCADKAkiQAoNQWxpYXNSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgijAEKDFdyaXRlT3B0aW9ucxIXCgpjb25maWRlbmNlGAEgASgJSACIAQESHAoPYWxsb3dfZHVwbGljYXRlGAIgASgISAGIAQESFQoIc3RyZW5ndGgYAyABKAFIAogBAUINCgtfY29uZmlkZW5jZUISChBfYWxsb3dfZHVwbGljYXRlQgsKCV9zdHJlbmd0aCKcAQoVUHV0V2l0aE9wdGlvbnNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSDAoEdGV4dBgDIAEoCRIlCgZmaWVsZHMYBCABKAsyFS5lbmdyYW0udjEuRmFjdEZpZWxkcxIoCgdvcHRpb25zGAUgASgLMhcuZW5ncmFtLnYxLldyaXRlT3B0aW9ucyJcChZQdXRXaXRoT3B0aW9uc1Jlc3BvbnNlEh0KBGZhY3QYASABKAsyDy5lbmdyYW0udjEuRmFjdBIQCghyZXBsYXllZBgCIAEoCBIRCglkdXBsaWNhdGUYAyABKAgikAEKG1B1dFNoYXJlZFdpdGhPcHRpb25zUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHRleHQYAiABKAkSJQoGZmllbGRzGAMgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgEIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiYgocUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEAoIcmVwbGF5ZWQYAiABKAgSEQoJZHVwbGljYXRlGAMgASgIIqgBCg1SZXZpc2VSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSEgoKdGFyZ2V0X2lkcxgDIAMoCRIMCgR0ZXh0GAQgASgJEiUKBmZpZWxkcxgFIAEoCzIVLmVuZ3JhbS52MS5GYWN0RmllbGRzEigKB29wdGlvbnMYBiABKAsyFy5lbmdyYW0udjEuV3JpdGVPcHRpb25zIjMKEVJldGlyZW1lbnRGYWlsdXJlEg8KB2ZhY3RfaWQYASABKAkSDQoFZXJyb3IYAiABKAkijQEKDlJldmlzZVJlc3BvbnNlEiQKC3JlcGxhY2VtZW50GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QSEwoLcmV0aXJlZF9pZHMYAiADKAkSLgoIZmFpbHVyZXMYAyADKAsyHC5lbmdyYW0udjEuUmV0aXJlbWVudEZhaWx1cmUSEAoIcmVwbGF5ZWQYBCABKAgioQEKEFBhdGNoRmFjdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIPCgdmYWN0X2lkGAMgASgJEhMKBnBpbm5lZBgEIAEoCEgAiAEBEg4KBmZvcmdldBgFIAEoCBIXCgpjb25maWRlbmNlGAYgASgJSAGIAQFCCQoHX3Bpbm5lZEINCgtfY29uZmlkZW5jZSIyChFQYXRjaEZhY3RSZXNwb25zZRIdCgRmYWN0GAEgASgLMg8uZW5ncmFtLnYxLkZhY3QikwEKDEJhdGNoUHV0SXRlbRISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEgwKBHRleHQYAyABKAkSJQoGZmllbGRzGAQgASgLMhUuZW5ncmFtLnYxLkZhY3RGaWVsZHMSKAoHb3B0aW9ucxgFIAEoCzIXLmVuZ3JhbS52MS5Xcml0ZU9wdGlvbnMiOQoPQmF0Y2hQdXRSZXF1ZXN0EiYKBWl0ZW1zGAEgAygLMhcuZW5ncmFtLnYxLkJhdGNoUHV0SXRlbSI5CglJdGVtRXJyb3ISDAoEY29kZRgBIAEoDRIPCgdtZXNzYWdlGAIgASgJEg0KBWZpZWxkGAMgASgJImsKDkJhdGNoUHV0UmVzdWx0Eg8KB2ZhY3RfaWQYASABKAkSEAoIcmVwbGF5ZWQYAiABKAgSEQoJZHVwbGljYXRlGAMgASgIEiMKBWVycm9yGAQgASgLMhQuZW5ncmFtLnYxLkl0ZW1FcnJvciI+ChBCYXRjaFB1dFJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5lbmdyYW0udjEuQmF0Y2hQdXRSZXN1bHQy/QsKDU1lbW9yeVNlcnZpY2USNAoDUHV0EhUuZW5ncmFtLnYxLlB1dFJlcXVlc3QaFi5lbmdyYW0udjEuUHV0UmVzcG9uc2USRgoJUHV0U2hhcmVkEhsuZW5ncmFtLnYxLlB1dFNoYXJlZFJlcXVlc3QaHC5lbmdyYW0udjEuUHV0U2hhcmVkUmVzcG9uc2USNAoDR2V0EhUuZW5ncmFtLnYxLkdldFJlcXVlc3QaFi5lbmdyYW0udjEuR2V0UmVzcG9uc2USPQoGUmVjYWxsEhguZW5ncmFtLnYxLlJlY2FsbFJlcXVlc3QaGS5lbmdyYW0udjEuUmVjYWxsUmVzcG9uc2USTwoMUmVjYWxsU2hhcmVkEh4uZW5ncmFtLnYxLlJlY2FsbFNoYXJlZFJlcXVlc3QaHy5lbmdyYW0udjEuUmVjYWxsU2hhcmVkUmVzcG9uc2USRgoJUmVjYWxsQWxsEhsuZW5ncmFtLnYxLlJlY2FsbEFsbFJlcXVlc3QaHC5lbmdyYW0udjEuUmVjYWxsQWxsUmVzcG9uc2USUgoNUmVjYWxsRXhwbGFpbhIfLmVuZ3JhbS52MS5SZWNhbGxFeHBsYWluUmVxdWVzdBogLmVuZ3JhbS52MS5SZWNhbGxFeHBsYWluUmVzcG9uc2USPQoGRGVsZXRlEhguZW5ncmFtLnYxLkRlbGV0ZVJlcXVlc3QaGS5lbmdyYW0udjEuRGVsZXRlUmVzcG9uc2USNwoETGlzdBIWLmVuZ3JhbS52MS5MaXN0UmVxdWVzdBoXLmVuZ3JhbS52MS5MaXN0UmVzcG9uc2USSQoKTGlzdEFnZW50cxIcLmVuZ3JhbS52MS5MaXN0QWdlbnRzUmVxdWVzdBodLmVuZ3JhbS52MS5MaXN0QWdlbnRzUmVzcG9uc2USOgoFU3RhdHMSFy5lbmdyYW0udjEuU3RhdHNSZXF1ZXN0GhguZW5ncmFtLnYxLlN0YXRzUmVzcG9uc2USSQoKVXBkYXRlRmFjdBIcLmVuZ3JhbS52MS5VcGRhdGVGYWN0UmVxdWVzdBodLmVuZ3JhbS52MS5VcGRhdGVGYWN0UmVzcG9uc2USXgoRUmVjYWxsV2l0aE9wdGlvbnMSIy5lbmdyYW0udjEuUmVjYWxsV2l0aE9wdGlvbnNSZXF1ZXN0GiQuZW5ncmFtLnYxLlJlY2FsbFdpdGhPcHRpb25zUmVzcG9uc2USTAoLQmF0Y2hSZWNhbGwSHS5lbmdyYW0udjEuQmF0Y2hSZWNhbGxSZXF1ZXN0Gh4uZW5ncmFtLnYxLkJhdGNoUmVjYWxsUmVzcG9uc2USOgoFQWxpYXMSFy5lbmdyYW0udjEuQWxpYXNSZXF1ZXN0GhguZW5ncmFtLnYxLkFsaWFzUmVzcG9uc2USVQoOUHV0V2l0aE9wdGlvbnMSIC5lbmdyYW0udjEuUHV0V2l0aE9wdGlvbnNSZXF1ZXN0GiEuZW5ncmFtLnYxLlB1dFdpdGhPcHRpb25zUmVzcG9uc2USZwoUUHV0U2hhcmVkV2l0aE9wdGlvbnMSJi5lbmdyYW0udjEuUHV0U2hhcmVkV2l0aE9wdGlvbnNSZXF1ZXN0GicuZW5ncmFtLnYxLlB1dFNoYXJlZFdpdGhPcHRpb25zUmVzcG9uc2USPQoGUmV2aXNlEhguZW5ncmFtLnYxLlJldmlzZVJlcXVlc3QaGS5lbmdyYW0udjEuUmV2aXNlUmVzcG9uc2USRgoJUGF0Y2hGYWN0EhsuZW5ncmFtLnYxLlBhdGNoRmFjdFJlcXVlc3QaHC5lbmdyYW0udjEuUGF0Y2hGYWN0UmVzcG9uc2USQwoIQmF0Y2hQdXQSGi5lbmdyYW0udjEuQmF0Y2hQdXRSZXF1ZXN0GhsuZW5ncmFtLnYxLkJhdGNoUHV0UmVzcG9uc2USTAoLV3JpdGVTdGF0dXMSHS5lbmdyYW0udjEuV3JpdGVTdGF0dXNSZXF1ZXN0Gh4uZW5ncmFtLnYxLldyaXRlU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_engram_v1_fact, file_engram_v1_recall]);
 
 /**
  * @generated from message engram.v1.WriteStatusRequest
@@ -586,6 +586,21 @@ export type ListRequest = Message<"engram.v1.ListRequest"> & {
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * inspector-v1: newest first instead of oldest first.
+   *
+   * @generated from field: bool newest_first = 4;
+   */
+  newestFirst: boolean;
+
+  /**
+   * inspector-v1: only the facts that pass every condition set. A call then reads at most
+   * 20,000 facts: a page may hold fewer than page_size with a next_page_token to go on from.
+   *
+   * @generated from field: engram.v1.FactFilter filter = 5;
+   */
+  filter?: FactFilter | undefined;
 };
 
 /**
@@ -596,11 +611,83 @@ export const ListRequestSchema: GenMessage<ListRequest> = /*@__PURE__*/
   messageDesc(file_engram_v1_memory, 19);
 
 /**
+ * What a person browsing a namespace narrows it by; an unset field is no condition.
+ *
+ * @generated from message engram.v1.FactFilter
+ */
+export type FactFilter = Message<"engram.v1.FactFilter"> & {
+  /**
+   * Every one of these words is in the fact's text or context (case-insensitive).
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * One of these labels (no label counts as inferred).
+   *
+   * @generated from field: repeated string confidence = 2;
+   */
+  confidence: string[];
+
+  /**
+   * @generated from field: optional bool pinned = 3;
+   */
+  pinned?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool retired = 4;
+   */
+  retired?: boolean | undefined;
+
+  /**
+   * Every one of these tags / entities (case-insensitive).
+   *
+   * @generated from field: repeated string tags = 5;
+   */
+  tags: string[];
+
+  /**
+   * @generated from field: repeated string entities = 6;
+   */
+  entities: string[];
+
+  /**
+   * Time ranges, ms since the epoch: after is inclusive, before exclusive.
+   *
+   * @generated from field: optional int64 created_after_ms = 7;
+   */
+  createdAfterMs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 created_before_ms = 8;
+   */
+  createdBeforeMs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 occurred_after_ms = 9;
+   */
+  occurredAfterMs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 occurred_before_ms = 10;
+   */
+  occurredBeforeMs?: bigint | undefined;
+};
+
+/**
+ * Describes the message engram.v1.FactFilter.
+ * Use `create(FactFilterSchema)` to create a new message.
+ */
+export const FactFilterSchema: GenMessage<FactFilter> = /*@__PURE__*/
+  messageDesc(file_engram_v1_memory, 20);
+
+/**
  * @generated from message engram.v1.ListResponse
  */
 export type ListResponse = Message<"engram.v1.ListResponse"> & {
   /**
-   * Oldest first, retired facts included.
+   * Oldest first (or newest first when asked), retired facts included.
    *
    * @generated from field: repeated engram.v1.Fact facts = 1;
    */
@@ -610,6 +697,13 @@ export type ListResponse = Message<"engram.v1.ListResponse"> & {
    * @generated from field: string next_page_token = 2;
    */
   nextPageToken: string;
+
+  /**
+   * With newest_first or a filter: the facts read to make this page.
+   *
+   * @generated from field: uint64 scanned = 3;
+   */
+  scanned: bigint;
 };
 
 /**
@@ -617,7 +711,7 @@ export type ListResponse = Message<"engram.v1.ListResponse"> & {
  * Use `create(ListResponseSchema)` to create a new message.
  */
 export const ListResponseSchema: GenMessage<ListResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 20);
+  messageDesc(file_engram_v1_memory, 21);
 
 /**
  * @generated from message engram.v1.ListAgentsRequest
@@ -630,7 +724,7 @@ export type ListAgentsRequest = Message<"engram.v1.ListAgentsRequest"> & {
  * Use `create(ListAgentsRequestSchema)` to create a new message.
  */
 export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 21);
+  messageDesc(file_engram_v1_memory, 22);
 
 /**
  * @generated from message engram.v1.ListAgentsResponse
@@ -647,7 +741,7 @@ export type ListAgentsResponse = Message<"engram.v1.ListAgentsResponse"> & {
  * Use `create(ListAgentsResponseSchema)` to create a new message.
  */
 export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 22);
+  messageDesc(file_engram_v1_memory, 23);
 
 /**
  * @generated from message engram.v1.StatsRequest
@@ -666,7 +760,7 @@ export type StatsRequest = Message<"engram.v1.StatsRequest"> & {
  * Use `create(StatsRequestSchema)` to create a new message.
  */
 export const StatsRequestSchema: GenMessage<StatsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 23);
+  messageDesc(file_engram_v1_memory, 24);
 
 /**
  * @generated from message engram.v1.StatsResponse
@@ -755,7 +849,7 @@ export type StatsResponse = Message<"engram.v1.StatsResponse"> & {
  * Use `create(StatsResponseSchema)` to create a new message.
  */
 export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 24);
+  messageDesc(file_engram_v1_memory, 25);
 
 /**
  * @generated from message engram.v1.UpdateFactRequest
@@ -784,7 +878,7 @@ export type UpdateFactRequest = Message<"engram.v1.UpdateFactRequest"> & {
  * Use `create(UpdateFactRequestSchema)` to create a new message.
  */
 export const UpdateFactRequestSchema: GenMessage<UpdateFactRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 25);
+  messageDesc(file_engram_v1_memory, 26);
 
 /**
  * @generated from message engram.v1.UpdateFactResponse
@@ -801,7 +895,7 @@ export type UpdateFactResponse = Message<"engram.v1.UpdateFactResponse"> & {
  * Use `create(UpdateFactResponseSchema)` to create a new message.
  */
 export const UpdateFactResponseSchema: GenMessage<UpdateFactResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 26);
+  messageDesc(file_engram_v1_memory, 27);
 
 /**
  * @generated from message engram.v1.RecallWithOptionsRequest
@@ -840,7 +934,7 @@ export type RecallWithOptionsRequest = Message<"engram.v1.RecallWithOptionsReque
  * Use `create(RecallWithOptionsRequestSchema)` to create a new message.
  */
 export const RecallWithOptionsRequestSchema: GenMessage<RecallWithOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 27);
+  messageDesc(file_engram_v1_memory, 28);
 
 /**
  * @generated from message engram.v1.RecallWithOptionsResponse
@@ -891,7 +985,7 @@ export type RecallWithOptionsResponse = Message<"engram.v1.RecallWithOptionsResp
  * Use `create(RecallWithOptionsResponseSchema)` to create a new message.
  */
 export const RecallWithOptionsResponseSchema: GenMessage<RecallWithOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 28);
+  messageDesc(file_engram_v1_memory, 29);
 
 /**
  * @generated from message engram.v1.BatchRecallRequest
@@ -925,7 +1019,7 @@ export type BatchRecallRequest = Message<"engram.v1.BatchRecallRequest"> & {
  * Use `create(BatchRecallRequestSchema)` to create a new message.
  */
 export const BatchRecallRequestSchema: GenMessage<BatchRecallRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 29);
+  messageDesc(file_engram_v1_memory, 30);
 
 /**
  * @generated from message engram.v1.BatchQueryResult
@@ -961,7 +1055,7 @@ export type BatchQueryResult = Message<"engram.v1.BatchQueryResult"> & {
  * Use `create(BatchQueryResultSchema)` to create a new message.
  */
 export const BatchQueryResultSchema: GenMessage<BatchQueryResult> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 30);
+  messageDesc(file_engram_v1_memory, 31);
 
 /**
  * @generated from message engram.v1.BatchRecallResponse
@@ -992,7 +1086,7 @@ export type BatchRecallResponse = Message<"engram.v1.BatchRecallResponse"> & {
  * Use `create(BatchRecallResponseSchema)` to create a new message.
  */
 export const BatchRecallResponseSchema: GenMessage<BatchRecallResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 31);
+  messageDesc(file_engram_v1_memory, 32);
 
 /**
  * @generated from message engram.v1.AliasRequest
@@ -1024,7 +1118,7 @@ export type AliasRequest = Message<"engram.v1.AliasRequest"> & {
  * Use `create(AliasRequestSchema)` to create a new message.
  */
 export const AliasRequestSchema: GenMessage<AliasRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 32);
+  messageDesc(file_engram_v1_memory, 33);
 
 /**
  * @generated from message engram.v1.AliasResponse
@@ -1048,7 +1142,7 @@ export type AliasResponse = Message<"engram.v1.AliasResponse"> & {
  * Use `create(AliasResponseSchema)` to create a new message.
  */
 export const AliasResponseSchema: GenMessage<AliasResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 33);
+  messageDesc(file_engram_v1_memory, 34);
 
 /**
  * @generated from message engram.v1.WriteOptions
@@ -1081,7 +1175,7 @@ export type WriteOptions = Message<"engram.v1.WriteOptions"> & {
  * Use `create(WriteOptionsSchema)` to create a new message.
  */
 export const WriteOptionsSchema: GenMessage<WriteOptions> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 34);
+  messageDesc(file_engram_v1_memory, 35);
 
 /**
  * @generated from message engram.v1.PutWithOptionsRequest
@@ -1118,7 +1212,7 @@ export type PutWithOptionsRequest = Message<"engram.v1.PutWithOptionsRequest"> &
  * Use `create(PutWithOptionsRequestSchema)` to create a new message.
  */
 export const PutWithOptionsRequestSchema: GenMessage<PutWithOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 35);
+  messageDesc(file_engram_v1_memory, 36);
 
 /**
  * @generated from message engram.v1.PutWithOptionsResponse
@@ -1147,7 +1241,7 @@ export type PutWithOptionsResponse = Message<"engram.v1.PutWithOptionsResponse">
  * Use `create(PutWithOptionsResponseSchema)` to create a new message.
  */
 export const PutWithOptionsResponseSchema: GenMessage<PutWithOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 36);
+  messageDesc(file_engram_v1_memory, 37);
 
 /**
  * @generated from message engram.v1.PutSharedWithOptionsRequest
@@ -1179,7 +1273,7 @@ export type PutSharedWithOptionsRequest = Message<"engram.v1.PutSharedWithOption
  * Use `create(PutSharedWithOptionsRequestSchema)` to create a new message.
  */
 export const PutSharedWithOptionsRequestSchema: GenMessage<PutSharedWithOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 37);
+  messageDesc(file_engram_v1_memory, 38);
 
 /**
  * @generated from message engram.v1.PutSharedWithOptionsResponse
@@ -1208,7 +1302,7 @@ export type PutSharedWithOptionsResponse = Message<"engram.v1.PutSharedWithOptio
  * Use `create(PutSharedWithOptionsResponseSchema)` to create a new message.
  */
 export const PutSharedWithOptionsResponseSchema: GenMessage<PutSharedWithOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 38);
+  messageDesc(file_engram_v1_memory, 39);
 
 /**
  * @generated from message engram.v1.ReviseRequest
@@ -1254,7 +1348,7 @@ export type ReviseRequest = Message<"engram.v1.ReviseRequest"> & {
  * Use `create(ReviseRequestSchema)` to create a new message.
  */
 export const ReviseRequestSchema: GenMessage<ReviseRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 39);
+  messageDesc(file_engram_v1_memory, 40);
 
 /**
  * @generated from message engram.v1.RetirementFailure
@@ -1276,7 +1370,7 @@ export type RetirementFailure = Message<"engram.v1.RetirementFailure"> & {
  * Use `create(RetirementFailureSchema)` to create a new message.
  */
 export const RetirementFailureSchema: GenMessage<RetirementFailure> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 40);
+  messageDesc(file_engram_v1_memory, 41);
 
 /**
  * @generated from message engram.v1.ReviseResponse
@@ -1314,7 +1408,7 @@ export type ReviseResponse = Message<"engram.v1.ReviseResponse"> & {
  * Use `create(ReviseResponseSchema)` to create a new message.
  */
 export const ReviseResponseSchema: GenMessage<ReviseResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 41);
+  messageDesc(file_engram_v1_memory, 42);
 
 /**
  * @generated from message engram.v1.PatchFactRequest
@@ -1362,7 +1456,7 @@ export type PatchFactRequest = Message<"engram.v1.PatchFactRequest"> & {
  * Use `create(PatchFactRequestSchema)` to create a new message.
  */
 export const PatchFactRequestSchema: GenMessage<PatchFactRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 42);
+  messageDesc(file_engram_v1_memory, 43);
 
 /**
  * @generated from message engram.v1.PatchFactResponse
@@ -1379,7 +1473,7 @@ export type PatchFactResponse = Message<"engram.v1.PatchFactResponse"> & {
  * Use `create(PatchFactResponseSchema)` to create a new message.
  */
 export const PatchFactResponseSchema: GenMessage<PatchFactResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 43);
+  messageDesc(file_engram_v1_memory, 44);
 
 /**
  * @generated from message engram.v1.BatchPutItem
@@ -1418,7 +1512,7 @@ export type BatchPutItem = Message<"engram.v1.BatchPutItem"> & {
  * Use `create(BatchPutItemSchema)` to create a new message.
  */
 export const BatchPutItemSchema: GenMessage<BatchPutItem> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 44);
+  messageDesc(file_engram_v1_memory, 45);
 
 /**
  * @generated from message engram.v1.BatchPutRequest
@@ -1435,7 +1529,7 @@ export type BatchPutRequest = Message<"engram.v1.BatchPutRequest"> & {
  * Use `create(BatchPutRequestSchema)` to create a new message.
  */
 export const BatchPutRequestSchema: GenMessage<BatchPutRequest> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 45);
+  messageDesc(file_engram_v1_memory, 46);
 
 /**
  * Why one item of a batch failed: what the item alone would have failed with.
@@ -1468,7 +1562,7 @@ export type ItemError = Message<"engram.v1.ItemError"> & {
  * Use `create(ItemErrorSchema)` to create a new message.
  */
 export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 46);
+  messageDesc(file_engram_v1_memory, 47);
 
 /**
  * @generated from message engram.v1.BatchPutResult
@@ -1504,7 +1598,7 @@ export type BatchPutResult = Message<"engram.v1.BatchPutResult"> & {
  * Use `create(BatchPutResultSchema)` to create a new message.
  */
 export const BatchPutResultSchema: GenMessage<BatchPutResult> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 47);
+  messageDesc(file_engram_v1_memory, 48);
 
 /**
  * @generated from message engram.v1.BatchPutResponse
@@ -1523,7 +1617,7 @@ export type BatchPutResponse = Message<"engram.v1.BatchPutResponse"> & {
  * Use `create(BatchPutResponseSchema)` to create a new message.
  */
 export const BatchPutResponseSchema: GenMessage<BatchPutResponse> = /*@__PURE__*/
-  messageDesc(file_engram_v1_memory, 48);
+  messageDesc(file_engram_v1_memory, 49);
 
 /**
  * @generated from service engram.v1.MemoryService
