@@ -79,7 +79,7 @@ function Signed({ who, onSignOut }: { who: Session; onSignOut: () => void }) {
         {agents.value && !agents.value.agents.length && area !== 'slots' && <p>No namespace holds a fact yet (or this token may read none).</p>}
         {area === 'slots' && <SlotsView slotId={agent} />}
         {current && view === 'overview' && <Overview agent={current} />}
-        {current && view === 'facts' && !id && <FactsView agent={current} params={route.params} />}
+        {current && view === 'facts' && !id && <FactsView key={`${current}?${route.params}`} agent={current} params={route.params} />}
         {current && view === 'facts' && id && <FactView agent={current} factId={id} />}
         {current && view === 'search' && <SearchView agent={current} params={route.params} />}
       </main>

@@ -1,7 +1,7 @@
 // Browsing a namespace: a filter (kept in the address, so a view can be linked and reloaded),
 // a page of facts, and next / previous pages. A filter that matches little in a large namespace
 // answers with what the daemon found within its scan budget; "Next page" goes on from there.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { get } from '../api.ts';
 import { day, status } from '../format.ts';
 import { Choice } from '../parts/choice.tsx';
@@ -13,9 +13,9 @@ const PAGE_SIZE = 50;
 const splitList = (s: string | null) => (s ?? '').split(',').map((t) => t.trim()).filter(Boolean);
 
 export function FactsView({ agent, params }: { agent: string; params: URLSearchParams }) {
+  // A new namespace or filter mounts a new view (keyed by both), so the page stack starts over.
   const key = params.toString();
   const [tokens, setTokens] = useState<string[]>(['']);
-  useEffect(() => setTokens(['']), [agent, key]);
   const token = tokens[tokens.length - 1]!;
   const page = useLoad(
     () =>
