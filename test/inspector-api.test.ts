@@ -1,7 +1,7 @@
 // What the inspector's page relies on, through a real daemon's HTTP server: the list filters
 // and newest-first order, the timeline, lineage and decay reads, the confidence route, stats by
-// confidence, the session cookie (one token entry, or the one-time ticket `engram inspect`
-// prints) and the page's own files.
+// confidence, the session (one token entry, or the one-time ticket `engram inspect` prints) and
+// the page's own files.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -177,6 +177,10 @@ describe('what a fact page reads', () => {
     expect(Date.parse(curve.forgets_at)).toBeGreaterThan(Date.now());
     await rest('POST', `/v1/facts/${id}/pin`, { agent_id: agent });
     expect((await rest('GET', `/v1/facts/${id}/decay?agent_id=${agent}`)).json.forgets_at).toBeUndefined();
+    // Garbage collection never takes a retired fact either.
+    const retired = await remember(agent, 'A forgotten fact does not fade out of the store');
+    await rest('POST', `/v1/facts/${retired}/forget`, { agent_id: agent });
+    expect((await rest('GET', `/v1/facts/${retired}/decay?agent_id=${agent}`)).json.forgets_at).toBeUndefined();
     expect((await rest('GET', `/v1/facts/01ARZ3NDEKTSV4RRFFQ69G5FAV/decay?agent_id=${agent}`)).status).toBe(404);
   });
 
@@ -194,30 +198,32 @@ describe('what a fact page reads', () => {
 });
 
 describe('sessions', () => {
-  const cookieOf = (headers: Headers) => /engram_session=[^;]+/.exec(headers.get('set-cookie') ?? '')?.[0];
   const page = () => ({ origin: base });
+  const withSession = (id: string, extra: Record<string, string> = {}) => ({ 'engram-session': id, ...extra });
 
-  test('a wrong token opens no session; the right one sets an HttpOnly, SameSite=Strict cookie that opens the API', async () => {
+  test('a wrong token opens no session; the right one gives a session id (never a cookie) that opens the API', async () => {
     const wrong = await rest('POST', '/inspector/session', { token: 'not-the-token' }, page());
     expect(wrong.status).toBe(401);
-    expect(wrong.headers.get('set-cookie')).toBeNull();
+    expect(wrong.json.session).toBeUndefined();
     const empty = await rest('POST', '/inspector/session', {}, page());
     expect(empty.status).toBe(400);
     expect(empty.json.error.field).toBe('token');
 
     const signed = await rest('POST', '/inspector/session', { token }, page());
     expect(signed.status).toBe(200);
-    expect(signed.headers.get('set-cookie')).toMatch(/HttpOnly/i);
-    expect(signed.headers.get('set-cookie')).toMatch(/SameSite=Strict/i);
-    const cookie = cookieOf(signed.headers)!;
-    expect((await rest('GET', '/v1/agents', undefined, { cookie, ...page() })).status).toBe(200);
-    expect((await rest('GET', '/inspector/session', undefined, { cookie })).json).toMatchObject({ signed_in: true, principal: 'token' });
-    // Another web page cannot use it, even if a browser sent it.
-    expect((await rest('GET', '/v1/agents', undefined, { cookie, origin: 'http://evil.example' })).status).toBe(403);
+    // A browser sends a host's cookies to every port of it: none is set.
+    expect(signed.headers.get('set-cookie')).toBeNull();
+    const id = signed.json.session as string;
+    expect(id).toMatch(/^[\w-]{32}$/);
+    expect((await rest('GET', '/v1/agents', undefined, withSession(id, page()))).status).toBe(200);
+    expect((await rest('GET', '/inspector/session', undefined, withSession(id))).json).toMatchObject({ signed_in: true, principal: 'token' });
+    // Another web page cannot use it.
+    expect((await rest('GET', '/v1/agents', undefined, withSession(id, { origin: 'http://evil.example' }))).status).toBe(403);
+    expect((await rest('GET', '/v1/agents', undefined, withSession('made-up'))).status).toBe(401);
 
-    await rest('DELETE', '/inspector/session', undefined, { cookie });
-    expect((await rest('GET', '/v1/agents', undefined, { cookie })).status).toBe(401);
-    expect((await rest('GET', '/inspector/session', undefined, { cookie })).json).toMatchObject({ signed_in: false });
+    await rest('DELETE', '/inspector/session', undefined, withSession(id));
+    expect((await rest('GET', '/v1/agents', undefined, withSession(id))).status).toBe(401);
+    expect((await rest('GET', '/inspector/session', undefined, withSession(id))).json).toMatchObject({ signed_in: false });
   });
 
   test('an agent token’s session sees only its namespaces, and ends when the token is revoked', async () => {
@@ -225,12 +231,12 @@ describe('sessions', () => {
     await remember('theirs', 'Not for the agent');
     const made = await rest('POST', '/v1/tokens', { agents: ['mine'], label: 'inspector test' });
     expect(made.status).toBe(201);
-    const cookie = cookieOf((await rest('POST', '/inspector/session', { token: made.json.token }, page())).headers)!;
-    const agents = await rest('GET', '/v1/agents', undefined, { cookie });
+    const id = (await rest('POST', '/inspector/session', { token: made.json.token }, page())).json.session;
+    const agents = await rest('GET', '/v1/agents', undefined, withSession(id));
     expect(agents.json.agents).toEqual(['mine']);
-    expect((await rest('GET', '/v1/facts?agent_id=theirs&order=newest', undefined, { cookie })).status).toBe(403);
+    expect((await rest('GET', '/v1/facts?agent_id=theirs&order=newest', undefined, withSession(id))).status).toBe(403);
     await rest('DELETE', `/v1/tokens/${made.json.info.id}`);
-    expect((await rest('GET', '/v1/agents', undefined, { cookie })).status).toBe(401);
+    expect((await rest('GET', '/v1/agents', undefined, withSession(id))).status).toBe(401);
   });
 
   test('engram inspect prints a link whose ticket signs in once', async () => {
@@ -241,7 +247,7 @@ describe('sessions', () => {
     const ticket = /ticket=([\w-]+)/.exec(link.hash)![1];
     const first = await rest('POST', '/inspector/session', { ticket }, page());
     expect(first.status).toBe(200);
-    expect(cookieOf(first.headers)).toBeDefined();
+    expect(first.json.session).toBeDefined();
     const again = await rest('POST', '/inspector/session', { ticket }, page());
     expect(again.status).toBe(401);
     expect(again.json.error.message).toMatch(/engram inspect/);

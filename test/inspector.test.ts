@@ -42,7 +42,7 @@ beforeAll(async () => {
   const items = Array.from({ length: 130 }, (_, i) => ({ agent_id: 'bulk', text: `bulk note ${String(i).padStart(3, '0')}` }));
   await rest('POST', '/v1/facts/batch', { items });
   agentToken = (await rest('POST', '/v1/tokens', { agents: ['travel'], label: 'travel agent' })).json.token;
-  await rest('POST', '/v1/memory-controls/slots', { slot_name: 'preferred_language', slot_value: 'TypeScript', evidence_refs: ['chat 12'] });
+  await rest('POST', '/v1/memory-controls/slots', { slot_name: 'preferred_language', slot_value: 'TypeScript', evidence_refs: ['chat 12'], confidence: 0.87 });
 }, 120_000);
 
 afterAll(async () => {
@@ -216,12 +216,17 @@ describe('the inspector', () => {
     await page.getByLabel('Review status').selectOption('approved');
     await page.getByRole('button', { name: 'Save' }).click();
     const history = page.getByRole('list', { name: 'Change history' });
+    // A confidence an agent wrote (0.87, off any step) saves as it is.
     await expect.poll(() => history.textContent()).toMatch(/v2 update.*slot_value "TypeScript" → "Rust"; status "needs_review" → "approved"/);
+    expect((await rest('GET', '/v1/memory-controls/slots')).json.slots[0].confidence).toBe(0.87);
 
     // The form shows the stored review status, so a later save keeps it.
     await expect.poll(() => page.getByLabel('Review status').inputValue()).toBe('approved');
+    // Locking keeps what is typed and not yet saved.
+    await page.getByLabel('Value (JSON)').fill('"Go"');
     await page.getByRole('button', { name: 'Lock' }).click();
     await expect.poll(() => page.locator('[data-field="locked"]').textContent()).toBe('yes');
+    expect(await page.getByLabel('Value (JSON)').inputValue()).toBe('"Go"');
     expect(await page.getByRole('button', { name: 'Archive' }).isDisabled()).toBe(true);
     await screenshot(page, '5-slot');
     await page.getByRole('button', { name: 'Unlock' }).click();

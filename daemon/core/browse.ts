@@ -84,8 +84,8 @@ export function matchesFilter(fact: FactRecord, f: FactFilter, words = filterWor
   if (f.confidence && !f.confidence.includes(effectiveLabel(fact.confidence))) return false;
   if (f.createdAfter !== undefined && fact.createdAt < f.createdAfter) return false;
   if (f.createdBefore !== undefined && fact.createdAt >= f.createdBefore) return false;
-  if (f.occurredAfter !== undefined && !(fact.occurredAt && fact.occurredAt >= f.occurredAfter)) return false;
-  if (f.occurredBefore !== undefined && !(fact.occurredAt && fact.occurredAt < f.occurredBefore)) return false;
+  if (f.occurredAfter !== undefined && !(fact.occurredAt !== undefined && fact.occurredAt >= f.occurredAfter)) return false;
+  if (f.occurredBefore !== undefined && !(fact.occurredAt !== undefined && fact.occurredAt < f.occurredBefore)) return false;
   if (f.tags && !includesAll(fact.tags, f.tags)) return false;
   if (f.entities && !includesAll(fact.entities, f.entities)) return false;
   if (words.length) {

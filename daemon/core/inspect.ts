@@ -47,7 +47,7 @@ export async function factLineage(store: MemoryStore, fact: FactRecord): Promise
   const lineage: Lineage = { sources: [], successors: [], missing: [] };
   let frontier = fact.replaces;
   while (frontier.length && lineage.sources.length < MAX_LINEAGE) {
-    const ids = frontier.filter((id) => !seen.has(id)).slice(0, MAX_LINEAGE - lineage.sources.length);
+    const ids = [...new Set(frontier)].filter((id) => !seen.has(id)).slice(0, MAX_LINEAGE - lineage.sources.length);
     ids.forEach((id) => seen.add(id));
     const found = await store.getFacts(ids.map(key));
     frontier = [];
@@ -77,7 +77,7 @@ export interface DecayCurve {
   forgetThreshold: number;
   promoteThreshold: number;
   /** When the score falls below the forget threshold if nothing uses the fact again;
-   *  undefined: not within ten years, or pinned (never collected). */
+   *  undefined: not within ten years, or never collected (pinned, promoted, retired). */
   forgetsAt?: number;
   /** The score from the last use on, if nothing uses the fact again: at least 30 days ahead,
    *  and past the forget time (up to a year) so the fall is in the picture. */
@@ -91,9 +91,11 @@ export function decayCurve(config: DecayConfig, fact: FactRecord, now: number): 
   const state = { useCount: fact.useCount, lastUsedAt: fact.lastUsedAt ?? 0, createdAt: fact.createdAt, strength: fact.strength };
   const at = (ms: number) => decayScore(config, state, ms);
   const from = lastUse(state);
-  const forgetsAt = fact.pinned ? undefined : crossing(at, from, config.forgetThreshold);
+  // Garbage collection never takes a pinned, promoted or retired fact.
+  const collectable = !fact.pinned && !fact.promotedAt && !fact.supersededBy;
+  const forgetsAt = collectable ? crossing(at, from, config.forgetThreshold) : undefined;
   const ahead = Math.max(now, from) + 30 * DAY_MS;
-  const to = forgetsAt === undefined ? ahead : Math.min(Math.max(ahead, from + (forgetsAt - from) * 1.2), from + 365 * DAY_MS);
+  const to = forgetsAt === undefined ? ahead : Math.max(ahead, Math.min(from + (forgetsAt - from) * 1.2, from + 365 * DAY_MS));
   const points = Array.from({ length: CURVE_POINTS + 1 }, (_, i) => {
     const t = Math.round(from + ((to - from) * i) / CURVE_POINTS);
     return { at: t, score: at(t) };

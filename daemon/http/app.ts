@@ -16,9 +16,8 @@ import type { RequestHeaders } from './auth.ts';
 import { declaresTooMuch, discardRest, jsonObjectBody, tooLarge } from './body.ts';
 import { badRequest, errorAnswer, HttpError } from './errors.ts';
 import { mcpHandler, MCP_PATH } from './mcp.ts';
-import { getCookie } from 'hono/cookie';
 import { mountInspector } from './inspector/site.ts';
-import { InspectorSessions, SESSION_COOKIE } from './inspector/sessions.ts';
+import { InspectorSessions, SESSION_HEADER } from './inspector/sessions.ts';
 import { parseBody, parseQuery } from './rest/parse.ts';
 import { REQUESTS } from './rest/schemas.ts';
 import { Metrics } from './rest/metrics.ts';
@@ -62,10 +61,10 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
     await core.admit(parseMinChange(c.req.header(MIN_CHANGE_KEY)));
     await next();
   };
-  // A request from the inspector's page carries its session cookie instead of the token.
+  // A request from the inspector's page carries its session id instead of the token.
   const sessions = new InspectorSessions();
   const authenticate: MiddlewareHandler<Env> = async (c, next) => {
-    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(getCookie(c, SESSION_COOKIE));
+    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(c.req.header(SESSION_HEADER));
     c.set('principal', options.authenticate({ authorization, host: c.req.header('host'), origin: c.req.header('origin') }));
     c.set('authorization', authorization ?? '');
     await next();

@@ -36,6 +36,8 @@ export function url(path: string, query: Record<string, QueryValue> = {}): strin
 
 export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, options: { query?: Record<string, QueryValue>; body?: unknown } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  const held = localStorage.getItem(SESSION_KEY);
+  if (held) headers['engram-session'] = held;
   if (lastChange) headers['engram-min-change'] = String(lastChange);
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url(path, options.query), { method, headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body) });
@@ -55,10 +57,24 @@ export interface Session {
   signed_in: boolean;
   auth_required: boolean;
   principal?: string;
+  /** The session id, answered once at sign-in. */
+  session?: string;
 }
+
+/** Where the page keeps its session id: this origin's storage (scheme, host and port), which
+ *  no other local server's page can read. */
+const SESSION_KEY = 'engram-session';
 
 export const session = {
   current: () => call<Session>('GET', '/inspector/session'),
-  signIn: (credential: { token: string } | { ticket: string }) => call<Session>('POST', '/inspector/session', { body: credential }),
-  signOut: () => call<Session>('DELETE', '/inspector/session'),
+  async signIn(credential: { token: string } | { ticket: string }): Promise<Session> {
+    const answer = await call<Session>('POST', '/inspector/session', { body: credential });
+    if (answer.session) localStorage.setItem(SESSION_KEY, answer.session);
+    return answer;
+  },
+  async signOut(): Promise<Session> {
+    const answer = await call<Session>('DELETE', '/inspector/session');
+    localStorage.removeItem(SESSION_KEY);
+    return answer;
+  },
 };

@@ -15,6 +15,7 @@ export function registerInspectCommand({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (o: { open?: boolean; json?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
+      if (opts.address) throw new EngramError(ErrorKind.InvalidArgument, 'engram inspect finds the HTTP address in the data directory\'s discovery file: give --data-dir (or run it on the daemon\'s machine), not --address', 'address');
       const choice = locateDataDir(opts.dataDir);
       const discovery = readDiscovery(choice.dir, describeChoice(choice));
       const { daemonVersion, capabilities } = await withClient(opts, (c) => c.hello());
@@ -24,7 +25,8 @@ export function registerInspectCommand({ program, globals }: Cli): void {
       if (!discovery.httpAddress) {
         throw new EngramError(ErrorKind.FailedPrecondition, `the daemon serving ${choice.dir} serves no HTTP: start it with --http, e.g. engram restart --http 127.0.0.1:7878`, 'http');
       }
-      const base = `http://${discovery.httpAddress}`;
+      // A daemon listening on every address is reached, from here, on loopback.
+      const base = `http://${discovery.httpAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:')}`;
       const link = `${base}${await ticketPath(base, opts.token ?? discovery.token)}`;
       if (o.json) printJson({ url: link, expires_in_seconds: 60 });
       else out(`${link}\n(the link signs a browser in once, within a minute; later, sign in with the token in ${choice.dir}/token)`);

@@ -197,7 +197,7 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       if (opts.json) printJson({ agent_id: agent, facts: page.facts.map(factJson), next_page_token: page.nextPageToken, ...(page.scanned !== undefined ? { scanned: page.scanned } : {}) });
       else {
         printFacts(page.facts, out, 'No facts.');
-        if (page.nextPageToken) out(`(more: --page-token ${page.nextPageToken})`);
+        if (page.nextPageToken) out(`(more: the same flags and --page-token ${page.nextPageToken})`);
       }
     });
 

@@ -1,10 +1,14 @@
 // Browser sessions for the inspector. A person types the token once (or opens the link
 // `engram inspect` prints, which carries a one-time ticket instead); the daemon answers with a
-// session cookie. The session keeps the token itself, not the principal it proved, so every
-// request is checked again: a revoked agent token closes its sessions on their next request.
+// session id the page keeps in its origin's storage and sends in the Engram-Session header.
+// Not a cookie: a browser sends a host's cookies to every port of it, so a cookie would reach
+// any other local server and ride along on requests other local pages make. The session keeps
+// the token itself, not the principal it proved, so every request is checked again: a revoked
+// agent token closes its sessions on their next request.
 import { randomBytes } from 'node:crypto';
 
-export const SESSION_COOKIE = 'engram_session';
+/** The request header carrying a session id. */
+export const SESSION_HEADER = 'engram-session';
 /** A session unused this long ends. */
 const IDLE_MS = 12 * 3600_000;
 /** A ticket from `engram inspect` is good once, within a minute. */
@@ -24,7 +28,7 @@ export class InspectorSessions {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A session for a checked Authorization header value; its id goes in the cookie. */
+  /** A session for a checked Authorization header value; its id goes in the Engram-Session header. */
   open(authorization: string): string {
     return this.hold(this.sessions, MAX_SESSIONS, authorization, IDLE_MS);
   }

@@ -1,26 +1,27 @@
 // The inspector's place on the HTTP server: its built page at /inspector/ (static files from
 // `npm run build`, nothing from a CDN), and the session routes that turn one token entry, or a
-// ticket from `engram inspect`, into a session cookie. The page itself talks only to the REST API.
+// ticket from `engram inspect`, into a session id (sessions.ts says why not a cookie). The page
+// itself talks only to the REST API.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { ErrorKind } from '../../../shared/errors.ts';
 import type { Principal } from '../../core/context.ts';
 import type { RequestHeaders } from '../auth.ts';
 import { jsonObjectBody } from '../body.ts';
 import { badRequest, HttpError } from '../errors.ts';
-import { InspectorSessions, SESSION_COOKIE } from './sessions.ts';
+import { InspectorSessions, SESSION_HEADER } from './sessions.ts';
 
 export const INSPECTOR_PATH = '/inspector/';
 
-/** Where the built page is: beside the running bundle (dist/inspector), or dist/ above the source. */
+/** Where the built page is: beside the running bundle (dist/inspector), or dist/ above the
+ *  source. Only a built page counts (it has assets/): the repository's inspector/ is its source. */
 export function inspectorRoot(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
   for (let dir = from, up = 0; up < 4; dir = dirname(dir), up++) {
-    for (const candidate of [join(dir, 'inspector'), join(dir, 'dist', 'inspector')]) {
-      if (existsSync(join(candidate, 'index.html'))) return candidate;
+    for (const candidate of [join(dir, 'dist', 'inspector'), join(dir, 'inspector')]) {
+      if (existsSync(join(candidate, 'index.html')) && existsSync(join(candidate, 'assets'))) return candidate;
     }
   }
   return undefined;
@@ -51,7 +52,7 @@ export function mountInspector(app: Hono<any>, options: InspectorSiteOptions, au
   app.get('/inspector', (c) => c.redirect(INSPECTOR_PATH, 301));
   app.get('/inspector/session', (c) => {
     if (options.noAuth) return c.json({ signed_in: true, auth_required: false, principal: 'local' });
-    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(getCookie(c, SESSION_COOKIE));
+    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(c.req.header(SESSION_HEADER));
     try {
       const principal = options.authenticate(headersOf(c, authorization));
       return c.json({ signed_in: true, auth_required: true, principal: principal.id });
@@ -64,12 +65,10 @@ export function mountInspector(app: Hono<any>, options: InspectorSiteOptions, au
     const body = await jsonObjectBody(c.env.incoming);
     const authorization = credentialOf(body, sessions);
     const principal = options.authenticate(headersOf(c, authorization));
-    setCookie(c, SESSION_COOKIE, sessions.open(authorization), { httpOnly: true, sameSite: 'Strict', path: '/' });
-    return c.json({ signed_in: true, auth_required: true, principal: principal.id });
+    return c.json({ signed_in: true, auth_required: true, principal: principal.id, session: sessions.open(authorization) });
   });
   app.delete('/inspector/session', (c) => {
-    sessions.close(getCookie(c, SESSION_COOKIE));
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    sessions.close(c.req.header(SESSION_HEADER));
     return c.json({ signed_in: false, auth_required: !options.noAuth });
   });
   // `engram inspect` asks for a ticket with the daemon's token and prints a link that carries it.

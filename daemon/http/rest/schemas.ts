@@ -431,7 +431,7 @@ export const RESPONSES = {
       score: z.number(),
       forget_threshold: z.number(),
       promote_threshold: z.number(),
-      forgets_at: z.string().describe('When the score falls below the forget threshold if nothing uses the fact again (absent: not within ten years, or pinned).').optional(),
+      forgets_at: z.string().describe('When the score falls below the forget threshold if nothing uses the fact again (absent: not within ten years, or never collected: pinned, promoted or retired).').optional(),
       points: z.array(z.object({ at: z.string(), score: z.number() }).strict()).describe('The score from its last use on: at least 30 days ahead, and past forgets_at (up to a year).'),
     })
     .strict(),

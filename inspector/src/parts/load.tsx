@@ -1,7 +1,7 @@
 // Loading a view's data: the value, or what went wrong said in words, and a way to load again
 // after an action changed it.
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
 export interface Loaded<T> {
   value?: T;
@@ -13,9 +13,14 @@ export interface Loaded<T> {
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
   const [state, setState] = useState<{ value?: T; error?: string; loading: boolean }>({ loading: true });
   const [round, setRound] = useState(0);
+  const shown = useRef<string>();
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
+    // Loading something else (another namespace, fact or page) drops what was shown, so it is
+    // never taken for the new one; loading the same again after an action keeps it meanwhile.
+    const key = JSON.stringify(deps);
+    setState((s) => (shown.current === key ? { ...s, loading: true } : { loading: true }));
+    shown.current = key;
     load().then(
       (value) => current && setState({ value, loading: false }),
       (error: Error) => current && setState({ error: error.message, loading: false }),

@@ -74,11 +74,11 @@ export function FactsView({ agent, params }: { agent: string; params: URLSearchP
               </tbody>
             </table>
             <div class="pager">
-              <button type="button" disabled={tokens.length < 2} onClick={() => setTokens(tokens.slice(0, -1))}>
+              <button type="button" disabled={tokens.length < 2 || page.loading} onClick={() => setTokens(tokens.slice(0, -1))}>
                 Previous page
               </button>
               <span>Page {tokens.length}</span>
-              <button type="button" disabled={!p.next_page_token} onClick={() => setTokens([...tokens, p.next_page_token])}>
+              <button type="button" disabled={!p.next_page_token || page.loading} onClick={() => setTokens([...tokens, p.next_page_token])}>
                 Next page
               </button>
             </div>

@@ -124,10 +124,12 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
   const [archiving, setArchiving] = useState(false);
   const archived = s.status === 'archived';
   const identity = { slot_name: s.slot_name, scope: s.scope, ...(s.project_id !== null ? { project_id: s.project_id } : {}) };
-  const write = (what: string, body: Record<string, unknown>) => {
+  // The form shows the stored slot again after a save; locking or unlocking keeps what is typed.
+  const [saves, setSaves] = useState(0);
+  const write = (what: string, body: Record<string, unknown>, fromForm = false) => {
     setProblem(undefined);
     post('SlotEnvelope', '/v1/memory-controls/slots', { ...identity, ...body }).then(
-      () => (setDone(what), onSaved()),
+      () => (setDone(what), fromForm && setSaves((n) => n + 1), onSaved()),
       (e: Error) => setProblem(e.message),
     );
   };
@@ -141,7 +143,8 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
       return setProblem('Value: must be JSON (a quoted string, a number, an object…)');
     }
     const evidence = String(form.get('evidence') ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
-    write('Saved.', { slot_value: value, status: form.get('status'), confidence: Number(form.get('confidence')), evidence_refs: evidence });
+    const confidence = String(form.get('confidence') ?? '').trim();
+    write('Saved.', { slot_value: value, status: form.get('status'), ...(confidence !== '' ? { confidence: Number(confidence) } : {}), evidence_refs: evidence }, true);
   };
   return (
     <>
@@ -163,7 +166,7 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
           <dd>{s.visibility}</dd>
         </div>
       </dl>
-      <form class="slot-form" onSubmit={save} key={s.version}>
+      <form class="slot-form" onSubmit={save} key={saves}>
         <label>
           Value (JSON)
           <textarea name="value" rows={4} defaultValue={JSON.stringify(s.slot_value, null, 2)} disabled={archived} />
@@ -173,7 +176,7 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
           <Choice name="status" initial={STATUSES.includes(s.status) ? s.status : 'needs_review'} options={STATUSES.map((st) => [st, st] as const)} disabled={archived} />
         </label>
         <label>
-          Confidence <input name="confidence" type="number" min={0} max={1} step={0.05} defaultValue={String(s.confidence)} disabled={archived} />
+          Confidence <input name="confidence" type="number" min={0} max={1} step="any" defaultValue={String(s.confidence)} disabled={archived} />
         </label>
         <label>
           Evidence (one reference a line)
