@@ -66,21 +66,37 @@ export async function main(argv: string[]): Promise<void> {
   const settings = options(argv);
   if (!settings) return;
   const log = createLog({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
-  let daemon;
-  try {
-    daemon = await startDaemon({ ...settings, log, args: argv });
-  } catch (error) {
-    explainStartFailure(error, settings.dataDir);
-  }
-
+  // The handlers go in before start-up: the discovery file tells clients the daemon serves, and
+  // a SIGTERM sent the moment it appears must find them (without one, the signal kills the
+  // process outright and the next start has no clean shutdown to trust). A signal during
+  // start-up stops the daemon once it has started.
+  let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
+  let pending: string | undefined;
   let signals = 0;
   const stop = (signal: string) => {
     if (++signals > 1) {
       log.warn(`second ${signal}, exiting now`);
       process.exit(130);
     }
+    if (!daemon) {
+      pending = signal;
+      log.info(`${signal} during start-up: stopping once started (send again to exit at once)`);
+      return;
+    }
+    close(signal);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  try {
+    daemon = await startDaemon({ ...settings, log, args: argv });
+  } catch (error) {
+    explainStartFailure(error, settings.dataDir);
+  }
+  if (pending) close(pending);
+
+  function close(signal: string): void {
     log.info(`${signal}: draining calls and closing the store (send again to exit at once)`);
-    daemon.close().then(
+    daemon!.close().then(
       () => {
         log.info('stopped cleanly');
         process.exit(0);
@@ -90,7 +106,5 @@ export async function main(argv: string[]): Promise<void> {
         process.exit(1);
       },
     );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  }
 }
