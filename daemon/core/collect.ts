@@ -15,6 +15,10 @@ import type { Relinker } from '../write/relink.ts';
 import type { CallContext } from './context.ts';
 import { fadedFacts, type FadedFact } from './faded.ts';
 import type { GcResult } from '../../shared/model.ts';
+
+/** Whether garbage collection may ever take a fact, however faded: a live, recallable one,
+ *  neither pinned nor promoted. */
+export const mayCollect = (fact: FactRecord): boolean => isIndexed(fact) && !fact.pinned && !fact.promotedAt;
 export type { GcResult } from '../../shared/model.ts';
 
 export interface GcInput {
@@ -86,7 +90,7 @@ export class Collector {
   }
 
   private collectable(fact: FactRecord, now: number): boolean {
-    return isIndexed(fact) && !fact.pinned && !fact.promotedAt && decayScore(this.decay, fact, now) < this.decay.forgetThreshold;
+    return mayCollect(fact) && decayScore(this.decay, fact, now) < this.decay.forgetThreshold;
   }
 
   private archived(fact: FactRecord, score: number, now: number) {

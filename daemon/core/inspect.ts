@@ -4,6 +4,7 @@
 import { decayScore, lastUse, type DecayConfig } from '../lifecycle/decay.ts';
 import type { FactRecord } from '../store/record.ts';
 import { SUPERSEDED_BY_AGENT } from '../store/record.ts';
+import { mayCollect } from './collect.ts';
 import type { FactKey, MemoryStore } from '../store/store.ts';
 
 const DAY_MS = 86_400_000;
@@ -77,7 +78,7 @@ export interface DecayCurve {
   forgetThreshold: number;
   promoteThreshold: number;
   /** When the score falls below the forget threshold if nothing uses the fact again;
-   *  undefined: not within ten years, or never collected (pinned, promoted, retired). */
+   *  undefined: not within ten years, or never collected (mayCollect: pinned, promoted, retired). */
   forgetsAt?: number;
   /** The score from the last use on, if nothing uses the fact again: at least 30 days ahead,
    *  and past the forget time (up to a year) so the fall is in the picture. */
@@ -91,9 +92,7 @@ export function decayCurve(config: DecayConfig, fact: FactRecord, now: number): 
   const state = { useCount: fact.useCount, lastUsedAt: fact.lastUsedAt ?? 0, createdAt: fact.createdAt, strength: fact.strength };
   const at = (ms: number) => decayScore(config, state, ms);
   const from = lastUse(state);
-  // Garbage collection never takes a pinned, promoted or retired fact.
-  const collectable = !fact.pinned && !fact.promotedAt && !fact.supersededBy;
-  const forgetsAt = collectable ? crossing(at, from, config.forgetThreshold) : undefined;
+  const forgetsAt = mayCollect(fact) ? crossing(at, from, config.forgetThreshold) : undefined;
   const ahead = Math.max(now, from) + 30 * DAY_MS;
   const to = forgetsAt === undefined ? ahead : Math.max(ahead, Math.min(from + (forgetsAt - from) * 1.2, from + 365 * DAY_MS));
   const points = Array.from({ length: CURVE_POINTS + 1 }, (_, i) => {

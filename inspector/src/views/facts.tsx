@@ -8,7 +8,13 @@ import { Choice } from '../parts/choice.tsx';
 import { Show, useLoad } from '../parts/load.tsx';
 import { href, navigate } from '../router.ts';
 
-const FILTERS = ['text', 'confidence', 'pinned', 'retired', 'tags', 'entities', 'created_after', 'created_before', 'occurred_after', 'occurred_before', 'order'] as const;
+const TIME_FILTERS = [
+  ['created_after', 'Created from'],
+  ['created_before', 'Created before'],
+  ['occurred_after', 'Happened from'],
+  ['occurred_before', 'Happened before'],
+] as const;
+const FILTERS = ['text', 'confidence', 'pinned', 'retired', 'tags', 'entities', ...TIME_FILTERS.map(([name]) => name), 'order'];
 const PAGE_SIZE = 50;
 const splitList = (s: string | null) => (s ?? '').split(',').map((t) => t.trim()).filter(Boolean);
 
@@ -30,10 +36,7 @@ export function FactsView({ agent, params }: { agent: string; params: URLSearchP
         retired: params.get('retired') ?? undefined,
         tags: splitList(params.get('tags')),
         entities: splitList(params.get('entities')),
-        created_after: params.get('created_after') ?? undefined,
-        created_before: params.get('created_before') ?? undefined,
-        occurred_after: params.get('occurred_after') ?? undefined,
-        occurred_before: params.get('occurred_before') ?? undefined,
+        ...Object.fromEntries(TIME_FILTERS.map(([name]) => [name, params.get(name) ?? undefined])),
       }),
     [agent, key, token],
   );
@@ -126,18 +129,11 @@ function FilterForm({ agent, params }: { agent: string; params: URLSearchParams 
       <label>
         Entities <input name="entities" defaultValue={v('entities')} placeholder="Mia, Paris" />
       </label>
-      <label>
-        Created from <input name="created_after" type="date" defaultValue={v('created_after')} />
-      </label>
-      <label>
-        Created before <input name="created_before" type="date" defaultValue={v('created_before')} />
-      </label>
-      <label>
-        Happened from <input name="occurred_after" type="date" defaultValue={v('occurred_after')} />
-      </label>
-      <label>
-        Happened before <input name="occurred_before" type="date" defaultValue={v('occurred_before')} />
-      </label>
+      {TIME_FILTERS.map(([name, label]) => (
+        <label key={name}>
+          {label} <input name={name} type="date" defaultValue={v(name)} />
+        </label>
+      ))}
       <label>
         Order
         <Choice name="order" initial={v('order') || 'newest'} options={[['newest', 'newest first'], ['oldest', 'oldest first']]} />
