@@ -139,6 +139,7 @@ interface ParsedOptions {
   consolidateEvery: number;
   consolidateBelow: number;
   consolidateMaxSources: number;
+  consolidateInterval: number;
   summarizer: SummarizerName;
 }
 
@@ -196,6 +197,7 @@ export function daemonCommand(): Command {
     .addOption(option('--consolidate-every <n>', 'consolidate a namespace on its own after every n writes to it (0: only when asked)', 'ENGRAM_CONSOLIDATE_EVERY').argParser(countIn('--consolidate-every', 0, 1_000_000)).default(DEFAULT_CONSOLIDATION.every))
     .addOption(option('--consolidate-below <s>', 'consolidation summarises live facts whose decay score is below this', 'ENGRAM_CONSOLIDATE_BELOW').argParser(numberIn('--consolidate-below', 0, 100)).default(DEFAULT_CONSOLIDATION.below))
     .addOption(option('--consolidate-max-sources <n>', 'facts summarised per consolidation run, at most', 'ENGRAM_CONSOLIDATE_MAX_SOURCES').argParser(countIn('--consolidate-max-sources', 2, 1000)).default(DEFAULT_CONSOLIDATION.maxSources))
+    .addOption(option('--consolidate-interval <seconds>', 'an automatic consolidation of a namespace starts at most once per this many seconds (one due sooner waits)', 'ENGRAM_CONSOLIDATE_INTERVAL').argParser(numberIn('--consolidate-interval', 0, 86_400)).default(DEFAULT_CONSOLIDATION.intervalMs / 1000))
     .addOption(option('--summarizer <name>', 'what writes consolidation summaries: extractive (offline, deterministic), ollama or openai (the chat server of --extract-url / --extract-model)', 'ENGRAM_SUMMARIZER').choices(SUMMARIZER_NAMES).default('extractive'))
     .addOption(option('--auto-reinforce <bool>', 'whether observed use (observe_memory_usage) reinforces facts', 'ENGRAM_AUTO_REINFORCE').argParser(booleanText('--auto-reinforce')).default(DEFAULT_DECAY.autoReinforce))
     .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
@@ -227,7 +229,7 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     extractor: parsed.extractor,
     extractorConfig: { url: parsed.extractUrl || undefined, model: parsed.extractModel || undefined, apiKeyEnv: parsed.extractApiKeyEnv || undefined },
     kg: parsed.kg,
-    consolidation: { ...DEFAULT_CONSOLIDATION, every: parsed.consolidateEvery, below: parsed.consolidateBelow, maxSources: parsed.consolidateMaxSources },
+    consolidation: { ...DEFAULT_CONSOLIDATION, every: parsed.consolidateEvery, below: parsed.consolidateBelow, maxSources: parsed.consolidateMaxSources, intervalMs: parsed.consolidateInterval * 1000 },
     summarizer: parsed.summarizer,
     ...(parsed.mcpAgent ? { mcpAgent: check.agentId(parsed.mcpAgent, '--mcp-agent') } : {}),
     token: parsed.token || undefined,

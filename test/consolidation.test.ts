@@ -94,6 +94,31 @@ describe('consolidation', () => {
     await waitFor(async () => ((await client.consolidationStatus()).summariesWritten === 2 ? true : undefined), 10_000);
   });
 
+  test('an automatic run due within --consolidate-interval of the last one waits for it, then runs', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--consolidate-below', '5', '--consolidate-every', '5', '--consolidate-interval', '3'] });
+    const client = await daemon.client();
+    const write = async (from: number) => {
+      for (let i = from; i < from + 5; i++) await client.put('paced', `Paced note ${i} on the orchard.`);
+    };
+    await write(0);
+    const first = await waitFor(async () => {
+      const c = await client.consolidationStatus();
+      return c.runs === 1 && c.queued === 0 ? c : undefined;
+    }, 10_000);
+    await write(5);
+    // Due at once, but the namespace ran less than the interval ago: it waits, counted as queued.
+    expect(await client.consolidationStatus()).toMatchObject({ runs: 1, queued: 1 });
+    const second = await waitFor(async () => {
+      const c = await client.consolidationStatus();
+      return c.runs === 2 && c.queued === 0 ? c : undefined;
+    }, 15_000);
+    // The second run summarised the five new facts and the first summary (faded too, here).
+    expect(second).toMatchObject({ summariesWritten: 2, factsRetired: 11 });
+    expect(second.lastRunAt - first.lastRunAt).toBeGreaterThanOrEqual(2_000);
+    const live = (await client.list('paced')).facts.filter((f) => !f.supersededBy);
+    expect(live.map((f) => f.kind)).toEqual(['summary']);
+  });
+
   test('a chat summarizer: its summary is unverified; an answer that fails validation writes nothing and is counted', async () => {
     const chat = await chatServer('openai');
     const daemon = await pool.start({ dataDir: pool.newDir(), args: [...FADED, '--summarizer', 'openai', '--extract-url', chat.url], env: { OPENAI_API_KEY: 'k' } });

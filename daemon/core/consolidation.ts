@@ -38,9 +38,14 @@ export interface ConsolidationConfig {
   maxSources: number;
   /** Fewer faded facts than this: nothing to summarise. */
   minSources: number;
+  /** An automatic run of a namespace starts at most once per this many milliseconds; one due
+   *  sooner waits for the interval to pass. Finding the faded facts reads every fact of the
+   *  namespace, so without this a stream of single writes cost O(namespace size) every `every`
+   *  writes (quadratic over an import); facts fade over days, so a minute's wait loses nothing. */
+  intervalMs: number;
 }
 
-export const DEFAULT_CONSOLIDATION: ConsolidationConfig = { every: 20, below: 0.1, maxSources: 20, minSources: 3 };
+export const DEFAULT_CONSOLIDATION: ConsolidationConfig = { every: 20, below: 0.1, maxSources: 20, minSources: 3, intervalMs: 60_000 };
 
 const COUNTERS_META = 'consolidation';
 
@@ -67,6 +72,10 @@ export class Consolidator {
   private readonly writes = new Map<string, number>();
   /** Namespaces waiting for an automatic run, in order. */
   private readonly waiting = new Set<string>();
+  /** When each namespace's last automatic run started (Date.now()). */
+  private readonly lastStarted = new Map<string, number>();
+  /** Namespaces whose automatic run is due but waits for the interval, with its timer. */
+  private readonly deferred = new Map<string, NodeJS.Timeout>();
   /** The run in progress (automatic runs go one at a time). */
   private running: Promise<void> | null = null;
   /** Runs asked for through a door, per namespace: one at a time each. */
@@ -94,7 +103,7 @@ export class Consolidator {
   }
 
   counters(): ConsolidationCounters {
-    return { ...this.totals, queued: this.waiting.size + this.inProgress.size };
+    return { ...this.totals, queued: this.waiting.size + this.deferred.size + this.inProgress.size };
   }
 
   /** A write to a namespace committed: after every N, a run is scheduled (never awaited here). */
@@ -102,7 +111,21 @@ export class Consolidator {
     if (this.config.every === 0 || this.closed) return;
     const n = (this.writes.get(agentId) ?? 0) + 1;
     this.writes.set(agentId, n);
-    if (n < this.config.every || this.waiting.has(agentId)) return;
+    if (n < this.config.every || this.waiting.has(agentId) || this.deferred.has(agentId)) return;
+    const wait = (this.lastStarted.get(agentId) ?? -Infinity) + this.config.intervalMs - Date.now();
+    if (wait > 0) {
+      const timer = setTimeout(() => {
+        this.deferred.delete(agentId);
+        if (!this.closed) this.schedule(agentId);
+      }, wait);
+      timer.unref();
+      this.deferred.set(agentId, timer);
+      return;
+    }
+    this.schedule(agentId);
+  }
+
+  private schedule(agentId: string): void {
     this.waiting.add(agentId);
     if (!this.running) this.running = this.drainQueue();
   }
@@ -113,6 +136,7 @@ export class Consolidator {
       this.waiting.delete(agentId);
       this.writes.set(agentId, 0);
       if (this.closed) break;
+      this.lastStarted.set(agentId, Date.now());
       try {
         const run = await this.run(callContext(DAEMON), { agentId });
         if (run.summary) this.log.info(`consolidation of "${agentId}": ${run.message}`);
@@ -317,6 +341,8 @@ export class Consolidator {
   async close(): Promise<void> {
     this.closed = true;
     this.waiting.clear();
+    for (const timer of this.deferred.values()) clearTimeout(timer);
+    this.deferred.clear();
     await this.running;
     await Promise.allSettled([...this.inProgress.values()]);
     if (this.unsaved) await this.store.commit([this.counted({}).change]);
