@@ -72,11 +72,14 @@ export interface Scenario {
   inFlight: number;
   /** 'health': grpc.health.v1 Check instead of put — the transport floor at this moment. */
   call?: 'health';
+  /** false: every put its own call (the library's coalescing of concurrent puts off). */
+  coalesce?: boolean;
 }
 
 export const SCENARIOS: Scenario[] = [
   { name: '1 client, 1 in flight', processes: 0, inFlight: 1 },
   { name: '16 in flight, 1 process', processes: 0, inFlight: 16 },
+  { name: '16 in flight, coalescing off', processes: 0, inFlight: 16, coalesce: false },
   { name: '4 processes x 4 in flight', processes: 4, inFlight: 4 },
 ];
 
@@ -114,7 +117,7 @@ export async function runWrites(
       scenario.call === 'health'
         ? healthChecks(dir, scenario.inFlight)
         : scenario.processes === 0
-          ? await inProcess(dir, scenario.inFlight)
+          ? await inProcess(dir, scenario.inFlight, scenario.coalesce ?? true)
           : await inChildren(dir, scenario.processes, scenario.inFlight);
     const startAt = Date.now() + 200;
     const window: Window = { startAt, measureFrom: startAt + warmupMs, endAt: startAt + warmupMs + durationMs };
@@ -155,8 +158,8 @@ interface Writers {
   close(): void;
 }
 
-async function inProcess(dataDir: string, inFlight: number): Promise<Writers> {
-  const client = await connect({ dataDir, clientName: 'bench-writes' });
+async function inProcess(dataDir: string, inFlight: number, coalesceWrites: boolean): Promise<Writers> {
+  const client = await connect({ dataDir, clientName: 'bench-writes', coalesceWrites });
   const texts = generateFacts(20_000, 7);
   return { run: (window) => timedPuts(client, inFlight, texts, window), close: () => client.close() };
 }

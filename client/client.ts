@@ -5,13 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { Capability } from '../shared/capabilities.ts';
 import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
-import { EngramError, ErrorKind, invalidArgument, kindFromCode } from '../shared/errors.ts';
+import * as grpc from '@grpc/grpc-js';
+import { EngramError, ErrorKind, FIELD_METADATA_KEY, invalidArgument, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
 import { parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
+import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
 import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
   toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
@@ -48,6 +50,10 @@ export interface ConnectOptions {
   /** A change number (another client's `lastChange`) every call waits for, besides this
    *  client's own writes. */
   minChange?: number;
+  /** Concurrent puts to one namespace go to the daemon as one batch call, each with its own
+   *  request id, result and error, exactly as single puts (batch-write-facts-v1; default true).
+   *  false: one Put call per put. */
+  coalesceWrites?: boolean;
 }
 
 export interface ReviseResult {
@@ -171,7 +177,7 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
     ...(options.minChange ? { minChange: parseMinChange(options.minChange) } : {}),
   });
   if (options.defaultConfidenceWeight !== undefined) check.confidenceWeight(options.defaultConfidenceWeight, 'defaultConfidenceWeight');
-  const client = new EngramClient(connection, options.defaultConfidenceWeight);
+  const client = new EngramClient(connection, options.defaultConfidenceWeight, options.coalesceWrites ?? true);
   try {
     await connection.ready();
   } catch (error) {
@@ -182,10 +188,18 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
 }
 
 export class EngramClient {
+  /** Concurrent puts of one namespace, sent together (see write-coalescer.ts). */
+  private readonly coalescer = new WriteCoalescer<CoalescedItem, PutReply>(
+    (items, requestIds) => this.sendCoalesced(items, requestIds),
+    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], error.method, error.cause) : error),
+    () => ({ maxItems: this.daemon.limits.maxWriteBatch, maxBytes: BATCH_BYTES }),
+  );
+
   constructor(
     private readonly connection: Connection,
     /** The dial option: weight for recalls that set none (before the daemon's advertised default). */
     private readonly dialConfidenceWeight?: number,
+    private readonly coalesceWrites = true,
   ) {}
 
   /** The highest change number this client's writes committed (0: none yet). A process that
@@ -216,7 +230,14 @@ export class EngramClient {
     return this.putVia(text, options, {
       legacy: ['Put', (base) => memory.put({ ...base, agentId })],
       labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, writeOptions) => memory.putWithOptions({ ...base, agentId, options: writeOptions })],
+      coalesced: (base, writeOptions) => this.coalescer.put(agentId, { ...base, agentId, options: writeOptions }, base.requestId, itemBytes({ text, ...base.fields })),
     });
+  }
+
+  /** One BatchPut of coalesced puts: each slot answered as its single put would have been. */
+  private async sendCoalesced(items: CoalescedItem[], requestIds: string[]): Promise<ItemOutcome<PutReply>[]> {
+    const res = await this.write('BatchPut', requestIds, () => this.connection.memory.batchPut({ items, returnFacts: true }));
+    return res.results.map((r) => (r.error ? { error: slotError(r.error) } : { ok: { fact: r.fact, replayed: r.replayed, duplicate: r.duplicate } }));
   }
 
   /** Stores many facts in one call (batch-write-v1; at most `daemon.limits.maxWriteBatch`). Each
@@ -260,7 +281,9 @@ export class EngramClient {
     options: WriteOptions,
     rpcs: {
       legacy: [string, (base: PutBase) => Promise<PutReply>];
-      labelled: [string, string, (base: PutBase, options: { confidence?: string; allowDuplicate?: boolean; strength?: number }) => Promise<PutReply>];
+      labelled: [string, string, (base: PutBase, options: PutOptions) => Promise<PutReply>];
+      /** The same write sent with concurrent others as one batch (a namespace's puts only). */
+      coalesced?: (base: PutBase, options: PutOptions) => Promise<PutReply>;
     },
   ): Promise<WriteResult> {
     const daemon = await this.connection.ready();
@@ -273,7 +296,10 @@ export class EngramClient {
       check.strength(options.strength);
       requireCapability(daemon, Capability.Decay, 'a write with a strength');
     }
-    if (options.confidence === undefined && !allowDuplicate && options.strength === undefined) {
+    if (rpcs.coalesced && this.coalesceWrites && daemon.capabilities.includes(Capability.BatchWriteFacts)) {
+      const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
+      res = await rpcs.coalesced(base, { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength });
+    } else if (options.confidence === undefined && !allowDuplicate && options.strength === undefined) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {
@@ -990,6 +1016,18 @@ interface PutBase {
 }
 
 type PutReply = { fact?: Parameters<typeof toFact>[0]; replayed: boolean; duplicate?: boolean };
+type PutOptions = { confidence?: string; allowDuplicate?: boolean; strength?: number };
+type CoalescedItem = PutBase & { agentId: string; options: PutOptions };
+
+/** A slot's error as its single put would have thrown it: the same class and code, its field
+ *  named as in a Put ("text", not "items[3].text"). */
+function slotError(error: { code: number; message: string; field: string }): RpcError {
+  const inItem = /^items\[\d+\]\.?/;
+  const field = error.field.replace(inItem, '');
+  const metadata = new grpc.Metadata();
+  if (field) metadata.set(FIELD_METADATA_KEY, field);
+  return new RpcError({ code: error.code, details: error.message.replace(inItem, '').replace(/^: /, ''), metadata });
+}
 
 function fields(options: WriteOptions) {
   return {

@@ -33,6 +33,7 @@ import { Engram } from './core/engram.ts';
 import { createEmbedder, type EmbedderConfig, type EmbedderName } from './embed/index.ts';
 import { SENTENCE_MODEL_WEIGHTS, type Embedder } from './embed/provider.ts';
 import { startHttpServer, type HttpServer } from './http/server.ts';
+import { Metrics } from './http/rest/metrics.ts';
 import type { RecallDefaults } from './recall/plan.ts';
 import type { Weights } from './recall/registry.ts';
 import { adminService } from './rpc/admin-service.ts';
@@ -199,12 +200,15 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   const authenticator = new BearerAuthenticator(token, profile.capabilities.includes(Capability.AgentTokens) ? core.tokens : undefined);
   const instanceId = randomUUID();
   let serving = true;
+  // One set of counters for every door of this daemon, scraped at GET /metrics.
+  const metrics = new Metrics();
 
   const register = (server: grpc.Server, authenticate: Authenticate) => {
     const serve = {
       authenticate,
       serves: (method: string) => profileServes(profile, method),
       onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`),
+      onDone: (method: string, code: number) => metrics.observeRpc(method, code),
       // Read-your-writes: a call asking for a change waits until it is applied here; a write's
       // answer says which change it committed. An older profile knew neither.
       ...(profile.capabilities.includes(Capability.ReadYourWrites)
@@ -246,9 +250,9 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   }
 
   const http: HttpServer | undefined = options.http
-    ? await startHttpServer(core, { listen: options.http, surfaces: profile.capabilities.includes(Capability.Inspector) ? ['rest', 'mcp', 'inspector'] : ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent })
+    ? await startHttpServer(core, { listen: options.http, surfaces: profile.capabilities.includes(Capability.Inspector) ? ['rest', 'mcp', 'inspector'] : ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent, metrics })
     : undefined;
-  const mcpHttp: HttpServer | undefined = options.mcpHttp ? await startHttpServer(core, { listen: options.mcpHttp, surfaces: ['mcp'], authenticator, log, mcpAgent: options.mcpAgent }) : undefined;
+  const mcpHttp: HttpServer | undefined = options.mcpHttp ? await startHttpServer(core, { listen: options.mcpHttp, surfaces: ['mcp'], authenticator, log, mcpAgent: options.mcpAgent, metrics }) : undefined;
 
   const discovery: Discovery = {
     address: `unix:${paths.socket}`,

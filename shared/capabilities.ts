@@ -78,6 +78,9 @@ export const Capability = {
    *  filters and newest-first order, /v1/timeline, a fact's lineage and decay curve, setting a
    *  fact's confidence, and live facts by confidence in stats. */
   Inspector: 'inspector-v1',
+  /** BatchPut's return_facts: each stored item answered with its whole fact, as Put is — so the
+   *  client library sends concurrent single puts of one namespace as one batch call. */
+  BatchWriteFacts: 'batch-write-facts-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -117,7 +120,7 @@ const v02: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus, Capability.ReadYourWrites, Capability.Inspector],
+  capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus, Capability.ReadYourWrites, Capability.Inspector, Capability.BatchWriteFacts],
   advertisesDefaultWeight: true,
 };
 

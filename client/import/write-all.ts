@@ -6,6 +6,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { Capability } from '../../shared/capabilities.ts';
 import type { BatchItem, BatchItemResult, EngramClient } from '../client.ts';
 import { CapabilityError } from '../errors.ts';
+import { BATCH_BYTES, itemBytes } from '../write-coalescer.ts';
 
 export interface WriteAllOptions {
   /** Single puts in flight against a daemon without batch writes (default 16). With batches, 1
@@ -17,10 +18,6 @@ export interface WriteAllOptions {
    *  done before a failure stopped the rest. */
   onWritten?: (from: number, results: readonly BatchItemResult[]) => void;
 }
-
-/** A batch is cut at this many bytes of text, context and meta, well under the gRPC message limit
- *  of 4 MiB for the request and for the answer. */
-const BATCH_BYTES = 1 << 20;
 
 /** Errors about one item's content; anything else (the daemon gone, an outcome unknown, a missing
  *  capability) stops the whole write, which a re-run resumes. */
@@ -73,7 +70,7 @@ function batches(items: readonly BatchItem[], maxItems: number): (readonly [numb
   let from = 0;
   let bytes = 0;
   items.forEach((item, i) => {
-    const size = Buffer.byteLength(item.text) + Buffer.byteLength(item.context ?? '') + Buffer.byteLength(item.metaJson ?? '') + (item.meta ? Buffer.byteLength(JSON.stringify(item.meta)) : 0);
+    const size = itemBytes(item);
     if (i > from && (i - from >= maxItems || bytes + size > BATCH_BYTES)) {
       out.push([from, i]);
       from = i;

@@ -34,6 +34,8 @@ export interface AppOptions {
   mcpAgent?: string;
   /** Served without a token (--no-auth): the inspector asks for no sign-in. */
   noAuth?: boolean;
+  /** Where requests are counted for GET /metrics (the daemon's, shared with gRPC); default: a new one. */
+  metrics?: Metrics;
 }
 
 type Env = { Bindings: HttpBindings; Variables: { principal: Principal; authorization: string; fields: Record<string, string>; changes: ChangeTracker } };
@@ -46,7 +48,7 @@ const templateOf = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
 export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
-  const metrics = new Metrics();
+  const metrics = options.metrics ?? new Metrics();
   app.use('*', observe(metrics));
   app.onError((error, c) => answerError(c, error, options.log));
   app.notFound((c) => answerError(c, new HttpError(404, ErrorKind.NotFound, `no route ${new URL(c.req.url).pathname}; see GET /v1/openapi.json`), options.log));

@@ -11,6 +11,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Engram } from '../core/engram.ts';
 import type { Log } from '../log.ts';
+import type { Metrics } from './rest/metrics.ts';
 import { buildApp, type Surface } from './app.ts';
 import { checkAuthOptions, httpAuthenticator } from './auth.ts';
 import { isLoopbackHost, parseListen } from './listen.ts';
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   log: Log;
   /** The namespace of the MCP tools whose agent_id is optional. */
   mcpAgent?: string;
+  /** The daemon's counters (shared with its gRPC servers); absent: this server's own. */
+  metrics?: Metrics;
 }
 
 export interface HttpServer {
@@ -39,7 +42,7 @@ const CLOSE_GRACE_MS = 5_000;
 export async function startHttpServer(core: Engram, options: HttpServerOptions): Promise<HttpServer> {
   const { host, port } = parseListen(options.listen);
   checkAuthOptions(host, options);
-  const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log, mcpAgent: options.mcpAgent, noAuth: options.noAuth });
+  const app = buildApp(core, { surfaces: options.surfaces, authenticate: httpAuthenticator(options, host), log: options.log, mcpAgent: options.mcpAgent, noAuth: options.noAuth, metrics: options.metrics });
   // Bodies left unread (a 413, a 401...) are dropped by the application itself, with its own caps.
   // Node's 16 KiB header limit would answer 431 to a GET whose query is within the 32 KiB the
   // daemon advertises; the limit is raised to fit it.

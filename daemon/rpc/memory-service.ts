@@ -10,11 +10,12 @@ import { coreContext } from './context.ts';
 /** A committed (or replayed, or already stored) write as the protocol returns it. */
 const written = ({ fact, replayed, duplicate }: PutResult) => ({ fact: factMessage(fact), replayed, duplicate });
 
-/** One slot of a batch write as the protocol returns it: the fact's id, or the item's error. */
-const batchResult = (slot: BatchSlot) =>
+/** One slot of a batch write as the protocol returns it: the fact's id (and the fact, when asked
+ *  for), or the item's error. */
+const batchResult = (withFact: boolean) => (slot: BatchSlot) =>
   slot.error
     ? { factId: '', replayed: false, duplicate: false, error: { code: slot.error.code, message: slot.error.message, field: slot.error.field ?? '' } }
-    : { factId: slot.result.fact.id, replayed: slot.result.replayed, duplicate: slot.result.duplicate };
+    : { factId: slot.result.fact.id, replayed: slot.result.replayed, duplicate: slot.result.duplicate, ...(withFact ? { fact: factMessage(slot.result.fact) } : {}) };
 
 export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typeof MemoryService> {
   const confidenceServed = profile.capabilities.includes(Capability.ConfidenceRecall);
@@ -22,6 +23,8 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const matchesServed = profile.capabilities.includes(Capability.RecallMatches);
   // A profile from before inspector-v1 neither counts live facts by confidence nor browses.
   const byConfidenceServed = profile.capabilities.includes(Capability.Inspector);
+  // Before batch-write-facts-v1 a batch answered with fact ids only.
+  const factsServed = profile.capabilities.includes(Capability.BatchWriteFacts);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
   const served = {
     confidence: confidenceServed,
@@ -123,7 +126,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
     async batchPut(req, call) {
       const items = req.items.map((item) => ({ requestId: item.requestId, agentId: item.agentId, text: item.text, ...writeFields(item.fields), ...writeOptions(item.options) }));
       const slots = await core.putBatch(coreContext(call), { items });
-      return { results: slots.map(batchResult) };
+      return { results: slots.map(batchResult(req.returnFacts && factsServed)) };
     },
     async putWithOptions(req, call) {
       return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));

@@ -71,6 +71,8 @@ export interface ServeOptions {
   before?: (call: Omit<ServerCall, 'caller'>) => Promise<void>;
   /** Trailing metadata for a unary call's answer, from what its handler did. */
   trailers?: (call: ServerCall) => Record<string, string> | undefined;
+  /** Called once a served call has ended, with its method ("package.Service/Method") and status code. */
+  onDone?: (method: string, code: number) => void;
 }
 
 export function addService<S extends GenServiceMethods>(
@@ -145,6 +147,7 @@ function serverHandler(
   handler: unknown,
   options: ServeOptions,
 ): grpc.UntypedHandleCall {
+  const fullName = `${service.typeName}/${method.name}`;
   if (method.methodKind === 'server_streaming') {
     const stream = handler as StreamHandler<MethodShape>;
     return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
@@ -158,8 +161,11 @@ function serverHandler(
           call.write(message);
         }
         call.end();
+        options.onDone?.(fullName, grpc.status.OK);
       } catch (error) {
-        call.emit('error', toServiceError(error, method, options));
+        const status = toServiceError(error, method, options);
+        options.onDone?.(fullName, status.code!);
+        call.emit('error', status);
       } finally {
         settle();
       }
@@ -179,6 +185,7 @@ function serverHandler(
       .then(
         (response) => {
           settle();
+          options.onDone?.(fullName, grpc.status.OK);
           const extra = ctx && options.trailers?.(ctx);
           if (!extra) return callback(null, response);
           const trailer = new grpc.Metadata();
@@ -187,7 +194,9 @@ function serverHandler(
         },
         (error) => {
           settle();
-          callback(toServiceError(error, method, options));
+          const status = toServiceError(error, method, options);
+          options.onDone?.(fullName, status.code!);
+          callback(status);
         },
       );
   };

@@ -18,6 +18,13 @@ interface Histogram {
 export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly durations = new Map<string, Histogram>();
+  private readonly rpcs = new Map<string, number>();
+
+  /** One gRPC call ended: `method` is "package.Service/Method", `code` its status code. */
+  observeRpc(method: string, code: number): void {
+    const key = labels({ method, code: GRPC_CODE_NAMES[code] ?? String(code) });
+    this.rpcs.set(key, (this.rpcs.get(key) ?? 0) + 1);
+  }
 
   /** `route` is the matched template ("/v1/facts/{id}") or "unmatched". */
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -52,6 +59,9 @@ export class Metrics {
     lines.push('# HELP engram_requests_total HTTP requests answered, by route template and status.', '# TYPE engram_requests_total counter');
     for (const [key, n] of sorted(this.requests)) lines.push(`engram_requests_total{${key}} ${n}`);
 
+    lines.push('# HELP engram_grpc_calls_total gRPC calls answered, by method and status code.', '# TYPE engram_grpc_calls_total counter');
+    for (const [key, n] of sorted(this.rpcs)) lines.push(`engram_grpc_calls_total{${key}} ${n}`);
+
     const name = 'engram_request_duration_seconds';
     lines.push(`# HELP ${name} HTTP request duration, from the request's arrival to the end of its response.`, `# TYPE ${name} histogram`);
     for (const [key, h] of sorted(this.durations)) {
@@ -61,6 +71,8 @@ export class Metrics {
     return `${lines.join('\n')}\n`;
   }
 }
+
+const GRPC_CODE_NAMES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
 
 function labels(values: Record<string, string>): string {
   return Object.entries(values)
