@@ -1,7 +1,7 @@
 // Time-ordered, monotonic fact ids (ULID layout: 48-bit milliseconds + 80 random bits, Crockford
 // base32). Within one millisecond, and whenever the clock steps back, the previous id is
 // incremented instead, so ids sort in creation order and never repeat in this store.
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const TIME_CHARS = 10;
@@ -16,10 +16,19 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+// Random bytes are drawn 4 KiB at a time: one randomBytes call per id cost ~9 µs (5 % of a small
+// write's work in the daemon).
+const pool = Buffer.alloc(RANDOM_CHARS * 256);
+let poolAt = pool.length;
+
 function randomPart(): string {
-  const bytes = randomBytes(RANDOM_CHARS);
+  if (poolAt + RANDOM_CHARS > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
   let out = '';
-  for (const b of bytes) out += ALPHABET[b & 31];
+  for (let i = poolAt; i < poolAt + RANDOM_CHARS; i++) out += ALPHABET[pool[i]! & 31];
+  poolAt += RANDOM_CHARS;
   return out;
 }
 
