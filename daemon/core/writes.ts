@@ -123,9 +123,15 @@ export class Writes {
   ) {}
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
-  put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
+  async put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
     const { agentId, fields, dedup } = this.checkPut(input);
+    await this.vectorRoom([agentId]);
     return this.insert(ctx, agentId, fields, 'fact', dedup);
+  }
+
+  /** Waits while the namespaces' vector graphs lag too far behind their writes (MAX_PENDING). */
+  private async vectorRoom(agentIds: readonly string[]): Promise<void> {
+    for (const agentId of new Set(agentIds)) await this.indexer.namespace(agentId)?.vectors?.room();
   }
 
   private checkPut(input: WriteInput): { agentId: string; fields: CheckedFields; dedup: boolean } {
@@ -156,6 +162,7 @@ export class Writes {
         slots[at] = { error: itemError(error, at) };
       }
     });
+    await this.vectorRoom(valid.map((v) => v.agentId));
     const drafts = valid.map((v) => newDraft(v.agentId, v.requestId, v.fields, 'fact'));
     const embedded = await this.staging.embedNew(drafts);
     const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, embedded[k]));

@@ -9,6 +9,12 @@ import { syncPath, writeFileAtomically } from '../files/atomic-file.ts';
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
 
+/** Writes to a namespace wait while this many of its vectors wait for the HNSW graph. A bulk
+ *  load outruns the graph's inserts (a few thousand a second), and whatever waits is inserted all
+ *  at once, blocking the event loop, by the next search or index save: at 200k facts that took
+ *  longer than a batch write's 30 s deadline. Bounded, such a catch-up takes about a second. */
+export const MAX_PENDING = 4096;
+
 export interface VectorHit {
   key: number;
   distance: number;
@@ -109,6 +115,17 @@ export class VectorIndex {
       if (this.pending.length > 0) this.scheduleBackgroundFlush();
     }, BACKGROUND_DELAY_MS);
     this.flushTimer.unref();
+  }
+
+  /** Resolves once fewer than MAX_PENDING vectors wait for the graph (the background flush
+   *  drains them; checked again every flush interval, so a dropped index never strands a writer). */
+  async room(): Promise<void> {
+    while (this.pending.length >= MAX_PENDING) await new Promise((resolve) => setTimeout(resolve, BACKGROUND_DELAY_MS));
+  }
+
+  /** Vectors accepted but not yet in the graph. */
+  get pendingCount(): number {
+    return this.pending.length;
   }
 
   remove(key: number): void {

@@ -1,0 +1,36 @@
+// Writes wait while a namespace's HNSW graph lags too far behind them: what waits is inserted all
+// at once by the next search or save, blocking the daemon, so it is kept to MAX_PENDING (a bulk
+// load of 200k facts once stalled a batch write past its 30 s deadline). Real USearch.
+import { describe, expect, test } from 'vitest';
+import { MAX_PENDING, VectorIndex } from '../daemon/index/vectors.ts';
+
+const DIMENSIONS = 16;
+
+function unitVector(seed: number): Float32Array {
+  const v = new Float32Array(DIMENSIONS);
+  for (let i = 0; i < DIMENSIONS; i++) v[i] = Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453 % 1;
+  const norm = Math.hypot(...v);
+  return v.map((c) => c / norm);
+}
+
+const settledWithin = (promise: Promise<unknown>, ms: number) =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+describe('vector graph backpressure', () => {
+  test('room() waits while MAX_PENDING vectors wait for the graph, and resolves once the background flush drains them', async () => {
+    const index = new VectorIndex(DIMENSIONS);
+    await index.room(); // empty: no wait
+    const total = MAX_PENDING + 1500;
+    for (let key = 1; key <= total; key++) index.add(key, unitVector(key));
+    expect(index.pendingCount).toBe(total);
+    const room = index.room();
+    // Nothing was inserted synchronously: a writer arriving now waits.
+    expect(index.pendingCount).toBeGreaterThanOrEqual(MAX_PENDING);
+    expect(await settledWithin(room, 0)).toBe(false);
+    expect(await settledWithin(room, 30_000)).toBe(true);
+    expect(index.pendingCount).toBeLessThan(MAX_PENDING);
+    // Every vector reaches the graph: a search finds a late key's own vector.
+    expect(index.search(unitVector(total), 5).map((hit) => hit.key)).toContain(total);
+    expect(index.size).toBe(total);
+  });
+});
