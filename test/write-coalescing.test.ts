@@ -2,16 +2,19 @@
 // (batch-write-facts-v1): each put still answers exactly as its own Put would — its fact, its
 // error, its request id's replay, its own UncertainWriteError — and the daemon receives fewer
 // calls (counted per method at GET /metrics). An older daemon gets single Puts.
+import * as grpc from '@grpc/grpc-js';
 import { describe, expect, test } from 'vitest';
+import { createServiceClient } from '../shared/grpc/bridge.ts';
+import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
 import { UncertainWriteError, type EngramClient, type WriteResult } from '../client/index.ts';
 import { useDaemonPool, type DaemonProcess } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
 
-/** gRPC calls of `method` the daemon answered OK so far, from its /metrics. */
-async function okCalls(daemon: DaemonProcess, method: string): Promise<number> {
+/** gRPC calls of `method` the daemon answered with `code` so far, from its /metrics. */
+async function okCalls(daemon: DaemonProcess, method: string, code = 'OK'): Promise<number> {
   const res = await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
-  const line = (await res.text()).split('\n').find((l) => l.startsWith(`engram_grpc_calls_total{method="engram.v1.MemoryService/${method}",code="OK"}`));
+  const line = (await res.text()).split('\n').find((l) => l.startsWith(`engram_grpc_calls_total{method="engram.v1.MemoryService/${method}",code="${code}"}`));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
@@ -106,5 +109,10 @@ describe('concurrent puts go as one batch call', () => {
     expect(written.map((w) => w.fact.text)).toEqual(texts('old', 6));
     expect(await okCalls(daemon, 'Put')).toBe(6);
     expect(await okCalls(daemon, 'BatchPut')).toBe(0);
+    // A BatchPut sent anyway is answered UNIMPLEMENTED, as that release did, and counted so.
+    const raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());
+    await expect(createServiceClient(MemoryService, raw).batchPut({ items: [{ agentId: 'old', text: 'raw batch' }] })).rejects.toMatchObject({ grpcCode: grpc.status.UNIMPLEMENTED });
+    raw.close();
+    expect(await okCalls(daemon, 'BatchPut', 'UNIMPLEMENTED')).toBe(1);
   });
 });

@@ -11,8 +11,11 @@ import { invalidUtf8Field } from './utf8-field.ts';
 
 type MethodShape = GenServiceMethods[string];
 
+/** "package.Service/Method": how served methods are named to `serves` and `onDone`. */
+const methodName = (service: DescService, method: DescMethod): string => `${service.typeName}/${method.name}`;
+
 export function methodPath(service: DescService, method: DescMethod): string {
-  return `/${service.typeName}/${method.name}`;
+  return `/${methodName(service, method)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -86,10 +89,10 @@ export function addService<S extends GenServiceMethods>(
   for (const method of service.methods) {
     definition[method.localName] = methodDefinition(service, method);
     const handler = (impl as Record<string, unknown>)[method.localName];
-    const served = handler !== undefined && (options.serves?.(`${service.typeName}/${method.name}`) ?? true);
+    const served = handler !== undefined && (options.serves?.(methodName(service, method)) ?? true);
     handlers[method.localName] = served
       ? serverHandler(service, method, handler, options)
-      : unimplementedHandler(service, method);
+      : unimplementedHandler(service, method, options);
   }
   server.addService(definition, handlers);
 }
@@ -147,7 +150,7 @@ function serverHandler(
   handler: unknown,
   options: ServeOptions,
 ): grpc.UntypedHandleCall {
-  const fullName = `${service.typeName}/${method.name}`;
+  const fullName = methodName(service, method);
   if (method.methodKind === 'server_streaming') {
     const stream = handler as StreamHandler<MethodShape>;
     return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
@@ -202,11 +205,11 @@ function serverHandler(
   };
 }
 
-function unimplementedHandler(service: DescService, method: DescMethod): grpc.UntypedHandleCall {
-  const error = (): Partial<grpc.StatusObject> => ({
-    code: grpc.status.UNIMPLEMENTED,
-    details: `${service.typeName}.${method.name} is not served by this daemon`,
-  });
+function unimplementedHandler(service: DescService, method: DescMethod, options: ServeOptions): grpc.UntypedHandleCall {
+  const error = (): Partial<grpc.StatusObject> => {
+    options.onDone?.(methodName(service, method), grpc.status.UNIMPLEMENTED);
+    return { code: grpc.status.UNIMPLEMENTED, details: `${service.typeName}.${method.name} is not served by this daemon` };
+  };
   if (method.methodKind === 'server_streaming') {
     return (call: grpc.ServerWritableStream<Buffer, unknown>) => call.emit('error', error());
   }
