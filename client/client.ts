@@ -296,18 +296,18 @@ export class EngramClient {
       check.strength(options.strength);
       requireCapability(daemon, Capability.Decay, 'a write with a strength');
     }
+    const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
+    const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength };
     if (rpcs.coalesced && this.coalesceWrites && daemon.capabilities.includes(Capability.BatchWriteFacts)) {
-      const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
-      res = await rpcs.coalesced(base, { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength });
-    } else if (options.confidence === undefined && !allowDuplicate && options.strength === undefined) {
+      res = await rpcs.coalesced(base, writeOptions);
+    } else if (confidence === undefined && !allowDuplicate && options.strength === undefined) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {
       const [method, capability, send] = rpcs.labelled;
-      const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
       if (confidence !== undefined) requireCapability(daemon, capability, 'a write with a confidence label');
       requireCapability(daemon, capability, 'a write with options');
-      res = await this.write(method, base.requestId, () => send(base, { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength }));
+      res = await this.write(method, base.requestId, () => send(base, writeOptions));
     }
     return { fact: toFact(res.fact), replayed: res.replayed, duplicate: res.duplicate ?? false };
   }

@@ -129,9 +129,13 @@ export class Writes {
     return this.insert(ctx, agentId, fields, 'fact', dedup);
   }
 
-  /** Waits while the namespaces' vector graphs lag too far behind their writes (MAX_PENDING). */
+  /** Waits while the namespaces' vector graphs lag too far behind their writes (MAX_PENDING);
+   *  the usual case, room to spare, costs a lookup and no await. */
   private async vectorRoom(agentIds: readonly string[]): Promise<void> {
-    for (const agentId of new Set(agentIds)) await this.indexer.namespace(agentId)?.vectors?.room();
+    for (const agentId of agentIds) {
+      const vectors = this.indexer.namespace(agentId)?.vectors;
+      if (vectors?.full) await vectors.room();
+    }
   }
 
   private checkPut(input: WriteInput): { agentId: string; fields: CheckedFields; dedup: boolean } {

@@ -117,10 +117,15 @@ export class VectorIndex {
     this.flushTimer.unref();
   }
 
+  /** Whether MAX_PENDING vectors wait for the graph: writes then wait for room(). */
+  get full(): boolean {
+    return this.pending.length >= MAX_PENDING;
+  }
+
   /** Resolves once fewer than MAX_PENDING vectors wait for the graph (the background flush
    *  drains them; checked again every flush interval, so a dropped index never strands a writer). */
   async room(): Promise<void> {
-    while (this.pending.length >= MAX_PENDING) await new Promise((resolve) => setTimeout(resolve, BACKGROUND_DELAY_MS));
+    while (this.full) await new Promise((resolve) => setTimeout(resolve, BACKGROUND_DELAY_MS));
   }
 
   /** Vectors accepted but not yet in the graph. */
