@@ -1,22 +1,44 @@
-// `npm run bench:hnsw [-- --facts 100000] [-- --k 160] [-- --queries 1500]`: what the HNSW
-// graph's build and search settings cost and find, on the offline embedder's sentence vectors of
+// `npm run bench:hnsw [-- --facts 100000] [-- --k 160] [-- --queries 1500] [-- --settings
+// 128/64/f32/16,64/64/i8/16]`: what the HNSW graph's build and search settings (expansion_add /
+// expansion_search / scalar kind / connectivity) cost and find, on the offline embedder's sentence vectors of
 // generated facts: inserts per second (batches of 256 with USearch's threads, as the daemon adds
 // them), search time, and how many of the exact nearest k each setting finds. The daemon uses
-// expansion_add 128 / expansion_search 64 (daemon/index/vectors.ts); k 160 is the vector
+// expansion_add 128 / expansion_search 64, f32, connectivity 16 (daemon/index/vectors.ts); k 160 is the vector
 // signal's depth at top_k 20. Prints a report; never asserts.
-import { loadavg } from 'node:os';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { createEmbedder } from '../daemon/embed/index.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { ms, table } from './stats.ts';
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, k: { type: 'string', default: '160' }, queries: { type: 'string', default: '1500' } } });
+const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, k: { type: 'string', default: '160' }, queries: { type: 'string', default: '1500' }, settings: { type: 'string' } } });
 const [count, k, queryCount] = [values.facts, values.k, values.queries].map(Number) as [number, number, number];
 if (![count, k, queryCount].every((n) => Number.isInteger(n) && n > 0) || k > count) throw new Error('--facts, --k and --queries take positive integers, k at most facts');
 
-/** [expansion_add, expansion_search] pairs; the daemon's first. */
-const SETTINGS: [number, number][] = [[128, 64], [128, 256], [64, 192], [64, 256], [32, 256]];
+interface Setting {
+  add: number;
+  search: number;
+  scalar: 'f32' | 'f16' | 'i8';
+  connectivity: number;
+}
+
+const SCALARS = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 } as const;
+
+/** The daemon's first. */
+const DEFAULT_SETTINGS = '128/64/f32/16,128/256/f32/16,64/192/f32/16,64/256/f32/16,32/256/f32/16';
+
+function parseSetting(text: string): Setting {
+  const [add, search, scalar = 'f32', connectivity = '16'] = text.split('/');
+  const setting = { add: Number(add), search: Number(search), scalar: scalar as Setting['scalar'], connectivity: Number(connectivity) };
+  if (![setting.add, setting.search, setting.connectivity].every((n) => Number.isInteger(n) && n > 0) || !(setting.scalar in SCALARS)) {
+    throw new Error(`--settings takes add/search[/f32|f16|i8[/connectivity]], comma-separated; got ${text}`);
+  }
+  return setting;
+}
+const SETTINGS = (values.settings ?? DEFAULT_SETTINGS).split(',').map(parseSetting);
 const BATCH = 256;
 
 async function embedAll(texts: string[], dimensions: number): Promise<Float32Array> {
@@ -31,8 +53,8 @@ async function embedAll(texts: string[], dimensions: number): Promise<Float32Arr
   return out;
 }
 
-function measure(data: Float32Array, queries: Float32Array, truth: BigUint64Array, dimensions: number, [add, search]: [number, number]): string[] {
-  const index = new Index({ dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: 16, expansion_add: add, expansion_search: search, multi: false });
+function measure(data: Float32Array, queries: Float32Array, truth: BigUint64Array, dimensions: number, { add, search, scalar, connectivity }: Setting): string[] {
+  const index = new Index({ dimensions, metric: MetricKind.Cos, quantization: SCALARS[scalar], connectivity, expansion_add: add, expansion_search: search, multi: false });
   const built = performance.now();
   for (let i = 0; i < count; i += BATCH) {
     const n = Math.min(BATCH, count - i);
@@ -47,7 +69,18 @@ function measure(data: Float32Array, queries: Float32Array, truth: BigUint64Arra
     for (let j = 0; j < k; j++) if (got.has(truth[q * k + j]!)) found++;
   }
   const searchMs = (performance.now() - searched) / queryCount;
-  return [`${add} / ${search}`, String(Math.round(count / buildSeconds)), ms(searchMs), (found / (queryCount * k)).toFixed(3)];
+  return [`${add} / ${search}`, scalar, String(connectivity), String(Math.round(count / buildSeconds)), ms(searchMs), (found / (queryCount * k)).toFixed(3), (savedBytes(index) / 2 ** 20).toFixed(0)];
+}
+
+/** The size of the index's file: what it costs on disk and, loaded, in memory. */
+function savedBytes(index: Index): number {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-hnsw-'));
+  try {
+    index.save(join(dir, 'index.usearch'));
+    return statSync(join(dir, 'index.usearch')).size;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
@@ -57,9 +90,9 @@ async function main(): Promise<void> {
   const queries = await embedAll(generateQueries(facts, queryCount, 4), dimensions);
   const truth = (exactSearch(data, queries, dimensions, k, MetricKind.Cos, 0) as unknown as { keys: BigUint64Array }).keys;
   process.stdout.write(`HNSW settings — ${new Date().toISOString()}, ${count} sentence vectors (local embedder), ${queryCount} queries, k ${k}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-  const rows = [['expansion add / search', 'inserts/s', 'search ms', `recall@${k} vs exact`]];
+  const rows = [['expansion add / search', 'scalar', 'connectivity', 'inserts/s', 'search ms', `recall@${k} vs exact`, 'file MiB']];
   for (const setting of SETTINGS) {
-    process.stderr.write(`building with ${setting.join(' / ')}\n`);
+    process.stderr.write(`building with ${Object.values(setting).join(' / ')}\n`);
     rows.push(measure(data, queries, truth, dimensions, setting));
   }
   process.stdout.write(`${table(rows)}\n`);

@@ -1,4 +1,4 @@
-// `npm run bench:import [-- --facts 100000] [-- --embedder local|none]`: `engram import` end to
+// `npm run bench:import [-- --facts 100000] [-- --embedder local|none] [-- --cpu-prof DIR]`: `engram import` end to
 // end, as a user runs it: a JSONL file of distinct facts (with dates and tags) imported by the
 // built CLI into a fresh daemon, then the same file again (every line replayed). Facts per second
 // beside `node -e 0` measured in the same run. Prints a report; never asserts.
@@ -15,7 +15,7 @@ import { ms, table } from './stats.ts';
 const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const TARGET_PER_SECOND = 10_000;
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, embedder: { type: 'string', default: 'local' } } });
+const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, embedder: { type: 'string', default: 'local' }, 'cpu-prof': { type: 'string' } } });
 const count = Number(values.facts);
 const embedder = values.embedder as 'local' | 'none';
 if (!Number.isInteger(count) || count < 1) throw new Error(`--facts must be a positive integer, got ${values.facts}`);
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const floor = performance.now() - nodeStarted;
 
   const dataDir = join(dir, 'data');
-  const daemon = await startDaemon(dataDir, { embedder });
+  const daemon = await startDaemon(dataDir, { embedder, ...(values['cpu-prof'] ? { cpuProfDir: values['cpu-prof'] } : {}) });
   const cpuBefore = machineCpuSeconds();
   const first = await importFile(dataDir, file);
   const cpu = machineCpuSeconds() - cpuBefore;

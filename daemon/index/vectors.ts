@@ -31,7 +31,15 @@ export interface SavedIndexInfo {
    *  damaged one can crash the process or spin), so a file that does not match is never loaded. */
   fileBytes?: number;
   fileSha256?: string;
+  /** How the graph stores vectors; a file saved with another (or, before f16, none) is rebuilt. */
+  scalar?: string;
 }
+
+/** The graph holds its vectors as 16-bit floats: measured on 100k sentence vectors (npm run
+ *  bench:hnsw), it finds exactly as many of the exact nearest 160 as 32-bit floats (0.882) with
+ *  1.5–1.7x the inserts per second, faster searches and a file 37% smaller. The store keeps every
+ *  vector in 32 bits, and exact searches (small namespaces, filtered ones) read those. */
+const SCALAR = { kind: ScalarKind.F16, name: 'f16' } as const;
 
 /** Size and SHA-256 of a file, read in chunks (an index can be hundreds of megabytes). */
 function fileDigest(path: string): { bytes: number; sha256: string } {
@@ -69,11 +77,11 @@ export class VectorIndex {
   }
 
   private static create(dimensions: number): Index {
-    // f32, M = 16, default expansions: exact enough at this size, and bit-identical on every search.
+    // M = 16, default expansions: exact enough at this size, and bit-identical on every search.
     return new Index({
       dimensions,
       metric: MetricKind.Cos,
-      quantization: ScalarKind.F32,
+      quantization: SCALAR.kind,
       connectivity: 16,
       expansion_add: 128,
       expansion_search: 64,
@@ -201,7 +209,7 @@ export class VectorIndex {
     syncPath(`${base}.usearch.tmp`);
     const digest = fileDigest(`${base}.usearch.tmp`);
     renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
-    const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b), fileBytes: digest.bytes, fileSha256: digest.sha256 };
+    const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b), fileBytes: digest.bytes, fileSha256: digest.sha256, scalar: SCALAR.name };
     writeFileAtomically(`${base}.json`, [Buffer.from(JSON.stringify(saved))]);
     this.changed = false;
   }
@@ -226,7 +234,7 @@ export class VectorIndex {
     if (!existsSync(`${base}.usearch`)) return null;
     try {
       const info = VectorIndex.readInfo(base);
-      if (!info || info.embedder !== embedder || info.dimensions !== dimensions) return null;
+      if (!info || info.embedder !== embedder || info.dimensions !== dimensions || info.scalar !== SCALAR.name) return null;
       // Checked before USearch sees it; an index saved before files carried a digest is rebuilt.
       if (info.fileBytes === undefined || statSync(`${base}.usearch`).size !== info.fileBytes) return null;
       if (fileDigest(`${base}.usearch`).sha256 !== info.fileSha256) return null;

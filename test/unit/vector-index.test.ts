@@ -1,5 +1,9 @@
 // The in-memory vector index over real USearch: adding a key it already holds replaces the vector
-// (a daemon following a shared store may apply one fact's state twice) instead of failing.
+// (a daemon following a shared store may apply one fact's state twice) instead of failing; a saved
+// graph loads only if it stores its vectors as this version's graphs do.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { VectorIndex } from '../../daemon/index/vectors.ts';
 
@@ -23,5 +27,26 @@ describe('vector index', () => {
     // Its old vector is gone: nothing lies at (0, 0, 1) any more.
     expect(index.search(unit(0, 1, 0.1), 1)[0]?.key).toBe(2);
     expect(Math.min(...index.search(unit(0, 0, 1), 2).map((h) => h.distance))).toBeGreaterThan(0.5);
+  });
+
+  test('a saved graph loads again; one saved with 32-bit vectors (before f16 graphs) is not loaded, so it is rebuilt', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
+    try {
+      const base = join(dir, 'agent');
+      const index = new VectorIndex(3);
+      index.add(7, unit(1, 0, 0));
+      index.add(8, unit(0, 1, 0));
+      index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
+      const loaded = VectorIndex.load(base, 'test', 3);
+      expect(loaded?.index.search(unit(0, 1, 0.1), 1)[0]?.key).toBe(8);
+      expect(loaded?.info.scalar).toBe('f16');
+
+      const info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Record<string, unknown>;
+      delete info.scalar; // as an earlier version wrote it
+      writeFileSync(`${base}.json`, JSON.stringify(info));
+      expect(VectorIndex.load(base, 'test', 3)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
