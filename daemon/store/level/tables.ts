@@ -1,7 +1,7 @@
 // The tables of the LevelDB store: one classic-level database, one sublevel per table. LevelDB's
 // own lock refuses a second process on the same directory.
 import { ClassicLevel } from 'classic-level';
-import type { AbstractSublevel } from 'abstract-level';
+import type { AbstractBatchOperation, AbstractSublevel } from 'abstract-level';
 import type { AccessRow, CheckpointRecord, Json, StoredTerms } from '../store.ts';
 import type { FactRecord } from '../record.ts';
 import { StoreLockedError } from '../store.ts';
@@ -103,4 +103,16 @@ export async function reopenTables(tables: Tables): Promise<void> {
 export function sublevelsOf(tables: Tables): [string, Table<unknown>][] {
   const { db: _db, recovery: _recovery, ...sublevels } = tables;
   return Object.entries(sublevels) as [string, Table<unknown>][];
+}
+
+/** A batch op as LevelDB takes it: the key carries its table's prefix, the value is encoded. */
+export type EncodedOp = { type: 'put'; key: string; value: string | Uint8Array } | { type: 'del'; key: string };
+
+/** Writes encoded ops straight to classic-level. abstract-level's batch() copies every op and
+ *  resolves its key and value encodings again, which costs more than LevelDB's own work: 11–13 µs
+ *  an op against 2.6–2.8 µs this way, in batches of 500. Only an open database is written this
+ *  way; otherwise batch() gives its usual wait (opening) or error (closed). */
+export function writeEncoded(db: Root, ops: EncodedOp[], options: { sync: boolean }): Promise<void> {
+  if (db.status !== 'open') return db.batch(ops as AbstractBatchOperation<Root, string, string>[], options);
+  return (db as unknown as { _batch(ops: EncodedOp[], options: { sync: boolean }): Promise<void> })._batch(ops, options);
 }
