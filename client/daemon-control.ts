@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataPaths, type Discovery } from '../shared/discovery.ts';
+import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
 import { connect } from './client.ts';
 
 /** A first start on a fresh machine builds the word-vector cache (10–20 s); leave room for it. */
@@ -29,7 +29,7 @@ export function liveDiscovery(dataDir: string): Discovery | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const discovery = JSON.parse(readFileSync(path, 'utf8')) as Discovery;
-    return isAlive(discovery.pid) ? discovery : undefined;
+    return processAlive(discovery.pid) ? discovery : undefined;
   } catch {
     return undefined; // being rewritten (it is renamed into place, but be safe)
   }
@@ -81,7 +81,7 @@ export async function stopDaemon(dataDir: string): Promise<StoppedDaemon> {
   if (!running) return { stopped: false };
   process.kill(running.pid, 'SIGTERM');
   const deadline = Date.now() + STOP_TIMEOUT_MS;
-  while (isAlive(running.pid)) {
+  while (processAlive(running.pid)) {
     if (Date.now() > deadline) throw new Error(`the daemon (pid ${running.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; it may still be saving its indexes. Check engram logs, or kill it (the store survives a kill).`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -98,14 +98,6 @@ async function answers(dataDir: string): Promise<boolean> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function tail(path: string): string {
   try {

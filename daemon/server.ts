@@ -8,7 +8,7 @@ import { securePrivateDir } from './files/private-dir.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Capability, profileServes, releaseProfile, type ReleaseProfile } from '../shared/capabilities.ts';
-import { dataPaths, readDiscovery, type Discovery } from '../shared/discovery.ts';
+import { dataPaths, processAlive, readDiscovery, type Discovery } from '../shared/discovery.ts';
 import { StoreLockedError } from './store/store.ts';
 import { addService, type Authenticate, type ServerCall } from '../shared/grpc/bridge.ts';
 import { CHANGE_KEY, MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
@@ -298,8 +298,7 @@ function shutdown(server: grpc.Server): Promise<void> {
 function servedByAnother(dataDir: string): boolean {
   try {
     const { pid } = readDiscovery(dataDir);
-    process.kill(pid, 0);
-    return pid !== process.pid;
+    return processAlive(pid) && pid !== process.pid;
   } catch {
     return false;
   }

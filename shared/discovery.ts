@@ -1,6 +1,7 @@
 // Where a daemon lives and how a client finds it. The daemon writes the discovery file
 // (mode 0600) once it serves; clients read it. Both sides derive every path from the data dir.
 import { readFileSync, statSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 
@@ -118,4 +119,44 @@ export class DamagedDiscoveryError extends Error {
     super(`${path} is damaged: ${reason}. Delete it and run "engram start" (a daemon still serving this directory keeps its lock, and start then says so).`);
     this.name = 'DamagedDiscoveryError';
   }
+}
+
+/** Whether a process runs. A killed daemon whose parent never waits for it (an init that does
+ *  not reap, as in some containers) stays a zombie that signal 0 still reaches: not running. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // The state follows the parenthesised command name: "Z" is a zombie, "X" dead.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true; // no /proc here: signal 0 is all there is to go by
+  }
+}
+
+/** Throws DaemonNotRunningError at once when the discovery file is stale — its process is gone
+ *  and nothing listens on its socket (a kill -9 or a crash leaves both behind) — instead of
+ *  letting a connect retry until its deadline. A live pid, or a socket that accepts, passes. */
+export async function checkServing(dataDir: string, discovery: Discovery, why = ''): Promise<void> {
+  if (processAlive(discovery.pid)) return;
+  const path = discovery.address.startsWith('unix:') ? discovery.address.slice('unix:'.length) : null;
+  if (path === null || (await socketAccepts(path))) return;
+  throw new DaemonNotRunningError(dataDir, `daemon.json names pid ${discovery.pid}, which is not running: the daemon was killed or crashed`, why);
+}
+
+function socketAccepts(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ path });
+    const done = (accepts: boolean) => {
+      socket.destroy();
+      resolve(accepts);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(1000, () => done(true)); // slow, not refused: let the connect decide
+  });
 }

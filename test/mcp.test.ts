@@ -1,10 +1,12 @@
 // `engram mcp` (stdio) with the SDK's own Client: the whole wire contract against a real
 // `engram mcp` process in front of a real daemon, then the start-up behaviour: no daemon → it
-// starts one and says so on stderr; a second `engram mcp` shares that daemon.
+// starts one and says so on stderr; a second `engram mcp` shares that daemon; after the daemon is
+// killed it starts a new one (and the CLI says at once that none runs).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import type { Discovery } from '../shared/discovery.ts';
+import { processAlive as isAlive, type Discovery } from '../shared/discovery.ts';
+import { runEngram } from './fixtures/cli.ts';
 import { removeDir, startDaemon, tempDataDir, waitFor } from './fixtures/daemon.ts';
 import { openStdio } from './fixtures/mcp.ts';
 import { describeMcpContract } from './fixtures/mcp-contract.ts';
@@ -51,6 +53,34 @@ describe('engram mcp start-up', () => {
     expect(isAlive(discovery.pid)).toBe(true);
   });
 
+  test('after its daemon is killed (kill -9), the CLI says at once that none runs, and engram mcp starts a new one that has every acknowledged fact', async () => {
+    const root = tempDataDir('engram-mcp-restart-');
+    dirs.push(root);
+    const dataDir = join(root, 'data');
+    const discoveryOf = () => JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as Discovery;
+    const first = await openStdio(['--data-dir', dataDir], { ENGRAM_EMBEDDER: 'none' });
+    const killed = discoveryOf().pid;
+    pids.push(killed);
+    await first.ok('memory_add', { agent_id: 'agent-k', text: 'Written just before the crash' });
+    await first.close();
+    process.kill(killed, 'SIGKILL');
+    await waitFor(async () => (isAlive(killed) ? undefined : true), 10_000);
+
+    // The discovery file and socket are left behind; they name no running daemon.
+    const status = await runEngram(['status'], { dataDir, cwd: root });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain(`daemon.json names pid ${killed}, which is not running`);
+    expect(status.stderr).toContain(`engram start --data-dir ${dataDir}`);
+
+    const second = await openStdio(['--data-dir', dataDir], { ENGRAM_EMBEDDER: 'none' });
+    const restarted = discoveryOf().pid;
+    pids.push(restarted);
+    expect(restarted).not.toBe(killed);
+    expect(second.stderr()).toMatch(/no daemon was serving .*; started one/);
+    expect((await second.ok('memory_search', { agent_id: 'agent-k', query: 'before the crash' })).facts).toEqual(['Written just before the crash']);
+    await second.close();
+  });
+
   test('--address names a daemon directly and never starts one', async () => {
     const daemon = await startDaemon();
     dirs.push(daemon.dataDir);
@@ -62,15 +92,6 @@ describe('engram mcp start-up', () => {
     await daemon.stop();
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
