@@ -392,6 +392,10 @@ describe('export', () => {
     const index = parseNote(readFileSync(join(vault, 'index.md'), 'utf8'));
     expect(index.fields).toMatchObject({ agent_id: agent, fact_count: '7' });
     for (const f of facts) expect(index.body).toContain(`[[${f.id}]]`);
+    // Only retired facts are marked so (the export holds live ones and retired ones).
+    const line = (id: string) => index.body.split('\n').find((l) => l.startsWith(`- [[${id}]]`))!;
+    expect(facts.some((f) => f.superseded_by) && facts.some((f) => !f.superseded_by)).toBe(true);
+    for (const f of facts) expect(line(f.id).endsWith(' (retired)'), line(f.id)).toBe(Boolean(f.superseded_by));
     expect(index.body).toContain('[[Alice]]');
     expect(index.body).toContain('[[Green Tea]]');
   });

@@ -87,7 +87,7 @@ async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: 
   const entries: IndexEntry[] = [];
   const count = await each(c, agent, bar, (f) => {
     openOut(() => writeFileSync(join(dir, `${f.id}.md`), factNote(f), { mode: 0o600 }), dir);
-    entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== '', entities: f.entities });
+    entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== undefined, entities: f.entities });
   });
   openOut(() => writeFileSync(join(dir, 'index.md'), indexNote(agent, entries, Date.now()), { mode: 0o600 }), dir);
   return count;
