@@ -237,6 +237,34 @@ describe('routes', () => {
     expect((await call('GET', `/v1/stats${q({ agent_id: 'fiona' })}`)).json.fact_count).toBe(3);
   });
 
+  it('POST /v1/facts with a request_id is safe to resend: the repeat answers the first write (200, replayed) and stores nothing', async () => {
+    const body = { agent_id: 'gwen', text: 'The invoice run is on Tuesdays', request_id: 'gwen-put-1', allow_duplicate: true };
+    const first = await call('POST', '/v1/facts', { body });
+    expect(first.status).toBe(201);
+    expect(first.json).toMatchObject({ replayed: false, duplicate: false });
+    const again = await call('POST', '/v1/facts', { body });
+    expect(again.status).toBe(200);
+    expectSchema('Remembered', again.json);
+    expect(again.json).toMatchObject({ replayed: true, fact: { id: first.json.fact.id } });
+    expect((await call('GET', `/v1/stats${q({ agent_id: 'gwen' })}`)).json.fact_count).toBe(1);
+    expect((await call('GET', `/v1/writes/gwen-put-1${q({ agent_id: 'gwen' })}`)).json).toMatchObject({ committed: true });
+    // The same id asking for another write is refused, not answered with the first.
+    const other = await call('POST', '/v1/facts', { body: { ...body, text: 'Something else entirely' } });
+    expect(other.status).toBe(409);
+    expect(errorOf(other).field).toBe('request_id');
+  });
+
+  it('POST /v1/facts takes occurred_at as a time or a date alone (midnight UTC), as list filters do', async () => {
+    const day = await call('POST', '/v1/facts', { body: { agent_id: 'gwen', text: 'The office closed for the holiday', occurred_at: '2024-05-08' } });
+    expect(day.status).toBe(201);
+    expect(day.json.fact.occurred_at).toBe('2024-05-08T00:00:00.000Z');
+    for (const value of ['2024-02-30', 'May 8', 1717200000000]) {
+      const res = await call('POST', '/v1/facts', { body: { agent_id: 'gwen', text: `bad time ${value}`, occurred_at: value } });
+      expect(res.status, String(value)).toBe(400);
+      expect(errorOf(res).field).toBe('occurred_at');
+    }
+  });
+
   it('POST /v1/facts/batch answers each item in its slot: stored, replayed, duplicate or refused (naming its field)', async () => {
     const items = [
       { agent_id: 'gina', text: 'Batch fact one', tags: ['a'], request_id: 'gina-1' },

@@ -176,7 +176,7 @@ export function within<T>(item: string, read: () => T): T {
 }
 
 export function writeFields(args: Args) {
-  const occurredAt = supplied(args, 'occurred_at') ? validated(() => check.rfc3339Ms(args.occurred_at, 'occurred_at')) : undefined;
+  const occurredAt = supplied(args, 'occurred_at') ? validated(() => check.typedTimeMs(args.occurred_at, 'occurred_at')) : undefined;
   const meta = supplied(args, 'meta') ? jsonObject(args.meta, 'meta') : undefined;
   const fields = {
     occurredAt,

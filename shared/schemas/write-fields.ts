@@ -9,7 +9,7 @@ export const confidence = z.enum(CONFIDENCE_LABELS).describe(CONFIDENCE_TEXT);
 
 /** Everything a fact record holds that a writer gives, except text and confidence. */
 export const FACT_FIELDS = {
-  occurred_at: z.string().describe('When the remembered thing happened: RFC 3339 (e.g. "2024-05-08T13:56:00Z"). Recency ranks by it.').optional(),
+  occurred_at: z.string().describe('When the remembered thing happened: an RFC 3339 time ("2024-05-08T13:56:00Z") or a date ("2024-05-08", midnight UTC). Recency ranks by it.').optional(),
   tags: z.array(z.string()).describe('Labels to filter recall by later.').optional(),
   entities: z.array(z.string()).describe('Names of the people, projects or things the fact is about.').optional(),
   source: z.string().describe('Where the fact came from (a file, a URL, a conversation).').optional(),

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
-import { metaDepth, rfc3339Ms, typedTimeMs } from '../../../shared/validate.ts';
+import { metaDepth, typedTimeMs } from '../../../shared/validate.ts';
 import { authorizeDaemon } from '../../auth/grant.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -37,7 +37,7 @@ const ok = <N extends ResponseName>(_name: N, json: ResponseOf<N>, extra: Omit<R
 /** The write fields of a body, in the core's terms (times as ms, meta as the JSON text it keeps). */
 function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: string[]; source?: string; context?: string; meta?: Record<string, unknown>; confidence?: string }) {
   return {
-    ...(b.occurred_at !== undefined ? { occurredAt: rfc3339Ms(b.occurred_at, 'occurred_at') } : {}),
+    ...(b.occurred_at !== undefined ? { occurredAt: typedTimeMs(b.occurred_at, 'occurred_at') } : {}),
     tags: b.tags,
     entities: b.entities,
     source: b.source,
@@ -88,10 +88,10 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/facts',
-    { body: 'RememberRequest', operationId: 'remember', summary: 'Remember a fact', status: 201, response: 'Remembered', description: 'The stored fact (201, Location names it); an identical live fact is answered with 200 and duplicate: true.' },
+    { body: 'RememberRequest', operationId: 'remember', summary: 'Remember a fact', status: 201, response: 'Remembered', description: 'The stored fact (201, Location names it); an identical live fact is answered with 200 and duplicate: true, a repeated request_id with 200, replayed: true and the first write\'s fact.' },
     async ({ core, ctx, body: b }) => {
-      const { fact, duplicate } = await core.put(ctx, { agentId: b.agent_id, text: b.text, ...writeFields(b), ...(b.allow_duplicate ? { allowDuplicate: true } : {}) });
-      return ok('Remembered', { fact: restFact(fact), duplicate }, { status: duplicate ? 200 : 201, headers: { location: factLocation(fact) } });
+      const { fact, duplicate, replayed } = await core.put(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, text: b.text, ...writeFields(b), ...(b.allow_duplicate ? { allowDuplicate: true } : {}) });
+      return ok('Remembered', { fact: restFact(fact), duplicate, replayed }, { status: duplicate || replayed ? 200 : 201, headers: { location: factLocation(fact) } });
     },
   ),
 

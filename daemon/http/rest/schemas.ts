@@ -130,7 +130,7 @@ export const WriteStatusQuery = z.object({ agent_id: agentId.describe('The names
 const CONFIRM_PROBLEM = 'must be true: forgetting by query retires every fact the query recalls (up to top_k); recall first to see which';
 
 export const REQUESTS = {
-  RememberRequest: z.object({ agent_id: agentId, text, ...WRITE_OPTIONS }).strict(),
+  RememberRequest: z.object({ agent_id: agentId, text, ...WRITE_OPTIONS, request_id: requestId.optional() }).strict(),
   BatchRememberRequest: z
     .object({
       items: z
@@ -353,7 +353,11 @@ export const RESPONSES = {
   CompactReport: CompactReportJson,
   RecallAdvice: RecallAdviceJson,
   Remembered: z
-    .object({ fact: FactJson, duplicate: z.boolean().describe('true: an identical live fact was already remembered; `fact` is it and nothing was stored (200, not 201).') })
+    .object({
+      fact: FactJson,
+      duplicate: z.boolean().describe('true: an identical live fact was already remembered; `fact` is it and nothing was stored (200, not 201).'),
+      replayed: z.boolean().describe('true: this request_id was used before; `fact` is what that write stored and nothing was stored now (200, not 201).'),
+    })
     .strict(),
   RecallResult: z
     .object({
