@@ -3,6 +3,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { FactKind, type FactSchema } from './gen/engram/v1/fact_pb.ts';
 import type { FactFields, FactKindName } from './model.ts';
+import { lastUsedOf } from './fact-shape.ts';
 
 const KIND_TO_PROTO: Record<FactKindName, FactKind> = { fact: FactKind.FACT, alias: FactKind.ALIAS, summary: FactKind.SUMMARY };
 
@@ -30,7 +31,7 @@ export function factToMessage(fact: FactFields, metaJson: string): MessageInitSh
     strength: fact.strength,
     embedder: fact.embedder,
     useCount: fact.useCount,
-    lastUsedAtMs: BigInt(fact.lastUsedAt || fact.createdAt),
+    lastUsedAtMs: BigInt(lastUsedOf(fact)),
     reviewCount: fact.reviewCount,
     crossDomainCount: fact.crossDomainCount,
     retiredReason: fact.retiredReason,

@@ -11,6 +11,10 @@ function metaObject(metaJson: string): Record<string, unknown> {
   return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 }
 
+/** When a fact was last used, as every door reports it: its creation time until something uses
+ *  it (the store keeps 0 until then). */
+export const lastUsedOf = (f: { lastUsedAt: number; createdAt: number }): number => f.lastUsedAt || f.createdAt;
+
 export function toFact(record: FactFields, metaJson: string): Fact {
   const fact: Fact = {
     id: record.id,

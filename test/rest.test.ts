@@ -254,6 +254,20 @@ describe('routes', () => {
     expect(errorOf(other).field).toBe('request_id');
   });
 
+  it('a fact never used reports its creation time as last_used_at, as the gRPC, CLI and MCP doors do', async () => {
+    const put = await call('POST', '/v1/facts', { body: { agent_id: 'gwen', text: 'The badge reader is by the lift' } });
+    expect(put.json.fact.last_used_at).toBe(put.json.fact.created_at);
+    const read = await call('GET', `/v1/facts/${put.json.fact.id}${q({ agent_id: 'gwen' })}`);
+    expect(read.json.fact?.last_used_at ?? read.json.last_used_at).toBe(put.json.fact.created_at);
+    const client = await daemon.client();
+    try {
+      const viaGrpc = await client.get('gwen', put.json.fact.id);
+      expect(new Date(viaGrpc.lastUsedAt!).toISOString()).toBe(put.json.fact.created_at);
+    } finally {
+      client.close();
+    }
+  });
+
   it('POST /v1/facts takes occurred_at as a time or a date alone (midnight UTC), as list filters do', async () => {
     const day = await call('POST', '/v1/facts', { body: { agent_id: 'gwen', text: 'The office closed for the holiday', occurred_at: '2024-05-08' } });
     expect(day.status).toBe(201);

@@ -2,13 +2,13 @@
 // Only field renames live here: the shapes themselves are shared with the CLI so
 // `engram ... --json` and REST agree.
 import { factJson, receiptJson, type CheckpointView } from '../../shared/json/shapes.ts';
-import { toFact } from '../../shared/fact-shape.ts';
+import { lastUsedOf, toFact } from '../../shared/fact-shape.ts';
 import type { Fact } from '../../shared/model.ts';
 import type { ContextAssembly, Receipt } from '../../shared/model.ts';
 import type { CheckpointRecord } from '../core/engram.ts';
 import type { FactRecord } from '../core/engram.ts';
 
-export const factView = (f: FactRecord): Fact => toFact(f, f.meta);
+export const factView = (f: FactRecord): Fact => toFact({ ...f, lastUsedAt: lastUsedOf(f) }, f.meta);
 
 export const restFact = (f: FactRecord) => factJson(factView(f));
 
