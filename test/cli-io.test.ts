@@ -239,6 +239,30 @@ describe('import (JSONL)', () => {
   });
 });
 
+describe('import mistakes', () => {
+  test('a missing file, or a file given the other format, fails in one line saying what to do, and imports nothing', async () => {
+    const missing = await engram(['import', 'io-mistakes', join(env.cwd, 'no-such-file.jsonl')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(`engram: cannot read ${join(env.cwd, 'no-such-file.jsonl')}: no such file; nothing was imported\n`);
+
+    const facts = file('mistakes.jsonl', jsonl([{ text: 'One fact' }, { text: 'Another fact' }]));
+    const asConversation = await engram(['import', 'io-mistakes', facts, '--format', 'conversation']);
+    expect(asConversation.code).toBe(1);
+    expect(asConversation.stderr).toContain('(a JSONL file of facts? import it without --format conversation)');
+
+    const conversation = file('mistakes-conversation.json', JSON.stringify({ sessions: [{ turns: [{ speaker: 'A', text: 'hello there' }] }] }));
+    const asFacts = await engram(['import', 'io-mistakes', conversation]);
+    expect(asFacts.stderr).toContain('(a conversation file? import it with --format conversation)');
+    expect((await env.client.stats('io-mistakes')).factCount).toBe(0);
+  });
+
+  test('engram logs without a log exits 1', async () => {
+    const run = await engram(['logs'], { dataDir: join(env.cwd, 'no-daemon-here') });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^engram: no log at /);
+  });
+});
+
 describe('import --format conversation', () => {
   const agent = 'io-conversation';
   const conversation = {

@@ -34,7 +34,7 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
     return;
   }
   const matched = matches?.filter((m) => m.matched).length;
-  if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; these ${facts.length} facts only fill the count:`);
+  if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; ${facts.length === 1 ? 'this fact only fills' : `these ${facts.length} facts only fill`} the count:`);
   facts.forEach((fact, i) => {
     print(factLine(fact, matches?.[i]));
     for (const e of matches?.[i]?.evidence ?? []) print(`    evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`);

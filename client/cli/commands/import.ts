@@ -43,7 +43,15 @@ class ImportStopped extends Error {
 const reasonOf = (error: unknown) => (error instanceof EngramError ? `${error.kind}: ${error.message}` : (error as Error).message);
 
 function readInput(file: string): string {
-  return readFileSync(file === '-' ? 0 : file, 'utf8');
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (typeof syscall !== 'string') throw error;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    // Still a file error (code, syscall): reported in one line, without a stack.
+    throw Object.assign(new Error(`cannot read ${file}: ${why}; nothing was imported`), { code, syscall });
+  }
 }
 
 async function lookup(c: EngramClient, agent: string, id: string | undefined): Promise<Fact | undefined> {

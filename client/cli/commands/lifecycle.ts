@@ -9,7 +9,7 @@ import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
 import { liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
-export function registerLifecycleCommands({ program, globals }: Cli): void {
+export function registerLifecycleCommands({ program, globals, setExit }: Cli): void {
   program
     .command('init')
     .description(`make a project store: ${PROJECT_DIR_NAME}/ here, used by every command run in this directory or below it`)
@@ -80,7 +80,7 @@ export function registerLifecycleCommands({ program, globals }: Cli): void {
       const path = liveDiscovery(dir)?.logFile ?? logPathOf(dir);
       if (!existsSync(path)) {
         process.stderr.write(`engram: no log at ${path} (a daemon started with engram start or engram mcp writes one; a daemon in the foreground logs to its terminal)\n`);
-        process.exitCode = 1;
+        setExit(1);
         return;
       }
       const render = opts.json ? (line: string) => line : readable();

@@ -10,13 +10,23 @@ import { parseEventTime } from './times.ts';
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
 
+/** Whether the first line alone is JSON, as in a JSONL file of facts given the wrong format. */
+function firstLineIsJson(text: string): boolean {
+  try {
+    JSON.parse(text.split('\n', 1)[0]!);
+    return text.trim().includes('\n');
+  } catch {
+    return false;
+  }
+}
+
 /** The sessions, or the list of problems (each naming where it is). */
 export function parseConversationFile(text: string): { sessions: ConversationSession[]; problems: string[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { sessions: [], problems: [`not JSON: ${(error as Error).message}`] };
+    return { sessions: [], problems: [`not JSON: ${(error as Error).message}${firstLineIsJson(text) ? ' (a JSONL file of facts? import it without --format conversation)' : ''}`] };
   }
   if (!isObject(raw) || !Array.isArray(raw.sessions)) return { sessions: [], problems: ['must be an object with a "sessions" list'] };
   const problems: string[] = [];

@@ -100,7 +100,11 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
   if ('got' in parsed) throw new Error(`must be a JSON object, got ${parsed.got}`);
   const o = parsed.object;
   const unknown = Object.keys(o).filter((k) => !USED.has(k) && !ASSIGNED.has(k));
-  if (unknown.length > 0) throw new Error(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+  if (unknown.length > 0) {
+    // A conversation file fed to the fact importer: say which format it is.
+    const hint = unknown.includes('sessions') || unknown.includes('conversation') ? ' (a conversation file? import it with --format conversation)' : '';
+    throw new Error(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}${hint}`);
+  }
 
   if (o.text === undefined) throw new Error('text: missing (every line needs the fact\'s text)');
   const text = check.factText(o.text, limits);
