@@ -263,6 +263,9 @@ describe('sessions', () => {
     expect((await fetch(`${base}${script}`)).headers.get('content-type')).toMatch(/javascript/);
     expect((await fetch(`${base}/inspector/assets/none.js`)).status).toBe(404);
     expect((await fetch(`${base}/inspector`, { redirect: 'manual' })).status).toBe(301);
+    const root = await fetch(`${base}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/inspector/');
   });
 });
 

@@ -495,7 +495,7 @@ describe('errors', () => {
   });
 
   it('404 for unknown routes, facts and checkpoints', async () => {
-    for (const path of ['/v1/nope', '/', '/v1/facts/x/y', '/v2/recall', '/v1/recall/']) {
+    for (const path of ['/v1/nope', '/v1', '/v1/facts/x/y', '/v2/recall', '/v1/recall/']) {
       const res = await call('GET', path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expect(errorOf(res).code).toBe('not_found');

@@ -50,6 +50,8 @@ export function mountInspector(app: Hono<any>, options: InspectorSiteOptions, au
   const { sessions } = options;
 
   app.get('/inspector', (c) => c.redirect(INSPECTOR_PATH, 301));
+  // The server's address alone, typed into a browser, opens the inspector (not a 404).
+  app.get('/', (c) => c.redirect(INSPECTOR_PATH, 302));
   app.get('/inspector/session', (c) => {
     if (options.noAuth) return c.json({ signed_in: true, auth_required: false, principal: 'local' });
     const authorization = c.req.header('authorization') ?? sessions.authorizationOf(c.req.header(SESSION_HEADER));
