@@ -268,6 +268,18 @@ describe('status', () => {
     expect(run.stdout).toContain(`pid ${env.daemon.child.pid}`);
     expect(run.stdout).toContain(`data dir  ${env.daemon.dataDir}`);
     expect(run.stdout).toMatch(/^facts\s+\d+ \(/m);
+    expect(run.stdout).not.toMatch(/^http /m); // this daemon serves no HTTP
+  });
+
+  test('names the HTTP address of a daemon started with --http', async () => {
+    const withHttp = await startDaemon({ embedder: 'none', args: ['--http', '127.0.0.1:0'] });
+    try {
+      const run = await engram(['status'], { dataDir: withHttp.dataDir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`http      http://${withHttp.discovery.httpAddress} (REST, MCP at /mcp, the inspector at /inspector/)`);
+    } finally {
+      await withHttp.stop();
+    }
   });
 });
 

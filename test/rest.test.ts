@@ -234,6 +234,9 @@ describe('routes', () => {
       expect(res.status, field).toBe(400);
       expect(errorOf(res).field!.startsWith(field), `${field}: ${errorOf(res).field}`).toBe(true);
     }
+    // Said in JSON's words, not the schema library's ("a record").
+    const meta = await call('POST', '/v1/facts', { body: { agent_id: 'fiona', text: 'bad', meta: 'room B2' } });
+    expect(errorOf(meta).message).toMatch(/^meta: must be an object, got string$/);
     expect((await call('GET', `/v1/stats${q({ agent_id: 'fiona' })}`)).json.fact_count).toBe(3);
   });
 

@@ -17,7 +17,12 @@ export function fieldPath(path: readonly PropertyKey[], root = 'body'): string {
 
 const ZOD_DEFAULT = /^(Invalid|Too (small|big)|Unrecognized)/;
 
-const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+/** zod's type names as a JSON caller knows them (a record is a JSON object). */
+const JSON_NAMES: Record<string, string> = { int: 'integer', record: 'object' };
+const article = (type: string) => {
+  const name = JSON_NAMES[type] ?? type;
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+};
 
 /** The first issue of a failed parse (zod reports the first problem of each field in order). */
 export function problemOf(error: z.ZodError, input: unknown, root = 'body'): InputProblem {
@@ -29,7 +34,7 @@ export function problemOf(error: z.ZodError, input: unknown, root = 'body'): Inp
   if (!ZOD_DEFAULT.test(issue.message)) return { field, problem: issue.message };
   switch (issue.code) {
     case 'invalid_type':
-      return { field, problem: value === undefined ? 'is required' : `must be ${issue.expected === 'int' ? 'an integer' : article(issue.expected)}, got ${kindOf(value)}` };
+      return { field, problem: value === undefined ? 'is required' : `must be ${article(issue.expected)}, got ${kindOf(value)}` };
     case 'invalid_value':
       return { field, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
     case 'too_small':

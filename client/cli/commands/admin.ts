@@ -79,6 +79,8 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       out(`daemon    engram ${daemon.daemonVersion} (profile ${daemon.profile}), pid ${discovery?.pid ?? '?'}`);
       out(`address   ${opts.address ?? discovery?.address}${discovery?.tcpAddress ? ` and ${discovery.tcpAddress}` : ''}`);
       out(`data dir  ${dataDir} (${describeChoice(choice)})`);
+      if (discovery?.httpAddress) out(`http      http://${discovery.httpAddress} (REST, MCP at /mcp${daemon.capabilities.includes(Capability.Inspector) ? ', the inspector at /inspector/' : ''})`);
+      if (discovery?.mcpHttpAddress) out(`mcp       http://${discovery.mcpHttpAddress}/mcp`);
       if (discovery?.logFile) out(`log       ${discovery.logFile}`);
       out(`features  ${daemon.capabilities.join(', ') || '(none: legacy daemon)'}`);
       out(`embedder  ${daemon.embedder}`);
