@@ -81,6 +81,24 @@ describe('engram mcp start-up', () => {
     await second.close();
   });
 
+  test('--tools serves only the tools named; another is an unknown tool, and an unknown name in the list is a usage error', async () => {
+    const daemon = await startDaemon();
+    dirs.push(daemon.dataDir);
+    const session = await openStdio(['--data-dir', daemon.dataDir, '--tools', 'memory_add, memory_search']);
+    try {
+      expect(session.tools.map((t) => t.name).sort()).toEqual(['memory_add', 'memory_search']);
+      await session.ok('memory_add', { agent_id: 'few-tools', text: 'Only two tools are served here' });
+      expect((await session.ok('memory_search', { agent_id: 'few-tools', query: 'two tools' })).facts).toEqual(['Only two tools are served here']);
+      await expect(session.client.callTool({ name: 'memory_list', arguments: { agent_id: 'few-tools' } })).rejects.toThrow(/unknown tool: memory_list/);
+    } finally {
+      await session.close();
+    }
+    const bad = await runEngram(['mcp', '--data-dir', daemon.dataDir, '--tools', 'memory_add,memory_serch'], { dataDir: null, cwd: daemon.dataDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--tools: no tool named memory_serch');
+    await daemon.stop();
+  });
+
   test('--address names a daemon directly and never starts one', async () => {
     const daemon = await startDaemon();
     dirs.push(daemon.dataDir);

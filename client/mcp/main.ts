@@ -5,12 +5,12 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolveDataDir } from '../../shared/discovery.ts';
-import { createMcpServer } from '../../shared/mcp/server.ts';
+import { createMcpServer, parseToolList } from '../../shared/mcp/server.ts';
 import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
 import { startDetached } from '../daemon-control.ts';
 
-const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--agent ID] [--print-config]
+const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--agent ID] [--tools LIST] [--print-config]
 
 Serves Engram's memory tools over MCP on stdin/stdout, through the daemon of DIR
 (default: the nearest .engram/ above the working directory, else the per-user
@@ -21,6 +21,8 @@ data directory; $ENGRAM_HOME overrides), starting that daemon if none is running
   --agent ID         the namespace of the tools whose agent_id is optional (save_memory,
                      search_memory, touch_memory, observe_memory_usage, gc; $ENGRAM_AGENT,
                      default "default")
+  --tools LIST       serve only these tools, comma-separated (memory_add,memory_search):
+                     each tool's schemas take room in the agent's context
   --print-config     print the mcpServers entry that runs this installation (for an agent
                      host's configuration) and exit`;
 
@@ -42,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
         address: { type: 'string' },
         token: { type: 'string' },
         agent: { type: 'string' },
+        tools: { type: 'string' },
         'print-config': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -64,6 +67,13 @@ export async function main(argv: string[]): Promise<number> {
     say(`--agent must name a namespace, got ${JSON.stringify(defaultAgentId)}\n${USAGE}`);
     return 2;
   }
+  let tools;
+  try {
+    tools = values.tools === undefined ? undefined : parseToolList(values.tools);
+  } catch (error) {
+    say(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
   const dataDir = resolveDataDir(values['data-dir']);
   let client;
   try {
@@ -79,6 +89,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const { server, settled } = createMcpServer(new ClientBackend(client), {
     ...(defaultAgentId ? { defaultAgentId } : {}),
+    ...(tools ? { tools } : {}),
     onUnexpectedError: (tool, error) => say(`unexpected error in ${tool}: ${(error as Error)?.stack ?? error}`),
   });
   // The session ends when the host closes our stdin. Calls it sent before that still get their

@@ -16,13 +16,25 @@ import { DEFAULT_HANDLER_CONTEXT, HANDLERS } from './handlers/index.ts';
 import { CORTEX_TOOLS, INPUT_TYPES } from './input-schemas.ts';
 import { SERVER_INSTRUCTIONS } from './instructions.ts';
 import { failure } from './result.ts';
-import { isToolName, TOOLS } from './tools.ts';
+import { isToolName, TOOLS, TOOL_NAMES, type ToolName } from './tools.ts';
 
 export interface McpServerOptions {
   /** The namespace of the CortexGraph tools when a call names none (default "default"). */
   defaultAgentId?: string;
   /** Told about failures that are not Engram errors (likely bugs); the caller still gets a tool error. */
   onUnexpectedError?: (tool: string, error: unknown) => void;
+  /** Serve only these tools (absent: all). Every tool's schema is in the agent's context, so a
+   *  host that uses a few can leave the rest out. */
+  tools?: readonly ToolName[];
+}
+
+/** A --tools list ("memory_add,memory_search") as tool names; an unknown one is named in the error. */
+export function parseToolList(text: string): ToolName[] {
+  const names = text.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !isToolName(n));
+  if (names.length === 0) throw new Error('--tools must name at least one tool');
+  if (unknown.length) throw new Error(`--tools: no tool named ${unknown.join(', ')} (the tools: ${TOOL_NAMES.join(', ')})`);
+  return names as ToolName[];
 }
 
 export interface EngramMcpServer {
@@ -40,7 +52,8 @@ const ANY_TOOL_CALL = z.object({ method: z.literal('tools/call'), params: z.unkn
 export function createMcpServer(source: BackendSource, options: McpServerOptions = {}): EngramMcpServer {
   const server = new Server({ name: 'engram', title: 'Engram memory', version: ENGRAM_VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   const inflight = new Set<Promise<CallToolResult>>();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  const served = options.tools ? TOOLS.filter((t) => options.tools!.includes(t.name as ToolName)) : TOOLS;
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: served }));
   // Registered with a schema that accepts any params: the SDK's Server then checks them against
   // CallToolRequestSchema itself and answers a malformed call with -32602 (invalid params); parsed
   // here first, a non-object `arguments` would surface as -32603 (internal error).
@@ -71,7 +84,7 @@ function toolMessage(error: unknown): string {
 
 export async function callTool(backend: McpBackend, name: string, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
   // An unknown tool is a protocol error (the request itself is wrong), not a tool result.
-  if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+  if (!isToolName(name) || (options.tools && !options.tools.includes(name))) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
   try {
     // The specific refusal first (it says where a confidence option belongs), then the general one.
     rejectMisplacedConfidence(name, args);
