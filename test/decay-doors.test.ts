@@ -12,8 +12,9 @@ interface Door {
   gc(agent: string, apply: boolean): Promise<string[]>;
 }
 
-// λ = 1/s: an unused fact falls below the forget threshold (0.05) after 3 s.
-const doors = useDoors(['--decay-model', 'exponential', '--decay-lambda', '1']);
+// λ = 0.5/s: an unused fact falls below the forget threshold (0.05) after 6 s; a fact used once
+// more stays above it for ~6.8 s after that use (room for a CLI door to start on a busy machine).
+const doors = useDoors(['--decay-model', 'exponential', '--decay-lambda', '0.5']);
 
 const library: Door = {
   async touch(agent, id) {
@@ -101,13 +102,14 @@ describe('decay through every door', () => {
       const used = (await doors.client.put(agent, 'a note in daily use')).fact.id;
       facts.set(agent, { faded, used });
     }
-    await sleep(3300);
+    await sleep(6500);
     for (const [i, [name, door]] of DOORS.entries()) {
       const agent = agents[i]!;
       const { faded, used } = facts.get(agent)!;
       await doors.client.touch(agent, used);
       expect(await door.gc(agent, false), name).toEqual([faded]);
       expect((await doors.client.list(agent)).facts, name).toHaveLength(2);
+      await doors.client.touch(agent, used);
       expect(await door.gc(agent, true), name).toEqual([faded]);
       expect((await doors.client.list(agent)).facts.map((f) => f.id), name).toEqual([used]);
     }
