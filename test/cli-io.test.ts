@@ -231,7 +231,7 @@ describe('import (JSONL)', () => {
     expect(badFormat.stderr).toMatch(/Allowed choices are jsonl, conversation/);
     const missing = await engram(['import', 'io-x', join(env.cwd, 'no-such-file.jsonl')]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/ENOENT.*no-such-file\.jsonl/);
+    expect(missing.stderr).toMatch(/^engram: cannot read .*no-such-file\.jsonl: no such file; nothing was imported$/m);
     expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace
     const noAgent = await engram(['import', '', join(env.cwd, 'facts.jsonl')]);
     expect(noAgent.code).toBe(1);
@@ -240,11 +240,7 @@ describe('import (JSONL)', () => {
 });
 
 describe('import mistakes', () => {
-  test('a missing file, or a file given the other format, fails in one line saying what to do, and imports nothing', async () => {
-    const missing = await engram(['import', 'io-mistakes', join(env.cwd, 'no-such-file.jsonl')]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe(`engram: cannot read ${join(env.cwd, 'no-such-file.jsonl')}: no such file; nothing was imported\n`);
-
+  test('a file given the other format fails saying which format it is, and imports nothing', async () => {
     const facts = file('mistakes.jsonl', jsonl([{ text: 'One fact' }, { text: 'Another fact' }]));
     const asConversation = await engram(['import', 'io-mistakes', facts, '--format', 'conversation']);
     expect(asConversation.code).toBe(1);
