@@ -3,7 +3,7 @@
 // UncertainWriteError with its request id. Reads retry once after a reconnect.
 import { randomUUID } from 'node:crypto';
 import { Capability } from '../shared/capabilities.ts';
-import { checkServing, readDiscovery, resolveDataDir } from '../shared/discovery.ts';
+import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
 import * as grpc from '@grpc/grpc-js';
 import { EngramError, ErrorKind, FIELD_METADATA_KEY, invalidArgument, kindFromCode } from '../shared/errors.ts';
@@ -163,9 +163,7 @@ export interface ReindexEvent {
 export async function connect(options: ConnectOptions = {}): Promise<EngramClient> {
   let { address, token } = options;
   if (!address) {
-    const dataDir = resolveDataDir(options.dataDir);
-    const discovery = readDiscovery(dataDir);
-    await checkServing(dataDir, discovery);
+    const discovery = readDiscovery(resolveDataDir(options.dataDir));
     address = discovery.address;
     token ??= discovery.token;
   }

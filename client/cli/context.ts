@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { connect, type EngramClient } from '../client.ts';
-import { resolveDataDir } from '../../shared/discovery.ts';
+import { checkServing, readDiscovery, resolveDataDir } from '../../shared/discovery.ts';
 import * as check from '../../shared/validate.ts';
 
 export interface GlobalOptions {
@@ -74,8 +74,12 @@ export function parseTime(value: string, flag: string): number {
 
 /** Opens a client for one command and always closes it. */
 export async function withClient<T>(opts: GlobalOptions, work: (client: EngramClient) => Promise<T>): Promise<T> {
+  const dataDir = resolveDataDir(opts.dataDir);
+  // A person waiting on a command is told at once that a crashed daemon left its files behind;
+  // the library's connect() waits for a daemon instead (a supervisor may be restarting it).
+  if (!opts.address) await checkServing(dataDir, readDiscovery(dataDir));
   const client = await connect({
-    dataDir: resolveDataDir(opts.dataDir),
+    dataDir,
     address: opts.address,
     token: opts.token,
     clientName: 'engram-cli',
