@@ -98,7 +98,6 @@ async function answers(dataDir: string): Promise<boolean> {
   }
 }
 
-
 function tail(path: string): string {
   try {
     return readFileSync(path, 'utf8').split('\n').slice(-20).join('\n');

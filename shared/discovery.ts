@@ -141,11 +141,11 @@ export function processAlive(pid: number): boolean {
 /** Throws DaemonNotRunningError at once when the discovery file is stale — its process is gone
  *  and nothing listens on its socket (a kill -9 or a crash leaves both behind) — instead of
  *  letting a connect retry until its deadline. A live pid, or a socket that accepts, passes. */
-export async function checkServing(dataDir: string, discovery: Discovery, why = ''): Promise<void> {
+export async function checkServing(dataDir: string, discovery: Discovery): Promise<void> {
   if (processAlive(discovery.pid)) return;
   const path = discovery.address.startsWith('unix:') ? discovery.address.slice('unix:'.length) : null;
   if (path === null || (await socketAccepts(path))) return;
-  throw new DaemonNotRunningError(dataDir, `daemon.json names pid ${discovery.pid}, which is not running: the daemon was killed or crashed`, why);
+  throw new DaemonNotRunningError(dataDir, `daemon.json names pid ${discovery.pid}, which is not running: the daemon was killed or crashed`);
 }
 
 function socketAccepts(path: string): Promise<boolean> {

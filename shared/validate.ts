@@ -195,14 +195,6 @@ export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): s
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** An RFC 3339 time (the shape every door prints) → milliseconds. */
-export function rfc3339Ms(value: unknown, field: string): number {
-  if (typeof value !== 'string' || !RFC3339.test(value) || !realDate(value) || Number.isNaN(Date.parse(value))) {
-    throw invalidArgument(field, `must be an RFC 3339 time like "2024-05-08T13:56:00Z", got ${JSON.stringify(value)}`);
-  }
-  return timestampMs(Date.parse(value), field);
-}
-
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The calendar date a time names exists (Date.parse turns 2024-02-30 into 1 March) and its

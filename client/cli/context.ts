@@ -74,14 +74,15 @@ export function parseTime(value: string, flag: string): number {
 
 /** Opens a client for one command and always closes it. */
 export async function withClient<T>(opts: GlobalOptions, work: (client: EngramClient) => Promise<T>): Promise<T> {
+  // The discovery file is read here, once: a person waiting on a command is told at once that a
+  // crashed daemon left its files behind, where the library's connect() waits for a daemon (a
+  // supervisor may be restarting it).
   const dataDir = resolveDataDir(opts.dataDir);
-  // A person waiting on a command is told at once that a crashed daemon left its files behind;
-  // the library's connect() waits for a daemon instead (a supervisor may be restarting it).
-  if (!opts.address) await checkServing(dataDir, readDiscovery(dataDir));
+  const discovery = opts.address ? undefined : readDiscovery(dataDir);
+  if (discovery) await checkServing(dataDir, discovery);
   const client = await connect({
-    dataDir,
-    address: opts.address,
-    token: opts.token,
+    address: opts.address ?? discovery!.address,
+    token: opts.token ?? discovery?.token,
     clientName: 'engram-cli',
     timeoutMs: 10_000,
     ...(opts.minChange ? { minChange: opts.minChange } : {}),

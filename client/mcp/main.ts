@@ -5,7 +5,8 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolveDataDir } from '../../shared/discovery.ts';
-import { createMcpServer, parseToolList } from '../../shared/mcp/server.ts';
+import { createMcpServer } from '../../shared/mcp/server.ts';
+import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts';
 import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
 import { startDetached } from '../daemon-control.ts';
@@ -27,6 +28,15 @@ data directory; $ENGRAM_HOME overrides), starting that daemon if none is running
                      host's configuration) and exit`;
 
 const say = (message: string) => process.stderr.write(`engram mcp: ${message}\n`);
+
+/** A --tools list ("memory_add,memory_search") as tool names; an unknown one is named in the error. */
+function parseToolList(text: string): ToolName[] {
+  const names = text.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !isToolName(n));
+  if (names.length === 0) throw new Error('--tools must name at least one tool');
+  if (unknown.length) throw new Error(`--tools: no tool named ${unknown.join(', ')} (the tools: ${TOOL_NAMES.join(', ')})`);
+  return names as ToolName[];
+}
 
 /** The agent host entry that runs this very installation (absolute paths, so it works from any
  *  directory), with the flags given beside --print-config. */

@@ -16,7 +16,7 @@ import { DEFAULT_HANDLER_CONTEXT, HANDLERS } from './handlers/index.ts';
 import { CORTEX_TOOLS, INPUT_TYPES } from './input-schemas.ts';
 import { SERVER_INSTRUCTIONS } from './instructions.ts';
 import { failure } from './result.ts';
-import { isToolName, TOOLS, TOOL_NAMES, type ToolName } from './tools.ts';
+import { isToolName, TOOLS, type ToolName } from './tools.ts';
 
 export interface McpServerOptions {
   /** The namespace of the CortexGraph tools when a call names none (default "default"). */
@@ -26,15 +26,6 @@ export interface McpServerOptions {
   /** Serve only these tools (absent: all). Every tool's schema is in the agent's context, so a
    *  host that uses a few can leave the rest out. */
   tools?: readonly ToolName[];
-}
-
-/** A --tools list ("memory_add,memory_search") as tool names; an unknown one is named in the error. */
-export function parseToolList(text: string): ToolName[] {
-  const names = text.split(',').map((n) => n.trim()).filter(Boolean);
-  const unknown = names.filter((n) => !isToolName(n));
-  if (names.length === 0) throw new Error('--tools must name at least one tool');
-  if (unknown.length) throw new Error(`--tools: no tool named ${unknown.join(', ')} (the tools: ${TOOL_NAMES.join(', ')})`);
-  return names as ToolName[];
 }
 
 export interface EngramMcpServer {
