@@ -192,7 +192,6 @@ export class EngramClient {
   private readonly coalescer = new WriteCoalescer<CoalescedItem, PutReply>(
     (items, requestIds) => this.sendCoalesced(items, requestIds),
     (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], error.method, error.cause) : error),
-    () => ({ maxItems: this.daemon.limits.maxWriteBatch, maxBytes: BATCH_BYTES }),
   );
 
   constructor(
@@ -230,7 +229,8 @@ export class EngramClient {
     return this.putVia(text, options, {
       legacy: ['Put', (base) => memory.put({ ...base, agentId })],
       labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, writeOptions) => memory.putWithOptions({ ...base, agentId, options: writeOptions })],
-      coalesced: (base, writeOptions) => this.coalescer.put(agentId, { ...base, agentId, options: writeOptions }, base.requestId, itemBytes({ text, ...base.fields })),
+      coalesced: (base, writeOptions, daemon) =>
+        this.coalescer.put(agentId, { ...base, agentId, options: writeOptions }, base.requestId, itemBytes({ text, ...base.fields }), { maxItems: daemon.limits.maxWriteBatch, maxBytes: BATCH_BYTES }),
     });
   }
 
@@ -283,7 +283,7 @@ export class EngramClient {
       legacy: [string, (base: PutBase) => Promise<PutReply>];
       labelled: [string, string, (base: PutBase, options: PutOptions) => Promise<PutReply>];
       /** The same write sent with concurrent others as one batch (a namespace's puts only). */
-      coalesced?: (base: PutBase, options: PutOptions) => Promise<PutReply>;
+      coalesced?: (base: PutBase, options: PutOptions, daemon: DaemonInfo) => Promise<PutReply>;
     },
   ): Promise<WriteResult> {
     const daemon = await this.connection.ready();
@@ -299,7 +299,7 @@ export class EngramClient {
     const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
     const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength };
     if (rpcs.coalesced && this.coalesceWrites && daemon.capabilities.includes(Capability.BatchWriteFacts)) {
-      res = await rpcs.coalesced(base, writeOptions);
+      res = await rpcs.coalesced(base, writeOptions, daemon);
     } else if (confidence === undefined && !allowDuplicate && options.strength === undefined) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));

@@ -18,6 +18,9 @@ interface Waiting<I, R> {
   item: I;
   requestId: string;
   bytes: number;
+  /** The limits of the daemon the put was accepted for. Carried with the put, not asked of the
+   *  connection when a batch forms: by then a failed call may have dropped the handshake. */
+  limits: CoalescerLimits;
   resolve: (result: R) => void;
   reject: (error: unknown) => void;
 }
@@ -43,13 +46,12 @@ export class WriteCoalescer<I, R> {
     private readonly send: (items: I[], requestIds: string[]) => Promise<ItemOutcome<R>[]>,
     /** The error one put of a failed call throws (e.g. its own UncertainWriteError). */
     private readonly failAll: (error: unknown, requestId: string) => unknown,
-    private readonly limits: () => CoalescerLimits,
   ) {}
 
-  put(namespace: string, item: I, requestId: string, bytes: number): Promise<R> {
+  put(namespace: string, item: I, requestId: string, bytes: number, limits: CoalescerLimits): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const queue = this.queues.get(namespace);
-      const waiting = { item, requestId, bytes, resolve, reject };
+      const waiting = { item, requestId, bytes, limits, resolve, reject };
       if (queue) queue.push(waiting);
       else this.queues.set(namespace, [waiting]);
       if (!this.busy.has(namespace)) void this.drain(namespace);
@@ -58,14 +60,21 @@ export class WriteCoalescer<I, R> {
 
   private async drain(namespace: string): Promise<void> {
     this.busy.add(namespace);
-    // Puts issued in the same turn of the event loop join the first batch.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    for (;;) {
-      const group = this.takeGroup(namespace);
-      if (group.length === 0) break;
-      await this.flush(group);
+    try {
+      // Puts issued in the same turn of the event loop join the first batch.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      for (;;) {
+        const group = this.takeGroup(namespace);
+        if (group.length === 0) break;
+        await this.flush(group);
+      }
+    } catch (error) {
+      // Never strand a put: whatever broke the loop fails every one still waiting.
+      for (const waiting of this.queues.get(namespace)?.splice(0) ?? []) waiting.reject(error);
+      this.queues.delete(namespace);
+    } finally {
+      this.busy.delete(namespace);
     }
-    this.busy.delete(namespace);
   }
 
   /** The next batch: queued puts in order, within the limits, and never one request id twice
@@ -76,7 +85,7 @@ export class WriteCoalescer<I, R> {
       this.queues.delete(namespace);
       return [];
     }
-    const { maxItems, maxBytes } = this.limits();
+    const { maxItems, maxBytes } = queue[0]!.limits;
     const ids = new Set<string>();
     let bytes = 0;
     let n = 0;

@@ -102,6 +102,22 @@ describe('concurrent puts go as one batch call', () => {
     expect(stored.sort()).toEqual([...wanted].sort());
   });
 
+  test('puts queued behind a batch still go when the handshake is dropped meanwhile (as every failed call drops it)', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const first = texts('ahead', 50).map((text) => client.put('queued', text));
+    // Two turns: the first 50 leave as one batch, and the next 50 queue behind it.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    const behind = texts('behind', 50).map((text) => client.put('queued', text));
+    // What a transport error does to the connection while those wait.
+    (client as unknown as { connection: { invalidate(): void } }).connection.invalidate();
+    const written = await Promise.all([...first, ...behind]);
+    expect(written.map((w) => w.fact.text)).toEqual([...texts('ahead', 50), ...texts('behind', 50)]);
+    expect((await client.stats('queued')).factCount).toBe(100);
+    client.close();
+  });
+
   test('an older daemon (--compat v0.2) gets one Put per put', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--compat', 'v0.2', '--http', '127.0.0.1:0'] });
     const client = await daemon.client();
