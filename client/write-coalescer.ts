@@ -1,5 +1,5 @@
-// Client-side group commit: single puts to one namespace that are issued while a call for that
-// namespace is in flight wait, then go to the daemon together as one BatchPut. Each put keeps
+// Client-side group commit: single puts to one namespace that are issued while calls for that
+// namespace are in flight wait, then go to the daemon together as one BatchPut. Each put keeps
 // its own request id, result and error, so a caller sees exactly what a single Put would have
 // answered; what changes is the cost: gRPC's per-call work (framing, headers, scheduling, on
 // both sides) dominates a small write, and sixteen writers then pay it once per batch, not once
@@ -35,10 +35,22 @@ export interface CoalescerLimits {
 /** What one call made of each item: its result, or the error a single put would have thrown. */
 export type ItemOutcome<R> = { ok: R } | { error: unknown };
 
+/** Calls in flight per namespace. Two let one batch cross the socket and get decoded while the
+ *  one before it waits for its disk sync; more only split the waiting puts into smaller batches. */
+export const CALLS_IN_FLIGHT = 2;
+
+/** One namespace's puts: those waiting, and what is on the way to the daemon. */
+interface Lane<I, R> {
+  queue: Waiting<I, R>[];
+  calls: number;
+  /** Request ids of the puts in flight: a repeat waits until its first attempt has answered. */
+  sent: Set<string>;
+  /** A batch is about to form (at the next turn of the event loop). */
+  forming: boolean;
+}
+
 export class WriteCoalescer<I, R> {
-  private readonly queues = new Map<string, Waiting<I, R>[]>();
-  /** Namespaces with a call in flight (one at a time each). */
-  private readonly busy = new Set<string>();
+  private readonly lanes = new Map<string, Lane<I, R>>();
 
   constructor(
     /** Sends one batch of one namespace; throws when the whole call failed (each put then fails
@@ -46,52 +58,65 @@ export class WriteCoalescer<I, R> {
     private readonly send: (items: I[], requestIds: string[]) => Promise<ItemOutcome<R>[]>,
     /** The error one put of a failed call throws (e.g. its own UncertainWriteError). */
     private readonly failAll: (error: unknown, requestId: string) => unknown,
+    private readonly callsInFlight = CALLS_IN_FLIGHT,
   ) {}
 
   put(namespace: string, item: I, requestId: string, bytes: number, limits: CoalescerLimits): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const queue = this.queues.get(namespace);
-      const waiting = { item, requestId, bytes, limits, resolve, reject };
-      if (queue) queue.push(waiting);
-      else this.queues.set(namespace, [waiting]);
-      if (!this.busy.has(namespace)) void this.drain(namespace);
+      let lane = this.lanes.get(namespace);
+      if (!lane) this.lanes.set(namespace, (lane = { queue: [], calls: 0, sent: new Set(), forming: false }));
+      lane.queue.push({ item, requestId, bytes, limits, resolve, reject });
+      this.schedule(namespace, lane);
     });
   }
 
-  private async drain(namespace: string): Promise<void> {
-    this.busy.add(namespace);
-    try {
-      // Puts issued in the same turn of the event loop join the first batch.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      for (;;) {
-        const group = this.takeGroup(namespace);
-        if (group.length === 0) break;
-        await this.flush(group);
-      }
-    } catch (error) {
-      // Never strand a put: whatever broke the loop fails every one still waiting.
-      for (const waiting of this.queues.get(namespace)?.splice(0) ?? []) waiting.reject(error);
-      this.queues.delete(namespace);
-    } finally {
-      this.busy.delete(namespace);
-    }
+  /** Forms the next batch at the next turn, so puts issued in this turn of the event loop (and
+   *  those that the answers of the last call set off) join it. */
+  private schedule(namespace: string, lane: Lane<I, R>): void {
+    if (lane.forming || lane.calls >= this.callsInFlight || lane.queue.length === 0) return;
+    lane.forming = true;
+    setImmediate(() => {
+      lane.forming = false;
+      this.start(namespace, lane);
+    });
   }
 
-  /** The next batch: queued puts in order, within the limits, and never one request id twice
-   *  (a repeat must be answered after the first attempt, as a replay). */
-  private takeGroup(namespace: string): Waiting<I, R>[] {
-    const queue = this.queues.get(namespace);
-    if (!queue || queue.length === 0) {
-      this.queues.delete(namespace);
-      return [];
+  private start(namespace: string, lane: Lane<I, R>): void {
+    if (lane.calls >= this.callsInFlight) return;
+    const group = this.takeGroup(lane);
+    if (group.length === 0) {
+      if (lane.calls === 0 && lane.queue.length === 0) this.lanes.delete(namespace);
+      return;
     }
+    lane.calls++;
+    for (const waiting of group) lane.sent.add(waiting.requestId);
+    void this.flush(group)
+      .catch((error: unknown) => {
+        // Never strand a put: whatever broke the call fails every put of it.
+        for (const waiting of group) waiting.reject(error);
+      })
+      .finally(() => {
+        lane.calls--;
+        for (const waiting of group) lane.sent.delete(waiting.requestId);
+        if (lane.calls === 0 && lane.queue.length === 0) this.lanes.delete(namespace);
+        else this.schedule(namespace, lane);
+      });
+    this.schedule(namespace, lane);
+  }
+
+  /** The next batch: queued puts in order, within the limits, and never a request id that is in
+   *  flight or already in the batch (a repeat must be answered after the first attempt, as a
+   *  replay). */
+  private takeGroup(lane: Lane<I, R>): Waiting<I, R>[] {
+    const queue = lane.queue;
+    if (queue.length === 0) return [];
     const { maxItems, maxBytes } = queue[0]!.limits;
     const ids = new Set<string>();
     let bytes = 0;
     let n = 0;
     for (const waiting of queue) {
       const full = n >= maxItems || (n > 0 && bytes + waiting.bytes > maxBytes);
-      if (full || ids.has(waiting.requestId)) break;
+      if (full || ids.has(waiting.requestId) || lane.sent.has(waiting.requestId)) break;
       ids.add(waiting.requestId);
       bytes += waiting.bytes;
       n++;
