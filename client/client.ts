@@ -6,7 +6,7 @@ import { Capability } from '../shared/capabilities.ts';
 import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { RpcError } from '../shared/grpc/bridge.ts';
 import * as grpc from '@grpc/grpc-js';
-import { EngramError, ErrorKind, FIELD_METADATA_KEY, invalidArgument, kindFromCode } from '../shared/errors.ts';
+import { EngramError, ErrorKind, FIELD_METADATA_KEY, invalidArgument, itemError, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
 import { parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
@@ -250,11 +250,12 @@ export class EngramClient {
     if (items.length === 0) return [];
     if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
     if (items.some((item) => item.strength !== undefined)) requireCapability(daemon, Capability.Decay, 'a write with a strength');
-    const sent = items.map((item) => ({
+    const sent = items.map((item, at) => ({
       requestId: item.requestId ?? randomUUID(),
       agentId: item.agentId,
       text: item.text,
-      fields: fields(item),
+      // A value of the wrong type refuses the batch before anything is sent.
+      fields: itemFields(item, at),
       options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: item.strength },
     }));
     const res = await this.write('BatchPut', sent.map((s) => s.requestId), () => this.connection.memory.batchPut({ items: sent }));
@@ -1029,15 +1030,30 @@ function slotError(error: { code: number; message: string; field: string }): Rpc
   return new RpcError({ code: error.code, details: error.message.replace(inItem, '').replace(/^: /, ''), metadata });
 }
 
+function itemFields(item: WriteOptions, at: number): ReturnType<typeof fields> {
+  try {
+    return fields(item);
+  } catch (error) {
+    throw itemError(error, at);
+  }
+}
+
 function fields(options: WriteOptions) {
   return {
-    occurredAtMs: options.occurredAt === undefined ? undefined : BigInt(options.occurredAt),
-    tags: options.tags ?? [],
-    entities: options.entities ?? [],
+    occurredAtMs: options.occurredAt === undefined ? undefined : BigInt(check.timestampMs(options.occurredAt, 'occurred_at')),
+    tags: options.tags === undefined ? [] : check.tags(options.tags),
+    entities: options.entities === undefined ? [] : check.tags(options.entities, 'entities'),
     source: options.source ?? '',
     context: options.context ?? '',
-    metaJson: options.meta !== undefined ? (Object.keys(options.meta).length ? JSON.stringify(check.metaDepth(options.meta)) : '') : (options.metaJson ?? ''),
+    metaJson: options.meta !== undefined ? metaText(options.meta) : (options.metaJson ?? ''),
   };
+}
+
+/** `meta` as the protocol carries it: JSON text of an object ("" for none). Checked here because
+ *  the daemon only sees the text, and would name \`meta_json\`, a field the caller never set. */
+function metaText(meta: unknown): string {
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw invalidArgument('meta', `must be an object, got ${check.kindOf(meta)}`);
+  return Object.keys(meta).length ? JSON.stringify(check.metaDepth(meta)) : '';
 }
 
 /** The per-fact matches of a recall answer, when the daemon sent them (recall-matches-v1). */

@@ -67,3 +67,13 @@ export function kindFromCode(code: number): ErrorKind {
 
 /** Metadata key that carries EngramError.field across the wire. */
 export const FIELD_METADATA_KEY = 'engram-field';
+
+/** An item's own error, its field named within its batch ("items[3].text: …"). Only refusals
+ *  (an EngramError) belong to one item; anything else is thrown on, to fail the whole call. */
+export function itemError(error: unknown, at: number): EngramError {
+  if (!(error instanceof EngramError)) throw error;
+  const item = `items[${at}]`;
+  if (!error.field) return new EngramError(error.kind, `${item}: ${error.message}`, item);
+  const message = error.message.startsWith(`${error.field}: `) ? `${item}.${error.message}` : `${item}.${error.field}: ${error.message}`;
+  return new EngramError(error.kind, message, `${item}.${error.field}`);
+}

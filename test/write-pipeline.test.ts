@@ -72,6 +72,31 @@ describe('a repeated request id returns the original result, for every mutation'
   });
 });
 
+describe('lifecycle patches', () => {
+  test('a patch that changes nothing is not an edit: forgetting twice or pinning twice keeps updated_at', async () => {
+    const { fact } = await env.client.put('patch-noop', 'the boiler is serviced in October');
+    const pinned = await env.client.pin('patch-noop', fact.id);
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await env.client.pin('patch-noop', fact.id)).updatedAt).toBe(pinned.updatedAt);
+    const forgotten = await env.client.forget('patch-noop', fact.id);
+    await new Promise((r) => setTimeout(r, 20));
+    const again = await env.client.forget('patch-noop', fact.id);
+    expect(again.updatedAt).toBe(forgotten.updatedAt);
+    expect(again.supersededBy).toBe(forgotten.supersededBy);
+  });
+
+  test('a retired fact cannot be pinned (FAILED_PRECONDITION naming pinned); a pinned one can still be unpinned once retired', async () => {
+    const { fact } = await env.client.put('patch-retired', 'the old office had a red door');
+    await env.client.forget('patch-retired', fact.id);
+    await expect(env.client.pin('patch-retired', fact.id)).rejects.toMatchObject({ kind: 'failed_precondition', field: 'pinned' });
+    expect((await env.client.list('patch-retired')).facts[0]).toMatchObject({ pinned: false });
+    const { fact: kept } = await env.client.put('patch-retired', 'the new office has a blue door');
+    await env.client.pin('patch-retired', kept.id);
+    await env.client.forget('patch-retired', kept.id);
+    expect((await env.client.unpin('patch-retired', kept.id)).pinned).toBe(false);
+  });
+});
+
 describe('rebuilds and writers', () => {
   test('doctor --rebuild while clients write: no write loses a derived row, and the check after is clean', async () => {
     const agent = 'rebuild-race';

@@ -1,7 +1,7 @@
 // Wrong errors at the doors: input a door used to mangle or crash on is refused naming the field,
 // with nothing written — impossible or ambiguous dates, meta nested past the limit, a damaged
 // discovery file.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { MAX_META_DEPTH } from '../shared/validate.ts';
@@ -70,6 +70,61 @@ describe('refused at the door, nothing written', () => {
       expect(run.stderr).toMatch(/engram start/);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+});
+
+describe('values of the wrong type or range, refused before anything is sent', () => {
+  test('the library: a count the wire cannot carry, tags that are not a list, a date string, meta that is not an object', async () => {
+    const { client, cli } = await start();
+    await client.put('w', 'a fact to recall');
+    // Encoding would fail inside grpc-js (an "internal" error of the call): refused as the caller's.
+    for (const windowDays of [-3, 1.5, 5_000_000_000]) {
+      await expect(client.recall('w', 'fact', { filters: { windowDays } }), String(windowDays)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'window_days' });
+    }
+    await expect(client.recall('w', 'fact', { topK: -1 })).rejects.toMatchObject({ kind: 'invalid_argument' });
+    await expect(client.put('w', 'tags as a string', { tags: 'abc' as never })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'tags' });
+    await expect(client.put('w', 'entities as a string', { entities: 'x' as never })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entities' });
+    for (const occurredAt of ['2024-05-08', 1.5, Number.NaN]) {
+      await expect(client.put('w', 'a dated fact', { occurredAt: occurredAt as never }), String(occurredAt)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'occurred_at' });
+    }
+    await expect(client.put('w', 'meta as a list', { meta: [1, 2] as never })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'meta' });
+    await expect(client.putBatch([{ agentId: 'w', text: 'fine' }, { agentId: 'w', text: 'bad tags', tags: 'abc' as never }])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'items[1].tags' });
+    expect((await client.list('w')).facts.map((f) => f.text)).toEqual(['a fact to recall']);
+    // The CLI says which flag, as a usage error (exit 2).
+    for (const days of ['-3', '1.5']) {
+      const run = await cli(['recall', 'w', 'fact', '--window-days', days]);
+      expect(run.code, days).toBe(2);
+      expect(run.stderr).toMatch(/--window-days must be a positive integer/);
+    }
+    for (const [args, flag] of [
+      [['remember', 'w', 'a labelled fact', '--confidence', 'maybe'], '--confidence'],
+      [['recall', 'w', 'fact', '--min-confidence', 'maybe'], '--min-confidence'],
+    ] as const) {
+      const run = await cli([...args]);
+      expect(run.code, flag).toBe(2);
+      expect(run.stderr).toContain(`${flag} must be one of verified, inferred, unverified`);
+    }
+    expect((await client.list('w')).facts).toHaveLength(1);
+  });
+
+  test('export --out naming a directory is refused before the export, leaving the directory as it was', async () => {
+    const { client, cli, daemon } = await start();
+    await client.put('x', 'a fact to export');
+    const dir = join(daemon.dataDir, 'exports');
+    mkdirSync(dir);
+    const run = await cli(['export', 'x', '--out', dir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--out: .* is a directory/);
+    expect(run.stderr).not.toMatch(/EISDIR|\n\s+at /);
+    expect(readdirSync(dir)).toEqual([]);
+    expect((await cli(['export', 'x', '--out', join(dir, 'x.jsonl')])).code).toBe(0);
+  });
+
+  test('engram mcp --help prints its usage on stdout', async () => {
+    const dir = pool.newDir();
+    const run = await runEngram(['mcp', '--help'], { dataDir: null, cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/engram mcp/);
   });
 });
 

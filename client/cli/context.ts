@@ -64,6 +64,12 @@ export function positiveInt(name: string) {
   };
 }
 
+/** A confidence label flag, refused as a usage error (exit 2) before anything is sent. */
+export function confidenceFlag(value: string, flag: string): check.ConfidenceLabel {
+  if (!(check.CONFIDENCE_LABELS as readonly string[]).includes(value)) usage(`${flag} must be one of ${check.CONFIDENCE_LABELS.join(', ')}, got "${value}"`, flag);
+  return value as check.ConfidenceLabel;
+}
+
 export function parseTime(value: string, flag: string): number {
   try {
     return check.typedTimeMs(value, flag);

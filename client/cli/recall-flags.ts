@@ -1,7 +1,7 @@
 // The recall flags shared by `recall` and `batch-recall`, and their translation into options.
 import type { Command } from 'commander';
 import type { RecallOptions } from '../client.ts';
-import { parseTime, repeatable, usage } from './context.ts';
+import { confidenceFlag, parseTime, positiveInt, repeatable, usage } from './context.ts';
 
 export function addRecallFlags(cmd: Command): Command {
   return cmd
@@ -32,11 +32,7 @@ function number(value: string, flag: string): number {
 /** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call. */
 export function recallOptionsFrom(o: Record<string, string | string[] | boolean | undefined>): RecallOptions {
   const options: RecallOptions = {};
-  if (o.topK !== undefined) {
-    const k = number(o.topK as string, '--top-k');
-    if (!Number.isInteger(k) || k < 1) usage(`--top-k must be a positive integer, got "${o.topK}"`);
-    options.topK = k;
-  }
+  if (o.topK !== undefined) options.topK = positiveInt('--top-k')(o.topK as string);
   if (o.weights !== undefined) {
     const parts = (o.weights as string).split(',').map((p) => number(p.trim(), '--weights'));
     if (parts.length < 3 || parts.length > 5) usage(`--weights takes three to five numbers vector,keyword,recency[,decay[,graph]], got "${o.weights}"`);
@@ -44,14 +40,14 @@ export function recallOptionsFrom(o: Record<string, string | string[] | boolean 
   }
   if (o.minRelevance !== undefined) options.minRelevance = number(o.minRelevance as string, '--min-relevance');
   const filters: NonNullable<RecallOptions['filters']> = {};
-  if (o.windowDays !== undefined) filters.windowDays = number(o.windowDays as string, '--window-days');
+  if (o.windowDays !== undefined) filters.windowDays = positiveInt('--window-days')(o.windowDays as string);
   if (o.tag !== undefined) filters.tagsAny = o.tag as string[];
   if (o.allTags !== undefined) filters.tagsAll = o.allTags as string[];
   if (o.since !== undefined) filters.occurredAfter = parseTime(o.since as string, '--since');
   if (o.until !== undefined) filters.occurredBefore = parseTime(o.until as string, '--until');
   if (o.minScore !== undefined) filters.minDecayScore = number(o.minScore as string, '--min-score');
   if (Object.keys(filters).length > 0) options.filters = filters;
-  if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
+  if (o.minConfidence !== undefined) options.minConfidence = confidenceFlag(o.minConfidence as string, '--min-confidence');
   if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');
   if (typeof o.kg === 'boolean') options.kg = o.kg;
   if (o.recipe !== undefined) options.recipe = o.recipe as string;

@@ -64,7 +64,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (values.help) {
-    process.stderr.write(`${USAGE}\n`);
+    // Not serving, so stdout is free: help goes where `| less` reads it, as every command's does.
+    process.stdout.write(`${USAGE}\n`);
     return 0;
   }
 

@@ -1,7 +1,7 @@
 // Every mutation the core offers, each as one write through the pipeline: inputs are checked
 // here before anything runs, the plan reads the stored state under the fact's lock, and the
 // result recorded under the request id answers any repeat.
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, itemError, notFound } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
 import { aliasText, type AliasMeta } from '../index/aliases.ts';
@@ -61,16 +61,6 @@ function checkBatch(value: unknown, limits: Limits): BatchItemInput[] {
   if (value.length === 0) throw invalidArgument('items', 'must hold at least one item');
   if (value.length > limits.maxWriteBatch) throw invalidArgument('items', `at most ${limits.maxWriteBatch} items per batch, got ${value.length}`);
   return value as BatchItemInput[];
-}
-
-/** An item's own error, its field named within the batch ("items[3].text: …"). Only refusals
- *  stay in a slot; anything else (the store failing) fails the whole call. */
-function itemError(error: unknown, at: number): EngramError {
-  if (!(error instanceof EngramError)) throw error;
-  const item = `items[${at}]`;
-  if (!error.field) return new EngramError(error.kind, `${item}: ${error.message}`, item);
-  const message = error.message.startsWith(`${error.field}: `) ? `${item}.${error.message}` : `${item}.${error.field}: ${error.message}`;
-  return new EngramError(error.kind, message, `${item}.${error.field}`);
 }
 
 export interface ReviseInput extends WriteInput {

@@ -298,17 +298,45 @@ function mergeOptions(defaults: CallOptions, options: CallOptions | undefined): 
   return { ...defaults, ...options, metadata };
 }
 
-function serializer(method: DescMethod) {
-  return (message: MessageInitShape<DescMessage>) => Buffer.from(toBinary(method.input, create(method.input, message)));
+/** Encodes a request before its call starts: a value the wire cannot carry (a negative or
+ *  fractional count, a number too large for its field) is then the caller's mistake, refused as
+ *  invalid input naming the field, and nothing is sent — grpc-js would report it as an internal
+ *  error of the call. */
+function encodeRequest(method: DescMethod, message: MessageInitShape<DescMessage>): Buffer {
+  try {
+    return Buffer.from(toBinary(method.input, create(method.input, message)));
+  } catch (error) {
+    throw unencodable(error);
+  }
+}
+
+/** protobuf-es says "cannot encode field pkg.Message.field_name to binary: invalid uint32: -3". */
+function unencodable(error: unknown): RpcError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const match = /cannot encode field [\w.]*?\.(\w+) to binary: (.*)$/s.exec(reason);
+  const field = match?.[1] ?? '';
+  const why = match ? wireLimit(match[2]!) : reason;
+  const metadata = new grpc.Metadata();
+  if (field) metadata.set(FIELD_METADATA_KEY, field);
+  return new RpcError({ code: grpc.status.INVALID_ARGUMENT, details: field ? `${field}: ${why}` : why, metadata });
+}
+
+/** The wire's own words for a number it cannot carry, said as a rule the caller can follow. */
+function wireLimit(reason: string): string {
+  const m = /^invalid (u?int)(32|64): (.*)$/.exec(reason);
+  if (!m) return reason;
+  const unsigned = m[1] === 'uint';
+  return `must be a whole number${unsigned ? ' of 0 or more' : ''}${m[2] === '32' ? ` that fits in ${m[2]} bits` : ''}, got ${m[3]}`;
 }
 
 function unaryMethod(service: DescService, method: DescMethod, client: grpc.Client, defaults: () => CallOptions) {
   return (request: MessageInitShape<DescMessage>, options?: CallOptions) =>
     new Promise((resolve, reject) => {
+      const bytes = encodeRequest(method, request);
       const merged = mergeOptions(defaults(), options);
       const call = client.makeUnaryRequest(
         methodPath(service, method),
-        serializer(method),
+        () => bytes,
         (bytes: Buffer) => fromBinary(method.output, bytes),
         request,
         merged.metadata!,
@@ -322,10 +350,11 @@ function unaryMethod(service: DescService, method: DescMethod, client: grpc.Clie
 
 function streamMethod(service: DescService, method: DescMethod, client: grpc.Client, defaults: () => CallOptions) {
   return async function* (request: MessageInitShape<DescMessage>, options?: CallOptions) {
+    const bytes = encodeRequest(method, request);
     const merged = mergeOptions(defaults(), options);
     const call = client.makeServerStreamRequest(
       methodPath(service, method),
-      serializer(method),
+      () => bytes,
       (bytes: Buffer) => fromBinary(method.output, bytes),
       request,
       merged.metadata!,

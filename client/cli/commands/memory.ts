@@ -1,12 +1,12 @@
 // The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
-import type { ConfidenceLabel, Fact, FactFilter } from '../../types.ts';
-import { out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
+import type { Fact, FactFilter } from '../../types.ts';
+import { confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
-import { CONFIDENCE_LABELS, parseJsonObject } from '../../../shared/validate.ts';
+import { parseJsonObject } from '../../../shared/validate.ts';
 
 function metaFlag(value: string): Record<string, unknown> {
   const parsed = parseJsonObject(value);
@@ -34,7 +34,7 @@ function writeOptionsFrom(o: Record<string, string | string[] | undefined>): Wri
     ...(o.source !== undefined ? { source: o.source as string } : {}),
     ...(o.context !== undefined ? { context: o.context as string } : {}),
     ...(o.meta !== undefined ? { meta: metaFlag(o.meta as string) } : {}),
-    ...(o.confidence !== undefined ? { confidence: o.confidence as ConfidenceLabel } : {}),
+    ...(o.confidence !== undefined ? { confidence: confidenceFlag(o.confidence as string, '--confidence') } : {}),
   };
 }
 
@@ -265,10 +265,7 @@ function listFilter(o: Record<string, unknown>): FactFilter | undefined {
     return o[yes] ? true : o[no] ? false : undefined;
   };
   const time = (flag: string, value: unknown) => (value === undefined ? undefined : parseTime(String(value), flag));
-  const confidence = (o.confidence as string[] | undefined)?.map((label) => {
-    if (!(CONFIDENCE_LABELS as readonly string[]).includes(label)) usage(`--confidence must be one of ${CONFIDENCE_LABELS.join(', ')}, got "${label}"`);
-    return label as ConfidenceLabel;
-  });
+  const confidence = (o.confidence as string[] | undefined)?.map((label) => confidenceFlag(label, '--confidence'));
   const filter: FactFilter = {
     ...(o.text !== undefined ? { text: String(o.text) } : {}),
     ...(confidence ? { confidence } : {}),

@@ -57,8 +57,10 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
 
   const payload: ReflectPayload = { action, agent, ok: true, agent_id: agent };
   if (written) payload.fact_id = written.factId;
+  // The payload reports the caller's own label only (the GrayMatter contract); the text says
+  // the label the fact was stored under, the daemon's default when the caller gave none.
   if (written && label !== undefined) payload.confidence = label;
-  return success(payload, describeDone(action, agent, payload));
+  return success(payload, describeDone(action, agent, payload, label ?? written?.confidence));
 }
 
 const DONE: Record<ReflectAction, string> = {
@@ -70,7 +72,7 @@ const DONE: Record<ReflectAction, string> = {
   link: 'Linked the entity to the fact',
 };
 
-function describeDone(action: ReflectAction, agent: string, p: ReflectPayload): string {
-  const identity = p.fact_id ? ` (fact_id ${p.fact_id}, confidence ${p.confidence})` : '';
+function describeDone(action: ReflectAction, agent: string, p: ReflectPayload, stored: string | undefined): string {
+  const identity = p.fact_id ? ` (fact_id ${p.fact_id}${stored ? `, confidence ${stored}` : ''})` : '';
   return `${DONE[action]} for agent ${JSON.stringify(agent)}${identity}.`;
 }
