@@ -84,17 +84,6 @@ describe('lifecycle patches', () => {
     expect(again.updatedAt).toBe(forgotten.updatedAt);
     expect(again.supersededBy).toBe(forgotten.supersededBy);
   });
-
-  test('a retired fact cannot be pinned (FAILED_PRECONDITION naming pinned); a pinned one can still be unpinned once retired', async () => {
-    const { fact } = await env.client.put('patch-retired', 'the old office had a red door');
-    await env.client.forget('patch-retired', fact.id);
-    await expect(env.client.pin('patch-retired', fact.id)).rejects.toMatchObject({ kind: 'failed_precondition', field: 'pinned' });
-    expect((await env.client.list('patch-retired')).facts[0]).toMatchObject({ pinned: false });
-    const { fact: kept } = await env.client.put('patch-retired', 'the new office has a blue door');
-    await env.client.pin('patch-retired', kept.id);
-    await env.client.forget('patch-retired', kept.id);
-    expect((await env.client.unpin('patch-retired', kept.id)).pinned).toBe(false);
-  });
 });
 
 describe('rebuilds and writers', () => {

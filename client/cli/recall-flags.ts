@@ -1,7 +1,7 @@
 // The recall flags shared by `recall` and `batch-recall`, and their translation into options.
 import type { Command } from 'commander';
 import type { RecallOptions } from '../client.ts';
-import { confidenceFlag, parseTime, positiveInt, repeatable, usage } from './context.ts';
+import { parseTime, positiveInt, repeatable, usage } from './context.ts';
 
 export function addRecallFlags(cmd: Command): Command {
   return cmd
@@ -47,7 +47,7 @@ export function recallOptionsFrom(o: Record<string, string | string[] | boolean 
   if (o.until !== undefined) filters.occurredBefore = parseTime(o.until as string, '--until');
   if (o.minScore !== undefined) filters.minDecayScore = number(o.minScore as string, '--min-score');
   if (Object.keys(filters).length > 0) options.filters = filters;
-  if (o.minConfidence !== undefined) options.minConfidence = confidenceFlag(o.minConfidence as string, '--min-confidence');
+  if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
   if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');
   if (typeof o.kg === 'boolean') options.kg = o.kg;
   if (o.recipe !== undefined) options.recipe = o.recipe as string;

@@ -1,7 +1,7 @@
 // PatchFact: narrow lifecycle changes — pin, unpin, forget, confidence — applied to the stored
 // fact under its lock, leaving every other field as it is. (The legacy UpdateFact is a
 // whole-fact replace by the caller, with its read-modify-write races.)
-import { EngramError, ErrorKind, invalidArgument } from '../../shared/errors.ts';
+import { invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { pinState, SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
 
@@ -33,14 +33,10 @@ export function checkPatch(input: PatchInput): FactPatchRequest {
   return { agentId, factId, ...(pinned === undefined ? {} : { pinned }), forget, ...(confidence === undefined ? {} : { confidence }) };
 }
 
-/** The patched version of a stored fact. A patch that changes nothing (forgetting a retired
- *  fact, pinning a pinned one) returns the fact as it was: a repeat is not an edit, so its
- *  updated_at stays. A retired fact cannot be pinned: a pin keeps a live fact from decay and
- *  gc, and would count a fact no recall returns among the pinned. */
+/** The patched version of a stored fact. Forgetting a retired fact leaves it retired as it was
+ *  (a pin never revives one). A patch that changes nothing (forgetting a retired fact, pinning
+ *  a pinned one) returns the fact as it was: a repeat is not an edit, so its updated_at stays. */
 export function applyPatch(before: FactRecord, patch: FactPatchRequest, now: number): FactRecord {
-  if (patch.pinned === true && !before.pinned && before.supersededBy !== '') {
-    throw new EngramError(ErrorKind.FailedPrecondition, `fact ${before.id} is retired (forgotten or replaced), so there is nothing to pin; pin a live fact`, 'pinned');
-  }
   const after: FactRecord = { ...before, ...(patch.pinned === undefined ? {} : pinState(before, patch.pinned, now)) };
   if (patch.confidence !== undefined) after.confidence = patch.confidence;
   if (patch.forget && before.supersededBy === '') after.supersededBy = SUPERSEDED_BY_AGENT;

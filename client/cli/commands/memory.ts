@@ -1,7 +1,7 @@
 // The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
-import type { Fact, FactFilter } from '../../types.ts';
+import type { ConfidenceLabel, Fact, FactFilter } from '../../types.ts';
 import { confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
@@ -34,7 +34,8 @@ function writeOptionsFrom(o: Record<string, string | string[] | undefined>): Wri
     ...(o.source !== undefined ? { source: o.source as string } : {}),
     ...(o.context !== undefined ? { context: o.context as string } : {}),
     ...(o.meta !== undefined ? { meta: metaFlag(o.meta as string) } : {}),
-    ...(o.confidence !== undefined ? { confidence: confidenceFlag(o.confidence as string, '--confidence') } : {}),
+    // Checked by the daemon (exit 1 naming confidence), as every door's label is.
+    ...(o.confidence !== undefined ? { confidence: o.confidence as ConfidenceLabel } : {}),
   };
 }
 
