@@ -91,6 +91,11 @@ export class PostgresStore implements MemoryStore {
     // An idle connection cut by a server restart must not take the daemon down: the pool drops
     // it and the next query connects anew.
     pool.on('error', () => undefined);
+    // A server shutting down tells each connection so (FATAL 57P01), which pg emits as an 'error'
+    // event on its client. A client checked out for a write, between two of its queries, has no
+    // listener of the pool's, and an unheard 'error' event would take the daemon down; its next
+    // query fails on its own, and that is what the write reports.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     try {
       const client = await pool.connect().catch((error: Error) => {
         throw unreachable(where, error, 'could not open it');
