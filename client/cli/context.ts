@@ -64,19 +64,19 @@ export function positiveInt(name: string) {
   };
 }
 
-/** A confidence label flag, refused as a usage error (exit 2) before anything is sent. */
-export function confidenceFlag(value: string, flag: string): check.ConfidenceLabel {
-  if (!(check.CONFIDENCE_LABELS as readonly string[]).includes(value)) usage(`${flag} must be one of ${check.CONFIDENCE_LABELS.join(', ')}, got "${value}"`, flag);
-  return value as check.ConfidenceLabel;
-}
-
-export function parseTime(value: string, flag: string): number {
+/** A flag's value put through the shared rule for its field: a refusal is a usage error (exit 2)
+ *  naming the flag, before anything is sent. */
+function checkedFlag<T>(flag: string, rule: () => T): T {
   try {
-    return check.typedTimeMs(value, flag);
+    return rule();
   } catch (error) {
     return usage((error as Error).message, flag);
   }
 }
+
+export const confidenceFlag = (value: string, flag: string): check.ConfidenceLabel => checkedFlag(flag, () => check.confidenceLabel(value, flag));
+
+export const parseTime = (value: string, flag: string): number => checkedFlag(flag, () => check.typedTimeMs(value, flag));
 
 /** Opens a client for one command and always closes it. */
 export async function withClient<T>(opts: GlobalOptions, work: (client: EngramClient) => Promise<T>): Promise<T> {
