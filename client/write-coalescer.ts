@@ -81,13 +81,11 @@ export class WriteCoalescer<I, R> {
     });
   }
 
+  /** Sends the next batch. Only schedule() calls it, and one at a time per lane (`forming`), so
+   *  the lane still has room for a call. */
   private start(namespace: string, lane: Lane<I, R>): void {
-    if (lane.calls >= this.callsInFlight) return;
     const group = this.takeGroup(lane);
-    if (group.length === 0) {
-      if (lane.calls === 0 && lane.queue.length === 0) this.lanes.delete(namespace);
-      return;
-    }
+    if (group.length === 0) return this.retireIfIdle(namespace, lane);
     lane.calls++;
     for (const waiting of group) lane.sent.add(waiting.requestId);
     void this.flush(group)
@@ -98,10 +96,15 @@ export class WriteCoalescer<I, R> {
       .finally(() => {
         lane.calls--;
         for (const waiting of group) lane.sent.delete(waiting.requestId);
-        if (lane.calls === 0 && lane.queue.length === 0) this.lanes.delete(namespace);
-        else this.schedule(namespace, lane);
+        this.retireIfIdle(namespace, lane);
+        this.schedule(namespace, lane);
       });
     this.schedule(namespace, lane);
+  }
+
+  /** A lane with nothing waiting and nothing on its way is dropped (the next put makes a new one). */
+  private retireIfIdle(namespace: string, lane: Lane<I, R>): void {
+    if (lane.calls === 0 && lane.queue.length === 0) this.lanes.delete(namespace);
   }
 
   /** The next batch: queued puts in order, within the limits, and never a request id that is in
