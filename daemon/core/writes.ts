@@ -315,6 +315,9 @@ export class Writes {
       plan: async (held) => {
         const before = await this.stored(agentId, factId);
         const planned = await next(before);
+        // Nothing to change (a repeated forget or pin): nothing of the fact is written, only the
+        // request's record, so a repeat answers as the first did.
+        if (planned === before) return () => ({ changes: [], result: this.access.overlay(before), record: { op, factId } });
         const retiring = isIndexed(before) && !isIndexed(planned);
         // A retired fact keeps no relations: a relation only ever joins two live facts.
         const after = retiring ? { ...planned, relations: [] } : planned;
