@@ -4,9 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { Capability } from '../shared/capabilities.ts';
 import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
-import { RpcError } from '../shared/grpc/bridge.ts';
-import * as grpc from '@grpc/grpc-js';
-import { EngramError, ErrorKind, FIELD_METADATA_KEY, invalidArgument, itemError, kindFromCode } from '../shared/errors.ts';
+import { errorStatus, RpcError } from '../shared/grpc/bridge.ts';
+import { EngramError, ErrorKind, invalidArgument, itemError, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
 import { parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
@@ -1025,9 +1024,7 @@ type CoalescedItem = PutBase & { agentId: string; options: PutOptions };
 function slotError(error: { code: number; message: string; field: string }): RpcError {
   const inItem = /^items\[\d+\]\.?/;
   const field = error.field.replace(inItem, '');
-  const metadata = new grpc.Metadata();
-  if (field) metadata.set(FIELD_METADATA_KEY, field);
-  return new RpcError({ code: error.code, details: error.message.replace(inItem, '').replace(/^: /, ''), metadata });
+  return new RpcError(errorStatus(error.code, error.message.replace(inItem, '').replace(/^: /, ''), field));
 }
 
 function itemFields(item: WriteOptions, at: number): ReturnType<typeof fields> {

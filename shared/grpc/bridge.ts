@@ -216,12 +216,15 @@ function unimplementedHandler(service: DescService, method: DescMethod, options:
   return (_call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => callback(error());
 }
 
+/** A status with the error's field in its metadata, where RpcError reads it back. */
+export function errorStatus(code: number, details: string, field?: string): grpc.StatusObject {
+  const metadata = new grpc.Metadata();
+  if (field) metadata.set(FIELD_METADATA_KEY, field);
+  return { code, details, metadata };
+}
+
 function toServiceError(error: unknown, method: DescMethod, options: ServeOptions): Partial<grpc.StatusObject> {
-  if (error instanceof EngramError) {
-    const metadata = new grpc.Metadata();
-    if (error.field) metadata.set(FIELD_METADATA_KEY, error.field);
-    return { code: error.code, details: error.message, metadata };
-  }
+  if (error instanceof EngramError) return errorStatus(error.code, error.message, error.field);
   options.onInternalError?.(method.name, error);
   // Never leak a stack trace or internal message to a caller.
   return { code: grpc.status.INTERNAL, details: 'internal error (see the daemon log)' };
@@ -316,9 +319,7 @@ function unencodable(error: unknown): RpcError {
   const match = /cannot encode field [\w.]*?\.(\w+) to binary: (.*)$/s.exec(reason);
   const field = match?.[1] ?? '';
   const why = match ? wireLimit(match[2]!) : reason;
-  const metadata = new grpc.Metadata();
-  if (field) metadata.set(FIELD_METADATA_KEY, field);
-  return new RpcError({ code: grpc.status.INVALID_ARGUMENT, details: field ? `${field}: ${why}` : why, metadata });
+  return new RpcError(errorStatus(grpc.status.INVALID_ARGUMENT, field ? `${field}: ${why}` : why, field));
 }
 
 /** The wire's own words for a number it cannot carry, said as a rule the caller can follow. */

@@ -43,7 +43,7 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
     return each(c, agent, bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
   }
   // Checked first: the rename at the end could not replace a directory, after the whole export.
-  if (existsSync(path) && statSync(path).isDirectory()) usage(`--out: ${path} is a directory; name a file inside it, or use --format markdown to write a note per fact there`, '--out');
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) usage(`--out: ${path} is a directory; name a file inside it, or use --format markdown to write a note per fact there`, '--out');
   const partial = `${path}.partial-${process.pid}`;
   // Opened here, synchronously, so a path that cannot be written is one clear error, not an
   // unhandled stream event.
