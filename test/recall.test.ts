@@ -111,6 +111,24 @@ describe('explain', () => {
   });
 });
 
+describe('recency among the best matches', () => {
+  test('a newest fact that matches only a common word is not lifted above an older fact that answers the query', async () => {
+    const agent = 'order-pool';
+    const answer = await env.client.put(agent, 'garden hose kit'); // the oldest fact
+    for (let i = 0; i < 19; i++) await env.client.put(agent, `garden hose nozzle brass fitting s${i}`); // better matches
+    for (let i = 0; i < 20; i++) await env.client.put(agent, `garden bed number m${i}`); // weaker ones
+    const chatter = await env.client.put(agent, 'the garden, far past the old fence and the shed, needs work before spring arrives');
+    const { receipts } = await env.client.recallExplain(agent, 'garden hose nozzle', { weights: { keyword: 1, vector: 0, recency: 1 }, topK: 30 });
+    // Ranked by recency among all 41 keyword hits, the newest (keyword rank 41, recency 1) and ten
+    // weak matches would outscore the answer (keyword rank 20, recency 41) and push it out of the
+    // top 30; ranked among the best 30 matches, the answer is the oldest of them, 30th by recency.
+    expect(receipts).toHaveLength(30);
+    expect(receipts.find((r) => r.fact.id === answer.fact.id)?.ranks).toMatchObject({ keywordRank: 20, recencyRank: 30 });
+    expect(receipts.map((r) => r.fact.id)).not.toContain(chatter.fact.id);
+    for (const r of receipts) expect(recomputeFusedScore(r)).toBe(r.ranks.fusedScore);
+  });
+});
+
 describe('tokenizer in recall', () => {
   test('accented and non-Latin words are searchable words', async () => {
     await env.client.put('unicode', 'Rendez-vous au café à Montréal');
