@@ -51,8 +51,7 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
   const ordering = orderSignals().filter((s) => weights[s.name as SignalName] > 0);
   const score: Score = (doc, orderRanks) => {
     const info = ns.doc(doc);
-    const ranks = {} as SignalRanks;
-    for (const name of SIGNAL_NAMES) ranks[name] = matchRanks.get(name)?.get(doc) ?? orderRanks.get(name) ?? 0;
+    const ranks = signalRanks(matchRanks, doc, orderRanks);
     const fused = fusedScore(ranks, weights, RRF_K);
     let final = fused;
     for (const modifier of plan.modifiers) final *= modifier.factor(info);
@@ -82,21 +81,24 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
  *  newest facts that share only a common word with the query (a speaker's name, say) above older
  *  ones that answer it (LoCoMo dev recall@10 0.759 → 0.761 at the default weights; pools of 20 to
  *  60 give 0.761–0.762, 100 or more 0.759; npm run bench:quality). */
-export const orderPoolSize = (topK: number): number => Math.max(30, topK);
+const orderPoolSize = (topK: number): number => Math.max(30, topK);
 
-/** The `orderPoolSize` candidates the match signals rank best by their own fused score (ties in
- *  id order, so every daemon of a store picks the same ones); all of them when there are fewer. */
+/** The `orderPoolSize` candidates the match signals rank best by their own fused score (ties by
+ *  created_at, then id, so every daemon of a store picks the same ones); all when fewer. */
 function orderPool(ns: NamespaceIndex, found: number[], matchRanks: ReadonlyMap<SignalName, RankMap>, weights: RecallPlan['weights'], topK: number): number[] {
   const size = orderPoolSize(topK);
   if (found.length <= size) return found;
-  const matchScore = (doc: number) => {
-    const ranks = {} as SignalRanks;
-    for (const name of SIGNAL_NAMES) ranks[name] = matchRanks.get(name)?.get(doc) ?? 0;
-    return fusedScore(ranks, weights, RRF_K);
-  };
-  const scored = found.map((doc) => ({ doc, score: matchScore(doc) }));
+  const scored = found.map((doc) => ({ doc, score: fusedScore(signalRanks(matchRanks, doc, NO_RANKS), weights, RRF_K) }));
   scored.sort((a, b) => b.score - a.score || ns.idOrder(a.doc, b.doc));
   return scored.slice(0, size).map((s) => s.doc);
+}
+
+/** A fact's rank by every signal: a match signal's if it ranked the fact, else the order
+ *  signal's given, else 0 (not ranked). */
+function signalRanks(matchRanks: ReadonlyMap<SignalName, RankMap>, doc: number, orderRanks: ReadonlyMap<SignalName, number>): SignalRanks {
+  const ranks = {} as SignalRanks;
+  for (const name of SIGNAL_NAMES) ranks[name] = matchRanks.get(name)?.get(doc) ?? orderRanks.get(name) ?? 0;
+  return ranks;
 }
 
 function ranksOf(among: readonly (readonly [SignalName, RankMap])[], doc: number): Map<SignalName, number> {
