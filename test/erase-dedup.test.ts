@@ -122,6 +122,21 @@ describe('lineage and dedup', () => {
     expect((await c.stats('dedup')).factCount).toBe(6);
   });
 
+  test('with copies stored by allowDuplicate, an identical write returns the oldest live copy, then the next once it is forgotten', async () => {
+    const c = env.client;
+    const text = 'The ferry leaves at 7:40';
+    const first = await c.put('dedup-copies', text);
+    const second = await c.put('dedup-copies', text, { allowDuplicate: true });
+    const third = await c.put('dedup-copies', text, { allowDuplicate: true });
+    expect(new Set([first.fact.id, second.fact.id, third.fact.id]).size).toBe(3);
+    expect((await c.put('dedup-copies', text)).fact.id).toBe(first.fact.id);
+    await c.forget('dedup-copies', first.fact.id);
+    expect((await c.put('dedup-copies', text)).fact.id).toBe(second.fact.id);
+    await c.forget('dedup-copies', second.fact.id);
+    await c.forget('dedup-copies', third.fact.id);
+    expect((await c.put('dedup-copies', text)).duplicate).toBe(false);
+  });
+
   test('concurrent identical writes store one fact; every caller gets its id', async () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => env.client.put('dedup-race', 'The staging cluster is in eu-west-1')));
     expect(new Set(results.map((r) => r.fact.id)).size).toBe(1);

@@ -51,8 +51,11 @@ export class NamespaceIndex {
   readonly graph = new FactGraph();
   private readonly docByFactId = new Map<string, number>();
   private readonly docByVectorKey = new Map<number, number>();
-  /** contentKey → the live docs that say it (more than one only if stored with allow_duplicate). */
-  private readonly docsByContent = new Map<string, Set<number>>();
+  /** contentKey → the live doc that says it. A key that several live docs say (stored with
+   *  allow_duplicate) moves to `docsSharingContent`: a Set for every fact would cost a million-fact
+   *  store ~100 MB and a second of start-up for the rare duplicate. */
+  private readonly docByContent = new Map<string, number>();
+  private readonly docsSharingContent = new Map<string, Set<number>>();
 
   constructor(
     readonly agentId: string,
@@ -108,21 +111,37 @@ export class NamespaceIndex {
 
   /** The fact id of a live fact that says this (the oldest, if several do). */
   factSaying(contentKey: string): string | undefined {
-    const docs = this.docsByContent.get(contentKey);
-    if (!docs || docs.size === 0) return undefined;
-    return this.docs[Math.min(...docs)]!.factId;
+    const one = this.docByContent.get(contentKey);
+    if (one !== undefined) return this.docs[one]!.factId;
+    const shared = this.docsSharingContent.get(contentKey);
+    return shared ? this.docs[Math.min(...shared)]!.factId : undefined;
   }
 
   private indexContent(contentKey: string, doc: number): void {
-    let docs = this.docsByContent.get(contentKey);
-    if (!docs) this.docsByContent.set(contentKey, (docs = new Set()));
-    docs.add(doc);
+    const shared = this.docsSharingContent.get(contentKey);
+    if (shared) {
+      shared.add(doc);
+      return;
+    }
+    const one = this.docByContent.get(contentKey);
+    if (one === undefined || one === doc) {
+      this.docByContent.set(contentKey, doc);
+      return;
+    }
+    this.docByContent.delete(contentKey);
+    this.docsSharingContent.set(contentKey, new Set([one, doc]));
   }
 
   private unindexContent(contentKey: string, doc: number): void {
-    const docs = this.docsByContent.get(contentKey);
-    docs?.delete(doc);
-    if (docs?.size === 0) this.docsByContent.delete(contentKey);
+    const shared = this.docsSharingContent.get(contentKey);
+    if (!shared) {
+      if (this.docByContent.get(contentKey) === doc) this.docByContent.delete(contentKey);
+      return;
+    }
+    shared.delete(doc);
+    if (shared.size > 1) return;
+    this.docsSharingContent.delete(contentKey);
+    for (const last of shared) this.docByContent.set(contentKey, last);
   }
 
   /** Appends a new fact. Facts arrive in id order (ids are monotonic), so doc order is id order,
