@@ -3,7 +3,8 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: { engram: 'bin/engram.ts', index: 'client/index.ts' },
+  // The vector graphs' worker thread is its own file, which the daemon starts by name.
+  entry: { engram: 'bin/engram.ts', index: 'client/index.ts', 'graph-worker': 'daemon/index/graph-worker.ts' },
   format: 'esm',
   platform: 'node',
   target: 'node20',

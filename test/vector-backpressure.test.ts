@@ -30,7 +30,7 @@ describe('vector graph backpressure', () => {
     expect(await settledWithin(room, 30_000)).toBe(true);
     expect(index.pendingCount).toBeLessThan(MAX_PENDING);
     // Every vector reaches the graph: a search finds a late key's own vector.
-    expect(index.search(unitVector(total), 5).map((hit) => hit.key)).toContain(total);
+    expect((await index.search(unitVector(total), 5)).map((hit) => hit.key)).toContain(total);
     expect(index.size).toBe(total);
   });
 });

@@ -94,8 +94,8 @@ export class VectorSpace {
     ns.vectors.add(vectorKey, vector);
   }
 
-  /** Saves the index of every namespace that changed since its last save, one per turn of the
-   *  event loop so no client waits behind thousands of them, then records in the manifest that
+  /** Saves the index of every namespace that changed since its last save (on the graph thread,
+   *  so no client waits behind them), then records in the manifest that
    *  every saved file covers the changes up to `coveredSeq` (all applied when this starts): an
    *  unchanged namespace's file already did. Returns whether anything was saved. */
   async saveChanged(catalog: Catalog, coveredSeq: number): Promise<boolean> {
@@ -105,8 +105,7 @@ export class VectorSpace {
     if (changed.length === 0 && !all) return false;
     this.all = false;
     for (const ns of changed) {
-      ns.vectors?.save(this.indexBase(ns.agentId), { agentId: ns.agentId, embedder: this.embedder.id, dimensions: this.dimensions, coveredSeq });
-      await new Promise((resolve) => setImmediate(resolve));
+      await ns.vectors?.save(this.indexBase(ns.agentId), { agentId: ns.agentId, embedder: this.embedder.id, dimensions: this.dimensions, coveredSeq });
     }
     // The manifest vouches for the files renamed above: they reach the disk first.
     syncPath(this.dir);
@@ -137,7 +136,7 @@ export class VectorSpace {
     const manifestSeq = useSaved ? this.manifestSeq() : 0;
     for (const ns of catalog.all()) {
       const base = this.indexBase(ns.agentId);
-      const file = useSaved ? VectorIndex.load(base, this.embedder.id, this.dimensions) : null;
+      const file = useSaved ? await VectorIndex.load(base, this.embedder.id, this.dimensions) : null;
       if (useSaved && !file && existsSync(`${base}.usearch`)) {
         // Rebuilt below (so changed), it is written anew at the next save.
         this.log.warn(`the saved vector index of "${ns.agentId}" is damaged, foreign or unverifiable: rebuilding it from the stored vectors`);

@@ -1,10 +1,10 @@
 // The vector index of one namespace: USearch HNSW, cosine. A derived structure: the vectors
 // themselves live in the store; this index is saved with the change number it covers and the
 // keys it holds, then caught up from the store's change log at start-up instead of being rebuilt.
-import { Index, MetricKind, ScalarKind } from 'usearch';
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
-import { syncPath, writeFileAtomically } from '../files/atomic-file.ts';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { writeFileAtomically } from '../files/atomic-file.ts';
+import { GRAPH_SETTINGS } from './graph-settings.ts';
+import { Graph } from './graph-thread.ts';
 
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
@@ -35,58 +35,29 @@ export interface SavedIndexInfo {
   scalar?: string;
 }
 
-/** The graph holds its vectors as 16-bit floats: measured on 100k sentence vectors (npm run
- *  bench:hnsw), it finds exactly as many of the exact nearest 160 as 32-bit floats (0.882) with
- *  1.5–1.7x the inserts per second, faster searches and a file 37% smaller. The store keeps every
- *  vector in 32 bits, and exact searches (small namespaces, filtered ones) read those. */
-const SCALAR = { kind: ScalarKind.F16, name: 'f16' } as const;
-
-/** Size and SHA-256 of a file, read in chunks (an index can be hundreds of megabytes). */
-function fileDigest(path: string): { bytes: number; sha256: string } {
-  const hash = createHash('sha256');
-  const fd = openSync(path, 'r');
-  const chunk = Buffer.allocUnsafe(1 << 20);
-  let bytes = 0;
-  try {
-    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
-      hash.update(chunk.subarray(0, n));
-      bytes += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return { bytes, sha256: hash.digest('hex') };
-}
-
 /** Up to this many vectors an index also keeps them in memory and recall searches them exactly:
  *  HNSW is approximate, and among many near-identical vectors (300 notes that differ only by a
  *  number, say) it can lose a distinct one for good. 2048 × 100 floats is 800 KB. */
 export const EXACT_SEARCH_LIMIT = 2048;
 
 export class VectorIndex {
-  private index: Index;
+  private readonly graph: Graph;
+  /** The keys in the graph, or on their way to it. */
   private readonly keys = new Set<number>();
   /** key → vector while the index is small; null when it is not (or, after a load, until the
    *  stored vectors are handed back with restoreExact). */
   private exact: Map<number, Float32Array> | null = new Map();
-  /** Vectors accepted but not yet in the HNSW graph: added in one batch on the next search. */
+  /** Vectors accepted but not yet sent to the HNSW graph: sent in batches shortly after, or by
+   *  the next search. */
   private pending: { key: number; vector: Float32Array }[] = [];
+  /** Vectors sent to the graph that it has not inserted yet. */
+  private inserting = 0;
 
-  constructor(readonly dimensions: number) {
-    this.index = VectorIndex.create(dimensions);
-  }
-
-  private static create(dimensions: number): Index {
-    // M = 16, default expansions: exact enough at this size, and bit-identical on every search.
-    return new Index({
-      dimensions,
-      metric: MetricKind.Cos,
-      quantization: SCALAR.kind,
-      connectivity: 16,
-      expansion_add: 128,
-      expansion_search: 64,
-      multi: false,
-    });
+  constructor(
+    readonly dimensions: number,
+    graph?: Graph,
+  ) {
+    this.graph = graph ?? Graph.create(dimensions);
   }
 
   get size(): number {
@@ -104,7 +75,7 @@ export class VectorIndex {
    *  following a shared store may see its own commit again — must not fail. */
   add(key: number, vector: Float32Array): void {
     this.changed = true;
-    if (this.keys.delete(key)) this.index.remove(BigInt(key));
+    if (this.keys.delete(key)) this.removeFromGraph(key);
     this.pending.push({ key, vector });
     if (this.exact && this.size <= EXACT_SEARCH_LIMIT) this.exact.set(key, vector);
     else this.exact = null;
@@ -113,21 +84,21 @@ export class VectorIndex {
 
   private flushTimer: NodeJS.Timeout | null = null;
 
-  /** Writes never wait for the HNSW graph: vectors join it in small batches shortly after, so a
-   *  write burst costs no recall a multi-second catch-up, and no batch blocks the loop for long. */
+  /** Writes never wait for the HNSW graph: vectors are sent to it shortly after, gathered into
+   *  batches (adding many in one call is ~2x faster than one by one), and batches of at most
+   *  BACKGROUND_BATCH so a search waits behind little. */
   private scheduleBackgroundFlush(): void {
     if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
-      this.flushPending(BACKGROUND_BATCH);
-      if (this.pending.length > 0) this.scheduleBackgroundFlush();
+      this.flushPending();
     }, BACKGROUND_DELAY_MS);
     this.flushTimer.unref();
   }
 
   /** Whether MAX_PENDING vectors wait for the graph: writes then wait for room(). */
   get full(): boolean {
-    return this.pending.length >= MAX_PENDING;
+    return this.pendingCount >= MAX_PENDING;
   }
 
   /** Resolves once fewer than MAX_PENDING vectors wait for the graph (the background flush
@@ -138,7 +109,7 @@ export class VectorIndex {
 
   /** Vectors accepted but not yet in the graph. */
   get pendingCount(): number {
-    return this.pending.length;
+    return this.pending.length + this.inserting;
   }
 
   remove(key: number): void {
@@ -146,33 +117,42 @@ export class VectorIndex {
     this.exact?.delete(key);
     const before = this.pending.length;
     this.pending = this.pending.filter((p) => p.key !== key);
-    if (this.pending.length === before && this.keys.delete(key)) this.index.remove(BigInt(key));
+    if (this.pending.length === before && this.keys.delete(key)) this.removeFromGraph(key);
   }
 
-  /** Adding many vectors in one call is ~2x faster than one by one, so adds are batched. */
-  flushPending(limit = Infinity): void {
+  private removeFromGraph(key: number): void {
+    this.graph.remove(key).catch(graphFailed);
+  }
+
+  /** Sends every pending vector to the graph, in batches of at most BACKGROUND_BATCH. */
+  flushPending(): void {
     if (this.pending.length === 0) return;
-    let batch = this.pending.length <= limit ? this.pending : this.pending.slice(0, limit);
-    this.pending = this.pending.length <= limit ? [] : this.pending.slice(limit);
-    // A key added twice before a flush: the later vector wins (a later batch's copy too).
-    const later = new Set(this.pending.map((p) => p.key));
-    const last = new Map(batch.map((p) => [p.key, p]));
-    if (last.size < batch.length || later.size > 0) batch = [...last.values()].filter((p) => !later.has(p.key));
-    if (batch.length === 0) return;
+    // A key added twice before a flush: the later vector wins.
+    const last = new Map(this.pending.map((p) => [p.key, p]));
+    this.pending = [];
+    const batch = [...last.values()];
+    for (let start = 0; start < batch.length; start += BACKGROUND_BATCH) this.send(batch.slice(start, start + BACKGROUND_BATCH));
+  }
+
+  private send(batch: { key: number; vector: Float32Array }[]): void {
     const keys = new BigUint64Array(batch.map((p) => BigInt(p.key)));
     const matrix = new Float32Array(batch.length * this.dimensions);
     batch.forEach((p, i) => matrix.set(p.vector, i * this.dimensions));
-    this.index.add(keys, matrix);
     for (const p of batch) this.keys.add(p.key);
+    this.inserting += batch.length;
+    const inserted = () => (this.inserting -= batch.length);
+    this.graph.add(keys, matrix).then(inserted, (error: unknown) => {
+      inserted();
+      graphFailed(error);
+    });
   }
 
-  /** Nearest `count` keys, ordered by distance then key, so equal distances order the same way every time. */
-  search(query: Float32Array, count: number): VectorHit[] {
+  /** Nearest `count` keys, ordered by distance then key, so equal distances order the same way
+   *  every time. The search sees every vector added before it. */
+  async search(query: Float32Array, count: number): Promise<VectorHit[]> {
     this.flushPending();
     if (this.keys.size === 0 || count <= 0) return [];
-    // One query on the calling thread: handing a single search to USearch's thread pool costs more
-    // than it saves (measured: ~430 µs vs 460–610 µs at 30k vectors of 100 dimensions).
-    const matches = this.index.search(query, Math.min(count, this.keys.size), 1);
+    const matches = await this.graph.search(query, Math.min(count, this.keys.size));
     const hits: VectorHit[] = [];
     for (let i = 0; i < matches.keys.length; i++) {
       hits.push({ key: Number(matches.keys[i]), distance: matches.distances[i]! });
@@ -202,16 +182,22 @@ export class VectorIndex {
     return [...this.keys, ...this.pending.map((p) => p.key)];
   }
 
-  /** Writes `<base>.usearch` and `<base>.json` atomically (temp file, then rename). */
-  save(base: string, info: Omit<SavedIndexInfo, 'keys'>): void {
+  /** Writes `<base>.usearch` and `<base>.json` atomically (temp file, then rename). One save of
+   *  an index at a time (the daemon saves its indexes one after another). */
+  async save(base: string, info: Omit<SavedIndexInfo, 'keys'>): Promise<void> {
     this.flushPending();
-    this.index.save(`${base}.usearch.tmp`);
-    syncPath(`${base}.usearch.tmp`);
-    const digest = fileDigest(`${base}.usearch.tmp`);
-    renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
-    const saved: SavedIndexInfo = { ...info, keys: [...this.keys].sort((a, b) => a - b), fileBytes: digest.bytes, fileSha256: digest.sha256, scalar: SCALAR.name };
-    writeFileAtomically(`${base}.json`, [Buffer.from(JSON.stringify(saved))]);
+    // What the graph holds when it saves: every key sent to it before the save.
+    const keys = [...this.keys].sort((a, b) => a - b);
     this.changed = false;
+    try {
+      const digest = await this.graph.save(`${base}.usearch.tmp`);
+      renameSync(`${base}.usearch.tmp`, `${base}.usearch`);
+      const saved: SavedIndexInfo = { ...info, keys, fileBytes: digest.bytes, fileSha256: digest.sha256, scalar: GRAPH_SETTINGS.scalar };
+      writeFileAtomically(`${base}.json`, [Buffer.from(JSON.stringify(saved))]);
+    } catch (error) {
+      this.changed = true;
+      throw error;
+    }
   }
 
   /** The description saved beside an index file, or null if there is none of the expected shape
@@ -230,22 +216,28 @@ export class VectorIndex {
   }
 
   /** Loads a saved index, or returns null if there is none or it was made for another model. */
-  static load(base: string, embedder: string, dimensions: number): { index: VectorIndex; info: SavedIndexInfo } | null {
+  static async load(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null> {
     if (!existsSync(`${base}.usearch`)) return null;
     try {
       const info = VectorIndex.readInfo(base);
-      if (!info || info.embedder !== embedder || info.dimensions !== dimensions || info.scalar !== SCALAR.name) return null;
-      // Checked before USearch sees it; an index saved before files carried a digest is rebuilt.
-      if (info.fileBytes === undefined || statSync(`${base}.usearch`).size !== info.fileBytes) return null;
-      if (fileDigest(`${base}.usearch`).sha256 !== info.fileSha256) return null;
-      const vi = new VectorIndex(dimensions);
+      if (!info || info.embedder !== embedder || info.dimensions !== dimensions || info.scalar !== GRAPH_SETTINGS.scalar) return null;
+      // An index saved before files carried a digest is rebuilt.
+      if (info.fileBytes === undefined || info.fileSha256 === undefined) return null;
+      const loaded = await Graph.load(`${base}.usearch`, dimensions, { bytes: info.fileBytes, sha256: info.fileSha256 });
+      if (!loaded) return null;
+      const vi = new VectorIndex(dimensions, loaded.graph);
       vi.exact = null; // the file holds the graph, not the vectors: recall reads them once if small
-      vi.index.load(`${base}.usearch`);
       for (const key of info.keys) vi.keys.add(key);
-      if (vi.index.size() !== vi.keys.size) return null;
+      if (loaded.size !== vi.keys.size) return null;
       return { index: vi, info };
     } catch {
       return null; // a damaged derived file is rebuilt from the store, never trusted
     }
   }
+}
+
+/** An insert or removal nobody waits for failed: the graph may now miss or keep a vector, which
+ *  only the next start's rebuild would mend, so it is said loudly. */
+function graphFailed(error: unknown): void {
+  process.emitWarning(`the vector graph refused an update: ${(error as Error).message}`);
 }

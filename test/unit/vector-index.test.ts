@@ -13,38 +13,38 @@ const unit = (...v: number[]) => {
 };
 
 describe('vector index', () => {
-  test('a key added again, before or after its batch joined the graph, keeps only the later vector', () => {
+  test('a key added again, before or after its batch joined the graph, keeps only the later vector', async () => {
     const index = new VectorIndex(3);
     index.add(1, unit(1, 0, 0));
     index.add(1, unit(0, 1, 0)); // twice while pending
     index.add(2, unit(0, 0, 1));
     index.flushPending();
     expect(index.size).toBe(2);
-    expect(index.search(unit(0, 1, 0), 1)[0]?.key).toBe(1);
+    expect((await index.search(unit(0, 1, 0), 1))[0]?.key).toBe(1);
     index.add(2, unit(0, 1, 0.1)); // again once in the graph
     index.flushPending();
     expect(index.size).toBe(2);
     // Its old vector is gone: nothing lies at (0, 0, 1) any more.
-    expect(index.search(unit(0, 1, 0.1), 1)[0]?.key).toBe(2);
-    expect(Math.min(...index.search(unit(0, 0, 1), 2).map((h) => h.distance))).toBeGreaterThan(0.5);
+    expect((await index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(2);
+    expect(Math.min(...(await index.search(unit(0, 0, 1), 2)).map((h) => h.distance))).toBeGreaterThan(0.5);
   });
 
-  test('a saved graph loads again; one saved with 32-bit vectors (before f16 graphs) is not loaded, so it is rebuilt', () => {
+  test('a saved graph loads again; one saved with 32-bit vectors (before f16 graphs) is not loaded, so it is rebuilt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
     try {
       const base = join(dir, 'agent');
       const index = new VectorIndex(3);
       index.add(7, unit(1, 0, 0));
       index.add(8, unit(0, 1, 0));
-      index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
-      const loaded = VectorIndex.load(base, 'test', 3);
-      expect(loaded?.index.search(unit(0, 1, 0.1), 1)[0]?.key).toBe(8);
+      await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
+      const loaded = await VectorIndex.load(base, 'test', 3);
+      expect((await loaded!.index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(8);
       expect(loaded?.info.scalar).toBe('f16');
 
       const info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Record<string, unknown>;
       delete info.scalar; // as an earlier version wrote it
       writeFileSync(`${base}.json`, JSON.stringify(info));
-      expect(VectorIndex.load(base, 'test', 3)).toBeNull();
+      expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

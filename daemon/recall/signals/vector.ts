@@ -45,7 +45,7 @@ async function vectorRanks(
   if (eligibleKeys && eligibleKeys.length <= EXACT_LIMIT) return exactRanks(ns, query, wanted, eligibleKeys, readVectors, matchDistance);
   let count = Math.min(wanted, index.size);
   for (;;) {
-    const hits = graphHits(ns, query, count, filter);
+    const hits = await graphHits(ns, query, count, filter);
     const enough = hits.length >= wanted || hits.length === (eligibleKeys?.length ?? index.size);
     if (enough) return { ...toRanks(ns, hits, wanted, matchDistance), searched: count };
     if (count >= index.size) return exactRanks(ns, query, wanted, eligibleKeys ?? [...index.allKeys()], readVectors, matchDistance);
@@ -58,9 +58,9 @@ interface VectorHitDoc {
   distance: number;
 }
 
-function graphHits(ns: NamespaceIndex, query: Float32Array, count: number, filter: DocFilter | null): VectorHitDoc[] {
+async function graphHits(ns: NamespaceIndex, query: Float32Array, count: number, filter: DocFilter | null): Promise<VectorHitDoc[]> {
   const hits: VectorHitDoc[] = [];
-  for (const hit of ns.vectors!.search(query, count)) {
+  for (const hit of await ns.vectors!.search(query, count)) {
     const doc = ns.docOfVectorKey(hit.key);
     // A key without a live doc is a stale entry of a saved index; it never takes a rank.
     if (doc !== undefined && (!filter || filter(ns.doc(doc)))) hits.push({ doc, distance: hit.distance });
