@@ -1,6 +1,6 @@
-// Writes wait while a namespace's HNSW graph lags too far behind them: what waits is inserted all
-// at once by the next search or save, blocking the daemon, so it is kept to MAX_PENDING (a bulk
-// load of 200k facts once stalled a batch write past its 30 s deadline). Real USearch.
+// Writes wait while a namespace's HNSW graph lags too far behind them: the next search or save
+// waits for everything queued before it, so the queue is kept to MAX_PENDING (a bulk load of 200k
+// facts once stalled a batch write past its 30 s deadline). Real USearch, on its thread.
 import { describe, expect, test } from 'vitest';
 import { MAX_PENDING, VectorIndex } from '../daemon/index/vectors.ts';
 

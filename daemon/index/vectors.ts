@@ -10,9 +10,9 @@ const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
 
 /** Writes to a namespace wait while this many of its vectors wait for the HNSW graph. A bulk
- *  load outruns the graph's inserts (a few thousand a second), and whatever waits is inserted all
- *  at once, blocking the event loop, by the next search or index save: at 200k facts that took
- *  longer than a batch write's 30 s deadline. Bounded, such a catch-up takes about a second. */
+ *  load outruns the graph's inserts (a few thousand a second), and the next search or index save
+ *  waits for whatever is queued before it: unbounded, at 200k facts that took longer than a batch
+ *  write's 30 s deadline. Bounded, such a wait takes about a second. */
 export const MAX_PENDING = 4096;
 
 export interface VectorHit {
