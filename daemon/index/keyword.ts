@@ -52,7 +52,6 @@ export interface ForwardState {
 }
 
 const MAX_DOC = 0x7ffffffe;
-const NO_DOC = 0x7fffffff; // sentinel above every doc; keeps the merge loop in int32
 
 export class KeywordIndex {
   // Term dictionary. Ids of terms whose last live doc was removed are recycled.
@@ -67,6 +66,8 @@ export class KeywordIndex {
   // Candidate buffers reused across searches (search is synchronous: no sharing hazard).
   private candDocs: Int32Array = new Int32Array(256);
   private candScores: Float64Array = new Float64Array(256);
+  private accumulated: Float64Array = new Float64Array(256);
+  private touched: Uint8Array = new Uint8Array(256);
 
   add(doc: number, tf: Map<string, number>, length: number): void {
     checkDoc(doc);
@@ -185,47 +186,46 @@ export class KeywordIndex {
   // ---- search internals ----
 
   /**
-   * Document-at-a-time merge of the (doc-sorted) lists: each step takes the smallest
-   * current doc, sums its term scores in list order, and appends it to the candidate
-   * buffers — so candidates come out in doc ascending order. Returns their count.
+   * Term-at-a-time: each list in turn adds its terms' scores into a per-doc accumulator, so every
+   * doc's score is summed in list order (bit for bit what a document-at-a-time merge sums), in
+   * time proportional to the postings rather than to candidates × lists — a query widened by its
+   * expansions has eight lists or more. The docs touched are then put in doc order, the order the
+   * candidates come out in. Returns their count.
    */
   private score(lists: PostingsView[], idfs: number[], avgdl: number): number {
     const { k1, b } = BM25;
-    const pos = new Int32Array(lists.length);
     this.reserveCandidates(lists.reduce((sum, list) => sum + list.live, 0));
+    let maxDoc = -1;
+    for (const list of lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
+    this.reserveAccumulator(maxDoc + 1);
+    const { accumulated, touched: seen } = this;
     const docs = this.candDocs;
-    const scores = this.candScores;
     let m = 0;
-    for (;;) {
-      let doc = NO_DOC;
-      let dl = 0;
-      for (let i = 0; i < lists.length; i++) {
-        const list = lists[i];
-        let p = pos[i];
-        while (p < list.count && list.tfs[p] === 0) p++; // skip removed docs
-        pos[i] = p;
-        if (p < list.count && list.docs[p] < doc) {
-          doc = list.docs[p];
-          dl = list.lens[p];
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i]!;
+      for (let p = 0; p < list.count; p++) {
+        const tf = list.tfs[p]!;
+        if (tf === 0) continue; // a removed doc
+        const doc = list.docs[p]!;
+        const norm = k1 * (1 - b + (b * list.lens[p]!) / avgdl);
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          docs[m++] = doc;
         }
+        accumulated[doc]! += (idfs[i]! * tf * (k1 + 1)) / (tf + norm);
       }
-      if (doc === NO_DOC) return m;
-
-      const norm = k1 * (1 - b + (b * dl) / avgdl);
-      let score = 0;
-      for (let i = 0; i < lists.length; i++) {
-        const list = lists[i];
-        const p = pos[i];
-        if (p < list.count && list.docs[p] === doc) {
-          const tf = list.tfs[p];
-          score += (idfs[i] * tf * (k1 + 1)) / (tf + norm);
-          pos[i] = p + 1;
-        }
-      }
-      docs[m] = doc;
-      scores[m] = score;
-      m++;
     }
+    // Into doc order: a few docs are sorted; many are read back off the marks in one pass.
+    if (m * 16 < maxDoc) docs.subarray(0, m).sort();
+    else for (let doc = 0, j = 0; j < m; doc++) if (seen[doc] === 1) docs[j++] = doc;
+    const scores = this.candScores;
+    for (let j = 0; j < m; j++) {
+      const doc = docs[j]!;
+      scores[j] = accumulated[doc]!;
+      accumulated[doc] = 0;
+      seen[doc] = 0;
+    }
+    return m;
   }
 
   /** Turns the first `m` candidates into hits, best first. */
@@ -245,6 +245,14 @@ export class KeywordIndex {
       hits[i] = { doc: this.candDocs[order[i]], score: scores[order[i]] };
     }
     return hits;
+  }
+
+  /** Per-doc score sums and touched marks, all zero between searches. */
+  private reserveAccumulator(needed: number): void {
+    if (needed <= this.accumulated.length) return;
+    const capacity = Math.max(needed, this.accumulated.length * 2);
+    this.accumulated = new Float64Array(capacity);
+    this.touched = new Uint8Array(capacity);
   }
 
   private reserveCandidates(needed: number): void {

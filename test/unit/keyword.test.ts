@@ -63,6 +63,40 @@ describe('KeywordIndex ranking', () => {
     expect(hit.score).toBeCloseTo(bm25(4, 1, 1, 2, 2.5), 12);
   });
 
+  test('a wide query over thousands of docs scores each doc as the formula sums it, term by term in term order, search after search', () => {
+    const texts: Record<number, string> = {};
+    for (let i = 0; i < 3000; i++) texts[i] = `w${i % 13} w${i % 29} w${i % 7} ${'filler '.repeat(i % 5)}w${i % 101}`;
+    const index = indexOf(texts);
+    for (let i = 0; i < 3000; i += 9) {
+      index.remove(i);
+      delete texts[i];
+    }
+    const live = Object.entries(texts).map(([doc, text]) => ({ doc: Number(doc), ...termFrequencies(text) }));
+    const avgdl = live.reduce((sum, d) => sum + d.length, 0) / live.length;
+    const expected = (query: string[]) => {
+      const unique = [...new Set(query)].sort();
+      const df = new Map(unique.map((t) => [t, live.filter((d) => d.tf.has(t)).length]));
+      return live
+        .map(({ doc, tf, length }) => {
+          let score = 0;
+          let found = false;
+          for (const t of unique) {
+            if (!tf.has(t)) continue;
+            found = true;
+            score += bm25(live.length, df.get(t)!, tf.get(t)!, length, avgdl);
+          }
+          return { doc, score, found };
+        })
+        .filter((h) => h.found)
+        .sort((a, b) => b.score - a.score || a.doc - b.doc)
+        .map(({ doc, score }) => ({ doc, score }));
+    };
+    // Different queries one after another: nothing of one search may leak into the next.
+    for (const query of [terms('w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 filler'), terms('w17 w3'), terms('w100 w0 w12 w28 filler')]) {
+      expect(index.search(query)).toEqual(expected(query));
+    }
+  });
+
   test('duplicate and reordered query terms give the identical result', () => {
     const index = indexOf({ 0: 'red green blue', 1: 'green blue', 2: 'blue sky', 3: 'red car' });
     const a = index.search(['red', 'green', 'blue']);
