@@ -38,16 +38,22 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
   const matchedDocs = new Set<number>();
   const candidates: NamespaceRanking['candidates'] = {};
   const searched: NamespaceRanking['searched'] = {};
-  for (const signal of matchSignals()) {
-    if (weights[signal.name as SignalName] > 0 && signal.applies(query)) {
+  const running = matchSignals().filter((signal) => weights[signal.name as SignalName] > 0 && signal.applies(query));
+  // All at once: the vector signal's search runs on the graph thread while the keyword signal
+  // scores on this one. Their results are then taken in signal order, as one after another.
+  const rankings = await Promise.all(
+    running.map((signal) => {
       const depth = plan.candidates[signal.name as SignalName];
-      const ranking = await signal.rank({ ns, query, topK: plan.topK, ...(depth !== undefined ? { depth } : {}), hops: plan.graphHops, filter, readVectors });
-      matchRanks.set(signal.name as SignalName, ranking.ranks);
-      for (const doc of ranking.matched) matchedDocs.add(doc);
-      candidates[signal.name as SignalName] = ranking.ranks.size;
-      searched[signal.name as SignalName] = ranking.searched;
-    }
-  }
+      return signal.rank({ ns, query, topK: plan.topK, ...(depth !== undefined ? { depth } : {}), hops: plan.graphHops, filter, readVectors });
+    }),
+  );
+  running.forEach((signal, i) => {
+    const ranking = rankings[i]!;
+    matchRanks.set(signal.name as SignalName, ranking.ranks);
+    for (const doc of ranking.matched) matchedDocs.add(doc);
+    candidates[signal.name as SignalName] = ranking.ranks.size;
+    searched[signal.name as SignalName] = ranking.searched;
+  });
   const ordering = orderSignals().filter((s) => weights[s.name as SignalName] > 0);
   const score: Score = (doc, orderRanks) => {
     const info = ns.doc(doc);
