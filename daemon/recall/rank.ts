@@ -39,8 +39,9 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
   const candidates: NamespaceRanking['candidates'] = {};
   const searched: NamespaceRanking['searched'] = {};
   const running = matchSignals().filter((signal) => weights[signal.name as SignalName] > 0 && signal.applies(query));
-  // All at once: the vector signal's search runs on the graph thread while the keyword signal
-  // scores on this one. Their results are then taken in signal order, as one after another.
+  // All at once, in registry order (vector first, so its search is on the graph thread while the
+  // keyword signal scores on this one). No signal reads another's result, and the results are
+  // taken in signal order, so the ranks are those of running them one after another.
   const rankings = await Promise.all(
     running.map((signal) => {
       const depth = plan.candidates[signal.name as SignalName];
