@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import type { Index as GraphIndex, ScalarKind } from 'usearch';
 import { syncPath } from '../files/atomic-file.ts';
 import { GRAPH_SETTINGS } from './graph-settings.ts';
-import type { GraphReply, GraphRequest } from './graph-thread.ts';
+import type { FileDigest, GraphReply, GraphRequest } from './graph-thread.ts';
 
 // Required, not imported: under tsx (which runs the sources in the tests) importing USearch's ES
 // module build inside a worker thread never settles; its CommonJS build loads at once.
@@ -23,7 +23,7 @@ function createGraph(dimensions: number): GraphIndex {
 }
 
 /** Size and SHA-256 of a file, read in chunks (a graph can be hundreds of megabytes). */
-function fileDigest(path: string): { bytes: number; sha256: string } {
+function fileDigest(path: string): FileDigest {
   const hash = createHash('sha256');
   const fd = openSync(path, 'r');
   const chunk = Buffer.allocUnsafe(1 << 20);

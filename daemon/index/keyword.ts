@@ -67,7 +67,7 @@ export class KeywordIndex {
   private candDocs: Int32Array = new Int32Array(256);
   private candScores: Float64Array = new Float64Array(256);
   private accumulated: Float64Array = new Float64Array(256);
-  private touched: Uint8Array = new Uint8Array(256);
+  private marked: Uint8Array = new Uint8Array(256);
 
   add(doc: number, tf: Map<string, number>, length: number): void {
     checkDoc(doc);
@@ -198,7 +198,7 @@ export class KeywordIndex {
     let maxDoc = -1;
     for (const list of lists) if (list.count > 0) maxDoc = Math.max(maxDoc, list.docs[list.count - 1]!);
     this.reserveAccumulator(maxDoc + 1);
-    const { accumulated, touched: seen } = this;
+    const { accumulated, marked } = this;
     const docs = this.candDocs;
     let m = 0;
     for (let i = 0; i < lists.length; i++) {
@@ -208,8 +208,8 @@ export class KeywordIndex {
         if (tf === 0) continue; // a removed doc
         const doc = list.docs[p]!;
         const norm = k1 * (1 - b + (b * list.lens[p]!) / avgdl);
-        if (seen[doc] === 0) {
-          seen[doc] = 1;
+        if (marked[doc] === 0) {
+          marked[doc] = 1;
           docs[m++] = doc;
         }
         accumulated[doc]! += (idfs[i]! * tf * (k1 + 1)) / (tf + norm);
@@ -217,13 +217,13 @@ export class KeywordIndex {
     }
     // Into doc order: a few docs are sorted; many are read back off the marks in one pass.
     if (m * 16 < maxDoc) docs.subarray(0, m).sort();
-    else for (let doc = 0, j = 0; j < m; doc++) if (seen[doc] === 1) docs[j++] = doc;
+    else for (let doc = 0, j = 0; j < m; doc++) if (marked[doc] === 1) docs[j++] = doc;
     const scores = this.candScores;
     for (let j = 0; j < m; j++) {
       const doc = docs[j]!;
       scores[j] = accumulated[doc]!;
       accumulated[doc] = 0;
-      seen[doc] = 0;
+      marked[doc] = 0;
     }
     return m;
   }
@@ -247,12 +247,12 @@ export class KeywordIndex {
     return hits;
   }
 
-  /** Per-doc score sums and touched marks, all zero between searches. */
+  /** Per-doc score sums and marks (the doc was touched by this search), all zero between searches. */
   private reserveAccumulator(needed: number): void {
     if (needed <= this.accumulated.length) return;
     const capacity = Math.max(needed, this.accumulated.length * 2);
     this.accumulated = new Float64Array(capacity);
-    this.touched = new Uint8Array(capacity);
+    this.marked = new Uint8Array(capacity);
   }
 
   private reserveCandidates(needed: number): void {
