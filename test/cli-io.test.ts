@@ -126,6 +126,37 @@ describe('import (JSONL)', () => {
     expect(texts).toEqual(records.map((r) => r.text));
   });
 
+  test('a line saying what a live fact says is that fact ("already present"); --allow-duplicate stores it again', async () => {
+    const agent5 = 'io-import-dedup';
+    await env.client.put(agent5, 'Alice likes jazz');
+    // Whitespace and tags do not make another fact; the daemon's dedup rule is the same for every write.
+    const path = file('dedup.jsonl', jsonl([{ text: 'Alice  likes jazz', tags: ['music'] }, { text: 'Bob likes blues' }]));
+    const run = await engram(['import', agent5, path]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('1 imported, 1 already present\n');
+    expect((await env.client.stats(agent5)).factCount).toBe(2);
+    const copies = await engram(['import', agent5, file('dedup2.jsonl', jsonl([{ text: 'Alice likes jazz', tags: ['again'] }])), '--allow-duplicate']);
+    expect(copies.code, copies.stderr).toBe(0);
+    expect(copies.stdout).toBe('1 imported, 0 already present\n');
+    expect((await env.client.list(agent5)).facts.map((f) => f.text)).toEqual(['Alice likes jazz', 'Bob likes blues', 'Alice likes jazz']);
+  });
+
+  test('a byte-order mark is dropped; a line that is not UTF-8 is refused by its number, the others imported', async () => {
+    const agent6 = 'io-import-utf8';
+    const bytes = Buffer.concat([
+      Buffer.from('\ufeff' + JSON.stringify({ text: 'first line after a BOM' }) + '\n'),
+      Buffer.from('{"text":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n'),
+      Buffer.from(JSON.stringify({ text: 'café in UTF-8' }) + '\n'),
+    ]);
+    const path = join(env.cwd, 'latin1.jsonl');
+    writeFileSync(path, bytes);
+    const run = await engram(['import', agent6, path]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('2 imported, 0 already present, 1 failed\n');
+    expect(run.stderr).toMatch(/engram: line 2: is not valid UTF-8/);
+    expect((await env.client.list(agent6)).facts.map((f) => f.text)).toEqual(['first line after a BOM', 'café in UTF-8']);
+  });
+
   test('killed mid-import, a re-run completes it with every line stored exactly once', async () => {
     const agent3 = 'io-import-killed';
     // Several batches (1000 lines each at most), so the kill lands between two of them.
@@ -151,21 +182,33 @@ describe('import (JSONL)', () => {
     expect(new Set(texts).size).toBe(total);
   });
 
-  test('the daemon killed mid-import: exit 1 naming the line; after a restart the re-run stores each line once', async () => {
+  test.each([
+    ['text', false],
+    ['--json', true],
+  ])('the daemon killed mid-import (%s): exit 1 naming the line; after a restart the re-run stores each line once', async (_, json) => {
     const own = await startDaemon({ embedder: 'none' });
     let restarted: DaemonProcess | undefined;
     try {
       const total = 6000;
       const path = file('crash.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ text: `crash fact ${i}` }))));
-      const importing = startEngram(own.dataDir, ['import', 'io-crash', path]);
+      const importing = startEngram(own.dataDir, ['import', 'io-crash', path, ...(json ? ['--json'] : [])]);
       await progressShown(importing.output);
       await own.kill9();
       const stopped = await importing.done;
       expect(stopped.code).toBe(1);
-      expect(stopped.stderr).toMatch(/engram: import stopped at line (\d+); re-run the same command to resume/);
-      const stopLine = Number(/stopped at line (\d+)/.exec(stopped.stderr)![1]);
+      let stopLine: number;
+      if (json) {
+        // One JSON document: what was stored, where it stopped, why, and what to do.
+        const doc = JSON.parse(stopped.stdout);
+        stopLine = Number(/^at line (\d+)$/.exec(doc.stopped.where)![1]);
+        expect(doc).toMatchObject({ agent_id: 'io-crash', imported: stopLine - 1, already_present: 0, failed: 0, stopped: { error: { kind: 'unavailable' } } });
+        expect(doc.stopped.next).toMatch(/re-run the same command to resume/);
+      } else {
+        expect(stopped.stderr).toMatch(/engram: import stopped at line (\d+); re-run the same command to resume/);
+        stopLine = Number(/stopped at line (\d+)/.exec(stopped.stderr)![1]);
+        expect(stopped.stdout).toBe(`${stopLine - 1} imported, 0 already present\n`);
+      }
       expect(stopLine).toBeLessThan(total);
-      expect(stopped.stdout).toBe(`${stopLine - 1} imported, 0 already present\n`);
 
       restarted = await startDaemon({ embedder: 'none', dataDir: own.dataDir });
       const resumed = await startEngram(own.dataDir, ['import', 'io-crash', path]).done;
@@ -293,6 +336,13 @@ describe('import --format conversation', () => {
     expect((await env.client.stats(agent)).factCount).toBe(3);
   });
 
+  test('keys the format does not use are named on stderr (a misspelt key is seen, not silently dropped)', async () => {
+    const typo = { sessions: [{ ocurred_at: '2023-06-01', turns: [{ speaker: 'A', text: 'hi there', txt: 'x' }] }], sesions: [] };
+    const run = await engram(['import', 'io-conversation-typo', file('typo-chat.json', JSON.stringify(typo)), '--format', 'conversation']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/ignored, not part of the conversation format: the file's "sesions", a session's "ocurred_at", a turn's "txt"/);
+  });
+
   test('a malformed conversation is refused whole (exit 1), naming each problem', async () => {
     const bad = { sessions: [{ occurred_at: 'last tuesday', turns: [{ speaker: '', text: 'hi' }, { speaker: 'A' }] }] };
     const run = await engram(['import', 'io-conversation-bad', file('bad-chat.json', JSON.stringify(bad)), '--format', 'conversation']);
@@ -322,7 +372,7 @@ describe('export', () => {
         confidence: 'verified',
       }),
       multiline: await put('Line one\nLine two: "quoted" — and a tab\there\u2028and U+2028, DEL\u007f, emoji 🫖', { source: '---', tags: ['#hash', 'a: b'] }),
-      pinned: await put('The on-call phone number is in the runbook', { confidence: 'inferred' }),
+      pinned: await put('The on-call phone number is in the runbook', { confidence: 'inferred', strength: 1.7 }),
       forgotten: await put('The office is on the third floor'),
       old: await put('The deploy key lives in the vault', { tags: ['ops'], confidence: 'unverified' }),
     };
@@ -367,7 +417,7 @@ describe('export', () => {
     expect(normalise(copy)).toEqual(normalise(source));
     // Field by field, for the record: what the brief names must match exactly.
     source.forEach((s, i) => {
-      for (const k of ['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'pinned']) expect(copy[i][k], `${k} of line ${i + 1}`).toEqual(s[k]);
+      for (const k of ['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'strength', 'pinned']) expect(copy[i][k], `${k} of line ${i + 1}`).toEqual(s[k]);
     });
     // The revised fact points at the copy of its replacement, not at the original; relations
     // point at the copies of their targets (the revised fact's moved to its replacement).

@@ -1,8 +1,9 @@
 // `engram import <agent> <file>`: JSONL (one fact per line) or a chat export, resumable and
 // deduplicating. Each line's request id is derived from the agent and the line's content, so a
 // re-run (after an interruption, or on the same file) gets the daemon's replay of what it stored
-// the first time instead of a second copy. Bad lines are reported with their number and skipped;
-// the exit code is then 1.
+// the first time instead of a second copy; and a line saying what a live fact of the agent already
+// says is that fact, as for any write (a backup restored over live data, or two agents merged, is
+// not doubled). Bad lines are reported with their number and skipped; the exit code is then 1.
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { BatchItem, BatchItemResult, EngramClient } from '../../client.ts';
@@ -32,19 +33,21 @@ const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** The daemon went away (or a capability is missing) mid-import: what was done so far, and why. */
 class ImportStopped extends Error {
   constructor(
-    readonly summary: Summary,
-    readonly line: number,
+    /** null: not known (a conversation's re-run tells, replaying what was stored). */
+    readonly summary: Summary | null,
+    /** Where: "at line N", or "after N of M turns". */
+    readonly where: string,
     override readonly cause: unknown,
   ) {
-    super(`import stopped at line ${line}`);
+    super(`import stopped ${where}`);
   }
 }
 
 const reasonOf = (error: unknown) => (error instanceof EngramError ? `${error.kind}: ${error.message}` : (error as Error).message);
 
-function readInput(file: string): string {
+function readInput(file: string): Buffer {
   try {
-    return readFileSync(file === '-' ? 0 : file, 'utf8');
+    return readFileSync(file === '-' ? 0 : file);
   } catch (error) {
     const { code, syscall } = error as NodeJS.ErrnoException;
     if (typeof syscall !== 'string') throw error;
@@ -71,8 +74,31 @@ async function existing(c: EngramClient, agent: string, r: ImportRecord): Promis
   return fact && (fact.text === r.text || (r.kind === 'alias' && fact.kind === 'alias')) ? fact : undefined;
 }
 
+/** Bytes as UTF-8 text (a byte-order mark dropped); null when they are not UTF-8. */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** The file's non-blank lines, numbered from 1, each as text or, when it is not UTF-8, null: a
+ *  line is refused rather than stored with replacement characters. */
+function* numberedLines(bytes: Buffer): Generator<{ line: number; text: string | null }> {
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end < 0 ? bytes.length : end;
+    const text = utf8(bytes.subarray(start, stop));
+    const trimmed = text?.replace(/\r$/, '');
+    if (trimmed === undefined || trimmed.trim() !== '') yield { line, text: trimmed ?? null };
+    start = stop + 1;
+  }
+}
+
 /** What a fact line asks the daemon to store. */
-function batchItem(agent: string, r: ImportRecord): BatchItem {
+function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): BatchItem {
   return {
     agentId: agent,
     text: r.text,
@@ -84,9 +110,10 @@ function batchItem(agent: string, r: ImportRecord): BatchItem {
     context: r.context,
     metaJson: r.metaJson,
     ...(r.confidence ? { confidence: r.confidence as ConfidenceLabel } : {}),
-    // An import reproduces its file: two identical lines are two facts (re-runs are idempotent
-    // by request id, not by text).
-    allowDuplicate: true,
+    ...(r.strength !== undefined ? { strength: r.strength } : {}),
+    // --allow-duplicate: the file exactly, copies of a live fact's text included (as exported
+    // from facts written with allow_duplicate).
+    ...(allowDuplicate ? { allowDuplicate: true } : {}),
   };
 }
 
@@ -97,19 +124,26 @@ type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean };
 const LOOKUPS_IN_FLIGHT = 16;
 
 
-async function importJsonl(c: EngramClient, agent: string, text: string, concurrency: number, bar: ProgressBar): Promise<Summary> {
+interface JsonlOptions {
+  concurrency: number;
+  allowDuplicate: boolean;
+}
+
+async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, options: JsonlOptions, bar: ProgressBar): Promise<Summary> {
   const { limits } = await c.hello();
   const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [] };
   const records: Numbered[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === '') return;
-    try {
-      records.push({ line: i + 1, record: parseImportLine(agent, line, limits) });
-    } catch (error) {
-      summary.errors.push({ line: i + 1, reason: (error as Error).message });
+  for (const { line, text } of numberedLines(bytes)) {
+    if (text === null) {
+      summary.errors.push({ line, reason: 'is not valid UTF-8 (save the file as UTF-8)' });
+      continue;
     }
-  });
+    try {
+      records.push({ line, record: parseImportLine(agent, text, limits) });
+    } catch (error) {
+      summary.errors.push({ line, reason: (error as Error).message });
+    }
+  }
 
   // Pass 1: store every record in file order (in batches where the daemon has them); remember
   // where each source id went. A line with an id may already be in the namespace under it (an
@@ -117,7 +151,7 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
   const ids = new Map<string, string>();
   const stored: Stored[] = [];
   const lineError = (line: number, error: unknown) => {
-    if (!isItemError(error)) throw new ImportStopped(summary, line, error);
+    if (!isItemError(error)) throw new ImportStopped(summary, `at line ${line}`, error);
     summary.errors.push({ line, reason: reasonOf(error) });
   };
   const present = new Map<number, Fact | null>(); // line → the fact already there, null: a lookup failed
@@ -144,8 +178,8 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
     const results: (BatchItemResult | undefined)[] = new Array(lines.length);
     let stopped: { cause: unknown } | undefined;
     try {
-      await writeAll(c, lines.map((w) => batchItem(agent, w.record)), {
-        concurrency,
+      await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate)), {
+        concurrency: options.concurrency,
         onProgress: (n) => bar.update('import', before + n, records.length),
         onWritten: (from, written) => written.forEach((r, k) => (results[from + k] = r)),
       });
@@ -156,11 +190,11 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
       const { line, record } = lines[i]!;
       if (!r) return; // not written: the import stopped first
       if (r.error) return lineError(line, r.error);
-      if (r.replayed) summary.alreadyPresent++;
+      if (r.replayed || r.duplicate) summary.alreadyPresent++;
       else summary.imported++;
       stored.push({ line, record, factId: r.factId, pinned: false, retired: false });
     });
-    if (stopped) throw new ImportStopped(summary, lines[results.findIndex((r) => !r)]?.line ?? 0, stopped.cause);
+    if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
     done = before + lines.length;
   };
   for (const { line, record } of records) {
@@ -194,7 +228,7 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
       await step();
       return true;
     } catch (error) {
-      if (!isItemError(error)) throw new ImportStopped(summary, s.line, error);
+      if (!isItemError(error)) throw new ImportStopped(summary, `at line ${s.line}`, error);
       summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not ${what} (re-run to finish): ${reasonOf(error)}` });
       return false;
     }
@@ -228,8 +262,11 @@ async function importJsonl(c: EngramClient, agent: string, text: string, concurr
   return summary;
 }
 
-async function importChat(c: EngramClient, agent: string, text: string, concurrency: number | undefined, bar: ProgressBar): Promise<Summary> {
-  const { sessions, problems } = parseConversationFile(text);
+async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurrency: number | undefined, bar: ProgressBar): Promise<Summary> {
+  const text = utf8(bytes);
+  if (text === null) throw new EngramError(ErrorKind.InvalidArgument, 'the file is not valid UTF-8 (save it as UTF-8); nothing was imported');
+  const { sessions, problems, ignored } = parseConversationFile(text);
+  if (ignored.length > 0) process.stderr.write(`engram: ignored, not part of the conversation format: ${ignored.join(', ')}\n`);
   const { limits } = await c.hello();
   sessions.forEach((s, i) =>
     s.turns.forEach((t, j) => {
@@ -245,10 +282,17 @@ async function importChat(c: EngramClient, agent: string, text: string, concurre
     throw new EngramError(ErrorKind.InvalidArgument, `the conversation has ${problems.length} problem(s); nothing was imported`);
   }
   const total = sessions.reduce((n, s) => n + s.turns.length, 0);
-  const { replayed } = await importConversation(c, agent, sessions, {
-    ...(concurrency ? { concurrency } : {}),
-    onProgress: (p) => bar.update('import', p.done, p.total),
-  });
+  let done = 0;
+  let replayed: number;
+  try {
+    ({ replayed } = await importConversation(c, agent, sessions, {
+      ...(concurrency ? { concurrency } : {}),
+      onProgress: (p) => bar.update('import', (done = p.done), p.total),
+    }));
+  } catch (error) {
+    // How many of those were new is not known until the re-run replays them.
+    throw new ImportStopped(null, `after ${done} of ${total} turns were acknowledged`, error);
+  }
   bar.done();
   return { imported: total - replayed, alreadyPresent: replayed, errors: [] };
 }
@@ -256,11 +300,28 @@ async function importChat(c: EngramClient, agent: string, text: string, concurre
 function report(summary: Summary, agent: string, json: boolean | undefined): void {
   for (const e of summary.errors) process.stderr.write(`engram: line ${e.line}: ${e.reason}\n`);
   if (json) {
-    printJson({ agent_id: agent, imported: summary.imported, already_present: summary.alreadyPresent, failed: summary.errors.length, errors: summary.errors });
+    printJson(summaryJson(summary, agent));
     return;
   }
   const failed = summary.errors.length ? `, ${summary.errors.length} failed` : '';
   out(`${summary.imported} imported, ${summary.alreadyPresent} already present${failed}`);
+}
+
+function summaryJson(summary: Summary, agent: string): Record<string, unknown> {
+  return { agent_id: agent, imported: summary.imported, already_present: summary.alreadyPresent, failed: summary.errors.length, errors: summary.errors };
+}
+
+const RESUME = 're-run the same command to resume (what is already stored is not stored again)';
+
+/** An import that stopped: what it did, where it stopped and why; with --json one document. */
+function reportStopped(stopped: ImportStopped, agent: string, json: boolean | undefined): void {
+  if (json) {
+    const cause = stopped.cause instanceof EngramError ? { kind: stopped.cause.kind, message: stopped.cause.message } : { kind: 'internal', message: String((stopped.cause as Error)?.message ?? stopped.cause) };
+    printJson({ ...(stopped.summary ? summaryJson(stopped.summary, agent) : { agent_id: agent }), stopped: { where: stopped.where, error: cause, next: RESUME } });
+    return;
+  }
+  if (stopped.summary) report(stopped.summary, agent, false);
+  process.stderr.write(`engram: ${stopped.message}; ${RESUME}\n`);
 }
 
 export function registerImportCommand({ program, globals, setExit }: Cli): void {
@@ -271,21 +332,25 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
     .argument('<file>', 'the file ("-" for stdin)')
     .addOption(new Option('--format <format>', 'jsonl, or conversation ({"sessions": [{"occurred_at", "turns": [{"speaker", "text"}]}]})').choices(['jsonl', 'conversation']).default('jsonl'))
     .option('--concurrency <n>', 'writes in flight (jsonl default 1, which keeps the file order; conversation default 16)', positiveInt('--concurrency'))
+    .option('--allow-duplicate', 'store a line whose text matches a live fact of the agent as a new fact (by default it is that fact, "already present"), as `engram remember --allow-duplicate` does')
     .option('--json', 'print JSON')
     .action(async (agent: string, file: string, o, cmd: Command) => {
       const opts = globals(cmd);
       check.agentId(agent); // refused once, not once per line
-      const text = readInput(file);
+      const bytes = readInput(file);
       const bar = new ProgressBar();
       let summary: Summary;
       try {
         summary = await withClient(opts, (c) =>
-          o.format === 'conversation' ? importChat(c, agent, text, o.concurrency, bar) : importJsonl(c, agent, text, o.concurrency ?? 1, bar),
+          o.format === 'conversation'
+            ? importChat(c, agent, bytes, o.concurrency, bar)
+            : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true }, bar),
         );
       } catch (error) {
         if (!(error instanceof ImportStopped)) throw error;
-        report(error.summary, agent, opts.json);
-        process.stderr.write(`engram: ${error.message}; re-run the same command to resume (lines already stored are not stored again)\n`);
+        reportStopped(error, agent, opts.json);
+        // --json said it all in one document; the exit code still says it failed.
+        if (opts.json) return setExit(1);
         throw error.cause;
       }
       report(summary, agent, opts.json);

@@ -1,8 +1,8 @@
 // One line of an `engram import` JSONL file → a checked record, or a reason it is refused.
-// A line is {text, occurred_at?, tags?, entities?, source?, context?, meta?, confidence?, id?,
-// pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line (created_at,
-// access_count…) are assigned by the daemon and accepted but ignored. Any other key is refused,
-// so a typo ("occured_at") never silently drops a field.
+// A line is {text, occurred_at?, tags?, entities?, source?, context?, meta?, confidence?, strength?,
+// id?, pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line
+// (created_at, access_count, replaces…) are assigned by the daemon and accepted but ignored. Any
+// other key is refused, so a typo ("occured_at") never silently drops a field.
 import { createHash } from 'node:crypto';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
@@ -21,6 +21,8 @@ export interface ImportRecord {
   metaJson: string;
   /** "" = no label (the legacy representation). */
   confidence: string;
+  /** What the fact's decay starts from; absent = the daemon's default (1). */
+  strength?: number;
   /** The fact's id where it came from (an export); maps superseded_by and finds facts already there. */
   id?: string;
   /** Its relations where it came from, to ids of that store (mapped like superseded_by). */
@@ -33,14 +35,17 @@ export interface ImportRecord {
   requestId: string;
 }
 
-const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'id', 'pinned', 'superseded_by', 'relations']);
+const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'strength', 'id', 'pinned', 'superseded_by', 'relations']);
 /** What an export line carries that the daemon assigns on write. */
 const ASSIGNED = new Set([
-  'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'strength', 'embedder',
+  'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'embedder',
   'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason', 'promoted_at',
   'replaces', 'entity_types',
 ]);
 
+
+/** The strength a fact written without one has. */
+const DEFAULT_STRENGTH = 1;
 
 function optionalString(value: unknown, field: string): string {
   if (value === undefined || value === null) return '';
@@ -115,6 +120,9 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
   const metaJson = Object.keys(meta as object).length === 0 ? '' : check.metaJson(JSON.stringify(check.metaDepth(meta)), limits, 'meta');
   const confidence = optionalString(o.confidence, 'confidence');
   if (confidence !== '') check.confidenceLabel(confidence);
+  // The default strength is no strength: a line of an export from before strengths (or of a fact
+  // never given one) keeps the request id it always had.
+  const strength = o.strength === undefined || o.strength === null ? undefined : check.strength(o.strength);
   const context = optionalString(o.context, 'context');
   if (context !== '') check.factText(context, limits, 'context');
   const id = o.id === undefined || o.id === null ? undefined : optionalString(o.id, 'id');
@@ -132,6 +140,7 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
     context,
     metaJson,
     confidence,
+    ...(strength !== undefined && strength !== DEFAULT_STRENGTH ? { strength } : {}),
     ...(id ? { id } : {}),
     pinned: o.pinned === true,
     supersededBy,
