@@ -141,6 +141,14 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent5)).facts.map((f) => f.text)).toEqual(['Alice likes jazz', 'Bob likes blues', 'Alice likes jazz']);
   });
 
+  test('a superseded_by naming a fact neither in the file nor in the agent: retired as forgotten, and said (exit 1)', async () => {
+    const agent7 = 'io-import-dangling';
+    const run = await engram(['import', agent7, file('dangling.jsonl', jsonl([{ text: 'an old plan', superseded_by: '01M8ZM927QSEHB2N5KREAT2B9Z' }, { text: 'a live fact' }]))]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/line 1: stored as \w+ and retired as forgotten: its superseded_by 01M8ZM927QSEHB2N5KREAT2B9Z is neither in the file nor in the agent/);
+    expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
+  });
+
   test('a byte-order mark is dropped; a line that is not UTF-8 is refused by its number, the others imported', async () => {
     const agent6 = 'io-import-utf8';
     const bytes = Buffer.concat([
@@ -482,10 +490,11 @@ describe('export', () => {
     );
   });
 
-  test('an agent without facts exports nothing and succeeds', async () => {
+  test('an agent without facts exports nothing and succeeds, saying so on stderr (a misspelt agent is seen)', async () => {
     const run = await engram(['export', 'io-nobody']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/"io-nobody" has no facts, so nothing was exported \(engram agents lists the agents that have\)/);
   });
 });
 

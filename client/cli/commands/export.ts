@@ -109,6 +109,9 @@ export function registerExportCommand({ program, globals }: Cli): void {
       if (opts.json && !o.out) usage('--json needs --out (without it the export itself goes to stdout)');
       const bar = new ProgressBar();
       const count = await withClient(opts, (c) => (o.format === 'markdown' ? exportMarkdown(c, agent, o.out, bar) : exportJsonl(c, agent, o.out, bar)));
+      // Not an error (an agent may have no facts yet), but a misspelt agent in a backup script
+      // would otherwise make an empty backup unnoticed.
+      if (count === 0) process.stderr.write(`engram: "${agent}" has no facts, so nothing was exported (engram agents lists the agents that have)\n`);
       if (!o.out) return;
       const path = resolve(o.out);
       if (opts.json) printJson({ agent_id: agent, format: o.format, out: path, count });

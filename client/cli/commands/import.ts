@@ -253,6 +253,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     await after(s, 'retired', async () => {
       let by = supersededBy === 'agent' ? 'agent' : ids.get(supersededBy);
       if (by === undefined && (await lookup(c, agent, supersededBy))) by = supersededBy;
+      if (by === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} and retired as forgotten: its superseded_by ${supersededBy} is neither in the file nor in the agent` });
       if (by === undefined || by === 'agent') await c.forget(agent, s.factId);
       else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by });
     });
