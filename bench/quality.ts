@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/client.ts';
 import type { RecallOptions } from '../client/types.ts';
 import type { RecipeFields, SignalWeights } from '../shared/model.ts';
+import { weightList } from '../shared/validate.ts';
 import { importConversation } from '../client/import/conversation.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
 import { LOCOMO_DEV } from './corpus.ts';
@@ -47,8 +48,8 @@ interface Run {
 }
 const weightLabel = (w: SignalWeights) => [w.vector, w.keyword, w.recency, ...(w.decay || w.graph ? [w.decay] : []), ...(w.graph ? [w.graph] : [])].join(',');
 const RUNS: Run[] = (values.weights ?? []).map((w) => {
-  const [vector, keyword, recency, decay = 0, graph = 0] = w.split(',').map(Number);
-  if (![vector, keyword, recency, decay, graph].every((n) => Number.isFinite(n) && n! >= 0)) throw new Error(`--weights takes v,k,r[,d[,g]] (three to five numbers), got ${w}`);
+  const [vector, keyword, recency, decay = 0, graph = 0] = weightList(w, ['vector', 'keyword', 'recency', 'decay', 'graph'], '--weights');
+  if (![vector, keyword, recency, decay, graph].every((n) => n! >= 0)) throw new Error(`--weights takes v,k,r[,d[,g]] (three to five numbers >= 0), got ${w}`);
   const weights = { vector: vector!, keyword: keyword!, recency: recency!, decay, graph };
   return { label: `weights ${weightLabel(weights)}`, options: { weights } };
 });

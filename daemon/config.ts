@@ -28,8 +28,8 @@ const address = (flag: string) => (value: string): string => {
 };
 
 const confidenceWeight = (value: string): number => {
-  const weight = Number(value);
-  if (value.trim() === '' || !Number.isFinite(weight) || weight < 0 || weight > check.MAX_CONFIDENCE_WEIGHT) {
+  const weight = check.decimal(value);
+  if (weight === undefined || weight < 0 || weight > check.MAX_CONFIDENCE_WEIGHT) {
     throw new InvalidArgumentError(`--default-confidence-weight must be a finite number in [0, ${check.MAX_CONFIDENCE_WEIGHT}], got "${value}"`);
   }
   return weight;
@@ -38,22 +38,21 @@ const confidenceWeight = (value: string): number => {
 /** "1,1,0.5" → a weight per signal, in registry order; signals after the first three (decay)
  *  may be left out and are then 0, so settings written before they existed keep working. */
 const signalWeights = (value: string): Weights => {
-  const parts = value.split(',').map((p) => Number(p.trim()));
-  if (parts.length < 3 || parts.length > SIGNAL_NAMES.length) {
-    throw new InvalidArgumentError(`--signal-weights takes 3 to ${SIGNAL_NAMES.length} numbers ${SIGNAL_NAMES.join(',')}, got "${value}"`);
-  }
   try {
-    const weights = Object.fromEntries(SIGNAL_NAMES.map((name, i) => [name, check.signalWeight(parts[i] ?? 0, name)])) as Weights;
-    if (SIGNAL_NAMES.every((name) => weights[name] === 0)) throw new Error('at least one weight must be positive');
+    const parts = check.weightList(value, SIGNAL_NAMES, '--signal-weights');
+    const weights = Object.fromEntries(SIGNAL_NAMES.map((name, i) => [name, check.signalWeight(parts[i] ?? 0, `--signal-weights: ${name}`)])) as Weights;
+    if (SIGNAL_NAMES.every((name) => weights[name] === 0)) throw new Error('--signal-weights: at least one weight must be positive');
     return weights;
   } catch (error) {
-    throw new InvalidArgumentError(`--signal-weights: ${(error as Error).message}`);
+    throw new InvalidArgumentError((error as Error).message);
   }
 };
 
 const minRelevance = (value: string): number => {
+  const n = check.decimal(value);
+  if (n === undefined) throw new InvalidArgumentError(`--min-relevance must be a number, got "${value}"`);
   try {
-    return check.minRelevance(Number(value), '--min-relevance');
+    return check.minRelevance(n, '--min-relevance');
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -74,8 +73,8 @@ const positiveInt = (flag: string) => (value: string): number => {
 
 /** A finite number in [min, max] (a positive one when min is 0 and `positive`). */
 const numberIn = (flag: string, min: number, max: number, positive = false) => (value: string): number => {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (positive && n <= 0)) {
+  const n = check.decimal(value);
+  if (n === undefined || n < min || n > max || (positive && n <= 0)) {
     throw new InvalidArgumentError(`${flag} must be a ${positive ? 'positive ' : ''}number in [${min}, ${max}], got "${value}"`);
   }
   return n;

@@ -342,3 +342,31 @@ export function minScore(value: unknown, field = 'min_score'): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalidArgument(field, `must be a finite number >= 0, got ${typeof value === 'number' ? value : kindOf(value)}`);
   return value;
 }
+
+/** A plain decimal number as a person types it ("1", "-2", "0.5", ".5", "1e-3", spaces around
+ *  it allowed), or undefined. Number() alone would read "" as 0 and "0x10" as 16, so a typo would
+ *  quietly become a value; an overflow ("1e400") is no number either. Every number a flag,
+ *  setting or environment variable takes is read with it, on the CLI and the daemon alike. */
+export function decimal(text: string): number | undefined {
+  const t = text.trim();
+  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A comma-separated weight list ("1,1,0.5"): one plain decimal number per name, in order, at
+ *  least three of them (the later names may be left out). An empty item ("1,,1") or a hex one
+ *  ("0x10") is refused naming the flag and the item, never read as 0 or 16. Throws an Error with
+ *  the message; the caller words it as its door's error (`engram recall --weights`, `engram
+ *  daemon --signal-weights`). */
+export function weightList(value: string, names: readonly string[], flag: string): number[] {
+  const items = value.split(',');
+  if (items.length < 3 || items.length > names.length) {
+    throw new Error(`${flag} takes 3 to ${names.length} numbers ${names.slice(0, 3).join(',')}${names.slice(3).map((n) => `[,${n}`).join('')}${']'.repeat(names.length - 3)}, got "${value}"`);
+  }
+  return items.map((item, i) => {
+    const n = decimal(item);
+    if (n === undefined) throw new Error(`${flag}: ${names[i]}: must be a number, got "${item.trim()}" (in "${value}")`);
+    return n;
+  });
+}

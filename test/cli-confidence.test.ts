@@ -148,13 +148,13 @@ describe('recall --min-confidence --confidence-weight', () => {
     expect(out.retrieval.confidence_weight).toBeUndefined();
   });
 
-  test('bad values: an unknown label or an out-of-range weight exits 1 naming the option; a non-number exits 2', async () => {
+  test('bad values: an unknown label, an out-of-range weight or a non-number exits 2 naming the flag', async () => {
     const label = await engram(['recall', agent, 'parking', '--min-confidence', 'maybe']);
-    expect(label.code).toBe(1);
-    expect(label.stderr).toMatch(/minConfidence: must be one of verified, inferred, unverified/);
+    expect(label.code).toBe(2);
+    expect(label.stderr).toMatch(/--min-confidence: must be one of verified, inferred, unverified/);
     const weight = await engram(['recall', agent, 'parking', '--confidence-weight', '0.7']);
-    expect(weight.code).toBe(1);
-    expect(weight.stderr).toMatch(/confidenceWeight: must be a finite number in \[0, 0\.5\]/);
+    expect(weight.code).toBe(2);
+    expect(weight.stderr).toMatch(/--confidence-weight: must be a finite number in \[0, 0\.5\]/);
     const nan = await engram(['recall', agent, 'parking', '--confidence-weight', 'heavy']);
     expect(nan.code).toBe(2);
     expect(nan.stderr).toMatch(/--confidence-weight must be a number/);

@@ -285,8 +285,8 @@ describe('import (JSONL)', () => {
     expect(missing.stderr).toMatch(/^engram: cannot read .*no-such-file\.jsonl: no such file; nothing was imported$/m);
     expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace
     const noAgent = await engram(['import', '', join(env.cwd, 'facts.jsonl')]);
-    expect(noAgent.code).toBe(1);
-    expect(noAgent.stderr.trim().split('\n')).toEqual(['engram: invalid_argument: agent_id: must not be empty']);
+    expect(noAgent.code).toBe(2);
+    expect(noAgent.stderr.trim().split('\n')).toEqual(['engram: <agent>: must not be empty (see "engram import --help")']);
   });
 });
 

@@ -327,12 +327,18 @@ describe('exit codes', () => {
     expect(run.stdout).toBe('');
   });
 
-  test('1 when the input is refused: an empty agent id names agent_id', async () => {
+  test('2 for a refused argument: an empty agent id names <agent>, and nothing is stored', async () => {
     const before = await env.client.stats();
     const run = await engram(['remember', '', 'a fact for nobody']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/agent_id/);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('engram: <agent>: must not be empty (see "engram remember --help")\n');
     expect((await env.client.stats()).factCount).toBe(before.factCount);
+  });
+
+  test('1 when the daemon refuses the input: a fact over its text limit', async () => {
+    const run = await engram(['remember', 'cli-usage', 'x'.repeat(40 * 1024)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^engram: invalid_argument: text: /);
   });
 
   test('1 with not_found when forgetting a well-formed id that does not exist', async () => {

@@ -1,9 +1,10 @@
 // Default recall weights belong to the embedder: the offline word vectors are a light signal
 // beside BM25, a sentence model a full one. The effective defaults are advertised at handshake,
 // applied to every recall that does not set its own, and shown by `engram status`.
+import { execFile } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
-import { useDaemonPool } from './fixtures/daemon.ts';
+import { ENGRAM_BIN, useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
 
@@ -64,5 +65,48 @@ describe('default signal weights', () => {
     expect(text.stdout).toMatch(/^weights {3}v=0\.2 kw=1 rec=0\.5 \(recall defaults\)$/m);
     const json = await runEngram(['status', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
     expect(JSON.parse(json.stdout).daemon.default_signal_weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
+  });
+});
+
+describe('--signal-weights and ENGRAM_SIGNAL_WEIGHTS take plain decimal numbers', () => {
+  /** `engram daemon` with these flags; a value it accepted would serve until the timeout kills it. */
+  const daemonRun = (dataDir: string, args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir, '--embedder', 'none', ...args], { env: { ...process.env, ...env }, timeout: 20_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+      );
+    });
+
+  test.each([
+    ['an empty item', '1,,1', 'keyword', ''],
+    ['a hex item', '0x10,1,1', 'vector', '0x10'],
+    ['an empty last item', '1,1,', 'recency', ''],
+    ['an overflow', '1,1,1e400', 'recency', '1e400'],
+  ])('%s stops start-up with exit 2 naming the flag and the item', async (_name, weights, signal, item) => {
+    const flag = await daemonRun(pool.newDir(), ['--signal-weights', weights]);
+    expect(flag.code, flag.stderr).toBe(2);
+    expect(flag.stderr).toContain(`--signal-weights: ${signal}: must be a number, got "${item}" (in "${weights}")`);
+    const variable = await daemonRun(pool.newDir(), [], { ENGRAM_SIGNAL_WEIGHTS: weights });
+    expect(variable.code, variable.stderr).toBe(2);
+    expect(variable.stderr).toContain("from env 'ENGRAM_SIGNAL_WEIGHTS'");
+    expect(variable.stderr).toContain(`--signal-weights: ${signal}: must be a number, got "${item}"`);
+  });
+
+  test('engram start --signal-weights 1,,1 starts nothing and says why', async () => {
+    const dataDir = pool.newDir();
+    try {
+      const run = await runEngram(['start', '--embedder', 'none', '--signal-weights', '1,,1'], { dataDir, cwd: dataDir, timeoutMs: 30_000 });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain('--signal-weights: keyword: must be a number, got "" (in "1,,1")');
+    } finally {
+      await runEngram(['stop'], { dataDir, cwd: dataDir, timeoutMs: 30_000 }); // should one have started
+    }
+  });
+
+  test('the decimal forms accepted before still are: spaces, .5, 1e-3', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--signal-weights', ' 1, .5 ,1e-3'] });
+    const client = await daemon.client();
+    expect(client.daemon.defaultWeights).toEqual({ vector: 1, keyword: 0.5, recency: 0.001, decay: 0, graph: 0 });
+    client.close();
   });
 });

@@ -56,17 +56,24 @@ export function textArgument(value: string, what: string): string {
   return text;
 }
 
+/** A flag's value that must be a plain decimal number (its range is the field's rule). */
+export function numberFlag(value: string, flag: string): number {
+  const n = check.decimal(value);
+  if (n === undefined) usage(`${flag} must be a number, got "${value}"`, flag);
+  return n;
+}
+
 export function positiveInt(name: string) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) usage(`${name} must be a positive integer, got "${value}"`);
+    const n = check.decimal(value);
+    if (n === undefined || !Number.isInteger(n) || n < 1) usage(`${name} must be a positive integer, got "${value}"`);
     return n;
   };
 }
 
 /** A flag's value put through the shared rule for its field: a refusal is a usage error (exit 2)
  *  naming the flag, before anything is sent. */
-function checkedFlag<T>(flag: string, rule: () => T): T {
+export function checkedFlag<T>(flag: string, rule: () => T): T {
   try {
     return rule();
   } catch (error) {

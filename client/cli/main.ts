@@ -3,11 +3,12 @@
 // Exit codes: 0 success, 1 the operation failed (daemon error, not found, unhealthy), 2 usage.
 // The commands live in commands/<group>.ts; this file builds the tree and maps errors to codes.
 import { Command, CommanderError, Option } from 'commander';
-import { EngramError } from '../../shared/errors.ts';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { DaemonNotRunningError, DamagedDiscoveryError } from '../../shared/discovery.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { parseMinChange } from '../../shared/changes.ts';
-import { usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
+import * as check from '../../shared/validate.ts';
+import { checkedFlag, usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
@@ -86,12 +87,55 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   override(program);
   program.hook('preAction', (_program, action) => {
     running = action;
+    checkAgentArgument(action);
   });
   return program;
 }
 
 /** The command whose action is running (its usage errors point at its --help). */
 let running: Command | undefined;
+
+/** A command's <agent> argument, checked by the namespace rule before anything is sent: a bad
+ *  one is a usage error naming the argument, as a missing one is. */
+function checkAgentArgument(action: Command): void {
+  action.registeredArguments.forEach((argument, i) => {
+    const value: unknown = action.processedArgs[i];
+    if (argument.name() === 'agent' && value !== undefined) checkedFlag('agent', () => check.agentId(value, '<agent>'));
+  });
+}
+
+/** The request fields (as the library and the daemon name them) that a command's flag sets. The
+ *  CLI checks these flags itself (recall-flags.ts) except where the rule is the daemon's to
+ *  decide — top_k's maximum is its advertised limit, and whether any signal weight is positive
+ *  depends on its defaults — and a refusal of the field is then worded as the flag's. */
+const FLAG_FIELDS: readonly { field: RegExp; flag: string }[] = [
+  { field: /^(?:options\.)?top_k$/, flag: '--top-k' },
+  { field: /^(?:options\.)?signal_weights(?:\.(\w+))?$/, flag: '--weights' },
+  { field: /^(?:options\.)?min_relevance$/, flag: '--min-relevance' },
+  { field: /^(?:options\.)?(?:min_confidence|minConfidence)$/, flag: '--min-confidence' },
+  { field: /^(?:options\.)?(?:confidence_weight|confidenceWeight)$/, flag: '--confidence-weight' },
+  { field: /^(?:options\.)?(?:filters\.)?(?:min_decay_score|min_score)$/, flag: '--min-score' },
+  { field: /^(?:options\.)?(?:filters\.)?window_days$/, flag: '--window-days' },
+  { field: /^agent_id$/, flag: '--agent' },
+];
+
+/** A refusal of a field that a flag the user gave to the running command set: that flag's usage
+ *  error ("-k/--top-k: must be between 1 and 1000, got 1001"), not the request field's. Other
+ *  refusals (and every other door's wording) stay as the daemon said them. */
+function asFlagError(error: EngramError, command: Command | undefined): Report | undefined {
+  if (error.kind !== ErrorKind.InvalidArgument || !error.field || !command) return undefined;
+  for (const { field, flag } of FLAG_FIELDS) {
+    const match = field.exec(error.field);
+    const option = match && command.options.find((o) => o.long === flag);
+    if (!match || !option) continue;
+    const source = command.getOptionValueSource(option.attributeName());
+    if (source !== 'cli' && source !== 'env') continue;
+    const problem = error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
+    const name = option.short ? `${option.short}/${flag}` : flag;
+    return { code: 2, kind: 'usage', message: `${name}: ${match[1] ? `${match[1]}: ` : ''}${problem}`, field: flag, hint: `see "${commandPath(command)} --help"` };
+  }
+  return undefined;
+}
 
 const commandPath = (cmd: Command | undefined): string => {
   const names: string[] = [];
@@ -151,6 +195,8 @@ function describeError(error: unknown): Report | undefined {
   if (error instanceof DaemonNotRunningError) return { code: 1, kind: 'unavailable', message: error.message };
   if (error instanceof DamagedDiscoveryError) return { code: 1, kind: 'failed_precondition', message: error.message };
   if (error instanceof EngramError) {
+    const flagError = asFlagError(error, running);
+    if (flagError) return flagError;
     return { code: 1, kind: error.kind, label: error.kind, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
   if (isFileError(error)) return { code: 1, kind: 'file', message: error.message };

@@ -1,7 +1,8 @@
 // The recall flags shared by `recall` and `batch-recall`, and their translation into options.
 import type { Command } from 'commander';
 import type { RecallOptions } from '../client.ts';
-import { parseTime, positiveInt, repeatable, usage } from './context.ts';
+import * as check from '../../shared/validate.ts';
+import { checkedFlag, confidenceFlag, numberFlag, parseTime, positiveInt, repeatable } from './context.ts';
 
 export function addRecallFlags(cmd: Command): Command {
   return cmd
@@ -22,33 +23,45 @@ export function addRecallFlags(cmd: Command): Command {
 }
 
 
-function number(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n)) usage(`${flag} must be a number, got "${value}"`);
-  return n;
+/** The signals a --weights list names, in order (the daemon's registry order). */
+const WEIGHT_NAMES = ['vector', 'keyword', 'recency', 'decay', 'graph'] as const;
+
+/** "1,1,0.5" → per-signal weights, each checked by the shared rule (finite, in range). Whether
+ *  at least one is positive depends on the daemon's defaults for the signals left out, so the
+ *  daemon says that (main.ts words it as --weights). */
+function weightsFlag(value: string): NonNullable<RecallOptions['weights']> {
+  const parts = checkedFlag('--weights', () => check.weightList(value, WEIGHT_NAMES, '--weights'));
+  return Object.fromEntries(parts.map((n, i) => [WEIGHT_NAMES[i], checkedFlag('--weights', () => check.signalWeight(n, `--weights: ${WEIGHT_NAMES[i]}`))]));
 }
 
+/** A number flag put through the shared rule for its field (`rule(n, flag)` throws naming it). */
+const ruled = (value: string, flag: string, rule: (n: number, field: string) => number): number => {
+  const n = numberFlag(value, flag);
+  return checkedFlag(flag, () => rule(n, flag));
+};
 
-/** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call. */
+/** Flags → library options. Only set what the user gave, so a plain recall stays a legacy call.
+ *  Every value is checked here by the rule the daemon applies to its field, so a bad one is a
+ *  usage error naming the flag (exit 2); the top_k maximum is the daemon's (its advertised
+ *  limits), so main.ts words that refusal as -k/--top-k instead. */
 export function recallOptionsFrom(o: Record<string, string | string[] | boolean | undefined>): RecallOptions {
   const options: RecallOptions = {};
   if (o.topK !== undefined) options.topK = positiveInt('--top-k')(o.topK as string);
-  if (o.weights !== undefined) {
-    const parts = (o.weights as string).split(',').map((p) => number(p.trim(), '--weights'));
-    if (parts.length < 3 || parts.length > 5) usage(`--weights takes three to five numbers vector,keyword,recency[,decay[,graph]], got "${o.weights}"`);
-    options.weights = { vector: parts[0], keyword: parts[1], recency: parts[2], ...(parts.length >= 4 ? { decay: parts[3] } : {}), ...(parts.length === 5 ? { graph: parts[4] } : {}) };
-  }
-  if (o.minRelevance !== undefined) options.minRelevance = number(o.minRelevance as string, '--min-relevance');
+  if (o.weights !== undefined) options.weights = weightsFlag(o.weights as string);
+  if (o.minRelevance !== undefined) options.minRelevance = ruled(o.minRelevance as string, '--min-relevance', check.minRelevance);
   const filters: NonNullable<RecallOptions['filters']> = {};
-  if (o.windowDays !== undefined) filters.windowDays = positiveInt('--window-days')(o.windowDays as string);
+  if (o.windowDays !== undefined) {
+    const days = positiveInt('--window-days')(o.windowDays as string);
+    filters.windowDays = checkedFlag('--window-days', () => check.windowDays(days, '--window-days'));
+  }
   if (o.tag !== undefined) filters.tagsAny = o.tag as string[];
   if (o.allTags !== undefined) filters.tagsAll = o.allTags as string[];
   if (o.since !== undefined) filters.occurredAfter = parseTime(o.since as string, '--since');
   if (o.until !== undefined) filters.occurredBefore = parseTime(o.until as string, '--until');
-  if (o.minScore !== undefined) filters.minDecayScore = number(o.minScore as string, '--min-score');
+  if (o.minScore !== undefined) filters.minDecayScore = ruled(o.minScore as string, '--min-score', check.minScore);
   if (Object.keys(filters).length > 0) options.filters = filters;
-  if (o.minConfidence !== undefined) options.minConfidence = o.minConfidence as RecallOptions['minConfidence'];
-  if (o.confidenceWeight !== undefined) options.confidenceWeight = number(o.confidenceWeight as string, '--confidence-weight');
+  if (o.minConfidence !== undefined) options.minConfidence = confidenceFlag(o.minConfidence as string, '--min-confidence');
+  if (o.confidenceWeight !== undefined) options.confidenceWeight = ruled(o.confidenceWeight as string, '--confidence-weight', check.confidenceWeight);
   if (typeof o.kg === 'boolean') options.kg = o.kg;
   if (o.recipe !== undefined) options.recipe = o.recipe as string;
   return options;

@@ -4,12 +4,13 @@
 import type { Command } from 'commander';
 import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText, extractJson, clusterReportJson } from '../../../shared/json/shapes.ts';
 import { out, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
+import { decimal } from '../../../shared/validate.ts';
 
 const score = (x: number): string => x.toFixed(4);
 
 const weightFlag = (flag: string) => (value: string): number => {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) usage(`${flag} must be a number >= 0, got "${value}"`);
+  const n = decimal(value);
+  if (n === undefined || n < 0) usage(`${flag} must be a number >= 0, got "${value}"`);
   return n;
 };
 

@@ -6,7 +6,7 @@ import { confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, tex
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
-import { parseJsonObject } from '../../../shared/validate.ts';
+import { decimal, parseJsonObject } from '../../../shared/validate.ts';
 
 function metaFlag(value: string): Record<string, unknown> {
   const parsed = parseJsonObject(value);
@@ -40,8 +40,8 @@ function writeOptionsFrom(o: Record<string, string | string[] | undefined>): Wri
 }
 
 function strengthFlag(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 2) usage(`--strength must be a number in [0, 2], got "${value}"`);
+  const n = decimal(value);
+  if (n === undefined || n < 0 || n > 2) usage(`--strength must be a number in [0, 2], got "${value}"`);
   return n;
 }
 

@@ -1,0 +1,131 @@
+// A bad value given to a CLI flag or argument is a usage error about that flag: exit 2, one line
+// naming the flag (never the request field the library or the daemon calls it) and the
+// command's --help. Number flags take plain decimal numbers only: an empty item of a weight list
+// or a hex one is refused, not read as 0 or 16.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { useCliDaemon } from './fixtures/cli.ts';
+
+const env = useCliDaemon();
+const { engram, engramJson } = env;
+const agent = 'cli-flags';
+
+beforeAll(async () => {
+  await env.client.put(agent, 'Bulk green tea arrives on Mondays');
+  await env.client.put(agent, 'The tea cupboard is in the kitchen');
+});
+
+/** The run was refused as a usage error of `command`, in one line naming `name`, with nothing
+ *  on stdout. */
+function expectUsage(run: { code: number | null; stdout: string; stderr: string }, command: string, name: string): string {
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.trim().split('\n');
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(lines[0]!.startsWith(`engram: ${name}`), lines[0]).toBe(true);
+  expect(lines[0]).toMatch(new RegExp(`\\(see "engram ${command} --help"\\)$`));
+  return lines[0]!;
+}
+
+describe('weight lists take plain decimal numbers', () => {
+  test.each([
+    ['an empty item', '1,,1', 'keyword', ''],
+    ['a hex item', '0x10,1,1', 'vector', '0x10'],
+    ['an empty last item', '1,1,', 'recency', ''],
+    ['a blank item', '1, ,1', 'keyword', ''],
+    ['a binary item', '1,1,0b1', 'recency', '0b1'],
+  ])('recall --weights refuses %s naming the flag and the item', async (_name, weights, signal, item) => {
+    const line = expectUsage(await engram(['recall', agent, 'tea', '-k', '1', '--weights', weights, '--explain']), 'recall', '--weights');
+    expect(line).toContain(`--weights: ${signal}: must be a number, got "${item}" (in "${weights}")`);
+  });
+
+  test('batch-recall shares the rule', async () => {
+    expectUsage(await engram(['batch-recall', agent, 'tea', 'kitchen', '--weights', '1,,1']), 'batch-recall', '--weights');
+  });
+
+  test('the decimal forms accepted before still are: spaces, .5, 1e-3, a sign, a trailing point', async () => {
+    const out = await engramJson(['recall', agent, 'tea', '-k', '1', '--weights', ' 1 , .5 , 1e-3 ']);
+    expect(out.retrieval.weights).toEqual({ vector: 1, keyword: 0.5, recency: 0.001, decay: 0, graph: 0 });
+    const signed = await engramJson(['recall', agent, 'tea', '-k', '1', '--weights', '+1,2.,0', '--explain']);
+    expect(signed.retrieval.weights).toMatchObject({ vector: 1, keyword: 2, recency: 0 });
+  });
+
+  test('the other number flags of recall refuse "" and hex too', async () => {
+    expectUsage(await engram(['recall', agent, 'tea', '--min-relevance', '']), 'recall', '--min-relevance');
+    expectUsage(await engram(['recall', agent, 'tea', '--min-relevance', '0x1']), 'recall', '--min-relevance');
+    expectUsage(await engram(['recall', agent, 'tea', '--confidence-weight', '0x0']), 'recall', '--confidence-weight');
+    expectUsage(await engram(['recall', agent, 'tea', '-k', '0x10']), 'recall', '--top-k');
+  });
+});
+
+describe('a refused flag value names the flag and exits 2', () => {
+  test.each([
+    ['--confidence-weight 0.6', ['--confidence-weight', '0.6'], '--confidence-weight: must be a finite number in [0, 0.5], got 0.6'],
+    ['--weights -1,1,0.5', ['--weights', '-1,1,0.5'], '--weights: vector: must be a finite number in [0, 100], got -1'],
+    ['--weights 1,101,1', ['--weights', '1,101,1'], '--weights: keyword: must be a finite number in [0, 100], got 101'],
+    ['--min-relevance 2', ['--min-relevance', '2'], '--min-relevance: must be a finite number in [0, 1], got 2'],
+    ['--min-confidence sure', ['--min-confidence', 'sure'], '--min-confidence: must be one of verified, inferred, unverified, got "sure"'],
+    ['--min-score -1', ['--min-score', '-1'], '--min-score: must be a finite number >= 0, got -1'],
+    ['--window-days 40000', ['--window-days', '40000'], '--window-days: must be a whole number of days between 1 and 36500'],
+    // The daemon's to decide (its advertised limit), worded as the flag.
+    ['-k 1001', ['-k', '1001'], '-k/--top-k: must be between 1 and 1000, got 1001'],
+    // The daemon's to decide too (the signals left out take its defaults).
+    ['--weights 0,0,0', ['--weights', '0,0,0'], '--weights: at least one signal weight must be positive'],
+  ])('recall %s', async (_name, flags, message) => {
+    const line = expectUsage(await engram(['recall', agent, 'tea', ...flags]), 'recall', flags[0]!.startsWith('-k') ? '-k/--top-k' : flags[0]!);
+    expect(line).toBe(`engram: ${message} (see "engram recall --help")`);
+    expect(line).not.toMatch(/options\.|signal_weights|min_relevance|top_k|confidenceWeight|minConfidence/);
+  });
+
+  test('batch-recall -k 1001 names -k/--top-k, not options.top_k', async () => {
+    const line = expectUsage(await engram(['batch-recall', agent, 'tea', 'kitchen', '-k', '1001']), 'batch-recall', '-k/--top-k');
+    expect(line).not.toContain('options.top_k');
+  });
+
+  test('with --json the error is {"kind": "usage"} with the flag as its field', async () => {
+    for (const [flags, field] of [
+      [['-k', '1001'], '--top-k'],
+      [['--weights', '-1,1,0.5'], '--weights'],
+      [['--min-confidence', 'sure'], '--min-confidence'],
+    ] as const) {
+      const run = await engram(['recall', agent, 'tea', ...flags, '--json']);
+      expect(run.code, flags.join(' ')).toBe(2);
+      expect(JSON.parse(run.stdout).error).toMatchObject({ kind: 'usage', field });
+    }
+  });
+
+  test('values within the rules still recall (no stricter limit in the CLI)', async () => {
+    const out = await engramJson(['recall', agent, 'tea', '-k', '1000', '--confidence-weight', '0.5', '--min-relevance', '1', '--weights', '0,0,0,1', '--min-confidence', 'unverified']);
+    expect(out.retrieval.weights).toEqual({ vector: 0, keyword: 0, recency: 0, decay: 1, graph: 0 });
+  });
+
+  test('the library keeps the daemon\'s field names (other doors are unchanged)', async () => {
+    await expect(env.client.recall(agent, 'tea', { minRelevance: 2 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.min_relevance' });
+    await expect(env.client.recall(agent, 'tea', { weights: { vector: -1 } })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'options.signal_weights.vector' });
+    await expect(env.client.recall(agent, 'tea', { topK: 1001 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'top_k' });
+  });
+});
+
+describe('the <agent> argument', () => {
+  test('import "" FILE names <agent>, exits 2 and imports nothing', async () => {
+    const file = join(env.cwd, 'one.jsonl');
+    writeFileSync(file, '{"text": "a fact for nobody"}\n');
+    const before = await env.client.stats();
+    const line = expectUsage(await engram(['import', '', file]), 'import', '<agent>');
+    expect(line).toBe('engram: <agent>: must not be empty (see "engram import --help")');
+    expect((await env.client.stats()).factCount).toBe(before.factCount);
+  });
+
+  test('every command checks it the same way; --json names the field agent', async () => {
+    expectUsage(await engram(['recall', '   ', 'tea']), 'recall', '<agent>');
+    expectUsage(await engram(['stats', '']), 'stats', '<agent>');
+    const run = await engram(['remember', '', 'a fact', '--json']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({ error: { kind: 'usage', message: '<agent>: must not be empty', field: 'agent' } });
+  });
+
+  test('write-status --agent "" names --agent', async () => {
+    expectUsage(await engram(['write-status', 'some-request', '--agent', '']), 'write-status', '--agent');
+  });
+});
