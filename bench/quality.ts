@@ -48,7 +48,7 @@ interface Run {
 }
 const weightLabel = (w: SignalWeights) => [w.vector, w.keyword, w.recency, ...(w.decay || w.graph ? [w.decay] : []), ...(w.graph ? [w.graph] : [])].join(',');
 const RUNS: Run[] = (values.weights ?? []).map((w) => {
-  const [vector, keyword, recency, decay = 0, graph = 0] = weightList(w, ['vector', 'keyword', 'recency', 'decay', 'graph'], '--weights');
+  const [vector, keyword, recency, decay = 0, graph = 0] = weightList(w);
   if (![vector, keyword, recency, decay, graph].every((n) => n! >= 0)) throw new Error(`--weights takes v,k,r[,d[,g]] (three to five numbers >= 0), got ${w}`);
   const weights = { vector: vector!, keyword: keyword!, recency: recency!, decay, graph };
   return { label: `weights ${weightLabel(weights)}`, options: { weights } };

@@ -39,12 +39,12 @@ const confidenceWeight = (value: string): number => {
  *  may be left out and are then 0, so settings written before they existed keep working. */
 const signalWeights = (value: string): Weights => {
   try {
-    const parts = check.weightList(value, SIGNAL_NAMES, '--signal-weights');
+    const parts = check.weightList(value);
     const weights = Object.fromEntries(SIGNAL_NAMES.map((name, i) => [name, check.signalWeight(parts[i] ?? 0, `--signal-weights: ${name}`)])) as Weights;
     if (SIGNAL_NAMES.every((name) => weights[name] === 0)) throw new Error('--signal-weights: at least one weight must be positive');
     return weights;
   } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
+    throw new InvalidArgumentError(error instanceof check.WeightListError ? error.worded('--signal-weights') : (error as Error).message);
   }
 };
 

@@ -354,19 +354,39 @@ export function decimal(text: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** A comma-separated weight list ("1,1,0.5"): one plain decimal number per name, in order, at
- *  least three of them (the later names may be left out). An empty item ("1,,1") or a hex one
- *  ("0x10") is refused naming the flag and the item, never read as 0 or 16. Throws an Error with
- *  the message; the caller words it as its door's error (`engram recall --weights`, `engram
- *  daemon --signal-weights`). */
-export function weightList(value: string, names: readonly string[], flag: string): number[] {
+/** The signals a weight list ("1,1,0.5") names, in order: the registry's order, which every door's
+ *  list (`--weights`, `--signal-weights`, REST's `weights=`) follows. */
+export const WEIGHT_LIST_NAMES = ['vector', 'keyword', 'recency', 'decay', 'graph'] as const;
+
+/** A weight list that is not one: `item` names the signal whose number is wrong (undefined: the
+ *  count is). Each door words it as its own error. */
+export class WeightListError extends Error {
+  constructor(
+    readonly problem: string,
+    readonly item?: string,
+  ) {
+    super(item ? `${item}: ${problem}` : problem);
+  }
+
+  /** As a flag's error: "--weights: keyword: must be a number…", "--weights takes 3 to 5…". */
+  worded(flag: string): string {
+    return this.item ? `${flag}: ${this.item}: ${this.problem}` : `${flag} ${this.problem}`;
+  }
+}
+
+/** A comma-separated weight list ("1,1,0.5"): one plain decimal number per name of
+ *  WEIGHT_LIST_NAMES, in order, at least three of them (the later names may be left out). An
+ *  empty item ("1,,1") or a hex one ("0x10") is refused naming the item, never read as 0 or 16.
+ *  Its range is each door's rule (check.signalWeight). */
+export function weightList(value: string): number[] {
+  const names = WEIGHT_LIST_NAMES;
   const items = value.split(',');
   if (items.length < 3 || items.length > names.length) {
-    throw new Error(`${flag} takes 3 to ${names.length} numbers ${names.slice(0, 3).join(',')}${names.slice(3).map((n) => `[,${n}`).join('')}${']'.repeat(names.length - 3)}, got "${value}"`);
+    throw new WeightListError(`takes 3 to ${names.length} numbers ${names.slice(0, 3).join(',')}${names.slice(3).map((n) => `[,${n}`).join('')}${']'.repeat(names.length - 3)}, got "${value}"`);
   }
   return items.map((item, i) => {
     const n = decimal(item);
-    if (n === undefined) throw new Error(`${flag}: ${names[i]}: must be a number, got "${item.trim()}" (in "${value}")`);
+    if (n === undefined) throw new WeightListError(`must be a number, got "${item.trim()}" (in "${value}")`, names[i]);
     return n;
   });
 }

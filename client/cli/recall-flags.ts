@@ -24,13 +24,19 @@ export function addRecallFlags(cmd: Command): Command {
 
 
 /** The signals a --weights list names, in order (the daemon's registry order). */
-const WEIGHT_NAMES = ['vector', 'keyword', 'recency', 'decay', 'graph'] as const;
+const WEIGHT_NAMES = check.WEIGHT_LIST_NAMES;
 
 /** "1,1,0.5" → per-signal weights, each checked by the shared rule (finite, in range). Whether
  *  at least one is positive depends on the daemon's defaults for the signals left out, so the
  *  daemon says that (main.ts words it as --weights). */
 function weightsFlag(value: string): NonNullable<RecallOptions['weights']> {
-  const parts = checkedFlag('--weights', () => check.weightList(value, WEIGHT_NAMES, '--weights'));
+  const parts = checkedFlag('--weights', () => {
+    try {
+      return check.weightList(value);
+    } catch (error) {
+      throw error instanceof check.WeightListError ? new Error(error.worded('--weights')) : error;
+    }
+  });
   return Object.fromEntries(parts.map((n, i) => [WEIGHT_NAMES[i], checkedFlag('--weights', () => check.signalWeight(n, `--weights: ${WEIGHT_NAMES[i]}`))]));
 }
 

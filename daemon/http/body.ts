@@ -13,7 +13,7 @@ export const BODY_LIMIT = 1024 * 1024;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export const tooLarge = (): HttpError =>
-  new HttpError(413, ErrorKind.ResourceExhausted, `request body exceeds the limit of ${BODY_LIMIT} bytes (1 MiB)`);
+  new HttpError(413, ErrorKind.ResourceExhausted, `body: exceeds the limit of ${BODY_LIMIT} bytes (1 MiB)`, 'body');
 
 /** Whether a request declares a body over the limit (refused before any handler runs). */
 export const declaresTooMuch = (req: IncomingMessage): boolean => Number(req.headers['content-length'] ?? 0) > BODY_LIMIT;

@@ -49,13 +49,26 @@ export interface ErrorAnswer {
   internal?: unknown;
 }
 
+/** A core field name in REST's terms: renamed whole ("meta_json" → "meta"), or by its longest
+ *  renamed head, the rest kept ("options.filters.tags_any[2]" → "tags_any[2]"). */
+export function restField(field: string, rename: Readonly<Record<string, string>>): string {
+  if (Object.hasOwn(rename, field)) return rename[field]!;
+  for (let end = field.length - 1; end > 0; end--) {
+    const c = field[end];
+    if (c !== '.' && c !== '[') continue;
+    const head = field.slice(0, end);
+    if (Object.hasOwn(rename, head)) return rename[head] + field.slice(end);
+  }
+  return field;
+}
+
 /** `rename` maps core field names to this route's REST names (agent_id → agent, top_k → k...). */
 export function errorAnswer(error: unknown, rename: Record<string, string>, ref: () => string): ErrorAnswer {
   if (error instanceof HttpError) {
     return { status: error.status, body: { error: { code: error.code, message: error.message, ...fieldOf(error.field) } }, headers: error.headers };
   }
   if (error instanceof EngramError && error.kind !== ErrorKind.Internal) {
-    const field = error.field === undefined ? undefined : (rename[error.field] ?? error.field);
+    const field = error.field === undefined ? undefined : restField(error.field, rename);
     const message = field !== undefined && error.field !== undefined && error.message.startsWith(`${error.field}:`)
       ? `${field}${error.message.slice(error.field.length)}`
       : error.message;

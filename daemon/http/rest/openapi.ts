@@ -18,7 +18,7 @@ const ERRORS = {
   '403': ['Forbidden', 'The agent token presented does not grant this right on this namespace.'],
   '404': ['NotFound', 'No such fact or checkpoint.'],
   '409': ['Conflict', 'The request conflicts with the stored state (e.g. a revise target already retired).'],
-  '413': ['PayloadTooLarge', `The body exceeds ${BODY_LIMIT} bytes (1 MiB).`],
+  '413': ['PayloadTooLarge', `The body exceeds ${BODY_LIMIT} bytes (1 MiB); \`field\` is "body".`],
   '500': ['Internal', 'An internal error; never carries a stack trace (see the `ref` in the daemon log).'],
 } as const;
 
@@ -88,7 +88,10 @@ export function openApiDocument(routes: readonly Route[]) {
         'JSON over HTTP on the Engram daemon (engram daemon --http ADDR). Every route but GET /healthz and this document needs ' +
         '`Authorization: Bearer <token>`. Every response carries `Cache-Control: no-store`. Field names are those of the gRPC protocol ' +
         'and the MCP tools (agent_id, query, top_k, page_size); the older names agent, q, k and limit are accepted as aliases. Unknown ' +
-        'query parameters and body fields are rejected (400); a method a path does not serve is 405.',
+        'query parameters and body fields are rejected (400); a method a path does not serve is 405. Recall takes the per-call options of ' +
+        "the protocol's RecallOptions, flat: weights (GET: vector,keyword,recency[,decay[,graph]]; a JSON body: an object), min_relevance, " +
+        'window_days, tags_any, tags_all, created_after, created_before, occurred_after, occurred_before, min_decay_score (times are a date ' +
+        'or an RFC 3339 time), beside min_confidence, confidence_weight, kg and recipe.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],

@@ -3,13 +3,14 @@
 // core checks every value, and its field names are mapped to REST's once (CORE_FIELDS). The
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
-import { notFound } from '../../../shared/errors.ts';
+import { EngramError, itemError, notFound } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
-import { metaDepth, typedTimeMs } from '../../../shared/validate.ts';
+import { metaDepth, typedTimeMs, weightList, WeightListError, WEIGHT_LIST_NAMES } from '../../../shared/validate.ts';
 import { authorizeDaemon } from '../../auth/grant.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
+import { badRequest, restField } from '../errors.ts';
 import { checkpointView, contextView, factView, restFact, restReceipt } from '../views.ts';
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -26,16 +27,31 @@ export const CORE_FIELDS: Readonly<Record<string, string>> = {
   meta_json: 'meta',
   state_json: 'state',
   'options.confidence': 'confidence',
+  'options.allow_duplicate': 'allow_duplicate',
+  'options.strength': 'strength',
   'options.min_confidence': 'min_confidence',
   'options.confidence_weight': 'confidence_weight',
   'options.top_k': 'top_k',
   'options.recipe': 'recipe',
+  'options.kg': 'kg',
+  // Recall options: the protocol nests them (signal_weights, filters), REST has them flat. A
+  // longer core path keeps its tail ("options.signal_weights.vector" → "weights.vector").
+  'options.signal_weights': 'weights',
+  'options.min_relevance': 'min_relevance',
+  'options.filters.window_days': 'window_days',
+  'options.filters.tags_any': 'tags_any',
+  'options.filters.tags_all': 'tags_all',
+  'options.filters.created_after_ms': 'created_after',
+  'options.filters.created_before_ms': 'created_before',
+  'options.filters.occurred_after_ms': 'occurred_after',
+  'options.filters.occurred_before_ms': 'occurred_before',
+  'options.filters.min_decay_score': 'min_decay_score',
 };
 
 const ok = <N extends ResponseName>(_name: N, json: ResponseOf<N>, extra: Omit<Reply, 'json'> = {}): Reply => ({ ...extra, json });
 
 /** The write fields of a body, in the core's terms (times as ms, meta as the JSON text it keeps). */
-function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: string[]; source?: string; context?: string; meta?: Record<string, unknown>; confidence?: string }) {
+function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: string[]; source?: string; context?: string; meta?: Record<string, unknown>; confidence?: string; strength?: number }) {
   return {
     ...(b.occurred_at !== undefined ? { occurredAt: typedTimeMs(b.occurred_at, 'occurred_at') } : {}),
     tags: b.tags,
@@ -44,25 +60,79 @@ function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: stri
     context: b.context,
     ...(b.meta !== undefined ? { meta: JSON.stringify(metaDepth(b.meta)) } : {}),
     ...(b.confidence !== undefined ? { confidence: b.confidence } : {}),
+    ...(b.strength !== undefined ? { strength: b.strength } : {}),
   };
+}
+
+/** An error about one item of a batch, named as the caller sent it: "items[1].occurred_at", and
+ *  "items[1].meta" where the core says "items[1].meta_json". */
+function itemFailure(error: unknown, at: number): EngramError {
+  return restNamed(itemError(error, at));
+}
+
+function restNamed(error: EngramError): EngramError {
+  const field = error.field;
+  const item = field === undefined ? null : /^items\[\d+\]\./.exec(field);
+  if (field === undefined || !item) return error;
+  const renamed = item[0] + restField(field.slice(item[0].length), CORE_FIELDS);
+  if (renamed === field) return error;
+  const message = error.message.startsWith(`${field}:`) ? renamed + error.message.slice(field.length) : error.message;
+  return new EngramError(error.kind, message, renamed);
 }
 
 const factLocation = (f: { id: string; agentId: string }) => `/v1/facts/${f.id}?agent_id=${encodeURIComponent(f.agentId)}`;
 
-/** Recall with confidence options takes the options path; without, the legacy ranking (no
- *  confidence preference whatever the daemon's default weight), so older REST callers keep theirs. */
-function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuery>, explain: boolean): Promise<SearchOutcome> {
-  if (q.min_confidence === undefined && q.confidence_weight === undefined && q.kg === undefined && q.recipe === undefined) {
-    return core.recall(ctx, { agentId: q.agent_id, query: q.query, topK: q.top_k, explain, feedback: true });
+type RecallFields = Omit<z.infer<typeof RecallQuery>, 'agent_id' | 'query' | 'weights'> & { weights?: RecallOptionsInput['weights'] };
+
+/** "0,1,0" (vector,keyword,recency[,decay[,graph]]) → weights: plain decimal numbers, read as the
+ *  CLI and the daemon's settings read them; their range is the core's to check. */
+function weightsOfText(text: string | undefined): RecallOptionsInput['weights'] {
+  if (text === undefined) return undefined;
+  try {
+    const numbers = weightList(text);
+    return Object.fromEntries(numbers.map((n, i) => [WEIGHT_LIST_NAMES[i], n]));
+  } catch (error) {
+    if (!(error instanceof WeightListError)) throw error;
+    throw badRequest(error.item ? `weights.${error.item}` : 'weights', error.problem);
   }
-  const options: RecallOptionsInput = {
-    topK: q.top_k,
-    minConfidence: q.min_confidence,
-    confidenceWeight: q.confidence_weight,
-    ...(q.kg !== undefined ? { kg: q.kg } : {}),
-    ...(q.recipe !== undefined ? { recipe: q.recipe } : {}),
+}
+
+/** A recall's options in the core's terms: what gRPC's RecallOptions carries, checked by the same
+ *  core code (typed times become ms here, each error naming its field). */
+function recallOptions(o: RecallFields): RecallOptionsInput {
+  const time = (value: string | undefined, field: string) => (value === undefined ? undefined : typedTimeMs(value, field));
+  const filters = {
+    windowDays: o.window_days,
+    tagsAny: o.tags_any,
+    tagsAll: o.tags_all,
+    createdAfter: time(o.created_after, 'created_after'),
+    createdBefore: time(o.created_before, 'created_before'),
+    occurredAfter: time(o.occurred_after, 'occurred_after'),
+    occurredBefore: time(o.occurred_before, 'occurred_before'),
+    minDecayScore: o.min_decay_score,
   };
-  return core.recallWithOptions(ctx, { agentId: q.agent_id, query: q.query, scope: 'agent', explain, options });
+  return {
+    topK: o.top_k,
+    ...(o.weights !== undefined ? { weights: o.weights } : {}),
+    ...(o.min_relevance !== undefined ? { minRelevance: o.min_relevance } : {}),
+    ...(Object.values(filters).some((v) => v !== undefined) ? { filters } : {}),
+    minConfidence: o.min_confidence,
+    confidenceWeight: o.confidence_weight,
+    ...(o.kg !== undefined ? { kg: o.kg } : {}),
+    ...(o.recipe !== undefined ? { recipe: o.recipe } : {}),
+  };
+}
+
+/** Recall with any option beside top_k takes the options path (RecallWithOptions, as gRPC);
+ *  without, the legacy ranking (no confidence preference whatever the daemon's default weight),
+ *  so older REST callers keep theirs. */
+function recallCall(core: Engram, ctx: CallContext, q: z.infer<typeof RecallQuery>, explain: boolean): Promise<SearchOutcome> {
+  const { agent_id, query, top_k, weights, ...rest } = q;
+  if (weights === undefined && Object.values(rest).every((v) => v === undefined)) {
+    return core.recall(ctx, { agentId: agent_id, query, topK: top_k, explain, feedback: true });
+  }
+  const options = recallOptions({ top_k, weights: weightsOfText(weights), ...rest });
+  return core.recallWithOptions(ctx, { agentId: agent_id, query, scope: 'agent', explain, options });
 }
 
 /** The list filter in the core's terms: typed times as ms, each error naming its parameter. */
@@ -100,10 +170,22 @@ export const ROUTES: readonly Route[] = [
     '/v1/facts/batch',
     { body: 'BatchRememberRequest', operationId: 'rememberBatch', summary: 'Remember many facts in one call', status: 200, response: 'BatchRemembered', description: "Each item's result or error, in order." },
     async ({ core, ctx, body: b }) => {
-      const items = b.items.map((i) => ({ agentId: i.agent_id, text: i.text, ...writeFields(i), ...(i.allow_duplicate ? { allowDuplicate: true } : {}), ...(i.request_id !== undefined ? { requestId: i.request_id } : {}) }));
+      // Every item is converted before any is written: a time that is not one (or meta nested too
+      // deep) is a 400 for the whole body, naming items[N].field, and nothing of it is stored.
+      const items = b.items.map((i, at) => {
+        try {
+          return { agentId: i.agent_id, text: i.text, ...writeFields(i), ...(i.allow_duplicate ? { allowDuplicate: true } : {}), ...(i.request_id !== undefined ? { requestId: i.request_id } : {}) };
+        } catch (error) {
+          throw itemFailure(error, at);
+        }
+      });
       const slots = await core.putBatch(ctx, { items });
       return ok('BatchRemembered', {
-        results: slots.map((s) => (s.error ? { error: { code: s.error.kind, message: s.error.message, ...(s.error.field ? { field: s.error.field } : {}) } } : { fact_id: s.result.fact.id, replayed: s.result.replayed, duplicate: s.result.duplicate })),
+        results: slots.map((s) => {
+          if (!s.error) return { fact_id: s.result.fact.id, replayed: s.result.replayed, duplicate: s.result.duplicate };
+          const e = restNamed(s.error);
+          return { error: { code: e.kind, message: e.message, ...(e.field ? { field: e.field } : {}) } };
+        }),
       });
     },
   ),
@@ -476,7 +558,14 @@ export const ROUTES: readonly Route[] = [
   route(
     'GET',
     '/v1/recall',
-    { query: RecallQuery, operationId: 'recall', summary: 'Recall the facts that best match a query (confidence options opt into confidence ranking)', status: 200, response: 'RecallResult', description: 'Best first, each with whether the query matched it.' },
+    {
+      query: RecallQuery,
+      operationId: 'recall',
+      summary: 'Recall the facts that best match a query: per-call signal weights, a relevance floor and filters (tags, time window, time ranges, decay score) as gRPC RecallOptions has them; confidence options opt into confidence ranking',
+      status: 200,
+      response: 'RecallResult',
+      description: 'Best first, each with whether the query matched it.',
+    },
     async ({ core, ctx, query: q }) => {
       const outcome = await recallCall(core, ctx, q, false);
       const facts = outcome.facts.map(restFact);
@@ -497,7 +586,7 @@ export const ROUTES: readonly Route[] = [
   route(
     'GET',
     '/v1/recall/explain',
-    { query: RecallQuery, operationId: 'recallExplain', summary: 'Recall with one receipt per fact showing how its score was made (same facts and order as recall)', status: 200, response: 'ExplainResult', description: 'Receipts, best first.' },
+    { query: RecallQuery, operationId: 'recallExplain', summary: 'Recall with one receipt per fact showing how its score was made (same facts, order and options as recall)', status: 200, response: 'ExplainResult', description: 'Receipts, best first.' },
     async ({ core, ctx, query: q }) => {
       const outcome = await recallCall(core, ctx, q, true);
       const explained = (outcome.receipts ?? []).map(restReceipt);
@@ -508,10 +597,10 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/recall/batch',
-    { body: 'BatchRecallRequest', operationId: 'recallBatch', summary: 'Several queries against one namespace under one ranking policy, merged', status: 200, response: 'BatchRecallResult', description: 'Merged and per-query facts.' },
+    { body: 'BatchRecallRequest', operationId: 'recallBatch', summary: 'Several queries against one namespace under one ranking policy (the options of recall, in the body; weights as an object), merged', status: 200, response: 'BatchRecallResult', description: 'Merged and per-query facts.' },
     async ({ core, ctx, body: b }) => {
-      const options: RecallOptionsInput = { topK: b.top_k, minConfidence: b.min_confidence, confidenceWeight: b.confidence_weight, ...(b.recipe !== undefined ? { recipe: b.recipe } : {}) };
-      const outcome = await core.batchRecall(ctx, { agentId: b.agent_id, queries: b.queries, scope: 'agent', options });
+      const { agent_id, queries, ...rest } = b;
+      const outcome = await core.batchRecall(ctx, { agentId: agent_id, queries, scope: 'agent', options: recallOptions(rest) });
       return ok('BatchRecallResult', {
         agent_id: b.agent_id,
         count: outcome.merged.length,

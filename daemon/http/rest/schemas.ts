@@ -55,16 +55,46 @@ const confidenceWeight = z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).describe("
 const count = z.int().min(0);
 const recipeName = z.string().describe('A retrieval recipe (GET /v1/memory-controls/retrieval-recipes): its candidate counts, graph depth, reranker and confidence settings, under any option given here.').optional();
 const requestId = z.string().describe('Idempotency key: re-sending it returns the first result instead of writing twice.');
+const strength = z.number().describe('Importance in [0, 2] (1 normal, 1.5 important, 1.8 and above critical): it multiplies the decay score. Omitted: 1.');
 
 // Query parameters ------------------------------------------------------------------------------
 
 const typedTime = z.string().describe('A date (2024-05-08, midnight UTC) or an RFC 3339 time.');
+
+// The per-call recall options beside top_k and the confidence ones, as gRPC's RecallOptions has
+// them (signal_weights, min_relevance, filters), flat in a query string and in a JSON body. Their
+// ranges are the core's to check (the same checks and messages as every door).
+const minRelevance = z.number().describe('0 (the default): no floor. In (0, 1]: drop results whose final score is below this fraction of the top score.');
+const recallFilters = {
+  window_days: z.int().describe('Only facts whose event time (occurred_at, else created_at) is within the last N days (1 to 36500).'),
+  tags_any: z.array(z.string()).describe('Only facts with at least one of these tags.'),
+  tags_all: z.array(z.string()).describe('Only facts with every one of these tags.'),
+  created_after: typedTime.describe('Only facts created at or after this time: a date (2024-05-08, midnight UTC) or an RFC 3339 time.'),
+  created_before: typedTime.describe('Only facts created before this time: a date (2024-05-08, midnight UTC) or an RFC 3339 time.'),
+  occurred_after: typedTime.describe('Only facts whose event time (occurred_at, else created_at) is at or after this time: a date (2024-05-08, midnight UTC) or an RFC 3339 time.'),
+  occurred_before: typedTime.describe('Only facts whose event time (occurred_at, else created_at) is before this time: a date (2024-05-08, midnight UTC) or an RFC 3339 time.'),
+  min_decay_score: z.number().describe('Only facts whose decay score is at least this (>= 0) now.'),
+};
+const allOptional = <T extends Record<string, z.ZodType>>(fields: T) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
+
+const weightsQuery = z
+  .string()
+  .describe("Per-call signal weights vector,keyword,recency[,decay[,graph]]: three to five plain decimal numbers, each in [0, 100] (0 turns a signal off; at least one must be positive); a weight not given is the daemon's (--signal-weights).");
+
+const weightOf = (signal: string) => z.number().describe(`The ${signal} signal's weight in [0, 100]; omitted: the daemon's.`).optional();
+const weightsBody = z
+  .object({ vector: weightOf('vector'), keyword: weightOf('keyword'), recency: weightOf('recency'), decay: weightOf('decay'), graph: weightOf('graph') })
+  .strict()
+  .describe("Per-call signal weights (0 turns a signal off; at least one must be positive); a weight not given is the daemon's (--signal-weights).");
 
 export const RecallQuery = z
   .object({
     agent_id: agentId,
     query: z.string().describe('What to recall ("" = recency only).'),
     top_k: topK.optional(),
+    weights: weightsQuery.optional(),
+    min_relevance: minRelevance.optional(),
+    ...allOptional({ ...recallFilters, tags_any: recallFilters.tags_any.describe('Only facts with at least one of these tags (repeat the parameter).'), tags_all: recallFilters.tags_all.describe('Only facts with every one of these tags (repeat the parameter).') }),
     min_confidence: minConfidence.optional(),
     confidence_weight: confidenceWeight.optional(),
     kg: z.boolean().describe("Append up to three knowledge-graph neighbour hints after the facts (kg_hints); omitted: the daemon's --kg.").optional(),
@@ -130,7 +160,7 @@ export const WriteStatusQuery = z.object({ agent_id: agentId.describe('The names
 const CONFIRM_PROBLEM = 'must be true: forgetting by query retires every fact the query recalls (up to top_k); recall first to see which';
 
 export const REQUESTS = {
-  RememberRequest: z.object({ agent_id: agentId, text, ...WRITE_OPTIONS, request_id: requestId.optional() }).strict(),
+  RememberRequest: z.object({ agent_id: agentId, text, ...WRITE_OPTIONS, strength: strength.optional(), request_id: requestId.optional() }).strict(),
   BatchRememberRequest: z
     .object({
       items: z
@@ -140,6 +170,7 @@ export const REQUESTS = {
               agent_id: agentId,
               text,
               ...WRITE_OPTIONS,
+              strength: strength.optional(),
               request_id: z.string().describe('Idempotency key of this item: re-sending it returns the first result instead of writing twice.').optional(),
             })
             .strict(),
@@ -282,6 +313,9 @@ export const REQUESTS = {
       agent_id: agentId,
       queries: z.array(z.string()).min(1).describe('Each is ranked on its own, then the results are merged.'),
       top_k: topK.optional(),
+      weights: weightsBody.optional(),
+      min_relevance: minRelevance.optional(),
+      ...allOptional(recallFilters),
       min_confidence: minConfidence.optional(),
       confidence_weight: confidenceWeight.optional(),
       recipe: recipeName,
