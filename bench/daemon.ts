@@ -17,6 +17,14 @@ export function machineCpuSeconds(): number {
   return (user! + nice! + system! + irq! + softirq! + steal!) / CLOCK_TICKS;
 }
 
+/** CPU time (seconds) of this process's children that have exited and been waited for: fields
+ *  cutime and cstime of /proc/self/stat. The difference across a child's whole life is its CPU. */
+export function exitedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
+
 /** Registers a child process so cleanup() kills it if it is still running. */
 export function track(child: ChildProcess): ChildProcess {
   children.add(child);
