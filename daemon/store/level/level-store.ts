@@ -15,6 +15,7 @@ import { directoryBytes, storeFingerprint } from './fingerprint.ts';
 import { GroupCommitter } from '../group-commit.ts';
 import { changeEntryKey, changesAfter, factKey, namespaceRange, recordKey, requestKey, splitChangeEntryKey, splitFactKey, splitVectorEntryKey, vectorEntryKey } from './keys.ts';
 import { saveRequestFilter, takeRequestFilter } from './request-filter.ts';
+import { ReadBatcher } from './read-batcher.ts';
 import { openTables, reopenTables, sublevelsOf, writeEncoded, type EncodedOp, type Table, type Tables } from './tables.ts';
 import { TermsCursor } from './terms-cursor.ts';
 
@@ -46,6 +47,8 @@ export class LevelStore implements MemoryStore {
   private keptAfter: number;
   private readonly committer: GroupCommitter<Mutation, { seq: number }>;
   private readonly cache = new FactCache();
+  private readonly factReads = new ReadBatcher<FactRecord>((keys) => this.tables.facts.getMany(keys));
+  private readonly requestReads = new ReadBatcher<string>((keys) => this.tables.requests.getMany(keys));
 
   private constructor(
     private readonly tables: Tables,
@@ -107,14 +110,15 @@ export class LevelStore implements MemoryStore {
   // ------------------------------------------------------------------------------------------
   // Reads
 
-  /** From the cache where possible; misses are read in one getMany. */
+  /** From the cache where possible; misses are read in one getMany, with the other reads of
+   *  this turn. */
   async getFacts(keys: readonly FactKey[]): Promise<(FactRecord | undefined)[]> {
     const encoded = keys.map((k) => factKey(k.agentId, k.factId));
     const out = encoded.map((key) => this.cache.get(key));
     const missing = encoded.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out;
     const token = this.cache.readToken();
-    const raws = await this.tables.facts.getMany(missing);
+    const raws = await this.factReads.getMany(missing);
     let m = 0;
     for (let i = 0; i < out.length; i++) {
       if (out[i] !== undefined) continue;
@@ -197,7 +201,7 @@ export class LevelStore implements MemoryStore {
   async requestResult(agentId: string, requestId: string): Promise<Json | undefined> {
     const key = requestKey(agentId, requestId);
     if (!this.requestIds.mightContain(key)) return undefined;
-    const raw = await this.tables.requests.get(key);
+    const raw = await this.requestReads.get(key);
     if (raw === undefined) return undefined;
     // Older versions recorded only the id of the fact a write stored.
     return raw.startsWith('{') ? (JSON.parse(raw) as Json) : { op: 'fact', factId: raw };
