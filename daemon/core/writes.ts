@@ -158,9 +158,13 @@ export class Writes {
     });
     await this.vectorRoom(valid.map((v) => v.agentId));
     const drafts = valid.map((v) => newDraft(v.agentId, v.requestId, v.fields, 'fact'));
-    const embedded = await this.staging.embedNew(drafts);
-    const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, embedded[k]));
-    const writes = await this.pipeline.runInOrder(ctx, ops);
+    // Only the items that will be written are embedded: a re-sent batch is answered from its records.
+    const vectors: Embedded[] = new Array(drafts.length);
+    const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, () => vectors[k]));
+    const writes = await this.pipeline.runInOrder(ctx, ops, async (writing) => {
+      const embedded = await this.staging.embedNew(writing.map((k) => drafts[k]!));
+      writing.forEach((k, j) => (vectors[k] = embedded[j]!));
+    });
     await Promise.all(
       writes.map(async (write, k) => {
         const at = valid[k]!.at;
@@ -197,8 +201,9 @@ export class Writes {
     return this.pipeline.run(ctx, this.insertOp(newDraft(agentId, check.requestId(ctx.requestId), fields, kind), dedup));
   }
 
-  /** The write of a new fact; `embedded`: its text's vector, when a batch embedded it already. */
-  private insertOp(draft: FactRecord, dedup: boolean, embedded?: Embedded): WriteOp<PutResult> {
+  /** The write of a new fact; `embedded`: its text's vector, when a batch embedded it already
+   *  (asked for when the write plans, after the batch has embedded what it writes). */
+  private insertOp(draft: FactRecord, dedup: boolean, embedded?: () => Embedded | undefined): WriteOp<PutResult> {
     const { agentId } = draft;
     const requestId = draft.requestId ?? '';
     const contentKey = contentKeyOf(draft);
@@ -214,7 +219,7 @@ export class Writes {
         if (existing) {
           return (): Commit<PutResult> => ({ changes: [], result: { fact: existing, replayed: false, duplicate: true }, record: { op: 'fact', factId: existing.id, duplicate: true } });
         }
-        const stamp = await this.staging.created(draft, embedded);
+        const stamp = await this.staging.created(draft, embedded?.());
         return (): Commit<PutResult> => {
           const { fact, change, apply } = stamp();
           return { changes: [change], result: { fact, replayed: false, duplicate: false }, record: { op: 'fact', factId: fact.id }, apply };

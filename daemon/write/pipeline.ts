@@ -2,12 +2,13 @@
 // stored result → write barrier → per-fact locks → plan → one atomic commit → index update.
 // A repeated request id is answered from the result recorded with the first write, for every
 // kind of mutation; concurrent repeats wait for the first and get the same answer.
-import { createHash } from 'node:crypto';
+import { digestOf } from '../../shared/digest.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { CallContext } from '../core/context.ts';
 import { checkAlive, noteChange } from '../core/context.ts';
 import { isShared, RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
 import type { WriteBarrier } from './barrier.ts';
+import { canonicalJson } from './canonical-json.ts';
 import { KeyedLocks } from './locks.ts';
 
 /** Where the request ids of writes that belong to no agent live: names no agent can have (agent
@@ -49,12 +50,7 @@ export interface WriteOp<R> {
 
 /** A digest of a request, stable across key order. */
 export function requestDigest(request: unknown): string {
-  const canonical = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(canonical);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().filter((k) => (value as Record<string, unknown>)[k] !== undefined).map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
-    return value;
-  };
-  return createHash('sha256').update(JSON.stringify(canonical(request)) ?? '').digest('base64url').slice(0, 22);
+  return digestOf('sha256', canonicalJson(request) ?? '', 'base64url').slice(0, 22);
 }
 
 /** Plans a write may make before conflicts with other daemons' writes make it give up. */
@@ -81,27 +77,115 @@ export class WritePipeline {
   }
 
   /** Several writes, started in the given order: the request ids are claimed (a concurrent
-   *  repeat waits for this attempt) and their records read together, then every write starts at
-   *  once, in order, taking its locks as it starts — so a batch's writes lock, take ids and commit
-   *  in item order (of two identical items the first stores, the second is its duplicate).
-   *  Resolves with a promise of each one's result. A repeat is answered from the first write's
-   *  record; an id another attempt holds waits for it, as any repeat does. */
-  async runInOrder<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): Promise<Promise<R>[]> {
+   *  repeat waits for this attempt) and their records read together; repeats are answered from
+   *  their records, and the rest are written together (see writeTogether), in order — so a
+   *  batch's writes take ids and commit in item order (of two identical items the first stores,
+   *  the second is its duplicate). Resolves with a promise of each one's result. An id another
+   *  attempt holds waits for it, as any repeat does. `prepare` runs once the records are read,
+   *  before any write starts, with the positions of the ops that may write (not answered from a
+   *  record): work a batch does for its new writes only, such as embedding. */
+  async runInOrder<R>(ctx: CallContext, ops: readonly WriteOp<R>[], prepare?: (writing: readonly number[]) => Promise<void>): Promise<Promise<R>[]> {
     const claims = ops.map((op) => (op.requestId ? this.claim<R>(requestKey(op)) : null));
     let recorded: (Json | undefined)[];
     try {
       recorded = await Promise.all(ops.map((op, i) => (claims[i] ? this.store.requestResult(op.agentId, op.requestId) : undefined)));
+      await prepare?.(ops.flatMap((_, i) => (recorded[i] ? [] : [i])));
     } catch (error) {
       for (const claim of claims) claim?.settle(Promise.reject(error));
       throw error;
     }
-    return ops.map((op, i) => {
+    const results: Promise<R>[] = new Array(ops.length);
+    const fresh: number[] = [];
+    ops.forEach((op, i) => {
       const claim = claims[i];
-      if (!op.requestId) return this.write(ctx, op);
-      if (!claim) return this.run(ctx, op);
-      claim.settle(recorded[i] ? this.replay(ctx, op, recorded[i]!) : this.write(ctx, op));
-      return claim.done;
+      if (op.requestId && !claim) results[i] = this.run(ctx, op);
+      else if (claim && recorded[i]) {
+        claim.settle(this.replay(ctx, op, recorded[i]!));
+        results[i] = claim.done;
+      } else fresh.push(i);
     });
+    const written = this.writeTogether(ctx, fresh.map((i) => ops[i]!));
+    fresh.forEach((i, k) => {
+      const claim = claims[i];
+      if (!claim) results[i] = written[k]!;
+      else {
+        claim.settle(written[k]!);
+        results[i] = claim.done;
+      }
+    });
+    return results;
+  }
+
+  /** New writes of one call, in order. Consecutive writes that lock nothing in common are
+   *  independent, so they go as one group: one turn of the barrier and the locks, every plan,
+   *  then one commit and the index updates in order — for a batch of a thousand new facts, the
+   *  bookkeeping of one write instead of a thousand. A write that shares a lock with an earlier
+   *  one of its group starts the next group (it must plan on what the earlier one committed). */
+  private writeTogether<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): Promise<R>[] {
+    if (ops.length === 1) return [this.write(ctx, ops[0]!)];
+    const out: Promise<R>[] = [];
+    for (const group of independentGroups(ops)) {
+      if (group.length === 1) {
+        out.push(this.write(ctx, group[0]!));
+        continue;
+      }
+      const outcomes = this.writeGroup(ctx, group);
+      group.forEach((op, k) =>
+        out.push(
+          outcomes.then((all) => {
+            const outcome = all[k]!;
+            if ('ok' in outcome) return outcome.ok;
+            // Nothing of it was written with the group: it goes again alone.
+            if ('alone' in outcome) return this.write(ctx, op);
+            throw outcome.error;
+          }),
+        ),
+      );
+    }
+    return out;
+  }
+
+  /** One group (see writeTogether). A plan that refuses fails its own write; a write whose plan
+   *  must lock more, or a group whose commit meets another daemon's write, goes again alone. */
+  private writeGroup<R>(ctx: CallContext, group: readonly WriteOp<R>[]): Promise<GroupOutcome<R>[]> {
+    const keys = group.flatMap((op) => op.locks.map((id) => lockKey(op.agentId, id)));
+    const run = () =>
+      this.locks.with(keys, async (): Promise<GroupOutcome<R>[]> => {
+        checkAlive(ctx);
+        const finishes = await Promise.all(group.map((op) => op.plan(new Set(op.locks)).catch((error: unknown) => new Refused(error))));
+        // The caller may have gone while the plans ran; nothing is written for it then.
+        checkAlive(ctx);
+        const planned: (Commit<R> | Refused)[] = finishes.map((finish) => (finish instanceof Refused ? finish : finish()));
+        const changes: Change[] = [];
+        planned.forEach((p, k) => {
+          if (!(p instanceof Refused)) changes.push(...this.changesOf(group[k]!, p));
+        });
+        if (changes.length > 0) {
+          try {
+            noteChange(ctx, (await this.store.commit(changes)).seq);
+          } catch (error) {
+            // Nothing of the group was written: another daemon's write met one of them (each
+            // then plans again alone) or the store refused one of them (each is tried alone,
+            // so only that one fails). A store that is unreachable or full fails them all.
+            if (error instanceof EngramError) return group.map(() => ({ error }));
+            return group.map(() => ({ alone: true as const }));
+          }
+        }
+        return planned.map((p) => {
+          if (p instanceof Refused) return p.error instanceof RelockNeeded || p.error instanceof WriteConflict ? { alone: true as const } : { error: p.error };
+          p.apply?.();
+          return { ok: p.result };
+        });
+      });
+    return group[0]!.withinExclusive ? run() : this.barrier.shared(run);
+  }
+
+  /** What a planned write commits: its changes and, under a request id, the record a repeat is
+   *  answered from. */
+  private changesOf<R>(op: WriteOp<R>, planned: Commit<R>): Change[] {
+    if (!op.requestId || !planned.record) return planned.changes;
+    const result = op.request === undefined ? planned.record : { ...planned.record, digest: requestDigest(op.request) };
+    return [...planned.changes, { type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result }];
   }
 
   /** A repeat: the first write's answer, unless the repeat asks for a different write. */
@@ -163,11 +247,7 @@ export class WritePipeline {
       // The caller may have gone while the plan ran; nothing is written for it then.
       checkAlive(ctx);
       const planned = finish();
-      const changes = [...planned.changes];
-      if (op.requestId && planned.record) {
-        const result = op.request === undefined ? planned.record : { ...planned.record, digest: requestDigest(op.request) };
-        changes.push({ type: 'recordRequest', agentId: op.agentId, requestId: op.requestId, result });
-      }
+      const changes = this.changesOf(op, planned);
       if (changes.length > 0) noteChange(ctx, (await this.store.commit(changes)).seq);
       // Synchronously after the commit: a save of derived state never sees a committed change
       // that is not yet applied.
@@ -209,6 +289,35 @@ export class WritePipeline {
   holdWrites(): Promise<() => void> {
     return this.barrier.hold();
   }
+}
+
+/** What became of one write of a group: its result, its error, or "write it again alone". */
+type GroupOutcome<R> = { ok: R } | { error: unknown } | { alone: true };
+
+/** A plan that threw, kept apart from the group's others. */
+class Refused {
+  constructor(readonly error: unknown) {}
+}
+
+/** `ops` cut into runs in which no two lock a key in common (in order; exclusive-barrier jobs
+ *  and writes of other namespaces' keys are grouped the same way). */
+function independentGroups<R>(ops: readonly WriteOp<R>[]): WriteOp<R>[][] {
+  const groups: WriteOp<R>[][] = [];
+  let group: WriteOp<R>[] = [];
+  let held = new Set<string>();
+  for (const op of ops) {
+    const keys = op.locks.map((id) => lockKey(op.agentId, id));
+    const clash = keys.some((key) => held.has(key)) || (group.length > 0 && group[0]!.withinExclusive !== op.withinExclusive);
+    if (clash) {
+      groups.push(group);
+      group = [];
+      held = new Set();
+    }
+    group.push(op);
+    for (const key of keys) held.add(key);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 /** Thrown by a plan that must also change facts it does not hold (a fact that came to link to
