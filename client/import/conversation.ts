@@ -2,7 +2,7 @@
 // indexed with its neighbouring turns as context (searchable by keyword, not returned as text).
 // Request ids are derived from the turn, so re-running an interrupted import adds no duplicates:
 // the daemon answers a repeated request id with the fact it wrote the first time.
-import { createHash } from 'node:crypto';
+import { digestOf } from '../../shared/digest.ts';
 import type { EngramClient } from '../client.ts';
 import { writeAll } from './write-all.ts';
 
@@ -55,7 +55,7 @@ function neighbourTurns(turns: readonly ConversationTurn[], at: number): Convers
 
 /** A stable, UUID-shaped id for one turn of one session of one agent. */
 function turnRequestId(agentId: string, session: number, turn: number, text: string): string {
-  const h = createHash('sha256').update(JSON.stringify([agentId, session, turn, text])).digest('hex');
+  const h = digestOf('sha256', JSON.stringify([agentId, session, turn, text]), 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 

@@ -1,10 +1,10 @@
 // What the indexes derive from a fact: its keyword terms (text plus context, so a fact's
 // context is searchable with it) and its doc row. One place, used by writes, start-up and doctor.
-import { createHash } from 'node:crypto';
+import { digestOf } from '../../shared/digest.ts';
 import type { StoredTerms } from '../store/store.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { Doc } from './namespace.ts';
-import { termFrequencies } from './tokenizer.ts';
+import { terms } from './tokenizer.ts';
 
 export interface Terms {
   tf: Map<string, number>;
@@ -26,15 +26,22 @@ export const TEXT_FIELD_WEIGHT = 2;
  *  writer said when it happened — that date in words ("8 May 2023"), so "what happened in May
  *  2023" matches. */
 export function termsOf(fact: FactRecord): Terms {
-  const own = termFrequencies(fact.text);
+  // Counted into one map, the text's terms first: the same counts and term order as summing
+  // each field's own counts.
+  const tf = new Map<string, number>();
+  let length = 0;
+  const count = (text: string, weight: number) => {
+    for (const term of terms(text)) {
+      tf.set(term, (tf.get(term) ?? 0) + weight);
+      length += weight;
+    }
+  };
+  count(fact.text, TEXT_FIELD_WEIGHT);
   const around: string[] = [];
   if (fact.context) around.push(fact.context);
   if (fact.occurredAt !== undefined) around.push(eventDateWords(fact.occurredAt));
-  const rest = termFrequencies(around.join('\n'));
-  const tf = new Map<string, number>();
-  for (const [term, count] of own.tf) tf.set(term, count * TEXT_FIELD_WEIGHT);
-  for (const [term, count] of rest.tf) tf.set(term, (tf.get(term) ?? 0) + count);
-  return { tf, length: own.length * TEXT_FIELD_WEIGHT + rest.length };
+  if (around.length > 0) count(around.join('\n'), 1);
+  return { tf, length };
 }
 
 /** What the embedder reads for a fact: its text alone. Its context is indexed for keywords but
@@ -50,7 +57,7 @@ export function eventDateWords(ms: number): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
-export const textKeyOf = (text: string): string => createHash('sha1').update(text).digest('base64');
+export const textKeyOf = (text: string): string => digestOf('sha1', text, 'base64');
 
 /** Text as a writer would not tell apart: Unicode NFC, whitespace runs as one space, trimmed. */
 const normalized = (text: string): string => text.normalize('NFC').replace(/\s+/gu, ' ').trim();
@@ -58,9 +65,7 @@ const normalized = (text: string): string => text.normalize('NFC').replace(/\s+/
 /** Identity of what a fact says, for write-time dedup: its normalized text, event time and context.
  *  "The meeting moved to Friday" and "…Thursday" differ; so do the same words on another date. */
 export function contentKeyOf(fact: Pick<FactRecord, 'text' | 'context' | 'occurredAt'>): string {
-  return createHash('sha1')
-    .update(`${normalized(fact.text)}\u0000${fact.occurredAt ?? ''}\u0000${normalized(fact.context)}`)
-    .digest('base64');
+  return digestOf('sha1', `${normalized(fact.text)}\u0000${fact.occurredAt ?? ''}\u0000${normalized(fact.context)}`, 'base64');
 }
 
 export function docOf(fact: FactRecord): Doc {

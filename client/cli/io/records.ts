@@ -3,7 +3,7 @@
 // id?, pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line
 // (created_at, access_count, replaces…) are assigned by the daemon and accepted but ignored. Any
 // other key is refused, so a typo ("occured_at") never silently drops a field.
-import { createHash } from 'node:crypto';
+import { digestOf } from '../../../shared/digest.ts';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { parseEventTime } from './times.ts';
@@ -84,7 +84,7 @@ export function canonicalJson(value: unknown): string {
 
 /** A stable, UUID-shaped request id for some content. */
 export function derivedRequestId(parts: unknown[]): string {
-  const h = createHash('sha256').update(canonicalJson(parts)).digest('hex');
+  const h = digestOf('sha256', canonicalJson(parts), 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
