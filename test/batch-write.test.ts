@@ -76,6 +76,18 @@ describe('a batch', () => {
     expect((await env.client.stats('b-replay')).factCount).toBe(5);
   });
 
+  test('a batch larger than the daemon writes at a time: a later item repeating an earlier one is its duplicate, ids follow item order', async () => {
+    const texts = Array.from({ length: 130 }, (_, i) => `long batch item ${i} about topic ${i % 17}`);
+    texts[120] = texts[3]!;
+    const results = await env.client.putBatch(items('b-long', texts));
+    expect(results.every((r) => !r.error)).toBe(true);
+    expect(results[120]).toMatchObject({ duplicate: true, factId: results[3]!.factId });
+    const stored = results.filter((r) => !r.duplicate).map((r) => r.factId!);
+    expect(stored).toHaveLength(129);
+    expect([...stored].sort()).toEqual(stored);
+    expect((await env.client.stats('b-long')).factCount).toBe(129);
+  });
+
   test('one batch may write to several namespaces, the shared one included', async () => {
     const results = await env.client.putBatch([
       { agentId: 'b-multi-a', text: 'lives in namespace a' },

@@ -63,6 +63,23 @@ function checkBatch(value: unknown, limits: Limits): BatchItemInput[] {
   return value as BatchItemInput[];
 }
 
+/** A batch item that passed its checks, with its place in the batch. */
+interface ValidItem {
+  at: number;
+  requestId: string;
+  agentId: string;
+  fields: CheckedFields;
+  dedup: boolean;
+}
+
+/** Items of a batch written at a time. A write's objects (its draft, plan, changes, promises) then
+ *  die young, within their chunk, instead of living through the whole call: a thousand items'
+ *  worth outlives every minor GC of the call and is copied into the old generation, which costs
+ *  more than the writes themselves. Two 1000-item calls at a time, embedder none, in-process:
+ *  minor GCs took 1,255 ms for 30k facts written whole, 1,011 in chunks of 100, 705 of 50 and
+ *  714 of 25; the daemon's thread 97-105 us a fact whole, 70-85 in chunks of 50. */
+const WRITE_CHUNK = 50;
+
 export interface ReviseInput extends WriteInput {
   targetIds: unknown;
 }
@@ -142,13 +159,14 @@ export class Writes {
   }
 
   /** BatchPut: many puts in one call. Every item is checked before anything of it runs, and a bad
-   *  item fails only its own slot (naming `items[i].<field>`); the texts of the valid ones are
-   *  embedded in one provider call; then each is one write through the pipeline — its own request
-   *  id, dedup and lock — all at once, so their commits share group commits. */
+   *  item fails only its own slot (naming `items[i].<field>`). Then the valid ones are written in
+   *  item order, WRITE_CHUNK at a time: each chunk's new texts embedded in one provider call, and
+   *  each item one write through the pipeline — its own request id, dedup and lock — written
+   *  together (writeTogether), so they share one commit. */
   async putBatch(ctx: CallContext, input: { items: unknown }): Promise<BatchSlot[]> {
     const items = checkBatch(input.items, this.limits);
     const slots: BatchSlot[] = new Array(items.length);
-    const valid: { at: number; requestId: string; agentId: string; fields: CheckedFields; dedup: boolean }[] = [];
+    const valid: ValidItem[] = [];
     items.forEach((item, at) => {
       try {
         valid.push({ at, requestId: item.requestId === undefined ? '' : check.requestId(item.requestId), ...this.checkPut(item) });
@@ -156,15 +174,35 @@ export class Writes {
         slots[at] = { error: itemError(error, at) };
       }
     });
+    for (let from = 0; from < valid.length; from += WRITE_CHUNK) {
+      const failed = await this.putChunk(ctx, valid.slice(from, from + WRITE_CHUNK), slots);
+      if (failed === undefined) continue;
+      // Nothing of this chunk or those after it was written (the store could not be read, or the
+      // embedder failed): each of their items says so in its slot; the chunks before it stand.
+      const why = failed instanceof EngramError ? failed : new EngramError(ErrorKind.Internal, `the daemon could not write this item: ${(failed as Error)?.message ?? failed}; nothing of it was written`);
+      for (const v of valid.slice(from)) slots[v.at] = { error: itemError(why, v.at) };
+      break;
+    }
+    return slots;
+  }
+
+  /** Writes checked items of a batch, answering each in its slot; returns the error that stopped
+   *  it before anything of it was written, if one did. */
+  private async putChunk(ctx: CallContext, valid: readonly ValidItem[], slots: BatchSlot[]): Promise<unknown> {
     await this.vectorRoom(valid.map((v) => v.agentId));
     const drafts = valid.map((v) => newDraft(v.agentId, v.requestId, v.fields, 'fact'));
     // Only the items that will be written are embedded: a re-sent batch is answered from its records.
     const vectors: Embedded[] = new Array(drafts.length);
     const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, () => vectors[k]));
-    const writes = await this.pipeline.runInOrder(ctx, ops, async (writing) => {
-      const embedded = await this.staging.embedNew(writing.map((k) => drafts[k]!));
-      writing.forEach((k, j) => (vectors[k] = embedded[j]!));
-    });
+    let writes: Promise<PutResult>[];
+    try {
+      writes = await this.pipeline.runInOrder(ctx, ops, async (writing) => {
+        const embedded = await this.staging.embedNew(writing.map((k) => drafts[k]!));
+        writing.forEach((k, j) => (vectors[k] = embedded[j]!));
+      });
+    } catch (error) {
+      return error ?? new Error('unknown error');
+    }
     await Promise.all(
       writes.map(async (write, k) => {
         const at = valid[k]!.at;
@@ -175,7 +213,7 @@ export class Writes {
         }
       }),
     );
-    return slots;
+    return undefined;
   }
 
   /** PutShared: the same write into the shared namespace. */
