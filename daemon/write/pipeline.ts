@@ -8,7 +8,7 @@ import type { CallContext } from '../core/context.ts';
 import { checkAlive, noteChange } from '../core/context.ts';
 import { isShared, RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
 import type { WriteBarrier } from './barrier.ts';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson } from '../../shared/canonical-json.ts';
 import { KeyedLocks } from './locks.ts';
 
 /** Where the request ids of writes that belong to no agent live: names no agent can have (agent

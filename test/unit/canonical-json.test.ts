@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { canonicalJson } from '../../daemon/write/canonical-json.ts';
+import { canonicalJson } from '../../shared/canonical-json.ts';
+import { derivedRequestId } from '../../client/cli/io/records.ts';
 import { requestDigest } from '../../daemon/write/pipeline.ts';
 
 // How request digests were taken before canonicalJson: a copy with its keys inserted in sorted
@@ -13,6 +14,20 @@ function sortedCopyJson(value: unknown): string | undefined {
     return v;
   };
   return JSON.stringify(canonical(value));
+}
+
+// How engram import derived request ids before: keys sorted as strings, written with map/join.
+// Ids derived from lines are stored, so a re-import after an upgrade must derive the same ones.
+function sortedKeysJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedKeysJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${sortedKeysJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 const keys = fc.oneof(fc.string(), fc.constantFrom('0', '1', '9', '10', '007', '-1', '1.5', '4294967294', '4294967295', '__proto__', 'a', 'B'));
@@ -38,6 +53,18 @@ describe('canonical JSON of a request', () => {
       }),
       { numRuns: 3000, seed: 20261205 },
     );
+  });
+
+  test('with keys sorted as strings, is the text engram import derived request ids from, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.dictionary(keys, fc.jsonValue(), { maxKeys: 6 }), (json, object) => {
+        expect(canonicalJson(json, 'sorted')).toBe(sortedKeysJson(json));
+        expect(canonicalJson(object, 'sorted')).toBe(sortedKeysJson(object));
+      }),
+      { numRuns: 3000, seed: 20261205 },
+    );
+    // A line's id as the version before this canonical text derived it.
+    expect(derivedRequestId(['engram-import-v1', 'agent', { text: 'x', tags: ['b', 'a'], metaJson: '{"10":1,"9":2}' }])).toBe('c72c4011-7bd9-fc4f-408e-a3c892c4258b');
   });
 
   test('does not depend on key order, and a put request digests as it always did', () => {

@@ -3,6 +3,7 @@
 // id?, pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line
 // (created_at, access_count, replaces…) are assigned by the daemon and accepted but ignored. Any
 // other key is refused, so a typo ("occured_at") never silently drops a field.
+import { canonicalJson } from '../../../shared/canonical-json.ts';
 import { digestOf } from '../../../shared/digest.ts';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
@@ -69,22 +70,10 @@ function stringList(value: unknown, field: string): string[] {
   return check.tags(value, field);
 }
 
-/** JSON with object keys sorted, so equal content hashes equally whatever its key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** A stable, UUID-shaped request id for some content. */
 export function derivedRequestId(parts: unknown[]): string {
-  const h = digestOf('sha256', canonicalJson(parts), 'hex');
+  // Keys sorted as strings: the order these ids were first derived with.
+  const h = digestOf('sha256', canonicalJson(parts, 'sorted') ?? '', 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -149,6 +138,6 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
   };
   // The content, not the lifecycle state (pinned, superseded_by) or daemon bookkeeping: a later
   // export of the same fact maps to the same request id.
-  const content = { ...record, metaJson: metaJson ? canonicalJson(JSON.parse(metaJson)) : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined };
+  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined };
   return { ...record, requestId: derivedRequestId(['engram-import-v1', agentId, content]) };
 }
