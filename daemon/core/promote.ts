@@ -91,7 +91,7 @@ export class Promoter {
     const promoted: string[] = [];
     if (!dryRun) {
       // All at once through the pipeline, so their commits share disk syncs.
-      const writes = await this.pipeline.runInOrder(ctx, candidates.map((c) => this.promoteOp(agentId, c.id, vault!)));
+      const { results: writes } = await this.pipeline.runInOrder(ctx, candidates.map((c) => this.promoteOp(agentId, c.id, vault!)));
       const done = await Promise.allSettled(writes);
       // A store failure is the caller's to see; the promotions committed before it stand.
       const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');

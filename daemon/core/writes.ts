@@ -174,37 +174,47 @@ export class Writes {
         slots[at] = { error: itemError(error, at) };
       }
     });
+    // A chunk starts once the one before it has taken its ids (so they commit in item order), and
+    // waits for the one before that: one chunk commits while the next plans.
+    let previous: Promise<void> = Promise.resolve();
     for (let from = 0; from < valid.length; from += WRITE_CHUNK) {
-      const failed = await this.putChunk(ctx, valid.slice(from, from + WRITE_CHUNK), slots);
-      if (failed === undefined) continue;
-      // Nothing of this chunk or those after it was written (the store could not be read, or the
-      // embedder failed): each of their items says so in its slot; the chunks before it stand.
-      const why = failed instanceof EngramError ? failed : new EngramError(ErrorKind.Internal, `the daemon could not write this item: ${(failed as Error)?.message ?? failed}; nothing of it was written`);
-      for (const v of valid.slice(from)) slots[v.at] = { error: itemError(why, v.at) };
-      break;
+      const started = await this.startChunk(ctx, valid.slice(from, from + WRITE_CHUNK), slots);
+      if ('failed' in started) {
+        await previous;
+        // Nothing of this chunk or those after it was written (the store could not be read):
+        // each of their items says so in its slot; the chunks before it stand.
+        const { failed } = started;
+        const why = failed instanceof EngramError ? failed : new EngramError(ErrorKind.Internal, `the daemon could not write this item: ${(failed as Error)?.message ?? String(failed)}; nothing of it was written`);
+        for (const v of valid.slice(from)) slots[v.at] = { error: itemError(why, v.at) };
+        return slots;
+      }
+      await started.planned;
+      await previous;
+      previous = started.done;
     }
+    await previous;
     return slots;
   }
 
-  /** Writes checked items of a batch, answering each in its slot; returns the error that stopped
-   *  it before anything of it was written, if one did. */
-  private async putChunk(ctx: CallContext, valid: readonly ValidItem[], slots: BatchSlot[]): Promise<unknown> {
+  /** Starts writing checked items of a batch: `planned` once they have taken their ids, `done`
+   *  once each is answered in its slot; `failed`: what stopped it before anything was written. */
+  private async startChunk(ctx: CallContext, valid: readonly ValidItem[], slots: BatchSlot[]): Promise<{ planned: Promise<void>; done: Promise<void> } | { failed: unknown }> {
     await this.vectorRoom(valid.map((v) => v.agentId));
     const drafts = valid.map((v) => newDraft(v.agentId, v.requestId, v.fields, 'fact'));
     // Only the items that will be written are embedded: a re-sent batch is answered from its records.
     const vectors: Embedded[] = new Array(drafts.length);
     const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, () => vectors[k]));
-    let writes: Promise<PutResult>[];
+    let started: { results: Promise<PutResult>[]; planned: Promise<void> };
     try {
-      writes = await this.pipeline.runInOrder(ctx, ops, async (writing) => {
+      started = await this.pipeline.runInOrder(ctx, ops, async (writing) => {
         const embedded = await this.staging.embedNew(writing.map((k) => drafts[k]!));
         writing.forEach((k, j) => (vectors[k] = embedded[j]!));
       });
     } catch (error) {
-      return error ?? new Error('unknown error');
+      return { failed: error };
     }
-    await Promise.all(
-      writes.map(async (write, k) => {
+    const done = Promise.all(
+      started.results.map(async (write, k) => {
         const at = valid[k]!.at;
         try {
           slots[at] = { result: await write };
@@ -212,8 +222,8 @@ export class Writes {
           slots[at] = { error: itemError(error, at) };
         }
       }),
-    );
-    return undefined;
+    ).then(() => undefined);
+    return { planned: started.planned, done };
   }
 
   /** PutShared: the same write into the shared namespace. */

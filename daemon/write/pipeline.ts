@@ -73,7 +73,7 @@ export class WritePipeline {
   async run<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
     // A concurrent repeat waits for the first attempt, then is answered like any later repeat.
     if (op.requestId) while (this.inflight.has(requestKey(op))) await this.inflight.get(requestKey(op))!.catch(() => undefined);
-    return (await this.runInOrder(ctx, [op]))[0]!;
+    return (await this.runInOrder(ctx, [op])).results[0]!;
   }
 
   /** Several writes, started in the given order: the request ids are claimed (a concurrent
@@ -83,8 +83,9 @@ export class WritePipeline {
    *  the second is its duplicate). Resolves with a promise of each one's result. An id another
    *  attempt holds waits for it, as any repeat does. `prepare` runs once the records are read,
    *  before any write starts, with the positions of the ops that may write (not answered from a
-   *  record): work a batch does for its new writes only, such as embedding. */
-  async runInOrder<R>(ctx: CallContext, ops: readonly WriteOp<R>[], prepare?: (writing: readonly number[]) => Promise<void>): Promise<Promise<R>[]> {
+   *  record): work a batch does for its new writes only, such as embedding. `planned` resolves
+   *  once every write has taken its ids (or failed): a write started after it commits after them. */
+  async runInOrder<R>(ctx: CallContext, ops: readonly WriteOp<R>[], prepare?: (writing: readonly number[]) => Promise<void>): Promise<{ results: Promise<R>[]; planned: Promise<void> }> {
     const claims = ops.map((op) => (op.requestId ? this.claim<R>(requestKey(op)) : null));
     let recorded: (Json | undefined)[];
     try {
@@ -104,7 +105,7 @@ export class WritePipeline {
         results[i] = claim.done;
       } else fresh.push(i);
     });
-    const written = this.writeTogether(ctx, fresh.map((i) => ops[i]!));
+    const { results: written, planned } = this.writeTogether(ctx, fresh.map((i) => ops[i]!));
     fresh.forEach((i, k) => {
       const claim = claims[i];
       if (!claim) results[i] = written[k]!;
@@ -113,7 +114,7 @@ export class WritePipeline {
         results[i] = claim.done;
       }
     });
-    return results;
+    return { results, planned };
   }
 
   /** New writes of one call, in order. Consecutive writes that lock nothing in common are
@@ -121,15 +122,20 @@ export class WritePipeline {
    *  then one commit and the index updates in order — for a batch of a thousand new facts, the
    *  bookkeeping of one write instead of a thousand. A write that shares a lock with an earlier
    *  one of its group starts the next group (it must plan on what the earlier one committed). */
-  private writeTogether<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): Promise<R>[] {
-    if (ops.length === 1) return [this.write(ctx, ops[0]!)];
+  private writeTogether<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): { results: Promise<R>[]; planned: Promise<void> } {
     const out: Promise<R>[] = [];
+    const planned: Promise<void>[] = [];
+    const onPlanned = () => {
+      const { promise, resolve } = signal();
+      planned.push(promise);
+      return resolve;
+    };
     for (const group of independentGroups(ops)) {
       if (group.length === 1) {
-        out.push(this.write(ctx, group[0]!));
+        out.push(this.write(ctx, group[0]!, onPlanned()));
         continue;
       }
-      const outcomes = this.writeGroup(ctx, group);
+      const outcomes = this.writeGroup(ctx, group, onPlanned());
       group.forEach((op, k) =>
         out.push(
           outcomes.then((all) => {
@@ -142,12 +148,12 @@ export class WritePipeline {
         ),
       );
     }
-    return out;
+    return { results: out, planned: Promise.all(planned).then(() => undefined) };
   }
 
   /** One group (see writeTogether). A plan that refuses fails its own write; a write whose plan
    *  must lock more, or a group whose commit meets another daemon's write, goes again alone. */
-  private writeGroup<R>(ctx: CallContext, group: readonly WriteOp<R>[]): Promise<GroupOutcome<R>[]> {
+  private writeGroup<R>(ctx: CallContext, group: readonly WriteOp<R>[], onPlanned: () => void): Promise<GroupOutcome<R>[]> {
     const keys = group.flatMap((op) => op.locks.map((id) => lockKey(op.agentId, id)));
     const run = () =>
       this.locks.with(keys, async (): Promise<GroupOutcome<R>[]> => {
@@ -156,6 +162,7 @@ export class WritePipeline {
         // The caller may have gone while the plans ran; nothing is written for it then.
         checkAlive(ctx);
         const planned: (Commit<R> | Refused)[] = finishes.map((finish) => (finish instanceof Refused ? finish : finish()));
+        onPlanned();
         const changes: Change[] = [];
         planned.forEach((p, k) => {
           if (!(p instanceof Refused)) changes.push(...this.changesOf(group[k]!, p));
@@ -177,7 +184,10 @@ export class WritePipeline {
           return { ok: p.result };
         });
       });
-    return group[0]!.withinExclusive ? run() : this.barrier.shared(run);
+    const written = group[0]!.withinExclusive ? run() : this.barrier.shared(run);
+    // A group that failed before its ids were taken is planned too: nothing of it will commit.
+    void written.then(onPlanned, onPlanned);
+    return written;
   }
 
   /** What a planned write commits: its changes and, under a request id, the record a repeat is
@@ -212,11 +222,12 @@ export class WritePipeline {
     return { done, settle };
   }
 
-  private write<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
+  /** `onPlanned`: called once the write has taken its ids, or has failed or finished. */
+  private write<R>(ctx: CallContext, op: WriteOp<R>, onPlanned?: () => void): Promise<R> {
     let conflicts = 0;
     const attempt = async (keys: readonly string[]): Promise<R> => {
       try {
-        return await this.locked(ctx, op, keys);
+        return await this.locked(ctx, op, keys, onPlanned);
       } catch (error) {
         if (error instanceof RelockNeeded) return attempt([...keys, ...error.keys]);
         // Another daemon sharing the store changed a fact this write read: plan again on what
@@ -236,10 +247,12 @@ export class WritePipeline {
       }
     };
     const first = () => attempt(op.locks);
-    return op.withinExclusive ? first() : this.barrier.shared(first);
+    const written = op.withinExclusive ? first() : this.barrier.shared(first);
+    if (onPlanned) void written.then(onPlanned, onPlanned);
+    return written;
   }
 
-  private locked<R>(ctx: CallContext, op: WriteOp<R>, keys: readonly string[]): Promise<R> {
+  private locked<R>(ctx: CallContext, op: WriteOp<R>, keys: readonly string[], onPlanned?: () => void): Promise<R> {
     const held = new Set(keys);
     return this.locks.with(keys.map((id) => lockKey(op.agentId, id)), async () => {
       checkAlive(ctx);
@@ -247,6 +260,7 @@ export class WritePipeline {
       // The caller may have gone while the plan ran; nothing is written for it then.
       checkAlive(ctx);
       const planned = finish();
+      onPlanned?.();
       const changes = this.changesOf(op, planned);
       if (changes.length > 0) noteChange(ctx, (await this.store.commit(changes)).seq);
       // Synchronously after the commit: a save of derived state never sees a committed change
@@ -289,6 +303,13 @@ export class WritePipeline {
   holdWrites(): Promise<() => void> {
     return this.barrier.hold();
   }
+}
+
+/** A promise and the function that resolves it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 /** What became of one write of a group: its result, its error, or "write it again alone". */
