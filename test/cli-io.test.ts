@@ -276,6 +276,25 @@ describe('import (JSONL)', () => {
     for (const e of out.errors) expect(Object.keys(e).sort()).toEqual(['line', 'reason']);
   });
 
+  test('a file of more lines than are parsed ahead of the writes: every line stored once, in file order, an alias and bad lines far into it included', async () => {
+    const agent5 = 'io-import-long';
+    const lines = Array.from({ length: 8_300 }, (_, i) => JSON.stringify({ text: `long file line ${i} names item ${i * 7}` }));
+    lines[8_100] = '{"text": "truncated';
+    lines[8_150] = JSON.stringify({ text: 'the ui means the user interface', kind: 'alias', meta: { alias_term: 'ui', alias_equivalents: ['user interface'] } });
+    const path = file('long.jsonl', lines.join('\n'));
+    const run = await engram(['import', agent5, path]);
+    expect(run.stderr).toMatch(/line 8101: not JSON/);
+    expect(run.stdout).toBe('8299 imported, 0 already present, 1 failed\n');
+    expect(run.code).toBe(1);
+    const facts: { id: string; text: string; kind: string }[] = [];
+    for await (const f of env.client.listAll(agent5)) facts.push(f);
+    const stored = facts.filter((f) => f.kind !== 'alias').sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(stored.map((f) => f.text)).toEqual(lines.flatMap((l, i) => (i === 8_100 || i === 8_150 ? [] : [JSON.parse(l).text])));
+    expect(facts.filter((f) => f.kind === 'alias')).toHaveLength(1);
+    const again = await engram(['import', agent5, path]);
+    expect(again.stdout).toBe('0 imported, 8299 already present, 1 failed\n');
+  });
+
   test('usage and file errors: exit 2 for a bad --format, 1 for a missing file or daemon', async () => {
     const badFormat = await engram(['import', 'io-x', join(env.cwd, 'facts.jsonl'), '--format', 'csv']);
     expect(badFormat.code).toBe(2);

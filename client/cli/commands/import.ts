@@ -12,6 +12,7 @@ import { isItemError, pool, writeAll } from '../../import/write-all.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import * as check from '../../../shared/validate.ts';
+import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
 import { parseImportLine, type ImportRecord } from '../io/records.ts';
@@ -97,6 +98,31 @@ function* numberedLines(bytes: Buffer): Generator<{ line: number; text: string |
   }
 }
 
+/** How many lines numberedLines yields, without decoding those that are plain ASCII. */
+function countLines(bytes: Buffer): number {
+  let count = 0;
+  let start = 0;
+  while (start <= bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end < 0 ? bytes.length : end;
+    let blank = true;
+    let ascii = true;
+    for (let i = start; i < stop && blank; i++) {
+      const b = bytes[i]!;
+      if (b >= 0x80) ascii = false;
+      else if (b !== 0x20 && (b < 0x09 || b > 0x0d)) blank = false;
+    }
+    if (!blank) count++;
+    // A line with other bytes may be blank (Unicode spaces) or not UTF-8: decide as numberedLines does.
+    else if (!ascii) {
+      const text = utf8(bytes.subarray(start, stop));
+      if (text === null || text.replace(/\r$/, '').trim() !== '') count++;
+    }
+    start = stop + 1;
+  }
+  return count;
+}
+
 /** What a fact line asks the daemon to store. */
 function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): BatchItem {
   return {
@@ -129,96 +155,140 @@ interface JsonlOptions {
   allowDuplicate: boolean;
 }
 
-async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, options: JsonlOptions, bar: ProgressBar): Promise<Summary> {
-  const { limits } = await c.hello();
-  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [] };
-  const records: Numbered[] = [];
+/** Fact lines parsed ahead of those being written, in batches of the daemon's size: while one
+ *  window is written the next is parsed, so neither side waits for the other (parsing a whole
+ *  large file first kept the daemon idle, and every parsed line alive, for seconds). */
+const WINDOW_BATCHES = 8;
+
+/** Lines parsed between turns of the event loop, so an answer from the daemon is not kept waiting. */
+const PARSE_SLICE = 256;
+
+/** The file's lines parsed, a window at a time; a bad line is reported and skipped. */
+async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, summary: Summary): AsyncGenerator<Numbered[]> {
+  let window: Numbered[] = [];
+  let sinceYield = 0;
   for (const { line, text } of numberedLines(bytes)) {
+    if (++sinceYield >= PARSE_SLICE) {
+      sinceYield = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     if (text === null) {
       summary.errors.push({ line, reason: 'is not valid UTF-8 (save the file as UTF-8)' });
       continue;
     }
     try {
-      records.push({ line, record: parseImportLine(agent, text, limits) });
+      window.push({ line, record: parseImportLine(agent, text, limits) });
     } catch (error) {
       summary.errors.push({ line, reason: (error as Error).message });
+      continue;
+    }
+    if (window.length >= size) {
+      yield window;
+      window = [];
     }
   }
+  if (window.length > 0) yield window;
+}
 
-  // Pass 1: store every record in file order (in batches where the daemon has them); remember
-  // where each source id went. A line with an id may already be in the namespace under it (an
-  // export imported back): those are looked up first, 16 at a time.
+async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, options: JsonlOptions, bar: ProgressBar): Promise<Summary> {
+  const { limits } = await c.hello();
+  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [] };
+  // Progress counts every non-blank line, so a bad line moves it too.
+  const total = countLines(bytes);
+  const progress = () => bar.update('import', done + summary.errors.length, total);
   const ids = new Map<string, string>();
   const stored: Stored[] = [];
   const lineError = (line: number, error: unknown) => {
     if (!isItemError(error)) throw new ImportStopped(summary, `at line ${line}`, error);
     summary.errors.push({ line, reason: reasonOf(error) });
   };
-  const present = new Map<number, Fact | null>(); // line → the fact already there, null: a lookup failed
-  let checked = 0;
-  const withIds = records.filter(({ record }) => record.id);
-  await pool(withIds, LOOKUPS_IN_FLIGHT, async ({ line, record }) => {
-    try {
-      const fact = await existing(c, agent, record);
-      if (fact) present.set(line, fact);
-    } catch (error) {
-      lineError(line, error);
-      present.set(line, null);
-    }
-    bar.update('check', ++checked, withIds.length);
-  });
-
   let done = 0;
-  let segment: Numbered[] = [];
-  /** Writes the lines gathered since the last flush, as batches. */
-  const flush = async () => {
-    const lines = segment;
-    segment = [];
-    const before = done;
-    const results: (BatchItemResult | undefined)[] = new Array(lines.length);
-    let stopped: { cause: unknown } | undefined;
-    try {
-      await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate)), {
-        concurrency: options.concurrency,
-        onProgress: (n) => bar.update('import', before + n, records.length),
-        onWritten: (from, written) => written.forEach((r, k) => (results[from + k] = r)),
-      });
-    } catch (error) {
-      stopped = { cause: error };
-    }
-    results.forEach((r, i) => {
-      const { line, record } = lines[i]!;
-      if (!r) return; // not written: the import stopped first
-      if (r.error) return lineError(line, r.error);
-      if (r.replayed || r.duplicate) summary.alreadyPresent++;
-      else summary.imported++;
-      stored.push({ line, record, factId: r.factId, pinned: false, retired: false });
-    });
-    if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
-    done = before + lines.length;
-  };
-  for (const { line, record } of records) {
-    const fact = present.get(line);
-    if (fact === null) continue;
-    if (fact) {
-      summary.alreadyPresent++;
-      stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined });
-      bar.update('import', ++done, records.length);
-    } else if (record.alias) {
-      // An alias is its own kind of write; the lines before it go first, so the order holds.
-      await flush();
+
+  // Pass 1: store every record in file order (in batches where the daemon has them); remember
+  // where each source id went. A line with an id may already be in the namespace under it (an
+  // export imported back): those are looked up first, 16 at a time.
+  const writeWindow = async (records: Numbered[]) => {
+    const present = new Map<number, Fact | null>(); // line → the fact already there, null: a lookup failed
+    await pool(
+      records.filter(({ record }) => record.id),
+      LOOKUPS_IN_FLIGHT,
+      async ({ line, record }) => {
+        try {
+          const fact = await existing(c, agent, record);
+          if (fact) present.set(line, fact);
+        } catch (error) {
+          lineError(line, error);
+          present.set(line, null);
+        }
+      },
+    );
+    let segment: Numbered[] = [];
+    /** Writes the lines gathered since the last flush, as batches. */
+    const flush = async () => {
+      const lines = segment;
+      segment = [];
+      const before = done;
+      const results: (BatchItemResult | undefined)[] = new Array(lines.length);
+      let stopped: { cause: unknown } | undefined;
       try {
-        const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
-        if (res.replayed) summary.alreadyPresent++;
-        else summary.imported++;
-        stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false });
+        await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate)), {
+          concurrency: options.concurrency,
+          onProgress: (n) => {
+            done = before + n;
+            progress();
+          },
+          onWritten: (from, written) => written.forEach((r, k) => (results[from + k] = r)),
+        });
       } catch (error) {
-        lineError(line, error);
+        stopped = { cause: error };
       }
-      bar.update('import', ++done, records.length);
-    } else segment.push({ line, record });
+      results.forEach((r, i) => {
+        const { line, record } = lines[i]!;
+        if (!r) return; // not written: the import stopped first
+        if (r.error) return lineError(line, r.error);
+        if (r.replayed || r.duplicate) summary.alreadyPresent++;
+        else summary.imported++;
+        stored.push({ line, record, factId: r.factId, pinned: false, retired: false });
+      });
+      if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
+      done = before + lines.length;
+    };
+    for (const { line, record } of records) {
+      const fact = present.get(line);
+      if (fact === null) continue;
+      if (fact) {
+        summary.alreadyPresent++;
+        stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined });
+        done++;
+        progress();
+      } else if (record.alias) {
+        // An alias is its own kind of write; the lines before it go first, so the order holds.
+        await flush();
+        try {
+          const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
+          if (res.replayed) summary.alreadyPresent++;
+          else summary.imported++;
+          stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false });
+        } catch (error) {
+          lineError(line, error);
+        }
+        done++;
+        progress();
+      } else segment.push({ line, record });
+    }
+    await flush();
+  };
+
+  // Each window is written once the one before it is; the next is parsed meanwhile.
+  let writing: Promise<void> = Promise.resolve();
+  const windowSize = Math.max(1, limits.maxWriteBatch) * WINDOW_BATCHES;
+  for await (const records of parsedWindows(bytes, agent, limits, windowSize, summary)) {
+    await writing;
+    writing = writeWindow(records);
+    // A stopped window must not be left unobserved while the next is parsed.
+    writing.catch(() => undefined);
   }
-  await flush();
+  await writing;
   stored.sort((a, b) => a.line - b.line);
   for (const s of stored) if (s.record.id) ids.set(s.record.id, s.factId);
 
