@@ -31,7 +31,8 @@ export interface SavedIndexInfo {
    *  damaged one can crash the process or spin), so a file that does not match is never loaded. */
   fileBytes?: number;
   fileSha256?: string;
-  /** How the graph stores vectors; a file saved with another (or, before f16, none) is rebuilt. */
+  /** How the graph stores vectors; a file saved with another (f16 before i8 graphs;
+   *  none, meaning f32, before f16 ones) is rebuilt. */
   scalar?: string;
 }
 

@@ -29,7 +29,7 @@ describe('vector index', () => {
     expect(Math.min(...(await index.search(unit(0, 0, 1), 2)).map((h) => h.distance))).toBeGreaterThan(0.5);
   });
 
-  test('a saved graph loads again; one saved with 32-bit vectors (before f16 graphs) is not loaded, so it is rebuilt', async () => {
+  test('a saved graph loads again; one saved with other vectors (16-bit before i8 graphs, 32-bit before f16 ones) is not loaded, so it is rebuilt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
     try {
       const base = join(dir, 'agent');
@@ -39,10 +39,12 @@ describe('vector index', () => {
       await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
       const loaded = await VectorIndex.load(base, 'test', 3);
       expect((await loaded!.index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(8);
-      expect(loaded?.info.scalar).toBe('f16');
+      expect(loaded?.info.scalar).toBe('i8');
 
       const info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Record<string, unknown>;
-      delete info.scalar; // as an earlier version wrote it
+      writeFileSync(`${base}.json`, JSON.stringify({ ...info, scalar: 'f16' })); // as the version before i8 wrote it
+      expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
+      delete info.scalar; // as the versions before f16 wrote it
       writeFileSync(`${base}.json`, JSON.stringify(info));
       expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
     } finally {
