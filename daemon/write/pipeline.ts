@@ -125,17 +125,21 @@ export class WritePipeline {
   private writeTogether<R>(ctx: CallContext, ops: readonly WriteOp<R>[]): { results: Promise<R>[]; planned: Promise<void> } {
     const out: Promise<R>[] = [];
     const planned: Promise<void>[] = [];
-    const onPlanned = () => {
+    /** Starts a write (or group), noting when it has taken its ids: told by the write itself, or
+     *  at the latest when it settles (one that failed before planning commits nothing). */
+    const tracked = <T>(start: (onPlanned: () => void) => Promise<T>): Promise<T> => {
       const { promise, resolve } = signal();
       planned.push(promise);
-      return resolve;
+      const written = start(resolve);
+      void written.then(resolve, resolve);
+      return written;
     };
     for (const group of independentGroups(ops)) {
       if (group.length === 1) {
-        out.push(this.write(ctx, group[0]!, onPlanned()));
+        out.push(tracked((onPlanned) => this.write(ctx, group[0]!, onPlanned)));
         continue;
       }
-      const outcomes = this.writeGroup(ctx, group, onPlanned());
+      const outcomes = tracked((onPlanned) => this.writeGroup(ctx, group, onPlanned));
       group.forEach((op, k) =>
         out.push(
           outcomes.then((all) => {
@@ -184,10 +188,7 @@ export class WritePipeline {
           return { ok: p.result };
         });
       });
-    const written = group[0]!.withinExclusive ? run() : this.barrier.shared(run);
-    // A group that failed before its ids were taken is planned too: nothing of it will commit.
-    void written.then(onPlanned, onPlanned);
-    return written;
+    return group[0]!.withinExclusive ? run() : this.barrier.shared(run);
   }
 
   /** What a planned write commits: its changes and, under a request id, the record a repeat is
@@ -222,7 +223,7 @@ export class WritePipeline {
     return { done, settle };
   }
 
-  /** `onPlanned`: called once the write has taken its ids, or has failed or finished. */
+  /** `onPlanned`: called once the write has taken its ids. */
   private write<R>(ctx: CallContext, op: WriteOp<R>, onPlanned?: () => void): Promise<R> {
     let conflicts = 0;
     const attempt = async (keys: readonly string[]): Promise<R> => {
@@ -247,9 +248,7 @@ export class WritePipeline {
       }
     };
     const first = () => attempt(op.locks);
-    const written = op.withinExclusive ? first() : this.barrier.shared(first);
-    if (onPlanned) void written.then(onPlanned, onPlanned);
-    return written;
+    return op.withinExclusive ? first() : this.barrier.shared(first);
   }
 
   private locked<R>(ctx: CallContext, op: WriteOp<R>, keys: readonly string[], onPlanned?: () => void): Promise<R> {
