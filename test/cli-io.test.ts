@@ -149,12 +149,14 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
   });
 
-  test('a byte-order mark is dropped; a line that is not UTF-8 is refused by its number, the others imported', async () => {
+  test('a byte-order mark is dropped; a line that is not UTF-8 is refused by its number, one of Unicode spaces is blank, the others imported', async () => {
     const agent6 = 'io-import-utf8';
     const bytes = Buffer.concat([
       Buffer.from('\ufeff' + JSON.stringify({ text: 'first line after a BOM' }) + '\n'),
       Buffer.from('{"text":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n'),
       Buffer.from(JSON.stringify({ text: 'café in UTF-8' }) + '\n'),
+      // Only Unicode spaces: a blank line, skipped like an empty one.
+      Buffer.from('\u00a0\u2003 \r\n'),
     ]);
     const path = join(env.cwd, 'latin1.jsonl');
     writeFileSync(path, bytes);

@@ -75,51 +75,54 @@ async function existing(c: EngramClient, agent: string, r: ImportRecord): Promis
   return fact && (fact.text === r.text || (r.kind === 'alias' && fact.kind === 'alias')) ? fact : undefined;
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Bytes as UTF-8 text (a byte-order mark dropped); null when they are not UTF-8. */
 function utf8(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return strictUtf8.decode(bytes);
   } catch {
     return null;
   }
 }
 
-/** The file's non-blank lines, numbered from 1, each as text or, when it is not UTF-8, null: a
- *  line is refused rather than stored with replacement characters. */
-function* numberedLines(bytes: Buffer): Generator<{ line: number; text: string | null }> {
+/** Where each line of the file lies, numbered from 1. */
+function* lineSpans(bytes: Buffer): Generator<{ line: number; start: number; stop: number }> {
   let start = 0;
   for (let line = 1; start <= bytes.length; line++) {
     const end = bytes.indexOf(0x0a, start);
     const stop = end < 0 ? bytes.length : end;
-    const text = utf8(bytes.subarray(start, stop));
-    const trimmed = text?.replace(/\r$/, '');
-    if (trimmed === undefined || trimmed.trim() !== '') yield { line, text: trimmed ?? null };
+    yield { line, start, stop };
     start = stop + 1;
   }
 }
 
-/** How many lines numberedLines yields, without decoding those that are plain ASCII. */
+/** Whether a line holds only whitespace. Plain ASCII is decided from its bytes, without decoding;
+ *  other bytes may be Unicode spaces, so such a line is decoded (one that is not UTF-8 is not blank:
+ *  it is refused by number). */
+function isBlank(bytes: Buffer, start: number, stop: number): boolean {
+  let ascii = true;
+  for (let i = start; i < stop; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80) ascii = false;
+    else if (b !== 0x20 && (b < 0x09 || b > 0x0d)) return false;
+  }
+  return ascii || utf8(bytes.subarray(start, stop))?.trim() === '';
+}
+
+/** The file's non-blank lines, numbered from 1, each as text or, when it is not UTF-8, null: a
+ *  line is refused rather than stored with replacement characters. */
+function* numberedLines(bytes: Buffer): Generator<{ line: number; text: string | null }> {
+  for (const { line, start, stop } of lineSpans(bytes)) {
+    if (isBlank(bytes, start, stop)) continue;
+    yield { line, text: utf8(bytes.subarray(start, stop))?.replace(/\r$/, '') ?? null };
+  }
+}
+
+/** How many lines numberedLines yields (the progress bar's total), without decoding them. */
 function countLines(bytes: Buffer): number {
   let count = 0;
-  let start = 0;
-  while (start <= bytes.length) {
-    const end = bytes.indexOf(0x0a, start);
-    const stop = end < 0 ? bytes.length : end;
-    let blank = true;
-    let ascii = true;
-    for (let i = start; i < stop && blank; i++) {
-      const b = bytes[i]!;
-      if (b >= 0x80) ascii = false;
-      else if (b !== 0x20 && (b < 0x09 || b > 0x0d)) blank = false;
-    }
-    if (!blank) count++;
-    // A line with other bytes may be blank (Unicode spaces) or not UTF-8: decide as numberedLines does.
-    else if (!ascii) {
-      const text = utf8(bytes.subarray(start, stop));
-      if (text === null || text.replace(/\r$/, '').trim() !== '') count++;
-    }
-    start = stop + 1;
-  }
+  for (const { start, stop } of lineSpans(bytes)) if (!isBlank(bytes, start, stop)) count++;
   return count;
 }
 
