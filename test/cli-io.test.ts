@@ -238,6 +238,24 @@ describe('import (JSONL)', () => {
     }
   });
 
+  test('progress counts each line once: a line refused when written ends at the total, not past it', async () => {
+    const agent = 'io-import-progress';
+    const lines = [
+      JSON.stringify({ text: 'before the alias' }),
+      // Parses, then the alias write refuses its empty equivalent: an error of a line that was handled.
+      JSON.stringify({ text: 'ab', kind: 'alias', meta: { alias_term: 'ab', alias_equivalents: [''] } }),
+      '{"text": "truncated',
+      JSON.stringify({ text: 'after the alias' }),
+    ];
+    const run = await engram(['import', agent, file('progress.jsonl', lines.join('\n'))]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('2 imported, 0 already present, 2 failed\n');
+    expect(run.stderr).toMatch(/line 2: invalid_argument: equivalents\[0\]/);
+    const shown = [...run.stderr.matchAll(/import: \d+% \((\d+)\/(\d+)\)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(shown.at(-1)).toEqual([4, 4]);
+    for (const [done, total] of shown) expect(done).toBeLessThanOrEqual(total!);
+  });
+
   test('bad lines are reported with their number and reason, skipped whole, and the exit code is 1', async () => {
     const agent4 = 'io-import-bad';
     const lines = [

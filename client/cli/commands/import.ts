@@ -166,8 +166,8 @@ const WINDOW_BATCHES = 8;
 /** Lines parsed between turns of the event loop, so an answer from the daemon is not kept waiting. */
 const PARSE_SLICE = 256;
 
-/** The file's lines parsed, a window at a time; a bad line is reported and skipped. */
-async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, summary: Summary): AsyncGenerator<Numbered[]> {
+/** The file's lines parsed, a window at a time; a bad line is given to `refuse` and skipped. */
+async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, refuse: (error: LineError) => void): AsyncGenerator<Numbered[]> {
   let window: Numbered[] = [];
   let sinceYield = 0;
   for (const { line, text } of numberedLines(bytes)) {
@@ -176,13 +176,13 @@ async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (text === null) {
-      summary.errors.push({ line, reason: 'is not valid UTF-8 (save the file as UTF-8)' });
+      refuse({ line, reason: 'is not valid UTF-8 (save the file as UTF-8)' });
       continue;
     }
     try {
       window.push({ line, record: parseImportLine(agent, text, limits) });
     } catch (error) {
-      summary.errors.push({ line, reason: (error as Error).message });
+      refuse({ line, reason: (error as Error).message });
       continue;
     }
     if (window.length >= size) {
@@ -198,7 +198,14 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [] };
   // Progress counts every non-blank line, so a bad line moves it too.
   const total = countLines(bytes);
-  const progress = () => bar.update('import', done + summary.errors.length, total);
+  // Lines are done once written (an item the daemon refused included) or skipped before that
+  // (refused here, or their lookup failed): each is counted once, so the bar ends at the total.
+  let skipped = 0;
+  const progress = () => bar.update('import', done + skipped, total);
+  const refuse = (error: LineError) => {
+    summary.errors.push(error);
+    skipped++;
+  };
   const ids = new Map<string, string>();
   const stored: Stored[] = [];
   const lineError = (line: number, error: unknown) => {
@@ -258,7 +265,11 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     };
     for (const { line, record } of records) {
       const fact = present.get(line);
-      if (fact === null) continue;
+      if (fact === null) {
+        skipped++;
+        progress();
+        continue;
+      }
       if (fact) {
         summary.alreadyPresent++;
         stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined });
@@ -285,7 +296,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   // Each window is written once the one before it is; the next is parsed meanwhile.
   let writing: Promise<void> = Promise.resolve();
   const windowSize = Math.max(1, limits.maxWriteBatch) * WINDOW_BATCHES;
-  for await (const records of parsedWindows(bytes, agent, limits, windowSize, summary)) {
+  for await (const records of parsedWindows(bytes, agent, limits, windowSize, refuse)) {
     await writing;
     writing = writeWindow(records);
     // A stopped window must not be left unobserved while the next is parsed.
