@@ -381,8 +381,15 @@ class SifEmbedder implements Embedder {
     for (let k = 0; k < d; k++) sum[k] -= projection * pc[k];
 
     // Null only if the sum lay exactly along the principal component: no direction is left.
-    const unit = normalised(sum);
-    return unit && Float32Array.from(unit);
+    // The same division as `normalised`, written straight into the float32 result (a hot path:
+    // a mapped copy and Float32Array.from's iteration cost more than the embedding's arithmetic).
+    let sumOfSquares = 0;
+    for (let k = 0; k < d; k++) sumOfSquares += sum[k] * sum[k];
+    if (!(sumOfSquares > 0)) return null;
+    const norm = Math.sqrt(sumOfSquares);
+    const unit = new Float32Array(d);
+    for (let k = 0; k < d; k++) unit[k] = sum[k] / norm;
+    return unit;
   }
 }
 
