@@ -309,11 +309,19 @@ function decodeCache(file: string, data: Buffer): CacheContents {
 
 /** Unit-length copy of `v`, or null for the zero vector (which has no direction). */
 function normalised(v: Float64Array): Float64Array | null {
+  return normalisedInto(v, new Float64Array(v.length));
+}
+
+/** `v` divided by its length, written into `out` (of v's length; a Float32Array rounds only the
+ *  quotients), or null for the zero vector. A plain loop: on the write path a mapped copy and
+ *  Float32Array.from's iteration cost more than the embedding's arithmetic. */
+function normalisedInto<T extends Float32Array | Float64Array>(v: Float64Array, out: T): T | null {
   let sumOfSquares = 0;
   for (let k = 0; k < v.length; k++) sumOfSquares += v[k] * v[k];
   if (!(sumOfSquares > 0)) return null;
   const norm = Math.sqrt(sumOfSquares);
-  return v.map((x) => x / norm);
+  for (let k = 0; k < v.length; k++) out[k] = v[k] / norm;
+  return out;
 }
 
 const LOCAL_WEIGHTS: Readonly<SignalWeights> = { vector: 0.2, keyword: 1.0, recency: 0.5, decay: 0, graph: 0 };
@@ -381,15 +389,7 @@ class SifEmbedder implements Embedder {
     for (let k = 0; k < d; k++) sum[k] -= projection * pc[k];
 
     // Null only if the sum lay exactly along the principal component: no direction is left.
-    // The same division as `normalised`, written straight into the float32 result (a hot path:
-    // a mapped copy and Float32Array.from's iteration cost more than the embedding's arithmetic).
-    let sumOfSquares = 0;
-    for (let k = 0; k < d; k++) sumOfSquares += sum[k] * sum[k];
-    if (!(sumOfSquares > 0)) return null;
-    const norm = Math.sqrt(sumOfSquares);
-    const unit = new Float32Array(d);
-    for (let k = 0; k < d; k++) unit[k] = sum[k] / norm;
-    return unit;
+    return normalisedInto(sum, new Float32Array(d));
   }
 }
 
