@@ -1,4 +1,4 @@
-// `npm run bench:scale [-- --sizes 100000,1000000] [-- --embedder local|none]`: recall latency in
+// `npm run bench:scale [-- --sizes 100000,1000000] [-- --embedder local|none] [-- --cpu-prof DIR]`: recall latency in
 // one large namespace (hybrid and keyword-only), daemon restart time and resident memory.
 // The store is built through a real daemon with batch writes (as `engram import` builds one),
 // stopped cleanly, then served by a new daemon process that is timed from spawn to serving.
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     embedder: { type: 'string', default: 'local' },
     queries: { type: 'string', default: '300' },
     keep: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -31,7 +32,8 @@ const AGENT = 'scale';
 /** Writes the facts through a real daemon in batch writes, as `engram import` does (two batches in
  *  flight), with progress; its clean stop then saves the indexes and the snapshot. */
 async function buildStore(dataDir: string, facts: string[]): Promise<{ rate: number; stopSeconds: number }> {
-  const daemon = await startDaemon(dataDir, { embedder });
+  // --cpu-prof profiles the daemon that builds the store (where the write path's time goes).
+  const daemon = await startDaemon(dataDir, { embedder, ...(values['cpu-prof'] ? { cpuProfDir: values['cpu-prof'] } : {}) });
   const client = await connect({ dataDir });
   const started = performance.now();
   let shown = -1;
