@@ -28,10 +28,10 @@ export class Indexer {
   }
 
   /** A live recallable fact, new or changed. `vector`: its new vector; 'kept' = the one under its
-   *  unchanged vector key stays; null = none. */
-  indexed(fact: FactRecord, terms: Terms, vector: Float32Array | null | 'kept'): void {
+   *  unchanged vector key stays; null = none. `contentKey`: the fact's, when the writer has it. */
+  indexed(fact: FactRecord, terms: Terms, vector: Float32Array | null | 'kept', contentKey?: string): void {
     const ns = this.catalog.ensure(fact.agentId);
-    ns.replace(docOf(fact), terms);
+    ns.replace(docOf(fact, contentKey), terms);
     if (vector instanceof Float32Array && fact.vectorKey && !this.vectors.off) this.vectors.add(ns, fact.vectorKey, vector);
     this.trackPending(fact);
   }

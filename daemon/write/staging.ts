@@ -28,8 +28,10 @@ export class FactStaging {
 
   /** A new fact (its id, created_at and updated_at still unset). Recallable facts are embedded
    *  now, unless `embedded` brings the vector of their text (a batch embeds its texts together);
-   *  the returned stamp takes the id, to be called right before the commit. */
-  async created(draft: FactRecord, embedded?: Embedded): Promise<() => Staged> {
+   *  the returned stamp takes the id, to be called right before the commit. `contentKey`: the
+   *  draft's contentKeyOf, when the writer computed it already. */
+  async created(draft: FactRecord, known: { embedded?: Embedded; contentKey?: string } = {}): Promise<() => Staged> {
+    const { embedded, contentKey } = known;
     const fact = { ...draft };
     let staged: Omit<Staged, 'fact'>;
     if (!isIndexed(fact)) {
@@ -42,7 +44,7 @@ export class FactStaging {
       const terms = termsOf(fact);
       staged = {
         change: { type: 'putFact', fact, derived: { terms: toStoredTerms(terms), ...(vector ? { vector } : {}) } },
-        apply: () => this.indexer.indexed(fact, terms, vector),
+        apply: () => this.indexer.indexed(fact, terms, vector, contentKey),
       };
     }
     return () => {
