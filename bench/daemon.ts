@@ -141,3 +141,14 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
     },
   };
 }
+
+/** Waits (at most `maxMs`) until the daemon is nearly idle (under a tenth of a core over `stepMs`),
+ *  e.g. done compacting and inserting vectors after writes. */
+export async function settle(daemon: BenchDaemon, { maxMs = 15_000, stepMs = 500 } = {}): Promise<void> {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    const before = daemon.cpuSeconds();
+    await new Promise((r) => setTimeout(r, stepMs));
+    if (daemon.cpuSeconds() - before < stepMs / 10_000) return;
+  }
+}

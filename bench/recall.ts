@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
-import { machineCpuSeconds, removeTempDir, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
+import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
 import { healthClient } from './floor.ts';
 import { percentile, summarize, type Summary } from './stats.ts';
 
@@ -109,16 +109,6 @@ async function floorLatency(dataDir: string, calls: number): Promise<{ p50: numb
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
   } finally {
     health.close();
-  }
-}
-
-/** Waits (at most 15 s) until the daemon is nearly idle, e.g. done compacting after a load. */
-async function settle(daemon: BenchDaemon): Promise<void> {
-  const until = Date.now() + 15_000;
-  while (Date.now() < until) {
-    const before = daemon.cpuSeconds();
-    await new Promise((r) => setTimeout(r, 500));
-    if (daemon.cpuSeconds() - before < 0.05) return;
   }
 }
 

@@ -1,11 +1,11 @@
 // A writer child process for the multi-process write benchmark:
 //   node --import tsx bench/writer.ts DATA_DIR IN_FLIGHT SEED
-// Connects and prints "ready"; reads the timing window (JSON, see Window in writes.ts) from
-// stdin; writes until it ends; prints its counts as one JSON line.
+// Connects and prints "ready"; for each timing window (a JSON line on stdin, see Window in
+// writes.ts) writes until it ends and prints its counts as one JSON line; exits when stdin ends.
 import { createInterface } from 'node:readline';
 import { connect } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
-import { timedPuts, type Window } from './writes.ts';
+import { cycling, timedPuts, type Window } from './writes.ts';
 
 const [dataDir, inFlight, seed] = process.argv.slice(2);
 if (!dataDir || !inFlight || !seed) {
@@ -13,10 +13,11 @@ if (!dataDir || !inFlight || !seed) {
   process.exit(2);
 }
 
-const texts = generateFacts(10_000, Number(seed));
+const nextText = cycling(generateFacts(10_000, Number(seed)));
 const client = await connect({ dataDir, clientName: `bench-writer-${seed}` });
 process.stdout.write('ready\n');
-const { value: line } = await createInterface({ input: process.stdin })[Symbol.asyncIterator]().next();
-const counts = await timedPuts(client, Number(inFlight), texts, JSON.parse(line as string) as Window);
+for await (const line of createInterface({ input: process.stdin })) {
+  const counts = await timedPuts(client, Number(inFlight), nextText, JSON.parse(line) as Window);
+  process.stdout.write(`${JSON.stringify(counts)}\n`);
+}
 client.close();
-process.stdout.write(`${JSON.stringify(counts)}\n`);

@@ -1,12 +1,15 @@
 // Section 2: durable write throughput — acknowledged puts per second through a real daemon,
-// each scenario against a fresh data dir and daemon, for a fixed window after a warm-up.
+// each scenario against a fresh data dir and daemon. The floor each scenario is compared with is
+// measured on that same daemon, in slices alternating with the writes' (writes, floor, writes,
+// floor…), so a machine that slows down or speeds up during the run moves both alike; each floor
+// slice waits until the daemon is idle (the floor is an idle daemon's).
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
-import { machineCpuSeconds, removeTempDir, startDaemon, tempDir, track } from './daemon.ts';
+import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, track } from './daemon.ts';
 import { healthClient } from './floor.ts';
 
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
@@ -31,10 +34,16 @@ export interface WriteCounts {
   firstError?: string;
 }
 
-/** `inFlight` concurrent put loops on one client, timed by `window`. */
-export function timedPuts(client: EngramClient, inFlight: number, texts: string[], window: Window): Promise<WriteCounts> {
+/** `inFlight` concurrent put loops on one client, timed by `window`, each put the next text. */
+export function timedPuts(client: EngramClient, inFlight: number, nextText: () => string, window: Window): Promise<WriteCounts> {
+  return timedCalls(() => client.put(AGENT, nextText()), inFlight, window);
+}
+
+/** The texts in turn, carrying on across windows (a text written again would be a duplicate,
+ *  which the daemon answers without writing). */
+export function cycling(texts: readonly string[]): () => string {
   let next = 0;
-  return timedCalls(() => client.put(AGENT, texts[next++ % texts.length]!), inFlight, window);
+  return () => texts[next++ % texts.length]!;
 }
 
 /** `inFlight` concurrent loops of `call`, timed by `window`. */
@@ -70,8 +79,6 @@ export interface Scenario {
   name: string;
   processes: number;
   inFlight: number;
-  /** 'health': grpc.health.v1 Check instead of put — the transport floor at this moment. */
-  call?: 'health';
   /** false: every put its own call (the library's coalescing of concurrent puts off). */
   coalesce?: boolean;
 }
@@ -83,24 +90,26 @@ export const SCENARIOS: Scenario[] = [
   { name: '4 processes x 4 in flight', processes: 4, inFlight: 4 },
 ];
 
-export const FLOOR_SCENARIOS: Scenario[] = [
-  { name: 'floor: Health/Check, 1 in flight', processes: 0, inFlight: 1, call: 'health' },
-  { name: 'floor: Health/Check, 16 in flight', processes: 0, inFlight: 16, call: 'health' },
-];
-
 export interface WriteResult extends WriteCounts {
   scenario: string;
   /** Calls in flight across all writing processes. */
   totalInFlight: number;
-  floor: boolean;
   embedder: string;
   perSecond: number;
-  /** Daemon / writing processes' CPU use during the window, in cores. */
+  /** Health/Check calls a second at the same calls in flight, on the same daemon, in the slices
+   *  between the writes'. */
+  floorPerSecond: number;
+  /** Daemon / writing processes' CPU use during the writes' slices, in cores. */
   daemonCores: number;
   clientCores: number;
   /** Every process on the machine (other work included), in cores. */
   machineCores: number;
 }
+
+/** Slices of writes (and as many of the floor) a scenario's time is cut into. */
+const SLICES = 5;
+/** Each slice's first part is not counted: its calls start from nothing. */
+const SLICE_WARMUP_MS = 200;
 
 export async function runWrites(
   scenario: Scenario,
@@ -111,37 +120,54 @@ export async function runWrites(
 ): Promise<WriteResult> {
   const dir = tempDir('writes');
   const daemon = await startDaemon(dir, { embedder, cpuProfDir });
+  const totalInFlight = Math.max(1, scenario.processes) * scenario.inFlight;
   let writers: Writers | undefined;
+  let floor: Writers | undefined;
   try {
-    writers =
-      scenario.call === 'health'
-        ? healthChecks(dir, scenario.inFlight)
-        : scenario.processes === 0
-          ? await inProcess(dir, scenario.inFlight, scenario.coalesce ?? true)
-          : await inChildren(dir, scenario.processes, scenario.inFlight);
-    const startAt = Date.now() + 200;
-    const window: Window = { startAt, measureFrom: startAt + warmupMs, endAt: startAt + warmupMs + durationMs };
-    const [counts, cpu, machine] = await Promise.all([
-      writers.run(window),
-      sampleCpuAt(daemon.cpuSeconds, window),
-      sampleCpuAt(machineCpuSeconds, window),
-    ]);
+    writers = scenario.processes === 0 ? await inProcess(dir, scenario.inFlight, scenario.coalesce ?? true) : await inChildren(dir, scenario.processes, scenario.inFlight);
+    floor = healthChecks(dir, totalInFlight);
+    await writers.run(windowOf(0, warmupMs)); // the store and the connections warmed up, not counted
+    const slice = durationMs / SLICES;
+    const sum: WriteCounts & { daemonCpu: number; machineCpu: number; floorCount: number } = { count: 0, errors: 0, latencies: [], clientCpu: 0, daemonCpu: 0, machineCpu: 0, floorCount: 0 };
+    for (let i = 0; i < SLICES; i++) {
+      const window = windowOf(SLICE_WARMUP_MS, slice);
+      const [counts, daemonCpu, machineCpu] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window), sampleCpuAt(machineCpuSeconds, window)]);
+      Object.assign(sum, { count: sum.count + counts.count, errors: sum.errors + counts.errors, clientCpu: sum.clientCpu + counts.clientCpu, daemonCpu: sum.daemonCpu + daemonCpu, machineCpu: sum.machineCpu + machineCpu });
+      sum.latencies.push(...counts.latencies);
+      sum.firstError ??= counts.firstError;
+      // The floor is the idle daemon's: the writes' own work still running (vectors joining
+      // the graph, compactions) finishes first, so it does not slow the floor's calls.
+      await settle(daemon, { maxMs: 2000, stepMs: 100 });
+      sum.floorCount += (await floor.run(windowOf(SLICE_WARMUP_MS, slice))).count;
+    }
+    const seconds = durationMs / 1000;
     return {
-      ...counts,
+      count: sum.count,
+      errors: sum.errors,
+      latencies: sum.latencies,
+      clientCpu: sum.clientCpu,
+      ...(sum.firstError ? { firstError: sum.firstError } : {}),
       scenario: scenario.name,
-      totalInFlight: Math.max(1, scenario.processes) * scenario.inFlight,
-      floor: scenario.call === 'health',
+      totalInFlight,
       embedder,
-      perSecond: counts.count / (durationMs / 1000),
-      daemonCores: cpu / (durationMs / 1000),
-      clientCores: counts.clientCpu / (durationMs / 1000),
-      machineCores: machine / (durationMs / 1000),
+      perSecond: sum.count / seconds,
+      floorPerSecond: sum.floorCount / seconds,
+      daemonCores: sum.daemonCpu / seconds,
+      clientCores: sum.clientCpu / seconds,
+      machineCores: sum.machineCpu / seconds,
     };
   } finally {
     writers?.close();
+    floor?.close();
     await daemon.stop();
     removeTempDir(dir);
   }
+}
+
+/** A window starting shortly (children must get it first), counted after `warmupMs` for `ms`. */
+function windowOf(warmupMs: number, ms: number): Window {
+  const startAt = Date.now() + 100;
+  return { startAt, measureFrom: startAt + warmupMs, endAt: startAt + warmupMs + ms };
 }
 
 /** CPU seconds (as counted by `cpuSeconds`) used between measureFrom and endAt. */
@@ -160,8 +186,8 @@ interface Writers {
 
 async function inProcess(dataDir: string, inFlight: number, coalesceWrites: boolean): Promise<Writers> {
   const client = await connect({ dataDir, clientName: 'bench-writes', coalesceWrites });
-  const texts = generateFacts(20_000, 7);
-  return { run: (window) => timedPuts(client, inFlight, texts, window), close: () => client.close() };
+  const nextText = cycling(generateFacts(20_000, 7));
+  return { run: (window) => timedPuts(client, inFlight, nextText, window), close: () => client.close() };
 }
 
 function healthChecks(dataDir: string, inFlight: number): Writers {
@@ -169,7 +195,8 @@ function healthChecks(dataDir: string, inFlight: number): Writers {
   return { run: (window) => timedCalls(() => health.check(), inFlight, window), close: () => health.close() };
 }
 
-/** Children connect and print "ready", then get the window as JSON on stdin and print their counts as JSON. */
+/** Children connect and print "ready", then for each window they get as a JSON line on stdin print
+ *  their counts as a JSON line; they exit when stdin ends. */
 async function inChildren(dataDir: string, processes: number, inFlight: number): Promise<Writers> {
   const children = Array.from({ length: processes }, (_, i) =>
     track(spawn(process.execPath, ['--import', 'tsx', WRITER, dataDir, String(inFlight), String(100 + i)], { stdio: ['pipe', 'pipe', 'inherit'] })),
@@ -183,7 +210,7 @@ async function inChildren(dataDir: string, processes: number, inFlight: number):
   await Promise.all(children.map((_, i) => nextLine(i))); // "ready"
   return {
     async run(window) {
-      for (const child of children) child.stdin!.end(`${JSON.stringify(window)}\n`);
+      for (const child of children) child.stdin!.write(`${JSON.stringify(window)}\n`);
       const results = (await Promise.all(children.map((_, i) => nextLine(i)))).map((line) => JSON.parse(line) as WriteCounts);
       return {
         count: results.reduce((sum, r) => sum + r.count, 0),
@@ -193,6 +220,6 @@ async function inChildren(dataDir: string, processes: number, inFlight: number):
         firstError: results.find((r) => r.firstError)?.firstError,
       };
     },
-    close: () => children.forEach((child) => child.kill()),
+    close: () => children.forEach((child) => child.stdin!.end()),
   };
 }
