@@ -44,10 +44,16 @@ const RETIRED_TABLES = ['recency'];
  *  platform's lock message to LEVEL_LOCKED). */
 export const isLockedError = (error: unknown): boolean => (error as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED';
 
+/** LevelDB's memtable (and log) size before it is written out as a table file. LevelDB's 4 MiB
+ *  makes a bulk import flush and compact eight times as often: with 32 MiB its compaction thread
+ *  used half the CPU (3.4 -> 1.5-1.7 s importing 100k facts). The cost: up to 64 MiB of memory
+ *  (the memtable and the one being written out) and a longer log to replay after a crash. */
+const WRITE_BUFFER_BYTES = 32 << 20;
+
 /** Opens the tables. `checkFormat` runs first, before anything is written: it refuses (throws)
  *  a layout this version does not know, and the database is closed again. */
 export async function openTables(path: string, checkFormat: (meta: Table<Json>) => Promise<void> = async () => {}): Promise<Tables> {
-  const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+  const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8', writeBufferSize: WRITE_BUFFER_BYTES });
   copyLogsAside(path);
   try {
     await db.open();
