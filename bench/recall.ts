@@ -1,6 +1,6 @@
 // Section 1: recall latency through a real daemon at growing namespace sizes. One daemon per
 // embedder; facts are loaded up to each size in turn (32 puts in flight over 4 clients), then
-// queries run one at a time after the daemon settles and a warm-up.
+// queries run one at a time after the daemon settles and a warm-up, alternating with the floor's calls.
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
@@ -28,7 +28,7 @@ export interface SizeResult {
   /** Mean keyword / vector candidates the daemon reported per query. */
   keywordCandidates: number;
   vectorCandidates: number;
-  /** Health/Check (ms) on the same daemon right after the queries: the transport floor. */
+  /** Health/Check (ms) on the same daemon, in slices alternating with the queries': the transport floor. */
   floor: { p50: number; p99: number };
   /** Daemon CPU per query (ms), and all processes' CPU use while querying (cores). */
   daemonCpuMs: number;
@@ -97,44 +97,54 @@ async function load(clients: EngramClient[], facts: string[], from: number, to: 
   await Promise.all(Array.from({ length: IN_FLIGHT }, (_, w) => worker(w)));
 }
 
-async function floorLatency(dataDir: string, calls: number): Promise<{ p50: number; p99: number }> {
-  const health = healthClient(dataDir);
+/** Query slices, each followed by as many floor calls: the floor is taken in the same moments as
+ *  the queries, so a machine whose speed drifts during the run moves both alike. */
+const SLICES = 5;
+
+async function measure(client: EngramClient, daemon: BenchDaemon, stored: string[], options: RecallOptions): Promise<SizeResult> {
+  const health = healthClient(daemon.dataDir);
   try {
-    const latencies: number[] = [];
-    for (let i = 0; i < calls + 50; i++) {
-      const started = performance.now();
+    for (const q of generateQueries(stored, options.warmup, 1000 + stored.length)) {
+      await client.recall(AGENT, q);
       await health.check();
-      if (i >= 50) latencies.push(performance.now() - started);
     }
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    const latencies: number[] = [];
+    const floor: number[] = [];
+    let [daemonCpu, machineCpu, wall] = [0, 0, 0];
+    let keyword = 0;
+    let vector = 0;
+    const queries = generateQueries(stored, options.queries, stored.length);
+    const per = Math.ceil(queries.length / SLICES);
+    for (let from = 0; from < queries.length; from += per) {
+      const slice = queries.slice(from, from + per);
+      const before = [daemon.cpuSeconds(), machineCpuSeconds(), performance.now()] as const;
+      for (const q of slice) {
+        const started = performance.now();
+        const { retrieval } = await client.recall(AGENT, q);
+        latencies.push(performance.now() - started);
+        keyword += retrieval.keywordCandidates;
+        vector += retrieval.vectorCandidates;
+      }
+      daemonCpu += daemon.cpuSeconds() - before[0];
+      machineCpu += machineCpuSeconds() - before[1];
+      wall += performance.now() - before[2];
+      for (let i = 0; i < slice.length; i++) {
+        const started = performance.now();
+        await health.check();
+        floor.push(performance.now() - started);
+      }
+    }
+    const n = latencies.length;
+    return {
+      size: stored.length,
+      latency: summarize(latencies),
+      floor: { p50: percentile(floor, 50), p99: percentile(floor, 99) },
+      keywordCandidates: keyword / n,
+      vectorCandidates: vector / n,
+      daemonCpuMs: (daemonCpu * 1000) / n,
+      machineCores: machineCpu / (wall / 1000),
+    };
   } finally {
     health.close();
   }
-}
-
-async function measure(client: EngramClient, daemon: BenchDaemon, stored: string[], options: RecallOptions): Promise<SizeResult> {
-  for (const q of generateQueries(stored, options.warmup, 1000 + stored.length)) await client.recall(AGENT, q);
-  const latencies: number[] = [];
-  const [daemonCpu, machineCpu, wall] = [daemon.cpuSeconds(), machineCpuSeconds(), performance.now()];
-  let keyword = 0;
-  let vector = 0;
-  for (const q of generateQueries(stored, options.queries, stored.length)) {
-    const started = performance.now();
-    const { retrieval } = await client.recall(AGENT, q);
-    latencies.push(performance.now() - started);
-    keyword += retrieval.keywordCandidates;
-    vector += retrieval.vectorCandidates;
-  }
-  const n = latencies.length;
-  const daemonCpuMs = ((daemon.cpuSeconds() - daemonCpu) * 1000) / n;
-  const machineCores = (machineCpuSeconds() - machineCpu) / ((performance.now() - wall) / 1000);
-  return {
-    size: stored.length,
-    latency: summarize(latencies),
-    floor: await floorLatency(daemon.dataDir, options.queries),
-    keywordCandidates: keyword / n,
-    vectorCandidates: vector / n,
-    daemonCpuMs,
-    machineCores,
-  };
 }

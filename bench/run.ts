@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       print(
         '',
         `1. Recall latency — one namespace, default top_k, ${queries} queries of 2–6 words, one in flight, after 50 warm-up queries`,
-        '   floor: Health/Check (no store work) on the same daemon right after the queries, one in flight; kw/vec cand: mean candidates per query',
+        '   floor: Health/Check (no store work) on the same daemon, one in flight, in slices alternating with the queries; kw/vec cand: mean candidates per query',
         recallTable(reports),
       );
     }
