@@ -3,7 +3,7 @@
 import { digestOf } from '../../shared/digest.ts';
 import type { StoredTerms } from '../store/store.ts';
 import type { FactRecord } from '../store/record.ts';
-import type { Doc } from './namespace.ts';
+import { NO_ITEMS, type Doc } from './namespace.ts';
 import { terms } from './tokenizer.ts';
 
 export interface Terms {
@@ -68,11 +68,6 @@ export function contentKeyOf(fact: Pick<FactRecord, 'text' | 'context' | 'occurr
   return digestOf('sha1', `${normalized(fact.text)}\u0000${fact.occurredAt ?? ''}\u0000${normalized(fact.context)}`, 'base64');
 }
 
-/** What a doc without tags, entities or relations holds: one array for all of them, so a million
- *  docs are three million fewer objects for every garbage collection to mark. Frozen: a doc's
- *  lists are replaced, never changed in place. */
-const NONE: never[] = Object.freeze([]) as unknown as never[];
-
 /** `contentKey`: the fact's contentKeyOf, when the caller has it already (a new fact's write
  *  took its lock by it). */
 export function docOf(fact: FactRecord, contentKey = contentKeyOf(fact)): Doc {
@@ -85,15 +80,15 @@ export function docOf(fact: FactRecord, contentKey = contentKeyOf(fact)): Doc {
     contentKey,
     confidence: fact.confidence,
     kind: fact.kind,
-    tags: fact.tags.length ? fact.tags : NONE,
+    tags: fact.tags.length ? fact.tags : NO_ITEMS,
     vectorKey: fact.vectorKey,
     useCount: fact.useCount,
     lastUsedAt: fact.lastUsedAt,
     strength: fact.strength,
     pinned: fact.pinned,
     promoted: fact.promotedAt > 0,
-    entities: fact.entities.length ? fact.entities : NONE,
-    relations: fact.relations.length ? fact.relations.map((r) => ({ type: r.type, targetId: r.targetId })) : NONE,
+    entities: fact.entities.length ? fact.entities : NO_ITEMS,
+    relations: fact.relations.length ? fact.relations.map((r) => ({ type: r.type, targetId: r.targetId })) : NO_ITEMS,
   };
 }
 

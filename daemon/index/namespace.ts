@@ -35,6 +35,12 @@ export interface Doc {
   relations: { type: string; targetId: string }[];
 }
 
+/** What a doc without tags, entities or relations holds, however the doc was made (a write, a
+ *  rebuild, a snapshot): one array for all of them, so a million docs are three million fewer
+ *  objects for every garbage collection to mark. Frozen: a doc's lists are replaced, never
+ *  changed in place. */
+export const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[];
+
 /** A namespace's in-memory indexes as plain data (the vector index is saved on its own). */
 export interface NamespaceState {
   agentId: string;

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from '../files/atomic-file.ts';
 import { join } from 'node:path';
-import type { Doc, NamespaceState } from './namespace.ts';
+import { NO_ITEMS, type Doc, type NamespaceState } from './namespace.ts';
 import { SectionReader, SectionWriter } from './sections.ts';
 
 const FORMAT = 8;
@@ -163,9 +163,9 @@ function readNamespace(input: SectionReader): NamespaceState {
           contentKey: head.contentKeys[i]!,
           confidence: head.confidences[i]!,
           kind: head.kinds[i]!,
-          tags: tags.get(i) ?? [],
-          entities: entities.get(i) ?? [],
-          relations: (relations.get(i) ?? []).map(([type, targetId]) => ({ type, targetId })),
+          tags: tags.get(i) ?? NO_ITEMS,
+          entities: entities.get(i) ?? NO_ITEMS,
+          relations: relations.get(i)?.map(([type, targetId]) => ({ type, targetId })) ?? NO_ITEMS,
           vectorKey: times[i * 4 + 2]!,
           useCount: use[i * 5]!,
           lastUsedAt: use[i * 5 + 1]!,
