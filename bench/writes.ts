@@ -128,33 +128,32 @@ export async function runWrites(
     floor = healthChecks(dir, totalInFlight);
     await writers.run(windowOf(0, warmupMs)); // the store and the connections warmed up, not counted
     const slice = durationMs / SLICES;
-    const sum: WriteCounts & { daemonCpu: number; machineCpu: number; floorCount: number } = { count: 0, errors: 0, latencies: [], clientCpu: 0, daemonCpu: 0, machineCpu: 0, floorCount: 0 };
+    const written: WriteCounts[] = [];
+    const floors: WriteCounts[] = [];
+    let [daemonCpu, machineCpu] = [0, 0];
     for (let i = 0; i < SLICES; i++) {
       const window = windowOf(SLICE_WARMUP_MS, slice);
-      const [counts, daemonCpu, machineCpu] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window), sampleCpuAt(machineCpuSeconds, window)]);
-      Object.assign(sum, { count: sum.count + counts.count, errors: sum.errors + counts.errors, clientCpu: sum.clientCpu + counts.clientCpu, daemonCpu: sum.daemonCpu + daemonCpu, machineCpu: sum.machineCpu + machineCpu });
-      sum.latencies.push(...counts.latencies);
-      sum.firstError ??= counts.firstError;
+      const [counts, daemonSlice, machineSlice] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window), sampleCpuAt(machineCpuSeconds, window)]);
+      written.push(counts);
+      daemonCpu += daemonSlice;
+      machineCpu += machineSlice;
       // The floor is the idle daemon's: the writes' own work still running (vectors joining
       // the graph, compactions) finishes first, so it does not slow the floor's calls.
       await settle(daemon, { maxMs: 2000, stepMs: 100 });
-      sum.floorCount += (await floor.run(windowOf(SLICE_WARMUP_MS, slice))).count;
+      floors.push(await floor.run(windowOf(SLICE_WARMUP_MS, slice)));
     }
+    const counts = mergeCounts(written);
     const seconds = durationMs / 1000;
     return {
-      count: sum.count,
-      errors: sum.errors,
-      latencies: sum.latencies,
-      clientCpu: sum.clientCpu,
-      ...(sum.firstError ? { firstError: sum.firstError } : {}),
+      ...counts,
       scenario: scenario.name,
       totalInFlight,
       embedder,
-      perSecond: sum.count / seconds,
-      floorPerSecond: sum.floorCount / seconds,
-      daemonCores: sum.daemonCpu / seconds,
-      clientCores: sum.clientCpu / seconds,
-      machineCores: sum.machineCpu / seconds,
+      perSecond: counts.count / seconds,
+      floorPerSecond: mergeCounts(floors).count / seconds,
+      daemonCores: daemonCpu / seconds,
+      clientCores: counts.clientCpu / seconds,
+      machineCores: machineCpu / seconds,
     };
   } finally {
     writers?.close();
@@ -162,6 +161,18 @@ export async function runWrites(
     await daemon.stop();
     removeTempDir(dir);
   }
+}
+
+/** Counts of several runs (slices of one scenario, or its writer processes) as one. */
+function mergeCounts(runs: readonly WriteCounts[]): WriteCounts {
+  const firstError = runs.find((r) => r.firstError)?.firstError;
+  return {
+    count: runs.reduce((sum, r) => sum + r.count, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    latencies: runs.flatMap((r) => r.latencies),
+    clientCpu: runs.reduce((sum, r) => sum + r.clientCpu, 0),
+    ...(firstError ? { firstError } : {}),
+  };
 }
 
 /** A window starting shortly (children must get it first), counted after `warmupMs` for `ms`. */
@@ -211,14 +222,7 @@ async function inChildren(dataDir: string, processes: number, inFlight: number):
   return {
     async run(window) {
       for (const child of children) child.stdin!.write(`${JSON.stringify(window)}\n`);
-      const results = (await Promise.all(children.map((_, i) => nextLine(i)))).map((line) => JSON.parse(line) as WriteCounts);
-      return {
-        count: results.reduce((sum, r) => sum + r.count, 0),
-        errors: results.reduce((sum, r) => sum + r.errors, 0),
-        latencies: results.flatMap((r) => r.latencies),
-        clientCpu: results.reduce((sum, r) => sum + r.clientCpu, 0),
-        firstError: results.find((r) => r.firstError)?.firstError,
-      };
+      return mergeCounts((await Promise.all(children.map((_, i) => nextLine(i)))).map((line) => JSON.parse(line) as WriteCounts));
     },
     close: () => children.forEach((child) => child.stdin!.end()),
   };
