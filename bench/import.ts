@@ -1,7 +1,8 @@
 // `npm run bench:import [-- --facts 100000] [-- --embedder local|none] [-- --cpu-prof DIR]`: `engram import` end to
 // end, as a user runs it: a JSONL file of distinct facts (with dates and tags) imported by the
 // built CLI into a fresh daemon, then the same file again (every line replayed). Facts per second
-// beside `node -e 0` measured in the same run. Prints a report; never asserts.
+// beside `node -e 0` measured in the same run. Prints a report; never asserts. --cpu-prof writes
+// V8 profiles of the daemon (its thread and the graph thread) and of each `engram import` to DIR.
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,6 +22,8 @@ const embedder = values.embedder as 'local' | 'none';
 if (!Number.isInteger(count) || count < 1) throw new Error(`--facts must be a positive integer, got ${values.facts}`);
 
 const DAY = 86_400_000;
+/** With --cpu-prof, `engram import` writes its own profile beside the daemon's. */
+const cliProfile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
 
 function jsonl(texts: string[]): string {
   const start = Date.UTC(2024, 0, 1);
@@ -31,7 +34,7 @@ function jsonl(texts: string[]): string {
 function importFile(dataDir: string, file: string): Promise<{ seconds: number; stdout: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, 'import', 'bench', file], { stdio: ['ignore', 'pipe', 'inherit'] }));
+    const child = track(spawn(process.execPath, [...cliProfile, ENGRAM_BIN, '--data-dir', dataDir, 'import', 'bench', file], { stdio: ['ignore', 'pipe', 'inherit'] }));
     let stdout = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
     child.once('exit', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, stdout: stdout.trim() }) : reject(new Error(`engram import exited with ${code}`))));
