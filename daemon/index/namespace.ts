@@ -21,7 +21,7 @@ export interface Doc {
   contentKey: string;
   confidence: string;
   kind: string;
-  tags: string[];
+  tags: readonly string[];
   vectorKey: number;
   /** What decay scores (lifecycle/decay.ts), and what garbage collection leaves alone. */
   useCount: number;
@@ -31,15 +31,15 @@ export interface Doc {
   /** Promoted to a long-term note (gc leaves it, auto-detection skips it). */
   promoted: boolean;
   /** What the graph reads: the entities the fact names and its typed links to other facts. */
-  entities: string[];
-  relations: { type: string; targetId: string }[];
+  entities: readonly string[];
+  relations: readonly { type: string; targetId: string }[];
 }
 
 /** What a doc without tags, entities or relations holds, however the doc was made (a write, a
  *  rebuild, a snapshot): one array for all of them, so a million docs are three million fewer
- *  objects for every garbage collection to mark. Frozen: a doc's lists are replaced, never
- *  changed in place. */
-export const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[];
+ *  objects for every garbage collection to mark. A doc's lists are read-only (replaced, never
+ *  changed in place), which is what lets them share it. */
+export const NO_ITEMS: readonly never[] = Object.freeze([]);
 
 /** A namespace's in-memory indexes as plain data (the vector index is saved on its own). */
 export interface NamespaceState {

@@ -109,9 +109,9 @@ interface DocStrings {
   confidences: string[];
   kinds: string[];
   /** Only the docs that have tags: [doc, tags]. */
-  tags: [number, string[]][];
+  tags: [number, readonly string[]][];
   /** Only the docs that name entities: [doc, entities]. */
-  entities: [number, string[]][];
+  entities: [number, readonly string[]][];
   /** Only the docs with relations: [doc, [type, target id][]]. */
   relations: [number, [string, string][]][];
 }
