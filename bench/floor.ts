@@ -6,6 +6,11 @@ import { readDiscovery } from '../shared/discovery.ts';
 import { Health } from '../shared/gen/grpc/health/v1/health_pb.ts';
 import { createServiceClient } from '../shared/grpc/bridge.ts';
 
+/** How many slices a bench cuts its measured calls into, each followed by a slice of floor calls:
+ *  the floor is then taken in the same moments as the calls, so a machine whose speed drifts
+ *  during the run moves both alike. */
+export const FLOOR_SLICES = 5;
+
 export interface HealthClient {
   /** `metadata`: e.g. engram-min-change, which the daemon waits for before answering. */
   check(metadata?: grpc.Metadata): Promise<unknown>;

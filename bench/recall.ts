@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
-import { healthClient } from './floor.ts';
+import { FLOOR_SLICES, healthClient } from './floor.ts';
 import { percentile, summarize, type Summary } from './stats.ts';
 
 const AGENT = 'bench-agent';
@@ -97,10 +97,6 @@ async function load(clients: EngramClient[], facts: string[], from: number, to: 
   await Promise.all(Array.from({ length: IN_FLIGHT }, (_, w) => worker(w)));
 }
 
-/** Query slices, each followed by as many floor calls: the floor is taken in the same moments as
- *  the queries, so a machine whose speed drifts during the run moves both alike. */
-const SLICES = 5;
-
 async function measure(client: EngramClient, daemon: BenchDaemon, stored: string[], options: RecallOptions): Promise<SizeResult> {
   const health = healthClient(daemon.dataDir);
   try {
@@ -114,7 +110,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     let keyword = 0;
     let vector = 0;
     const queries = generateQueries(stored, options.queries, stored.length);
-    const per = Math.ceil(queries.length / SLICES);
+    const per = Math.ceil(queries.length / FLOOR_SLICES);
     for (let from = 0; from < queries.length; from += per) {
       const slice = queries.slice(from, from + per);
       const before = [daemon.cpuSeconds(), machineCpuSeconds(), performance.now()] as const;

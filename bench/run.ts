@@ -4,6 +4,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { cleanup, installSignalCleanup } from './daemon.ts';
+import { FLOOR_SLICES } from './floor.ts';
 import { runRecall, type RecallReport } from './recall.ts';
 import { ms, summarize as summarizeLatency, table } from './stats.ts';
 import { runWrites, SCENARIOS, type WriteResult } from './writes.ts';
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
           results.push(await runWrites(scenario, embedder, 1000, seconds * 1000, values['cpu-prof']));
         }
       }
-      print('', `2. Durable write throughput — acknowledged puts, fresh data dir and daemon per run, ${seconds} s in 5 slices after 1 s warm-up`,
+      print('', `2. Durable write throughput — acknowledged puts, fresh data dir and daemon per run, ${seconds} s in ${FLOOR_SLICES} slices after 1 s warm-up`,
         '   floor: grpc.health.v1 Check (no store work) on the same daemon and socket at the same calls in flight, in slices alternating with the writes\'', writesTable(results));
     }
     print('', `total ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
 import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, track } from './daemon.ts';
-import { healthClient } from './floor.ts';
+import { FLOOR_SLICES, healthClient } from './floor.ts';
 
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
 const AGENT = 'bench-writer';
@@ -106,8 +106,6 @@ export interface WriteResult extends WriteCounts {
   machineCores: number;
 }
 
-/** Slices of writes (and as many of the floor) a scenario's time is cut into. */
-const SLICES = 5;
 /** Each slice's first part is not counted: its calls start from nothing. */
 const SLICE_WARMUP_MS = 200;
 
@@ -127,11 +125,11 @@ export async function runWrites(
     writers = scenario.processes === 0 ? await inProcess(dir, scenario.inFlight, scenario.coalesce ?? true) : await inChildren(dir, scenario.processes, scenario.inFlight);
     floor = healthChecks(dir, totalInFlight);
     await writers.run(windowOf(0, warmupMs)); // the store and the connections warmed up, not counted
-    const slice = durationMs / SLICES;
+    const slice = durationMs / FLOOR_SLICES;
     const written: WriteCounts[] = [];
     const floors: WriteCounts[] = [];
     let [daemonCpu, machineCpu] = [0, 0];
-    for (let i = 0; i < SLICES; i++) {
+    for (let i = 0; i < FLOOR_SLICES; i++) {
       const window = windowOf(SLICE_WARMUP_MS, slice);
       const [counts, daemonSlice, machineSlice] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window), sampleCpuAt(machineCpuSeconds, window)]);
       written.push(counts);
