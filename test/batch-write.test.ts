@@ -88,6 +88,24 @@ describe('a batch', () => {
     expect((await env.client.stats('b-long')).factCount).toBe(129);
   });
 
+  test('a request id twice in one batch, or in two batches at once, stores one fact; every slot answers with it', async () => {
+    const twice = await env.client.putBatch([
+      { agentId: 'b-claim', text: 'claimed once', requestId: 'b-claim-same' },
+      { agentId: 'b-claim', text: 'claimed once', requestId: 'b-claim-same' },
+      { agentId: 'b-claim', text: 'another item', requestId: 'b-claim-other' },
+    ]);
+    expect(twice.map((r) => (r.error ? r.error : r.replayed))).toEqual([false, true, false]);
+    expect(twice[1]!.factId).toBe(twice[0]!.factId);
+    // Two calls racing with the same ids: each id is written by one of them, and the other's
+    // slot waits for that write, then answers with its fact.
+    const texts = Array.from({ length: 120 }, (_, i) => `raced item ${i}`);
+    const [a, b] = await Promise.all([env.client.putBatch(items('b-claim', texts, 'race')), env.client.putBatch(items('b-claim', texts, 'race'))]);
+    expect([...a, ...b].every((r) => !r.error)).toBe(true);
+    expect(b.map((r) => r.factId)).toEqual(a.map((r) => r.factId));
+    expect(a.map((r, i) => r.replayed !== b[i]!.replayed)).toEqual(texts.map(() => true));
+    expect((await env.client.stats('b-claim')).factCount).toBe(122);
+  });
+
   test('one batch may write to several namespaces, the shared one included', async () => {
     const results = await env.client.putBatch([
       { agentId: 'b-multi-a', text: 'lives in namespace a' },
