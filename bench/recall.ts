@@ -1,6 +1,7 @@
 // Section 1: recall latency through a real daemon at growing namespace sizes. One daemon per
 // embedder; facts are loaded up to each size in turn (32 puts in flight over 4 clients), then
-// queries run one at a time after the daemon settles and a warm-up, alternating with the floor's calls.
+// queries run one at a time after the daemon settles and a warm-up, alternating with the floor's calls
+// and with the same queries in an empty namespace (the recall call's cost without ranking).
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
@@ -9,6 +10,8 @@ import { FLOOR_SLICES, healthClient } from './floor.ts';
 import { percentile, summarize, type Summary } from './stats.ts';
 
 const AGENT = 'bench-agent';
+/** Never written: a recall there is the call's fixed cost (protocol, checks, an empty ranking). */
+const EMPTY_AGENT = 'bench-empty';
 // Note: grpc-js shares one subchannel (one socket) between clients of one process that have the
 // same target and options, so these 4 clients are 4 channels over a single connection.
 const CONNECTIONS = 4;
@@ -30,6 +33,9 @@ export interface SizeResult {
   vectorCandidates: number;
   /** Health/Check (ms) on the same daemon, in slices alternating with the queries': the transport floor. */
   floor: { p50: number; p99: number };
+  /** The same recall in a namespace with no facts (ms), in the same slices: what of a recall is
+   *  not ranking. */
+  empty: { p50: number; p99: number };
   /** Daemon CPU per query (ms), and all processes' CPU use while querying (cores). */
   daemonCpuMs: number;
   machineCores: number;
@@ -106,6 +112,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     }
     const latencies: number[] = [];
     const floor: number[] = [];
+    const empty: number[] = [];
     let [daemonCpu, machineCpu, wall] = [0, 0, 0];
     let keyword = 0;
     let vector = 0;
@@ -124,10 +131,13 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
       daemonCpu += daemon.cpuSeconds() - before[0];
       machineCpu += machineCpuSeconds() - before[1];
       wall += performance.now() - before[2];
-      for (let i = 0; i < slice.length; i++) {
-        const started = performance.now();
+      for (const q of slice) {
+        let started = performance.now();
         await health.check();
         floor.push(performance.now() - started);
+        started = performance.now();
+        await client.recall(EMPTY_AGENT, q);
+        empty.push(performance.now() - started);
       }
     }
     const n = latencies.length;
@@ -135,6 +145,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
       size: stored.length,
       latency: summarize(latencies),
       floor: { p50: percentile(floor, 50), p99: percentile(floor, 99) },
+      empty: { p50: percentile(empty, 50), p99: percentile(empty, 99) },
       keywordCandidates: keyword / n,
       vectorCandidates: vector / n,
       daemonCpuMs: (daemonCpu * 1000) / n,
