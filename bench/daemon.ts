@@ -1,10 +1,11 @@
 // Real daemon processes for the benchmark, and cleanup of everything the benchmark started
 // (daemons, writer children, temp dirs), also on error and on SIGINT/SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GRAPH_THREAD_NAME } from '../daemon/index/graph-thread.ts';
 
 const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -15,6 +16,40 @@ const tempDirs = new Set<string>();
 export function machineCpuSeconds(): number {
   const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   return (user! + nice! + system! + irq! + softirq! + steal!) / CLOCK_TICKS;
+}
+
+/** User + system CPU seconds in a /proc stat line (fields 14 and 15, counted after the ")" that
+ *  ends the command name, which may itself hold spaces). */
+function statCpuSeconds(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** CPU seconds a process's threads have used so far: its main thread, its HNSW graph thread, and
+ *  all the others together (LevelDB's, libuv's pool, V8's helpers). Threads that ended are not
+ *  counted. */
+export interface ThreadCpu {
+  main: number;
+  graph: number;
+  other: number;
+}
+
+function threadCpuSeconds(pid: number): ThreadCpu {
+  const out: ThreadCpu = { main: 0, graph: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let seconds: number;
+    let name: string;
+    try {
+      seconds = statCpuSeconds(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    if (Number(tid) === pid) out.main += seconds;
+    else if (name === GRAPH_THREAD_NAME) out.graph += seconds;
+    else out.other += seconds;
+  }
+  return out;
 }
 
 /** CPU time (seconds) of this process's children that have exited and been waited for: fields
@@ -68,6 +103,8 @@ export interface BenchDaemon {
   rssMiB(): number;
   /** CPU time (user + system) the daemon has used so far, in seconds. */
   cpuSeconds(): number;
+  /** The same, by thread. */
+  threadCpuSeconds(): ThreadCpu;
   /** The last 4,000 characters the daemon logged. */
   log(): string;
   /** SIGTERM (drain, persist, close), SIGKILL after STOP_GRACE_MS. */
@@ -124,10 +161,10 @@ export async function startDaemon(dataDir: string, options: StartOptions): Promi
       return kb / 1024;
     },
     cpuSeconds() {
-      // Fields 14 and 15 of /proc/<pid>/stat, counted after the ")" that ends the command name.
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+      return statCpuSeconds(readFileSync(`/proc/${child.pid}/stat`, 'utf8'));
+    },
+    threadCpuSeconds() {
+      return threadCpuSeconds(child.pid!);
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

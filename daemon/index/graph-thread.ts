@@ -7,6 +7,9 @@
 // the store: a graph is only ever derived from them.
 import { Worker } from 'node:worker_threads';
 
+/** The graph thread's name, as the operating system shows it (Linux: `top -H`, /proc). */
+export const GRAPH_THREAD_NAME = 'engram-graph';
+
 type GraphOp =
   | { op: 'create'; dimensions: number }
   | { op: 'drop' }

@@ -2,17 +2,25 @@
 // runs one request at a time, in the order they were posted, so a search sees every insert posted
 // before it, and a save holds exactly what was posted before it.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { Index as GraphIndex, ScalarKind } from 'usearch';
 import { syncPath } from '../files/atomic-file.ts';
 import { GRAPH_SETTINGS } from './graph-settings.ts';
-import type { FileDigest, GraphReply, GraphRequest } from './graph-thread.ts';
+import { GRAPH_THREAD_NAME, type FileDigest, type GraphReply, type GraphRequest } from './graph-thread.ts';
 
 // Required, not imported: under tsx (which runs the sources in the tests) importing USearch's ES
 // module build inside a worker thread never settles; its CommonJS build loads at once.
 const { Index, MetricKind } = createRequire(import.meta.url)('usearch') as typeof import('usearch');
+
+// Named, so `top -H` and /proc tell graph work from the daemon's own (every thread of a Node
+// process is "node" otherwise). Linux only; elsewhere, or if refused, the thread keeps its name.
+try {
+  writeFileSync('/proc/thread-self/comm', GRAPH_THREAD_NAME);
+} catch {
+  // not Linux, or /proc not mounted: only the name is lost
+}
 
 const graphs = new Map<number, GraphIndex>();
 

@@ -1,11 +1,12 @@
 // The in-memory vector index over real USearch: adding a key it already holds replaces the vector
 // (a daemon following a shared store may apply one fact's state twice) instead of failing; a saved
 // graph loads only if it stores its vectors as this version's graphs do.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { VectorIndex } from '../../daemon/index/vectors.ts';
+import { GRAPH_THREAD_NAME } from '../../daemon/index/graph-thread.ts';
 
 const unit = (...v: number[]) => {
   const n = Math.hypot(...v);
@@ -50,5 +51,15 @@ describe('vector index', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // An operator finds the graph's inserts in `top -H` by name, not as one more "node" thread.
+  test.runIf(process.platform === 'linux')('the graph thread is named in the operating system', async () => {
+    const index = new VectorIndex(3);
+    index.add(1, unit(1, 0, 0));
+    index.flushPending();
+    await index.search(unit(1, 0, 0), 1);
+    const names = readdirSync('/proc/self/task').map((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim());
+    expect(names).toContain(GRAPH_THREAD_NAME);
   });
 });
