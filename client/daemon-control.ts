@@ -3,10 +3,12 @@
 // serves a data dir. Used by `engram start|stop|restart` and by `engram mcp`, which starts a
 // daemon when none serves. Only the `engram` command calls these: it is the script that runs.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { makeDirectory } from '../shared/make-directory.ts';
 import { join } from 'node:path';
 import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
 import { connect } from './client.ts';
+import { EngramError, ErrorKind } from '../shared/errors.ts';
 
 /** A first start on a fresh machine builds the word-vector cache (10–20 s); leave room for it. */
 const START_TIMEOUT_MS = 90_000;
@@ -42,7 +44,11 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   const running = liveDiscovery(dataDir);
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
 
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    makeDirectory(dataDir, 0o700);
+  } catch (error) {
+    throw new EngramError(ErrorKind.FailedPrecondition, `cannot make the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): choose one you can write to (--data-dir or ENGRAM_HOME)`);
+  }
   const logPath = logPathOf(dataDir);
   // Whatever the daemon writes before its logger runs (a bad flag, a busy port) lands in the log too.
   const early = openSync(logPath, 'a', 0o600);

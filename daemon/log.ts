@@ -1,8 +1,10 @@
 // The daemon's log: structured (pino JSON lines: time, level, msg) with levels. A detached daemon
 // writes to its log file; in the foreground it writes to stderr, as readable lines on a terminal.
 // `engram logs` renders the file the same way (client/cli/commands/lifecycle.ts).
+import { dirname } from 'node:path';
 import pino from 'pino';
 import pretty from 'pino-pretty';
+import { makeDirectory } from '../shared/make-directory.ts';
 
 /** What the daemon's parts log through. */
 export interface Log {
@@ -23,7 +25,11 @@ export interface LogOptions {
 
 export function createLog(options: LogOptions): Log {
   const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
-  if (options.file) return pino(base, pino.destination({ dest: options.file, mkdir: true, sync: true }));
+  if (options.file) {
+    // Its directory made here, not by pino (whose recursive mkdir never returns under /proc).
+    makeDirectory(dirname(options.file));
+    return pino(base, pino.destination({ dest: options.file, sync: true }));
+  }
   if (process.stderr.isTTY) return pino(base, pretty({ destination: 2, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
   return pino(base, pino.destination({ dest: 2, sync: true }));
 }

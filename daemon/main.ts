@@ -50,7 +50,17 @@ Stop nothing else; run "engram doctor --repair --data-dir ${dataDir}" (LevelDB's
     process.stderr.write(`engram daemon: cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  if (isFileError(error)) {
+    process.stderr.write(`engram daemon: cannot start: ${error.message}. Choose paths this user can create and write (--data-dir, --log-file, --vault).\n`);
+    process.exit(1);
+  }
   throw error;
+}
+
+/** A path of the settings could not be made, read or written (ENOENT, EACCES, ENOTDIR…). */
+function isFileError(error: unknown): error is NodeJS.ErrnoException {
+  const e = error as NodeJS.ErrnoException | undefined;
+  return e instanceof Error && typeof e.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string';
 }
 
 /** LevelDB could not open or read its files (a damaged CURRENT, MANIFEST or table). */
@@ -65,7 +75,12 @@ function isDamagedStore(error: unknown): boolean {
 export async function main(argv: string[]): Promise<void> {
   const settings = options(argv);
   if (!settings) return;
-  const log = createLog({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
+  let log: ReturnType<typeof createLog>;
+  try {
+    log = createLog({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });
+  } catch (error) {
+    explainStartFailure(error, settings.dataDir);
+  }
   // The handlers go in before start-up: the discovery file tells clients the daemon serves, and
   // a SIGTERM sent the moment it appears must find them (without one, the signal kills the
   // process outright and the next start has no clean shutdown to trust). A signal during

@@ -3,7 +3,7 @@
 // doors only translate their wire format. The parts behind it each do one job: the store keeps
 // everything durable, the write pipeline changes it, the indexer keeps the in-memory indexes in
 // step, the recall engine ranks, the jobs repair and re-embed.
-import { mkdirSync } from 'node:fs';
+import { makeDirectory } from '../../shared/make-directory.ts';
 import { EngramError, ErrorKind, notFound } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
@@ -197,7 +197,7 @@ export class Engram {
   /** Builds the core over an open store (the caller opens it: that is where a second daemon is
    *  refused), loads the indexes and starts the background work. */
   static async open(options: EngramOptions, store: MemoryStore): Promise<Engram> {
-    mkdirSync(options.vectorDir, { recursive: true });
+    makeDirectory(options.vectorDir);
     const loss = store.openedWithLoss;
     if (loss) options.log.error(`the store's write-ahead log was damaged: LevelDB skipped ${loss.droppedBytes} bytes of it while opening, and the writes in them are lost (${loss.reasons.join('; ')}). The log as it was is kept in ${loss.keptIn}; restore what is missing from an export, and see engram doctor`);
     const core = new Engram(options, store);

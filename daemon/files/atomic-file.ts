@@ -2,11 +2,12 @@
 // a private temporary file beside it, sync it, then rename it over the target. Concurrent writers
 // (two daemons building the same cache) each use their own temporary name.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { makeDirectory } from '../../shared/make-directory.ts';
 import { dirname } from 'node:path';
 
 export function writeFileAtomically(target: string, parts: readonly Uint8Array[]): void {
-  mkdirSync(dirname(target), { recursive: true });
+  makeDirectory(dirname(target));
   const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const fd = openSync(temporary, 'w', 0o600);

@@ -3,7 +3,8 @@
 // directory another user owns, or one others may write to (they could swap files under the
 // daemon), is refused with the command that fixes it. The daemon's umask makes what it writes
 // later private as well.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { makeDirectory } from '../../shared/make-directory.ts';
 import { join } from 'node:path';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
@@ -12,7 +13,7 @@ const refuse = (message: string) => new EngramError(ErrorKind.FailedPrecondition
 /** Creates `dir` if needed, refuses an unsafe one, and makes everything in it private. */
 export function securePrivateDir(dir: string): void {
   process.umask(0o077);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectory(dir, 0o700);
   const stat = statSync(dir);
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) {

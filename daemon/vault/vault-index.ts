@@ -2,7 +2,8 @@
 // vault is read at start-up, and a watch on the directory re-reads a note when it is written,
 // renamed or removed — by Engram's promotion or by a person editing the vault. Dot-directories
 // (.obsidian, .trash) are skipped. The vault is never written here.
-import { mkdirSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { makeDirectory } from '../../shared/make-directory.ts';
 import { join, relative, sep } from 'node:path';
 import { KeywordIndex } from '../index/keyword.ts';
 import { termFrequencies, terms } from '../index/tokenizer.ts';
@@ -31,7 +32,7 @@ export class VaultIndex {
 
   /** Reads every note, then watches the directory. */
   open(): void {
-    mkdirSync(this.dir, { recursive: true });
+    makeDirectory(this.dir);
     for (const rel of this.notePaths(this.dir)) this.refresh(rel);
     try {
       this.watcher = watch(this.dir, { recursive: true }, (_event, name) => {

@@ -1,8 +1,9 @@
 // `engram export <agent>`: every fact of a namespace, retired ones included, oldest first.
 // JSONL (a fact's whole record per line — `engram import` reads it back) to a file or stdout, or
 // a markdown/Obsidian vault in a directory (see shared/markdown/notes.ts).
-import { accessSync, constants, createWriteStream, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, createWriteStream, openSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { makeDirectory } from '../../../shared/make-directory.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
@@ -71,14 +72,10 @@ function openOut<T>(step: () => T, out: string): T {
   }
 }
 
-/** The vault's directory, private like the store it comes from, with any missing parents. Each
- *  is made on its own (node's recursive mkdir retries forever under /proc): the first that
- *  cannot be made is the error. */
+/** The vault's directory, private like the store it comes from, with any missing parents. */
 function vaultDir(dir: string): void {
   openOut(() => {
-    const missing: string[] = [];
-    for (let at = resolve(dir); !existsSync(at); at = dirname(at)) missing.unshift(at);
-    for (const path of missing) mkdirSync(path, { mode: 0o700 });
+    makeDirectory(dir, 0o700);
     if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK);
   }, dir);

@@ -1,6 +1,7 @@
 // The daemon's lifecycle from the command line: init (a project store), start (detached), stop,
 // restart, logs.
-import { createReadStream, existsSync, mkdirSync, statSync, watch } from 'node:fs';
+import { createReadStream, existsSync, statSync, watch } from 'node:fs';
+import { makeDirectory } from '../../../shared/make-directory.ts';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -20,7 +21,11 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const target = join(resolve(dir ?? '.'), PROJECT_DIR_NAME);
       const existed = existsSync(target);
       if (existed && !statSync(target).isDirectory()) usage(`${target} exists and is not a directory`);
-      mkdirSync(target, { recursive: true, mode: 0o700 });
+      try {
+        makeDirectory(target, 0o700);
+      } catch (error) {
+        usage(`cannot make ${target} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): choose a directory you can write to`);
+      }
       if (opts.json) printJson({ data_dir: target, created: !existed });
       else out(existed ? `${target} is already a project store` : `made the project store ${target}; engram commands run below ${resolve(target, '..')} now use it (start its daemon with engram start)`);
     });

@@ -2,7 +2,8 @@
 // without failing: the writes in it are gone, and nothing says so but a line in the database's
 // own LOG file. So the logs are copied aside before every open, and after it that LOG is read:
 // when the replay dropped anything, the copies are kept for forensics and the loss is reported.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { makeDirectory } from '../../../shared/make-directory.ts';
 import { dirname, join } from 'node:path';
 
 /** What this open's replay dropped, and where the logs as they were before it are kept. */
@@ -29,7 +30,7 @@ export function copyLogsAside(path: string): void {
     return; // a new store: nothing to replay
   }
   if (logs.length === 0) return;
-  mkdirSync(aside, { recursive: true, mode: 0o700 });
+  makeDirectory(aside, 0o700);
   for (const name of logs) copyFileSync(join(path, name), join(aside, name));
 }
 

@@ -1,0 +1,23 @@
+// Making a directory and its missing parents. Node's own recursive mkdir (Node 20) never returns
+// for a path under /proc: its loop retries the ENOENT that procfs answers forever, so a mistyped
+// --data-dir or `engram init /proc/x` would hang at full CPU. Each missing level is made on its own
+// instead, and the first that cannot be made is the error (ENOENT, EACCES, ENOTDIR…).
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** `mode` applies to each directory made (the umask still narrows it). */
+export function makeDirectory(path: string, mode?: number): void {
+  const missing: string[] = [];
+  for (let at = resolve(path); !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break; // a root that does not exist: mkdir says why
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir, mode === undefined ? undefined : { mode });
+    } catch (error) {
+      // Another process made it meanwhile: as good as made here.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
