@@ -3,7 +3,7 @@
 // serves a data dir. Used by `engram start|stop|restart` and by `engram mcp`, which starts a
 // daemon when none serves. Only the `engram` command calls these: it is the script that runs.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { makeDirectory } from '../shared/make-directory.ts';
 import { join } from 'node:path';
 import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
@@ -16,6 +16,19 @@ const STOP_TIMEOUT_MS = 60_000;
 const LOSER_GRACE_MS = 5_000;
 
 export const logPathOf = (dataDir: string): string => join(dataDir, 'daemon.log');
+
+/** A daemon that exited, or never answered, before serving. The message holds what it said (the
+ *  lines this start added to its log); `exitCode` is what a command should end with: 2 when the
+ *  daemon refused its flags (a usage error, as `engram daemon` itself exits), else 1. */
+export class DaemonStartError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = 'DaemonStartError';
+  }
+}
 
 export interface StartedDaemon {
   /** false: one was already serving, nothing was started. */
@@ -50,6 +63,8 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot make the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): choose one you can write to (--data-dir or ENGRAM_HOME)`);
   }
   const logPath = logPathOf(dataDir);
+  // What this start adds to the log is what explains its failure; earlier starts' lines are not.
+  const logFrom = existsSync(logPath) ? statSync(logPath).size : 0;
   // Whatever the daemon writes before its logger runs (a bad flag, a busy port) lands in the log too.
   const early = openSync(logPath, 'a', 0o600);
   const command = [process.argv[1]!, 'daemon', '--data-dir', dataDir, '--log-file', logPath, ...args];
@@ -65,9 +80,9 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     if (discovery && (await answers(dataDir))) return { started: discovery.pid === child.pid, pid: discovery.pid, address: discovery.address, logPath };
     // Ours exited (e.g. it lost the lock race): give the winner a moment to write its discovery file.
     if (exit && Date.now() - exit.at > LOSER_GRACE_MS) {
-      throw new Error(`the daemon for ${dataDir} exited with status ${exit.code} before serving; the end of ${logPath}:\n${tail(logPath)}`);
+      throw new DaemonStartError(`the daemon for ${dataDir} did not start (exit status ${exit.code}):\n${startLines(logPath, logFrom)}\n(its log: ${logPath})`, exit.code === 2 ? 2 : 1);
     }
-    if (Date.now() > deadline) throw new Error(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see ${logPath}`);
+    if (Date.now() > deadline) throw new DaemonStartError(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see engram logs --data-dir ${dataDir}`, 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -88,7 +103,7 @@ export async function stopDaemon(dataDir: string): Promise<StoppedDaemon> {
   process.kill(running.pid, 'SIGTERM');
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (processAlive(running.pid)) {
-    if (Date.now() > deadline) throw new Error(`the daemon (pid ${running.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; it may still be saving its indexes. Check engram logs, or kill it (the store survives a kill).`);
+    if (Date.now() > deadline) throw new EngramError(ErrorKind.DeadlineExceeded, `the daemon (pid ${running.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; it may still be saving its indexes. Check engram logs, or kill it (the store survives a kill).`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { stopped: true, pid: running.pid, ...(running.args ? { args: running.args } : {}) };
@@ -104,10 +119,23 @@ async function answers(dataDir: string): Promise<boolean> {
   }
 }
 
-function tail(path: string): string {
+/** What a start wrote to the log from `from` on: the daemon's own lines as they are, and of its
+ *  JSON log lines the warnings and errors' messages (its last ten lines in all). */
+function startLines(path: string, from: number): string {
+  let text: string;
   try {
-    return readFileSync(path, 'utf8').split('\n').slice(-20).join('\n');
+    text = readFileSync(path).subarray(from).toString('utf8');
   } catch {
-    return '(no log)';
+    return '(it left no log)';
   }
+  const lines = text.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return line.trim() ? [line] : [];
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string };
+      return (entry.level ?? 0) >= 40 && entry.msg ? [entry.msg] : [];
+    } catch {
+      return [line];
+    }
+  });
+  return lines.length ? lines.slice(-10).join('\n') : '(it logged nothing)';
 }

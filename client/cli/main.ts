@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { DaemonNotRunningError, DamagedDiscoveryError } from '../../shared/discovery.ts';
+import { DaemonStartError } from '../daemon-control.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { parseMinChange } from '../../shared/changes.ts';
 import * as check from '../../shared/validate.ts';
@@ -193,6 +194,7 @@ function describeError(error: unknown): Report | undefined {
     return { code: 2, kind: 'usage', message, ...(field ? { field } : {}), hint: `see "${commandPath(command)} --help"` };
   }
   if (error instanceof DaemonNotRunningError) return { code: 1, kind: 'unavailable', message: error.message };
+  if (error instanceof DaemonStartError) return { code: error.exitCode, kind: error.exitCode === 2 ? 'usage' : 'unavailable', message: error.message };
   if (error instanceof DamagedDiscoveryError) return { code: 1, kind: 'failed_precondition', message: error.message };
   if (error instanceof EngramError) {
     const flagError = asFlagError(error, running);

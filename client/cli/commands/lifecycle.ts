@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { prettyFactory } from 'pino-pretty';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
-import { liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
+import { DaemonStartError, liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
 export function registerLifecycleCommands({ program, globals, setExit }: Cli): void {
@@ -41,7 +41,11 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const { dir } = locateDataDir(opts.dataDir);
       const daemon = await startDetached(dir, cmd.args);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
-      else if (!daemon.started) out(`a daemon is already serving ${dir} (pid ${daemon.pid}, ${daemon.address}); nothing started`);
+      else if (!daemon.started) {
+        // Flags given to a start that starts nothing would silently not apply: say so, and how.
+        const flags = cmd.args.join(' ');
+        out(`a daemon is already serving ${dir} (pid ${daemon.pid}, ${daemon.address}); nothing started${flags ? `, so ${flags} did not apply (engram restart ${flags} restarts it with them)` : ''}`);
+      }
       else out(`started the daemon for ${dir}: pid ${daemon.pid}, ${daemon.address}, log ${daemon.logPath}`);
     });
 
@@ -67,8 +71,14 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
       const stopped = await stopDaemon(dir);
-      const args = cmd.args.length > 0 ? cmd.args : withoutOwnFlags(stopped.args ?? []);
-      const daemon = await startDetached(dir, args);
+      const previous = withoutOwnFlags(stopped.args ?? []);
+      const daemon = await startDetached(dir, cmd.args.length > 0 ? cmd.args : previous).catch(async (error: unknown) => {
+        // A bad flag or a busy port must not leave the directory without the daemon it had: the
+        // one that served starts again as it was, and the failure is still reported.
+        if (!stopped.stopped || cmd.args.length === 0 || !(error instanceof DaemonStartError)) throw error;
+        const again = await startDetached(dir, previous);
+        throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
+      });
       if (opts.json) printJson({ data_dir: dir, stopped_pid: stopped.pid ?? null, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else out(`${stopped.stopped ? `stopped pid ${stopped.pid}; ` : ''}started the daemon for ${dir}: pid ${daemon.pid}, ${daemon.address}, log ${daemon.logPath}`);
     });

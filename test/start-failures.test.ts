@@ -1,0 +1,50 @@
+// `engram start` and `engram restart` when the daemon cannot start: the daemon's own reason in a
+// few lines (only what this start logged), no stack trace, exit 2 for a refused flag as `engram
+// daemon` exits; a restart whose new flags fail starts the daemon that served again; a start that
+// finds one serving says the flags it was given did not apply.
+import { createServer, type Server } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'engram-start-failures-'));
+const dataDir = join(work, 'data');
+const run = (args: string[], dir = dataDir) => runEngram(['--data-dir', dir, ...args], { dataDir: null, cwd: work, timeoutMs: 120_000 });
+let busy: Server | undefined;
+afterAll(async () => {
+  await run(['stop']);
+  busy?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('a daemon that cannot start', () => {
+  test('a refused flag: the daemon\'s line and exit 2, without a stack trace or an earlier start\'s lines', async () => {
+    const other = join(work, 'refused');
+    await run(['start', '--signal-weights', '1,,1'], other);
+    const { code, stderr } = await run(['start', '--embedder', 'bogus'], other);
+    expect(code).toBe(2);
+    expect(stderr).toContain("argument 'bogus' is invalid");
+    expect(stderr).not.toContain('--signal-weights');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('a restart whose new flags fail starts the daemon that served again, and says so', async () => {
+    expect((await run(['start', '--embedder', 'none'])).code).toBe(0);
+    busy = createServer();
+    await new Promise<void>((resolve) => busy!.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    const { code, stderr } = await run(['restart', '--embedder', 'none', '--http', `127.0.0.1:${port}`]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`cannot serve HTTP on 127.0.0.1:${port}`);
+    expect(stderr).toContain('started the daemon again with the flags it had');
+    expect((await run(['status'])).code).toBe(0);
+  });
+
+  test('a start that finds a daemon serving says the flags it was given did not apply', async () => {
+    const { code, stdout } = await run(['start', '--http', '127.0.0.1:1']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('nothing started, so --http 127.0.0.1:1 did not apply (engram restart --http 127.0.0.1:1 restarts it with them)');
+  });
+});
