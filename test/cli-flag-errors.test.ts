@@ -78,6 +78,15 @@ describe('a refused flag value names the flag and exits 2', () => {
     expect(line).not.toMatch(/options\.|signal_weights|min_relevance|top_k|confidenceWeight|minConfidence/);
   });
 
+  // Parsed before the command's action runs, these pointed at "engram --help".
+  test.each([
+    ['list', [agent, '--limit', '0'], '--limit'],
+    ['logs', ['-n', 'abc'], '--lines'],
+    ['import', [agent, 'facts.jsonl', '--concurrency', '0'], '--concurrency'],
+  ])('%s: a refused number points at the command\'s own help', async (command, args, flag) => {
+    expectUsage(await engram([command, ...args]), command, flag);
+  });
+
   test('batch-recall -k 1001 names -k/--top-k, not options.top_k', async () => {
     const line = expectUsage(await engram(['batch-recall', agent, 'tea', 'kitchen', '-k', '1001']), 'batch-recall', '-k/--top-k');
     expect(line).not.toContain('options.top_k');

@@ -86,6 +86,15 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
     cmd.commands.forEach(override);
   };
   override(program);
+  // A flag's value is parsed before the action runs: the command being dispatched is the one a
+  // refused value's error points at (`engram list --limit 0` → "engram list --help").
+  const dispatching = (cmd: Command): void => {
+    cmd.hook('preSubcommand', (_parent, sub) => {
+      running = sub;
+    });
+    cmd.commands.forEach(dispatching);
+  };
+  dispatching(program);
   program.hook('preAction', (_program, action) => {
     running = action;
     checkAgentArgument(action);
