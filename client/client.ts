@@ -144,7 +144,8 @@ export interface ExplainResult extends RecallResult {
 }
 
 export interface BatchRecallResult {
-  results: { query: string; facts: Fact[]; error?: string }[];
+  /** Each query's facts; `matches` (daemons with recall-matches-v1) says which really matched it. */
+  results: { query: string; facts: Fact[]; matches?: FactMatch[]; error?: string }[];
   merged: Fact[];
   retrieval?: RetrievalMetadata;
 }

@@ -27,12 +27,12 @@ describe('remember --confidence', () => {
     expect(out.fact.confidence).toBeNull();
   });
 
-  test('--confidence maybe exits 1 naming confidence and the accepted labels, and stores nothing', async () => {
+  test('--confidence maybe is a usage error (exit 2) naming the flag and the accepted labels, and stores nothing', async () => {
     const before = await storeCounts();
     const run = await engram(['remember', 'cli-conf', 'never stored', '--confidence', 'maybe']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/invalid_argument: confidence: must be one of verified, inferred, unverified, got "maybe"/);
+    expect(run.stderr).toMatch(/^engram: --confidence: must be one of verified, inferred, unverified, got "maybe" \(see "engram remember --help"\)$/m);
     expect(await storeCounts()).toEqual(before);
   });
 });

@@ -138,3 +138,42 @@ describe('the <agent> argument', () => {
     expectUsage(await engram(['write-status', 'some-request', '--agent', '']), 'write-status', '--agent');
   });
 });
+
+describe('write and list flags are checked before anything is sent', () => {
+  const writes = 'cli-flags-writes';
+
+  test.each([
+    ['remember --confidence sure', ['remember', writes, 'a fact', '--confidence', 'sure'], 'remember', '--confidence'],
+    ['remember --tag ""', ['remember', writes, 'a fact', '--tag', 'ok', '--tag', ''], 'remember', '--tag'],
+    ['remember --entity "  "', ['remember', writes, 'a fact', '--entity', '  '], 'remember', '--entity'],
+    ['remember ""', ['remember', writes, ''], 'remember', '<text>'],
+    ['remember "   "', ['remember', writes, '   '], 'remember', '<text>'],
+  ])('%s is a usage error naming the flag, and nothing is stored', async (_name, args, command, name) => {
+    const line = expectUsage(await engram(args), command, name);
+    expect(line).not.toMatch(/ (tags|entities|confidence|text)(\[\d+\])?:/);
+    expect((await env.client.list(writes)).facts).toEqual([]);
+  });
+
+  test('revise --text "" and --confidence sure name their flags and retire nothing', async () => {
+    const { fact } = await env.client.put(writes + '-r', 'The bike is blue');
+    expectUsage(await engram(['revise', writes + '-r', fact.id, '--text', ' ']), 'revise', '--text');
+    expectUsage(await engram(['revise', writes + '-r', fact.id, '--text', 'The bike is red', '--confidence', 'sure']), 'revise', '--confidence');
+    expect((await env.client.list(writes + '-r')).facts.map((f) => f.supersededBy ?? '')).toEqual(['']);
+  });
+
+  test.each([
+    ['--limit 100000', ['--limit', '100000'], '--limit', '--limit: must be an integer between 1 and 1000'],
+    ['--page-token bogus', ['--page-token', 'bogus'], '--page-token', '--page-token: "bogus" is not a fact id'],
+    ['--tag ""', ['--tag', ''], '--tag', '--tag[0]: must not be empty'],
+  ])('list %s names the flag', async (_name, flags, flag, message) => {
+    const line = expectUsage(await engram(['list', agent, ...flags]), 'list', flag);
+    expect(line).toContain(message);
+  });
+
+  test('the values at the limits still work', async () => {
+    const page = await engramJson(['list', agent, '--limit', '1000', '--tag', 'none-such']);
+    expect(page.facts).toEqual([]);
+    const stored = await engramJson(['remember', writes + '-ok', 'a labelled fact', '--confidence', 'verified', '--tag', 'a', '--entity', 'B']);
+    expect(stored.fact).toMatchObject({ confidence: 'verified', tags: ['a'], entities: ['B'] });
+  });
+});

@@ -81,6 +81,20 @@ describe('recall', () => {
     expect(lines.at(-1)).toBe('(3 of 4 matched the query; the rest only fill --top-k)');
   });
 
+  test('batch-recall marks each query\'s filler as recall does, in text and JSON', async () => {
+    const run = await engram(['batch-recall', agent, 'deploy', 'lunch']);
+    expect(run.code, run.stderr).toBe(0);
+    const sections = run.stdout.split(/^# /m).filter(Boolean);
+    expect(sections.map((s) => s.split('\n')[0])).toEqual(['deploy', 'lunch', 'merged']);
+    expect(sections[0]).toMatch(/lunch is at noon on Fridays  \(filler\)$/m);
+    expect(sections[0]).toContain('(3 of 4 matched the query; the rest only fill --top-k)');
+    expect(sections[1]).toMatch(/^\S{26}  \d{4}-\d{2}-\d{2}  \d\.\d{4} kw\+rec\s+lunch is at noon on Fridays$/m);
+    const json = await engramJson(['batch-recall', agent, 'deploy', 'lunch']);
+    expect(json.per_query.map((q: { matched: number }) => q.matched)).toEqual([3, 1]);
+    const lunch = json.per_query[1];
+    expect(lunch.matches.map((m: { matched: boolean }) => m.matched)).toEqual([true, false, false, false]);
+  });
+
   test('an unquoted multi-word query is one query; nothing matching is said plainly', async () => {
     const quoted = await engramJson(['recall', agent, 'deploy window']);
     const unquoted = await engramJson(['recall', agent, 'deploy', 'window']);
@@ -125,7 +139,7 @@ describe('recall', () => {
       expect(Object.keys(receipt.ranks).sort()).toEqual(['decay_rank', 'fused_score', 'graph_rank', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
       expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);
       expect(ids).toContain(receipt.provenance.fact_id);
-      expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: '', confidence: '', pinned: false });
+      expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: null, confidence: null, pinned: false });
       expect(receipt.provenance.written_at).toMatch(ISO_TIME);
       expect(receipt.kg_links).toEqual([]);
       expect(receipt.age_days).toBeGreaterThanOrEqual(0);

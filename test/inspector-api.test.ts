@@ -65,6 +65,21 @@ describe('browsing a namespace', () => {
     expect(page.json.scanned).toBe(4);
   });
 
+  test('the text filter matches whole words, not parts of words', async () => {
+    const words = 'browse-words';
+    await remember(words, 'Steam rises from the kettle');
+    await remember(words, 'Green tea, no sugar', { context: 'asked at node.js meetup' });
+    await remember(words, '東京タワーに行った');
+    const q = (text: string) => rest('GET', `/v1/facts?agent_id=${words}&text=${encodeURIComponent(text)}`);
+    expect(texts(await q('tea'))).toEqual(['Green tea, no sugar']);
+    expect(texts(await q('TEA sugar'))).toEqual(['Green tea, no sugar']);
+    expect(texts(await q('team'))).toEqual([]);
+    expect(texts(await q('node.js'))).toEqual(['Green tea, no sugar']);
+    expect(texts(await q('kettl'))).toEqual([]);
+    // Scripts without spaces between words are still found inside their runs.
+    expect(texts(await q('東京'))).toEqual(['東京タワーに行った']);
+  });
+
   test('a filtered listing pages through every match exactly once, either way round', async () => {
     const many = 'many';
     const items = Array.from({ length: 1200 }, (_, i) => ({ agent_id: many, text: `note number ${i}`, tags: i % 3 === 0 ? ['third'] : [] }));

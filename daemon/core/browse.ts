@@ -4,6 +4,7 @@
 // answers promptly with what it found so far and a token to go on from, never a scan of it all.
 import { invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
+import { words as wordsOf } from '../index/tokenizer.ts';
 import { effectiveLabel } from '../lifecycle/confidence.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { ListOrder } from '../store/store.ts';
@@ -88,14 +89,24 @@ export function matchesFilter(fact: FactRecord, f: FactFilter, words = filterWor
   if (f.occurredBefore !== undefined && !(fact.occurredAt !== undefined && fact.occurredAt < f.occurredBefore)) return false;
   if (f.tags && !includesAll(fact.tags, f.tags)) return false;
   if (f.entities && !includesAll(fact.entities, f.entities)) return false;
-  if (words.length) {
-    const haystack = `${fact.text}\n${fact.context}`.toLowerCase();
-    if (!words.every((w) => haystack.includes(w))) return false;
-  }
-  return true;
+  return words.length === 0 || holdsWords(`${fact.text}\n${fact.context}`, words);
 }
 
-const filterWords = (f: FactFilter): string[] => (f.text ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+/** The filter's words, split as the keyword index splits text ("node.js" is "node" and "js"). */
+const filterWords = (f: FactFilter): string[] => wordsOf(f.text ?? '');
+
+/** Scripts written without spaces between words: a run of them is one token, so a word of the
+ *  filter is looked for inside the fact's runs rather than equal to one. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Whether `text` holds every one of `wanted` as a whole word: "tea" is not found in "steam".
+ *  A plain substring test first rejects most facts without tokenizing them. */
+function holdsWords(text: string, wanted: readonly string[]): boolean {
+  const lower = text.normalize('NFKC').toLowerCase();
+  if (!wanted.every((w) => lower.includes(w))) return false;
+  const have = new Set(wordsOf(text));
+  return wanted.every((w) => have.has(w) || (UNSPACED.test(w) && [...have].some((h) => h.includes(w))));
+}
 
 function includesAll(have: readonly string[], wanted: readonly string[]): boolean {
   const lower = new Set(have.map((t) => t.toLowerCase()));

@@ -117,8 +117,9 @@ export const ReceiptJson = z
       .object({
         fact_id: z.string(),
         written_at: dateTime().nullable(),
-        superseded_by: z.string(),
-        confidence: z.string(),
+        // null, as in a fact's JSON: live, or no label.
+        superseded_by: z.string().nullable(),
+        confidence: z.string().nullable(),
         pinned: z.boolean(),
         agent_id: z.string(),
       })

@@ -1,11 +1,12 @@
 // The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
-import type { ConfidenceLabel, Fact, FactFilter } from '../../types.ts';
-import { confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
+import type { Fact, FactFilter } from '../../types.ts';
+import { checkedFlag, confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
+import * as check from '../../../shared/validate.ts';
 import { decimal, parseJsonObject } from '../../../shared/validate.ts';
 
 function metaFlag(value: string): Record<string, unknown> {
@@ -29,15 +30,19 @@ function addWriteFlags(cmd: Command): Command {
 function writeOptionsFrom(o: Record<string, string | string[] | undefined>): WriteOptions {
   return {
     ...(o.occurredAt !== undefined ? { occurredAt: parseTime(o.occurredAt as string, '--occurred-at') } : {}),
-    ...(o.tag ? { tags: o.tag as string[] } : {}),
-    ...(o.entity ? { entities: o.entity as string[] } : {}),
+    ...(o.tag ? { tags: labelsFlag(o.tag as string[], '--tag') } : {}),
+    ...(o.entity ? { entities: labelsFlag(o.entity as string[], '--entity') } : {}),
     ...(o.source !== undefined ? { source: o.source as string } : {}),
     ...(o.context !== undefined ? { context: o.context as string } : {}),
     ...(o.meta !== undefined ? { meta: metaFlag(o.meta as string) } : {}),
-    // Checked by the daemon (exit 1 naming confidence), as every door's label is.
-    ...(o.confidence !== undefined ? { confidence: o.confidence as ConfidenceLabel } : {}),
+    ...(o.confidence !== undefined ? { confidence: confidenceFlag(o.confidence as string, '--confidence') } : {}),
   };
 }
+
+/** Repeated --tag or --entity values, put through the daemon's rule for a list of labels (none
+ *  empty, none too long, not too many): a refusal names the flag ("--tag[1]: must not be
+ *  empty"), before anything is sent. */
+const labelsFlag = (values: string[], flag: string): string[] => checkedFlag(flag, () => check.tags(values, flag));
 
 function strengthFlag(value: string): number {
   const n = decimal(value);
@@ -47,6 +52,19 @@ function strengthFlag(value: string): number {
 
 /** Words the shell split (an unquoted sentence) are one text again. */
 const joined = (words: string[], what: string): string => textArgument(words.join(' '), what);
+
+/** A fact's text: never empty or only whitespace (the daemon's rule), refused before sending. */
+function factTextArgument(value: string, what: string): string {
+  const text = textArgument(value, what);
+  if (text.trim() === '') usage(`${what}: must not be empty`, what);
+  return text;
+}
+
+/** --limit of list: a page holds at most MAX_PAGE_SIZE facts. */
+const pageSizeFlag = (value: string): number => checkedFlag('--limit', () => check.pageSize(positiveInt('--limit')(value), '--limit'));
+
+/** A page token is the id of the last fact of the page before. */
+const pageTokenFlag = (value: string): string => checkedFlag('--page-token', () => check.factId(value, '--page-token'));
 
 export function registerMemoryCommands({ program, globals, setExit }: Cli): void {
   addWriteFlags(
@@ -61,7 +79,7 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .option('--json', 'print JSON')
     .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const text = joined(words, 'text');
+      const text = factTextArgument(words.join(' '), '<text>');
       const options = { ...writeOptionsFrom(o), ...(o.allowDuplicate ? { allowDuplicate: true } : {}), ...(o.strength !== undefined ? { strength: strengthFlag(o.strength) } : {}) };
       const { fact, replayed, duplicate, change } = await withClient(opts, async (c) => ({ ...(await c.put(agent, text, options)), change: c.lastChange }));
       // The change number: `engram --min-change N recall …` through another daemon sees this fact.
@@ -144,14 +162,21 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
           agent_id: agent,
           count: res.merged.length,
           merged: res.merged.map(factJson),
-          per_query: res.results.map((r) => ({ query: r.query, facts: r.facts.map(factJson), ...(r.error ? { error: r.error } : {}) })),
+          per_query: res.results.map((r) => ({
+            query: r.query,
+            ...matchedJson(r.matches),
+            facts: r.facts.map(factJson),
+            ...(r.matches ? { matches: r.matches.map(matchJson) } : {}),
+            ...(r.error ? { error: r.error } : {}),
+          })),
         });
         return;
       }
+      // Each query as recall prints it: scores, signals, and the facts that only fill top_k marked.
       for (const r of res.results) {
-        out(`# ${r.query}`);
+        out(`# ${r.query === '' ? '(empty query: the most recent facts)' : r.query}`);
         if (r.error) out(`error: ${r.error}`);
-        else printFacts(r.facts, out, 'No memories found.');
+        else printRecall(r.facts, r.matches, r.query, out);
       }
       out('# merged');
       printFacts(res.merged, out, 'No memories found.');
@@ -175,8 +200,8 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .command('list')
     .description("list a namespace's facts, oldest first (retired facts included), or newest first and filtered")
     .argument('<agent>', 'agent id (namespace)')
-    .option('--limit <n>', 'page size (default 100)', positiveInt('--limit'))
-    .option('--page-token <token>', 'continue after this page token')
+    .option('--limit <n>', `page size, at most ${check.MAX_PAGE_SIZE} (default ${check.DEFAULT_PAGE_SIZE})`, pageSizeFlag)
+    .option('--page-token <token>', 'continue after this page token', pageTokenFlag)
     .option('--newest', 'newest first')
     .option('--text <words>', 'only facts holding every one of these words (case-insensitive)')
     .option('--confidence <label>', 'only facts with this label (repeatable: verified, inferred, unverified)', repeatable)
@@ -213,7 +238,7 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .option('--json', 'print JSON')
     .action(async (agent: string, factIds: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const text = textArgument(o.text, '--text');
+      const text = factTextArgument(o.text, '--text');
       // Without --confidence the daemon picks the most cautious label of the targets.
       const result = await withClient(opts, (c) => c.revise(agent, factIds, text, writeOptionsFrom(o)));
       if (opts.json) {
@@ -272,8 +297,8 @@ function listFilter(o: Record<string, unknown>): FactFilter | undefined {
     ...(confidence ? { confidence } : {}),
     ...(either('pinned', 'unpinned') !== undefined ? { pinned: either('pinned', 'unpinned') } : {}),
     ...(either('retired', 'live') !== undefined ? { retired: either('retired', 'live') } : {}),
-    ...(o.tag ? { tags: o.tag as string[] } : {}),
-    ...(o.entity ? { entities: o.entity as string[] } : {}),
+    ...(o.tag ? { tags: labelsFlag(o.tag as string[], '--tag') } : {}),
+    ...(o.entity ? { entities: labelsFlag(o.entity as string[], '--entity') } : {}),
     ...(o.createdAfter !== undefined ? { createdAfter: time('--created-after', o.createdAfter) } : {}),
     ...(o.createdBefore !== undefined ? { createdBefore: time('--created-before', o.createdBefore) } : {}),
     ...(o.occurredAfter !== undefined ? { occurredAfter: time('--occurred-after', o.occurredAfter) } : {}),
