@@ -33,7 +33,8 @@ export type RecallRoute =
 export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: number | undefined, needsOptionsRpc = false): RecallRoute {
   const confidence = options.minConfidence !== undefined || (weight ?? 0) > 0;
   const other = options.weights !== undefined || options.minRelevance !== undefined || options.filters !== undefined || options.kg !== undefined || options.recipe !== undefined;
-  if (!confidence && !other && !needsOptionsRpc) return { kind: 'legacy' };
+  const advice = options.advice === true && daemon.capabilities.includes(Capability.RecallOptions);
+  if (!confidence && !other && !needsOptionsRpc && !advice) return { kind: 'legacy' };
   requireCapability(daemon, Capability.RecallOptions, 'recall with weights, min_relevance or filters');
   if (confidence) requireCapability(daemon, Capability.ConfidenceRecall, 'recall with min_confidence or a confidence weight');
   if (options.kg !== undefined) requireCapability(daemon, Capability.KnowledgeGraph, 'recall with knowledge-graph hints (kg)');

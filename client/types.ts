@@ -76,6 +76,10 @@ export interface RecallOptions {
   /** A retrieval recipe by name (needs recipe-recall-v1): its candidate counts, graph depth,
    *  reranker, verified preference or rule and evidence, under any option set here. */
   recipe?: string;
+  /** true: ask for weak-match advice (`feedback`: unknown query words, nearby stored ones, an
+   *  alias to add), which only RecallWithOptions gives. A daemon without recall-options-v1 has
+   *  none to give: the recall is still served, without advice, since advice never changes results. */
+  advice?: boolean;
 }
 
 

@@ -106,6 +106,24 @@ describe('recall', () => {
     expect(json).toMatchObject({ count: 0, matched: 0, facts: [] });
   });
 
+  test('a query that barely matches gets a hint: a misspelt word, or only stopwords', async () => {
+    const typo = await engram(['recall', agent, 'deplyo']);
+    expect(typo.stdout.trim().split('\n').at(-1)).toBe('hint: Only 0 of 1 query terms occur in memory. If "deplyo" means one of "deploy", add an alias (engram alias <agent> "deplyo" "<equivalent>") so future queries match.');
+    const stopwords = await engram(['recall', agent, 'what', 'is', 'it']);
+    expect(stopwords.stdout).toMatch(/^Nothing matched "what is it"/);
+    expect(stopwords.stdout.trim().split('\n').at(-1)).toBe('hint: Every word of the query ("what", "is", "it") is too common to search by keyword, so no fact matched a keyword. Add a word that names what you are looking for.');
+    const json = await engramJson(['recall', agent, 'what is it']);
+    expect(json.feedback).toMatchObject({ query_terms: 0, known_terms: 0 });
+    expect((await engramJson(['recall', agent, 'deploy'])).feedback).toBeUndefined();
+  });
+
+  test('an empty query lists the most recent facts, none labelled filler', async () => {
+    const run = await engram(['recall', agent, '', '-k', '2']);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toBe('No query: the 2 most recent facts:');
+    expect(lines.slice(1).every((l) => FACT_ID.test(l.slice(0, 26)) && !l.includes('(filler)')), run.stdout).toBe(true);
+  });
+
   test('-k 2 returns at most 2 facts; --json shape is {agent_id, query, count, facts, retrieval, kg_hints}', async () => {
     const out = await engramJson(['recall', agent, 'deploy', '-k', '2']);
     expect(Object.keys(out).sort()).toEqual(['agent_id', 'count', 'facts', 'kg_hints', 'matched', 'matches', 'query', 'retrieval']);
@@ -134,7 +152,7 @@ describe('recall', () => {
     expect(out.retrieval.rrf_k).toBe(60);
 
     for (const receipt of out.explained) {
-      expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'matched', 'provenance', 'ranks', 'text', 'weight']);
+      expect(Object.keys(receipt).sort()).toEqual(['age_days', 'kg_links', 'matched', 'provenance', 'ranking', 'ranks', 'text', 'weight']);
       expect(receipt.matched).toBe(receipt.ranks.keyword_rank > 0);
       expect(Object.keys(receipt.ranks).sort()).toEqual(['decay_rank', 'fused_score', 'graph_rank', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
       expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);

@@ -311,6 +311,14 @@ const METHODS: MethodCase[] = [
   { name: 'recall', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recall(agent, 'matrix alpha')).facts)[0]).toBe('matrix alpha fact');
   } },
+  { name: 'recall + advice (weak-match feedback where the daemon gives it)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+    // Advice never changes results: a daemon without RecallWithOptions serves the recall without it.
+    const plain = await client.recall(agent, 'alpah');
+    const advised = await client.recall(agent, 'alpah', { advice: true });
+    expect(texts(advised.facts)).toEqual(texts(plain.facts));
+    if (!client.daemon.capabilities.includes('recall-options-v1')) return expect(advised.feedback).toBeUndefined();
+    expect(advised.feedback).toMatchObject({ unknownTerms: ['alpah'], nearbyTerms: expect.arrayContaining(['alpha']) });
+  } },
   { name: 'recall + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recall(agent, 'matrix alpha', OPTIONS);
     expect(texts(facts)[0]).toBe('matrix alpha fact');

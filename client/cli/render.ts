@@ -8,8 +8,9 @@ type Print = (line: string) => void;
 
 const day = (ms: number) => (ms ? new Date(ms).toISOString().slice(0, 10) : '-');
 
-function factLine(fact: Fact, match?: FactMatch): string {
-  const flags = [match && !match.matched ? 'filler' : '', fact.supersededBy ? `retired→${fact.supersededBy}` : '', fact.pinned ? 'pinned' : '', fact.confidence ?? '']
+/** `filler`: label a fact no query signal matched (not when there was no query to match). */
+function factLine(fact: Fact, match?: FactMatch, filler = true): string {
+  const flags = [filler && match && !match.matched ? 'filler' : '', fact.supersededBy ? `retired→${fact.supersededBy}` : '', fact.pinned ? 'pinned' : '', fact.confidence ?? '']
     .filter(Boolean)
     .join(', ');
   const ns = fact.agentId === '__shared__' ? ' [shared]' : '';
@@ -34,9 +35,10 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
     return;
   }
   const matched = matches?.filter((m) => m.matched).length;
-  if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; ${facts.length === 1 ? 'this fact only fills' : `these ${facts.length} facts only fill`} the count:`);
+  if (query.trim() === '') print(`No query: the ${facts.length === 1 ? 'most recent fact' : `${facts.length} most recent facts`}:`);
+  else if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; ${facts.length === 1 ? 'this fact only fills' : `these ${facts.length} facts only fill`} the count:`);
   facts.forEach((fact, i) => {
-    print(factLine(fact, matches?.[i]));
+    print(factLine(fact, matches?.[i], query.trim() !== ''));
     for (const e of matches?.[i]?.evidence ?? []) print(`    evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`);
   });
   if (matched !== undefined && matched > 0 && matched < facts.length) print(`(${matched} of ${facts.length} matched the query; the rest only fill --top-k)`);

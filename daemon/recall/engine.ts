@@ -189,7 +189,7 @@ export class RecallEngine {
     } else if (kgMode(req.plan) === 'hints_without_confidence_receipts') {
       outcome.hints = await hintTail(this.indexer, this.store, outcome.facts);
     }
-    const feedback = req.feedback ? weakMatchFeedback(present, query.terms) : undefined;
+    const feedback = req.feedback ? weakMatchFeedback(present, query.terms, query.text) : undefined;
     if (feedback) outcome.feedback = feedback;
     return outcome;
   }

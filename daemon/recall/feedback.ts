@@ -2,6 +2,7 @@
 // caller which terms are unknown, which stored terms look close, and suggest an alias. It is
 // advice only: it never changes the returned facts or their order.
 import type { NamespaceIndex } from '../index/namespace.ts';
+import { words } from '../index/tokenizer.ts';
 
 export type { WeakMatchFeedback } from '../../shared/model.ts';
 import type { WeakMatchFeedback } from '../../shared/model.ts';
@@ -11,9 +12,10 @@ const WEAK_SHARE = 0.5;
 const MAX_NEARBY = 10;
 const MIN_SIMILARITY = 0.4;
 
-export function weakMatchFeedback(namespaces: NamespaceIndex[], queryTerms: readonly string[]): WeakMatchFeedback | undefined {
+export function weakMatchFeedback(namespaces: NamespaceIndex[], queryTerms: readonly string[], queryText: string): WeakMatchFeedback | undefined {
   const unique = [...new Set(queryTerms)].sort();
-  if (unique.length === 0 || namespaces.length === 0) return undefined;
+  if (namespaces.length === 0) return undefined;
+  if (unique.length === 0) return onlyStopwords(queryText);
   const known = (t: string) => namespaces.some((ns) => ns.keyword.documentFrequency(t) > 0);
   const unknown = unique.filter((t) => !known(t));
   if (unique.length - unknown.length >= unique.length * WEAK_SHARE) return undefined;
@@ -28,6 +30,20 @@ export function weakMatchFeedback(namespaces: NamespaceIndex[], queryTerms: read
       (nearby.length
         ? `If "${unknown[0]}" means one of ${nearby.slice(0, 3).map((t) => `"${t}"`).join(', ')}, add an alias (engram alias <agent> "${unknown[0]}" "<equivalent>") so future queries match.`
         : 'Try other words, or add an alias that maps your term to the words stored facts use.'),
+  };
+}
+
+/** A query whose every word is a stopword ("what is it") has no keyword terms: whatever comes
+ *  back was ranked by the other signals alone, which the caller should know. */
+function onlyStopwords(queryText: string): WeakMatchFeedback | undefined {
+  const given = [...new Set(words(queryText))];
+  if (given.length === 0) return undefined;
+  return {
+    queryTerms: 0,
+    knownTerms: 0,
+    unknownTerms: [],
+    nearbyTerms: [],
+    advice: `Every word of the query (${given.slice(0, 5).map((w) => `"${w}"`).join(', ')}${given.length > 5 ? ', …' : ''}) is too common to search by keyword, so no fact matched a keyword. Add a word that names what you are looking for.`,
   };
 }
 

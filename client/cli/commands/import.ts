@@ -13,7 +13,7 @@ import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
-import { out, positiveInt, printJson, withClient, type Cli } from '../context.ts';
+import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
 import { parseImportLine, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
@@ -55,6 +55,33 @@ function readInput(file: string): Buffer {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     // Still a file error (code, syscall): reported in one line, without a stack.
     throw Object.assign(new Error(`cannot read ${file}: ${why}; nothing was imported`), { code, syscall });
+  }
+}
+
+/** A file given as JSON lines that is really one JSON document spread over lines (a chat export,
+ *  a pretty-printed array): every line would fail on its own, so it is refused as a whole, with
+ *  what to do instead, before anything is sent. */
+function refuseWholeDocument(bytes: Buffer, file: string): void {
+  const text = bytes.toString('utf8');
+  const first = text.split('\n').find((line) => line.trim() !== '');
+  if (first === undefined || !/^\s*[[{]/.test(first) || jsonValue(first) || !text.trim().includes('\n')) return;
+  const whole = jsonValue(text);
+  if (!whole) return;
+  const { value } = whole;
+  const what = Array.isArray(value)
+    ? 'a JSON array, not JSON lines: write one object per line (for example with `jq -c \'.[]\'`) and import that'
+    : value !== null && typeof value === 'object' && 'sessions' in value
+      ? 'a conversation export (one JSON document with "sessions"), not JSON lines: import it with --format conversation'
+      : 'one JSON document spread over several lines, not JSON lines: write each fact as one object on its own line';
+  usage(`<file>: ${file === '-' ? 'stdin' : file} is ${what}; nothing was imported`, '<file>');
+}
+
+/** The JSON value `text` holds, or undefined when it is not JSON. */
+function jsonValue(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
   }
 }
 
@@ -423,6 +450,7 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
       const opts = globals(cmd);
       check.agentId(agent); // refused once, not once per line
       const bytes = readInput(file);
+      if (o.format === 'jsonl') refuseWholeDocument(bytes, file);
       const bar = new ProgressBar();
       let summary: Summary;
       try {

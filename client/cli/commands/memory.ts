@@ -128,7 +128,8 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
       const query = joined(words, 'query');
-      const options = recallOptionsFrom(o);
+      // A person reading the result is told when the query's words barely occur in memory.
+      const options = { ...recallOptionsFrom(o), advice: true };
       if (o.explain && o.all) usage('--explain and --all cannot be combined', '--explain');
       await withClient(opts, async (c) => {
         if (o.explain) {
@@ -174,7 +175,7 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       }
       // Each query as recall prints it: scores, signals, and the facts that only fill top_k marked.
       for (const r of res.results) {
-        out(`# ${r.query === '' ? '(empty query: the most recent facts)' : r.query}`);
+        out(`# ${r.query === '' ? '(no query)' : r.query}`);
         if (r.error) out(`error: ${r.error}`);
         else printRecall(r.facts, r.matches, r.query, out);
       }
