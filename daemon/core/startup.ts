@@ -18,6 +18,8 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
   // A scan sees at least every commit up to here.
   let covered = store.lastSeq;
   const { vectors } = indexer;
+  // The saved vector graphs are read on the graph thread while this one restores the rest.
+  vectors.preload();
   const { snapshot, why } = usableSnapshot(store, dataDir, vectors.embedder.id);
   vectors.setOff(await embedderOfRecordProblem(store, indexer));
   const tokenizerCurrent = await tokenizerOfRecordIsCurrent(store, log);

@@ -1,7 +1,7 @@
 // The vector side of the indexes: which model makes this store's vectors, whether the vector
 // signal is on, and each namespace's USearch index — saved to files with the change number they
 // cover, loaded at start-up and caught up from the store's change log (never re-embedding).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncPath, writeFileAtomically } from '../files/atomic-file.ts';
 import type { Embedder } from '../embed/provider.ts';
@@ -21,16 +21,23 @@ export interface Embedded {
 
 const NOT_EMBEDDED: Embedded = { vector: null, embedder: '' };
 
+/** A saved graph's file name ends so; its key list is beside it in `<base>.json`. */
+const USEARCH = '.usearch';
+
 /** `covered.json` beside the index files: every file there covers the changes up to coveredSeq. */
 interface Manifest {
   embedder: string;
   coveredSeq: number;
 }
 
+type SavedIndex = Awaited<ReturnType<typeof VectorIndex.load>>;
+
 export class VectorSpace {
   private offReason: string | null = null;
   /** Whether the next save writes every namespace's index, changed or not. */
   private all = false;
+  /** Saved index files the graph thread is already reading, by file base (see preload). */
+  private preloaded = new Map<string, Promise<SavedIndex>>();
 
   constructor(
     readonly embedder: Embedder,
@@ -128,15 +135,35 @@ export class VectorSpace {
     return join(this.dir, 'covered.json');
   }
 
+  /** Starts reading every saved index file on the graph thread before the namespaces are known,
+   *  so that reading (and verifying) a large graph overlaps the restore of the other indexes on
+   *  this thread instead of following it. `load` uses what it needs; the rest is let go. */
+  preload(): void {
+    if (this.dimensions === 0) return;
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.endsWith(USEARCH)) continue;
+      const base = join(this.dir, name.slice(0, -USEARCH.length));
+      this.preloaded.set(base, VectorIndex.load(base, this.embedder.id, this.dimensions));
+    }
+  }
+
   /** Loads each namespace's index: the saved file caught up from the change log when it can be,
    *  else every stored vector of the namespace (`useSaved` false: always the latter). */
   async load(store: MemoryStore, catalog: Catalog, useSaved: boolean): Promise<void> {
+    const preloaded = this.preloaded;
+    this.preloaded = new Map();
     if (this.off) return;
     const saved = new Map<string, { index: VectorIndex; coveredSeq: number }>();
     const manifestSeq = useSaved ? this.manifestSeq() : 0;
     for (const ns of catalog.all()) {
       const base = this.indexBase(ns.agentId);
-      const file = useSaved ? await VectorIndex.load(base, this.embedder.id, this.dimensions) : null;
+      const file = useSaved ? await (preloaded.get(base) ?? VectorIndex.load(base, this.embedder.id, this.dimensions)) : null;
       if (useSaved && !file && existsSync(`${base}.usearch`)) {
         // Rebuilt below (so changed), it is written anew at the next save.
         this.log.warn(`the saved vector index of "${ns.agentId}" is damaged, foreign or unverifiable: rebuilding it from the stored vectors`);
