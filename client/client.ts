@@ -167,6 +167,7 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
     address = discovery.address;
     token ??= discovery.token;
   }
+  check.dialAddress(address);
   const connection = new Connection({
     address,
     token,

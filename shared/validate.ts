@@ -62,6 +62,22 @@ export function parseJsonObject(text: string): JsonObjectResult {
   return { object: parsed as Record<string, unknown> };
 }
 
+/** What a client dials: "unix:PATH", or "HOST:PORT" ("[v6]:PORT"), optionally after grpc's
+ *  "dns:" scheme. Checked before connecting: grpc-js would otherwise retry a malformed address
+ *  until the connect deadline and then call it unreachable. */
+export function dialAddress(value: unknown, field = 'address'): string {
+  const address = requireString(value, field);
+  const socket = /^unix:(?:\/\/)?(.*)$/.exec(address);
+  if (socket) {
+    if (socket[1] === '') throw invalidArgument(field, `"${address}" names no socket path (unix:PATH)`);
+    return address;
+  }
+  const hostPort = /^(?:\[([^\]]+)\]|([^:[\]/]+)):(\d{1,5})$/.exec(address.replace(/^dns:(?:\/\/[^/]*\/)?/, ''));
+  const port = Number(hostPort?.[3]);
+  if (!hostPort || port < 1 || port > 65535) throw invalidArgument(field, `expected unix:PATH or HOST:PORT (e.g. 127.0.0.1:7777), got "${truncate(address)}"`);
+  return address;
+}
+
 /** Agent ids are never trimmed or normalised: " a " and "a" are distinct namespaces. */
 export function agentId(value: unknown, field = 'agent_id'): string {
   const id = requireString(value, field);

@@ -177,3 +177,23 @@ describe('write and list flags are checked before anything is sent', () => {
     expect(stored.fact).toMatchObject({ confidence: 'verified', tags: ['a'], entities: ['B'] });
   });
 });
+
+describe('a malformed --address is refused at once, not dialled until the deadline', () => {
+  test.each(['bogus:::', 'unix:', 'localhost', 'host:0', 'host:99999', '[::1]'])('--address %s names the flag', async (address) => {
+    // A usage error (exit 2), not "unavailable: cannot reach the Engram daemon" after the deadline.
+    const line = expectUsage(await engram(['--address', address, 'recall', agent, 'tea']), 'recall', '--address');
+    expect(line).not.toContain('cannot reach');
+  });
+
+  test('the library refuses it in connect() naming the address field', async () => {
+    const { connect } = await import('../client/index.ts');
+    await expect(connect({ address: 'bogus:::' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'address' });
+  });
+
+  test('the forms grpc dials pass the check (and then fail only as unreachable)', async () => {
+    const { dialAddress } = await import('../shared/validate.ts');
+    for (const ok of ['unix:/tmp/engram.sock', 'unix:relative.sock', 'unix:///tmp/e.sock', '127.0.0.1:7777', 'localhost:1', '[::1]:7777', 'dns:example.com:443', 'dns:///example.com:443']) {
+      expect(dialAddress(ok)).toBe(ok);
+    }
+  });
+});

@@ -90,6 +90,7 @@ export async function withClient<T>(opts: GlobalOptions, work: (client: EngramCl
   // The discovery file is read here, once: a person waiting on a command is told at once that a
   // crashed daemon left its files behind, where the library's connect() waits for a daemon (a
   // supervisor may be restarting it).
+  if (opts.address !== undefined) checkedFlag('--address', () => check.dialAddress(opts.address, '--address'));
   const dataDir = resolveDataDir(opts.dataDir);
   const discovery = opts.address ? undefined : readDiscovery(dataDir);
   if (discovery) await checkServing(dataDir, discovery);

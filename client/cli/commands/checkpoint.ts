@@ -1,11 +1,11 @@
 // `engram checkpoint save|resume|list`: an agent's working state (a JSON object), saved and
 // resumed through the daemon's CheckpointService. The --json shapes are MCP's checkpoint payloads.
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { notFound } from '../../../shared/errors.ts';
 import type { Checkpoint } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { checkpointJson, checkpointSavedJson } from '../json.ts';
+import { readNamedFile } from '../io/read-file.ts';
 import { parseJsonObject } from '../../../shared/validate.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -21,7 +21,7 @@ function readState(o: { state?: string; stateFile?: string }): Record<string, un
     const file = o.stateFile ?? '-';
     from = o.stateFile !== undefined ? `--state-file ${file}` : '--state - (stdin)';
     // Not a usage error: the flag is fine, the file is not readable (exit 1).
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    text = readNamedFile(file, 'nothing was saved', from).toString('utf8');
   }
   const parsed = parseJsonObject(text!);
   if ('syntax' in parsed) usage(`${from} must be a JSON object: ${parsed.syntax}`, '--state');

@@ -4,7 +4,6 @@
 // the first time instead of a second copy; and a line saying what a live fact of the agent already
 // says is that fact, as for any write (a backup restored over live data, or two agents merged, is
 // not doubled). Bad lines are reported with their number and skipped; the exit code is then 1.
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { BatchItem, BatchItemResult, EngramClient } from '../../client.ts';
 import { importConversation } from '../../import/conversation.ts';
@@ -15,6 +14,7 @@ import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
+import { readNamedFile } from '../io/read-file.ts';
 import { parseImportLine, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 
@@ -45,18 +45,6 @@ class ImportStopped extends Error {
 }
 
 const reasonOf = (error: unknown) => (error instanceof EngramError ? `${error.kind}: ${error.message}` : (error as Error).message);
-
-function readInput(file: string): Buffer {
-  try {
-    return readFileSync(file === '-' ? 0 : file);
-  } catch (error) {
-    const { code, syscall } = error as NodeJS.ErrnoException;
-    if (typeof syscall !== 'string') throw error;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    // Still a file error (code, syscall): reported in one line, without a stack.
-    throw Object.assign(new Error(`cannot read ${file}: ${why}; nothing was imported`), { code, syscall });
-  }
-}
 
 /** A file given as JSON lines that is really one JSON document spread over lines (a chat export,
  *  a pretty-printed array): every line would fail on its own, so it is refused as a whole, with
@@ -449,7 +437,7 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
     .action(async (agent: string, file: string, o, cmd: Command) => {
       const opts = globals(cmd);
       check.agentId(agent); // refused once, not once per line
-      const bytes = readInput(file);
+      const bytes = readNamedFile(file, 'nothing was imported');
       if (o.format === 'jsonl') refuseWholeDocument(bytes, file);
       const bar = new ProgressBar();
       let summary: Summary;
