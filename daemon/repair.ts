@@ -19,10 +19,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`engram doctor --repair: there is no store at ${store}\n`);
     return 1;
   }
-  process.stderr.write(`repairing ${store} (LevelDB repair; a daemon must not be serving it)…\n`);
   let repaired: boolean;
   try {
-    repaired = await repairLevelStore(store);
+    repaired = await repairLevelStore(store, () => process.stderr.write(`repairing ${store} (LevelDB repair)…\n`));
   } catch (error) {
     const locked = error instanceof StoreLockedError;
     process.stderr.write(`engram doctor --repair: ${locked ? `a daemon is serving ${dataDir}: stop it first (engram stop), then repair` : `the repair failed: ${(error as Error).message}. Restore the namespace from an export (engram import)`}\n`);

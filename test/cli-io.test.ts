@@ -532,6 +532,24 @@ describe('export', () => {
     expect(index.body).toContain('[[Green Tea]]');
   });
 
+  test("markdown: another namespace's export directory is refused; a new export of the same one replaces it (erased facts' notes go, other files stay)", async () => {
+    const vault = join(env.cwd, 'vault-owned');
+    const owner = 'io-vault-owner';
+    const kept = (await env.client.put(owner, 'The kiln fires on Thursdays')).fact.id;
+    const erased = (await env.client.put(owner, 'The glaze order is late')).fact.id;
+    expect((await engram(['export', owner, '--format', 'markdown', '--out', vault])).code).toBe(0);
+    writeFileSync(join(vault, 'my own note.md'), 'kept by the user\n');
+
+    const other = await engram(['export', 'io-vault-other', '--format', 'markdown', '--out', vault]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`--out: ${vault} holds the markdown export of "${owner}"; export "io-vault-other" to a directory of its own`);
+    expect(readdirSync(vault).sort()).toEqual([`${erased}.md`, `${kept}.md`, 'index.md', 'my own note.md'].sort());
+
+    await env.client.delete(owner, erased);
+    expect((await engram(['export', owner, '--format', 'markdown', '--out', vault])).code).toBe(0);
+    expect(readdirSync(vault).sort()).toEqual([`${kept}.md`, 'index.md', 'my own note.md'].sort());
+  });
+
   test('usage errors exit 2: markdown without --out, --json without --out, an unknown format', async () => {
     await Promise.all(
       [['--format', 'markdown'], ['--json'], ['--format', 'csv']].map(async (args) => {

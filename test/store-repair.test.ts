@@ -19,7 +19,8 @@ describe('a damaged store', () => {
     client.close();
     const serving = await runEngram(['doctor', '--repair'], { dataDir, cwd: dataDir });
     expect(serving.code).toBe(1);
-    expect(serving.stderr).toMatch(/stop it first/);
+    // One line: the refusal, with no "repairing…" announced before it.
+    expect(serving.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^engram doctor --repair: a daemon is serving .*: stop it first/)]);
     await first.stop();
     const healthy = await runEngram(['doctor', '--repair'], { dataDir, cwd: dataDir });
     expect(healthy.code).toBe(0);
@@ -33,6 +34,7 @@ describe('a damaged store', () => {
 
     const repaired = await runEngram(['doctor', '--repair'], { dataDir, cwd: dataDir });
     expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stderr).toContain('repairing ');
     const again = await pool.start({ dataDir });
     expect((await (await again.client()).list('kept', { pageSize: 100 })).facts).toHaveLength(50);
   });

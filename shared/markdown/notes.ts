@@ -47,6 +47,18 @@ export function factNote(f: Fact): string {
   return `${head}\n${f.text}\n${links.length ? `\nEntities: ${links.join(' ')}\n` : ''}`;
 }
 
+/** The agent_id a note's frontmatter names (an index note or a fact note), if it has one. */
+export function noteAgentId(note: string): string | undefined {
+  const head = /^---\n([\s\S]*?)\n---\n/.exec(note)?.[1];
+  const quoted = head && /^agent_id: (".*")$/m.exec(head)?.[1];
+  if (!quoted) return undefined;
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface IndexEntry {
   id: string;
   text: string;

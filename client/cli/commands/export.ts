@@ -1,7 +1,7 @@
 // `engram export <agent>`: every fact of a namespace, retired ones included, oldest first.
 // JSONL (a fact's whole record per line — `engram import` reads it back) to a file or stdout, or
 // a markdown/Obsidian vault in a directory (see shared/markdown/notes.ts).
-import { accessSync, constants, createWriteStream, openSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import { accessSync, constants, createWriteStream, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeDirectory } from '../../../shared/make-directory.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
@@ -11,7 +11,7 @@ import type { EngramClient } from '../../client.ts';
 import type { Fact } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { factJson } from '../json.ts';
-import { factNote, indexNote, type IndexEntry } from '../../../shared/markdown/notes.ts';
+import { factNote, indexNote, noteAgentId, type IndexEntry } from '../../../shared/markdown/notes.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 
 /** One export line: the --json fact shape plus the embedder that made its vector. */
@@ -82,14 +82,38 @@ function vaultDir(dir: string): void {
 }
 
 async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<number> {
+  refuseOtherNamespace(dir, agent);
   vaultDir(dir);
   const entries: IndexEntry[] = [];
   const count = await each(c, agent, bar, (f) => {
     openOut(() => writeFileSync(join(dir, `${f.id}.md`), factNote(f), { mode: 0o600 }), dir);
     entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== undefined, entities: f.entities });
   });
+  removeStaleNotes(dir, agent, new Set(entries.map((e) => `${e.id}.md`)));
   openOut(() => writeFileSync(join(dir, 'index.md'), indexNote(agent, entries, Date.now()), { mode: 0o600 }), dir);
   return count;
+}
+
+/** Two namespaces exported to one directory would share one index and mix their notes. */
+function refuseOtherNamespace(dir: string, agent: string): void {
+  const index = join(dir, 'index.md');
+  const owner = existsSync(index) ? noteAgentId(readFileSync(index, 'utf8')) : undefined;
+  if (owner !== undefined && owner !== agent) {
+    usage(`--out: ${dir} holds the markdown export of "${owner}"; export "${agent}" to a directory of its own`, '--out');
+  }
+}
+
+const FACT_NOTE = /^[0-9A-HJKMNP-TV-Z]{26}\.md$/;
+
+/** A new export of the same namespace replaces the last one: the notes of facts it no longer has
+ *  (erased since) go, so the directory holds exactly what the index lists. Only notes this
+ *  namespace's export wrote are touched; anything else in a vault stays. */
+function removeStaleNotes(dir: string, agent: string, written: ReadonlySet<string>): void {
+  for (const name of readdirSync(dir)) {
+    if (!FACT_NOTE.test(name) || written.has(name)) continue;
+    const path = join(dir, name);
+    if (noteAgentId(readFileSync(path, 'utf8')) === agent) openOut(() => rmSync(path), dir);
+  }
 }
 
 export function registerExportCommand({ program, globals }: Cli): void {
