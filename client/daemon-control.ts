@@ -3,7 +3,7 @@
 // serves a data dir. Used by `engram start|stop|restart` and by `engram mcp`, which starts a
 // daemon when none serves. Only the `engram` command calls these: it is the script that runs.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from '../shared/make-directory.ts';
 import { join } from 'node:path';
 import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
@@ -57,6 +57,9 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   const running = liveDiscovery(dataDir);
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
 
+  // A start that fails in a directory it made leaves nothing behind (a mistyped flag is not
+  // worth a stray directory holding one log); its log lines are in the error anyway.
+  const madeHere = !existsSync(dataDir);
   try {
     makeDirectory(dataDir, 0o700);
   } catch (error) {
@@ -80,10 +83,25 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     if (discovery && (await answers(dataDir))) return { started: discovery.pid === child.pid, pid: discovery.pid, address: discovery.address, logPath };
     // Ours exited (e.g. it lost the lock race): give the winner a moment to write its discovery file.
     if (exit && Date.now() - exit.at > LOSER_GRACE_MS) {
-      throw new DaemonStartError(`the daemon for ${dataDir} did not start (exit status ${exit.code}):\n${startLines(logPath, logFrom)}\n(its log: ${logPath})`, exit.code === 2 ? 2 : 1);
+      const lines = startLines(logPath, logFrom);
+      const removed = madeHere && removeIfOnlyLog(dataDir, logPath);
+      const where = removed ? `(${dataDir} did not exist before; nothing was left there)` : `(its log: ${logPath})`;
+      throw new DaemonStartError(`the daemon for ${dataDir} did not start (exit status ${exit.code}):\n${lines}\n${where}`, exit.code === 2 ? 2 : 1);
     }
     if (Date.now() > deadline) throw new DaemonStartError(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see engram logs --data-dir ${dataDir}`, 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Removes `dir` when the log is all it holds; whether it did. */
+function removeIfOnlyLog(dir: string, logPath: string): boolean {
+  try {
+    const names = readdirSync(dir);
+    if (names.length !== 1 || join(dir, names[0]!) !== logPath) return false;
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -3,7 +3,7 @@
 // daemon` exits; a restart whose new flags fail starts the daemon that served again; a start that
 // finds one serving says the flags it was given did not apply.
 import { createServer, type Server } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -21,13 +21,28 @@ afterAll(async () => {
 
 describe('a daemon that cannot start', () => {
   test('a refused flag: the daemon\'s line and exit 2, without a stack trace or an earlier start\'s lines', async () => {
+    // A directory that exists keeps its log, so the earlier start's lines are there to leave out.
     const other = join(work, 'refused');
+    mkdirSync(other);
     await run(['start', '--signal-weights', '1,,1'], other);
+    expect(readdirSync(other)).toEqual(['daemon.log']);
     const { code, stderr } = await run(['start', '--embedder', 'bogus'], other);
     expect(code).toBe(2);
     expect(stderr).toContain("argument 'bogus' is invalid");
     expect(stderr).not.toContain('--signal-weights');
     expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('a failed start in a directory it made leaves no directory behind; one that existed keeps its log', async () => {
+    const fresh = join(work, 'fresh', 'data');
+    const { code, stderr } = await run(['start', '--embedder', 'bogus'], fresh);
+    expect(code).toBe(2);
+    expect(stderr).toContain("argument 'bogus' is invalid");
+    expect(stderr).toContain(`(${fresh} did not exist before; nothing was left there)`);
+    expect(existsSync(fresh)).toBe(false);
+    const kept = join(work, 'refused');
+    expect((await run(['start', '--embedder', 'bogus'], kept)).stderr).toContain(`(its log: ${join(kept, 'daemon.log')})`);
+    expect(readdirSync(kept)).toEqual(['daemon.log']);
   });
 
   test('a restart whose new flags fail starts the daemon that served again, and says so', async () => {
