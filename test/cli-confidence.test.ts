@@ -141,11 +141,12 @@ describe('recall --min-confidence --confidence-weight', () => {
     }
   });
 
-  test('recall --json without confidence flags reports no policy', async () => {
+  test('recall --json without confidence flags reports that confidence shaped nothing: weight 0, no minimum', async () => {
     const out = await engramJson(['recall', agent, 'parking garage']);
     expect(out.count).toBe(4);
-    expect(out.retrieval.policy).toBeUndefined();
-    expect(out.retrieval.confidence_weight).toBeUndefined();
+    expect(out.retrieval).toMatchObject({ confidence_weight: 0, min_confidence: null });
+    const explained = await engramJson(['recall', agent, 'parking garage', '--explain']);
+    for (const receipt of explained.explained) expect(receipt.ranking.factor).toBe(1);
   });
 
   test('bad values: an unknown label, an out-of-range weight or a non-number exits 2 naming the flag', async () => {

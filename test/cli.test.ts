@@ -157,7 +157,7 @@ describe('recall', () => {
       expect(Object.keys(receipt.ranks).sort()).toEqual(['decay_rank', 'fused_score', 'graph_rank', 'k', 'keyword_rank', 'recency_rank', 'vector_rank', 'weights']);
       expect(Object.keys(receipt.provenance).sort()).toEqual(['agent_id', 'confidence', 'fact_id', 'pinned', 'superseded_by', 'written_at']);
       expect(ids).toContain(receipt.provenance.fact_id);
-      expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: null, confidence: null, pinned: false });
+      expect(receipt.provenance).toMatchObject({ agent_id: agent, superseded_by: '', confidence: '', pinned: false });
       expect(receipt.provenance.written_at).toMatch(ISO_TIME);
       expect(receipt.kg_links).toEqual([]);
       expect(receipt.age_days).toBeGreaterThanOrEqual(0);

@@ -128,8 +128,8 @@ export function receiptJson(r: ReceiptView): ReceiptJson {
     provenance: {
       fact_id: r.provenance.factId,
       written_at: iso(r.provenance.writtenAt),
-      superseded_by: r.provenance.supersededBy || null,
-      confidence: r.provenance.confidence || null,
+      superseded_by: r.provenance.supersededBy,
+      confidence: r.provenance.confidence,
       pinned: r.provenance.pinned,
       agent_id: r.provenance.agentId,
     },

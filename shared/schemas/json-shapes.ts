@@ -117,9 +117,8 @@ export const ReceiptJson = z
       .object({
         fact_id: z.string(),
         written_at: dateTime().nullable(),
-        // null, as in a fact's JSON: live, or no label.
-        superseded_by: z.string().nullable(),
-        confidence: z.string().nullable(),
+        superseded_by: z.string(),
+        confidence: z.string(),
         pinned: z.boolean(),
         agent_id: z.string(),
       })
