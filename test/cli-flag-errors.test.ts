@@ -142,7 +142,7 @@ describe('the <agent> argument', () => {
 describe('write and list flags are checked before anything is sent', () => {
   const writes = 'cli-flags-writes';
 
-  test.each([
+  test.concurrent.each([
     ['remember --confidence sure', ['remember', writes, 'a fact', '--confidence', 'sure'], 'remember', '--confidence'],
     ['remember --tag ""', ['remember', writes, 'a fact', '--tag', 'ok', '--tag', ''], 'remember', '--tag'],
     ['remember --entity "  "', ['remember', writes, 'a fact', '--entity', '  '], 'remember', '--entity'],
@@ -161,7 +161,7 @@ describe('write and list flags are checked before anything is sent', () => {
     expect((await env.client.list(writes + '-r')).facts.map((f) => f.supersededBy ?? '')).toEqual(['']);
   });
 
-  test.each([
+  test.concurrent.each([
     ['--limit 100000', ['--limit', '100000'], '--limit', '--limit: must be an integer between 1 and 1000'],
     ['--page-token bogus', ['--page-token', 'bogus'], '--page-token', '--page-token: "bogus" is not a fact id'],
     ['--tag ""', ['--tag', ''], '--tag', '--tag[0]: must not be empty'],
@@ -179,7 +179,7 @@ describe('write and list flags are checked before anything is sent', () => {
 });
 
 describe('a malformed --address is refused at once, not dialled until the deadline', () => {
-  test.each(['bogus:::', 'unix:', 'localhost', 'host:0', 'host:99999', '[::1]'])('--address %s names the flag', async (address) => {
+  test.concurrent.each(['bogus:::', 'unix:', 'localhost', 'host:0', 'host:99999', '[::1]'])('--address %s names the flag', async (address) => {
     // A usage error (exit 2), not "unavailable: cannot reach the Engram daemon" after the deadline.
     const line = expectUsage(await engram(['--address', address, 'recall', agent, 'tea']), 'recall', '--address');
     expect(line).not.toContain('cannot reach');

@@ -342,12 +342,12 @@ describe('import mistakes', () => {
     expect((await env.client.stats('io-mistakes')).factCount).toBe(0);
   });
 
-  test.each([
+  test.concurrent.each([
     ['a pretty-printed chat export', { sessions: [{ occurred_at: '2024-05-01', turns: [{ speaker: 'Ann', text: 'I moved to Lisbon' }] }] }, 'is a conversation export (one JSON document with "sessions"), not JSON lines: import it with --format conversation'],
     ['a pretty-printed array of facts', [{ text: 'One fact' }, { text: 'Another fact' }], "is a JSON array, not JSON lines: write one object per line (for example with `jq -c '.[]'`)"],
     ['one fact spread over lines', { text: 'One fact', tags: ['x'] }, 'is one JSON document spread over several lines, not JSON lines'],
-  ])('%s is refused as a whole in one line saying what to do (exit 2), not once per line', async (_name, document, says) => {
-    const path = file('whole-document.json', JSON.stringify(document, null, 2));
+  ])('%s is refused as a whole in one line saying what to do (exit 2), not once per line', async (name, document, says) => {
+    const path = file(`${name.replace(/\W+/g, '-')}.json`, JSON.stringify(document, null, 2));
     const run = await engram(['import', 'io-mistakes', path]);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split('\n');
