@@ -388,6 +388,18 @@ describe('routes', () => {
     expect(kept.json.fact.superseded_by).toBeNull();
   });
 
+  it('POST /v1/forget retires only facts the query matches: never the filler that pads top_k, nothing for a blank query', async () => {
+    const facts = [await remember('erin', 'erin keeps one key'), await remember('erin', 'erin keeps another key')];
+    const unmatched = await call('POST', '/v1/forget', { body: { agent_id: 'erin', query: 'xyzzy plugh', k: 8, confirm: true } });
+    expect(unmatched.status).toBe(200);
+    expect(unmatched.json.forgotten).toEqual([]);
+    expectBadField(await call('POST', '/v1/forget', { body: { agent_id: 'erin', query: '  ', confirm: true } }), 'query');
+    for (const fact of facts) {
+      const read = await call('GET', `/v1/facts/${fact.id}${q({ agent: 'erin' })}`);
+      expect(read.json.fact.superseded_by).toBeNull();
+    }
+  });
+
   it('GET /v1/agents lists the namespaces', async () => {
     const res = await call('GET', '/v1/agents');
     expect(res.status).toBe(200);

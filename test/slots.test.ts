@@ -140,12 +140,16 @@ describe('memory slots', () => {
       expect(context).toMatchObject({ count: 1, slots: [{ slot_name: 'do_not_do', locked: true }] });
       const cliContext = await runEngram(['slots', 'context', '--project', 'atlas', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
       expect(JSON.parse(cliContext.stdout).slots.map((s: any) => s.record_id)).toEqual([id]);
+      // A slot's confidence is its own number in [0, 1] (not a fact's label): taken, and checked.
       expect(await mcp.fails('memory_slot_set', { slot_name: 'x', slot_value: 1, confidence: 2 })).toMatch(/confidence/);
+      expect(await mcp.fails('memory_slot_set', { slot_name: 'x', slot_value: 1, confidence: 2 })).not.toMatch(/not supported/);
+      const rated = await mcp.ok<{ slot: { confidence: number } }>('memory_slot_set', { slot_name: 'rated', slot_value: 1, confidence: 0.5 });
+      expect(rated.slot.confidence).toBe(0.5);
 
       // Unlocked by an explicit update, the CLI archives it.
       expect((await runEngram(['slots', 'put', 'do_not_do', '--project', 'atlas', '--unlock'], { dataDir: daemon.dataDir, cwd: daemon.dataDir })).code).toBe(0);
       expect((await runEngram(['slots', 'delete', id], { dataDir: daemon.dataDir, cwd: daemon.dataDir })).code).toBe(0);
-      expect((await mcp.ok<{ count: number }>('memory_slot_list', {})).count).toBe(0);
+      expect((await mcp.ok<{ slots: { slot_name: string }[] }>('memory_slot_list', {})).slots.map((s) => s.slot_name)).toEqual(['rated']);
     } finally {
       await mcp.close();
     }

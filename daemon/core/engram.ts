@@ -4,7 +4,7 @@
 // everything durable, the write pipeline changes it, the indexer keeps the in-memory indexes in
 // step, the recall engine ranks, the jobs repair and re-embed.
 import { makeDirectory } from '../../shared/make-directory.ts';
-import { EngramError, ErrorKind, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
 import type { Embedder } from '../embed/provider.ts';
@@ -442,13 +442,16 @@ export class Engram {
     return analyzeForRecall(check.factText(input.message, this.limits, 'message'));
   }
 
-  /** Retires every fact a query recalls (up to top_k); what was retired, and what failed. */
+  /** Retires every fact a query matches (up to top_k); what was retired, and what failed. Only
+   *  matched facts: the facts a recall adds to fill top_k share nothing with the query, and a
+   *  blank query matches nothing, so it is refused rather than answered with nothing retired. */
   async forgetMatching(ctx: CallContext, input: { agentId: unknown; query: unknown; topK: unknown }): Promise<{ forgotten: string[]; failures: { id: string; error: string }[] }> {
     authorizeInput(ctx, 'write', input.agentId);
-    const { facts } = await this.recall(ctx, input);
+    if (typeof input.query === 'string' && input.query.trim() === '') throw invalidArgument('query', 'must name what to forget; a blank query matches no fact');
+    const { facts, matches } = await this.recall(ctx, input);
     const forgotten: string[] = [];
     const failures: { id: string; error: string }[] = [];
-    for (const fact of facts) {
+    for (const fact of facts.filter((_, i) => matches[i]!.matched)) {
       try {
         await this.patchFact({ ...ctx, requestId: '' }, { agentId: fact.agentId, factId: fact.id, forget: true });
         forgotten.push(fact.id);

@@ -101,9 +101,10 @@ export function enumArg<T extends string>(args: Args, key: string, allowed: read
 const SEARCH_TOOLS = new Set(['memory_search', 'memory_search_batch']);
 const LABEL_TOOLS = new Set(['memory_add', 'memory_reflect']);
 
-/** Rejects a confidence option on a tool that does not take it (before anything else runs). */
-export function rejectMisplacedConfidence(tool: string, args: Args): void {
-  if (supplied(args, 'confidence') && !LABEL_TOOLS.has(tool)) throw new ToolInputError(`confidence is not supported by ${tool}`);
+/** Rejects a confidence option on a tool that does not take it (before anything else runs).
+ *  `declared`: the tool's own parameters; a slot's `confidence` is its own number, not a label. */
+export function rejectMisplacedConfidence(tool: string, args: Args, declared: readonly string[]): void {
+  if (supplied(args, 'confidence') && !LABEL_TOOLS.has(tool) && !declared.includes('confidence')) throw new ToolInputError(`confidence is not supported by ${tool}`);
   for (const key of ['min_confidence', 'confidence_weight']) {
     if (supplied(args, key) && !SEARCH_TOOLS.has(tool)) throw new ToolInputError(`${key} is not supported by ${tool}`);
   }

@@ -78,7 +78,7 @@ export async function callTool(backend: McpBackend, name: string, args: Args, op
   if (!isToolName(name) || (options.tools && !options.tools.includes(name))) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
   try {
     // The specific refusal first (it says where a confidence option belongs), then the general one.
-    rejectMisplacedConfidence(name, args);
+    rejectMisplacedConfidence(name, args, Object.keys(INPUT_TYPES[name].shape));
     rejectUnknownArguments(name, args);
     const ctx = { ...DEFAULT_HANDLER_CONTEXT, ...(options.defaultAgentId ? { defaultAgentId: options.defaultAgentId } : {}) };
     return await HANDLERS[name](args, backend, ctx);

@@ -614,7 +614,7 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/forget',
-    { body: 'ForgetRequest', operationId: 'forgetByQuery', summary: 'Retire every fact a query recalls (up to top_k); requires "confirm": true', status: 200, response: 'ForgetResult', description: 'What was retired.' },
+    { body: 'ForgetRequest', operationId: 'forgetByQuery', summary: 'Retire every fact a query matches (up to top_k; never the facts that only fill top_k); requires "confirm": true', status: 200, response: 'ForgetResult', description: 'What was retired.' },
     async ({ core, ctx, body: b }) => {
       const { forgotten, failures } = await core.forgetMatching(ctx, { agentId: b.agent_id, query: b.query, topK: b.top_k });
       return ok('ForgetResult', { forgotten, ...(failures.length ? { failures } : {}) });
