@@ -119,6 +119,29 @@ describe('agent tokens', () => {
     alice.close();
   });
 
+  test('a write-only token changes facts it cannot read without being shown them: pin, forget, a duplicate write answer with the state only', async () => {
+    const { daemon, admin, rest } = await start();
+    const { token } = await admin.createToken({ agents: ['bob'], rights: ['write'], shared: [] });
+    const writer = await daemon.client({ token });
+    const secret = (await admin.list('bob')).facts[0]!;
+    await expect(writer.get('bob', secret.id)).rejects.toMatchObject(denied);
+
+    const pinned = await writer.pin('bob', secret.id);
+    expect(pinned).toMatchObject({ id: secret.id, pinned: true, text: '', tags: [] });
+    const unpinned = await rest(token, 'POST', `/v1/facts/${secret.id}/unpin`, { agent_id: 'bob' });
+    expect(unpinned.json.fact).toMatchObject({ id: secret.id, pinned: false, text: '' });
+    // Its own new fact comes back whole; the same text again finds the stored fact, shown as state.
+    const own = await writer.put('bob', 'bob ships on Friday', { tags: ['release'] });
+    expect(own.fact.text).toBe('bob ships on Friday');
+    const again = await rest(token, 'POST', '/v1/facts', { agent_id: 'bob', text: 'bob keeps the launch codes in the red binder' });
+    expect(again.json.fact).toMatchObject({ id: secret.id, text: '' });
+    const forgotten = await rest(token, 'POST', `/v1/facts/${secret.id}/forget`, { agent_id: 'bob' });
+    expect(forgotten.json.fact).toMatchObject({ id: secret.id, superseded_by: 'agent', text: '' });
+    // Nothing was lost: the store still holds the text for a caller that may read it.
+    expect((await admin.get('bob', secret.id)).text).toBe('bob keeps the launch codes in the red binder');
+    writer.close();
+  });
+
   test('revocation refuses the next call on every door; the token survives a restart until then, and the store keeps only its digest', async () => {
     const dataDir = pool.newDir();
     let daemon = await pool.start({ dataDir, args: ['--http', '127.0.0.1:0', '--listen', '127.0.0.1:0'] });

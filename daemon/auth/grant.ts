@@ -7,6 +7,7 @@ import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { Grant, Right } from '../../shared/model.ts';
 import type { CallContext, Principal } from '../core/context.ts';
+import type { FactRecord } from '../store/record.ts';
 
 export { RIGHTS, type Grant, type Right } from '../../shared/model.ts';
 
@@ -37,6 +38,16 @@ export function permitted(ctx: CallContext, namespaces: readonly string[], right
   const grant = ctx.principal.grant;
   if (!grant) return [...namespaces];
   return namespaces.filter((ns) => rights.some((right) => holds(grant, right, ns)));
+}
+
+/** A fact as the caller may see it. A token that may change a namespace but not read it (an
+ *  ingest-only agent) gets the state of the facts it changes (id, times, pinned, retired,
+ *  confidence) but not what they say: pinning an id, or writing a text that was already stored
+ *  with other tags, must not show it a text, context, tags or metadata it could not read. */
+export function seenBy<T extends FactRecord>(ctx: CallContext, fact: T): T {
+  const grant = ctx.principal.grant;
+  if (!grant || holds(grant, 'read', fact.agentId)) return fact;
+  return { ...fact, text: '', context: '', tags: [], entities: [], source: '', meta: '' };
 }
 
 /** authorize() for a namespace as a caller sent it, checked only for a caller with a grant (the

@@ -53,7 +53,7 @@ import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type Con
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
 import { writeStatus, type WriteStatus } from './write-status.ts';
 import { AgentTokens, type TokenInfo, type TokenInput } from '../auth/tokens.ts';
-import { authorize, authorizeDaemon, authorizeInput, permitted } from '../auth/grant.ts';
+import { authorize, authorizeDaemon, authorizeInput, permitted, seenBy } from '../auth/grant.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -141,6 +141,12 @@ function withinPageBytes(facts: FactRecord[]): FactRecord[] {
   return facts;
 }
 
+/** A fresh write answers with what the caller sent; a duplicate or a replay answers with a fact
+ *  already stored, which a caller without read on its namespace sees only as its state. */
+function seenAsWritten(ctx: CallContext, result: PutResult): PutResult {
+  return result.duplicate || result.replayed ? { ...result, fact: seenBy(ctx, result.fact) } : result;
+}
+
 export class Engram {
   private readonly indexer: Indexer;
   private readonly access = new AccessTracker();
@@ -221,7 +227,7 @@ export class Engram {
 
   async put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
     authorizeInput(ctx, 'write', input.agentId);
-    return this.wrote(await this.writes.put(ctx, input));
+    return seenAsWritten(ctx, this.wrote(await this.writes.put(ctx, input)));
   }
 
   /** Many puts in one call, each answered in its own slot. */
@@ -236,13 +242,13 @@ export class Engram {
     }
     const slots = await this.writes.putBatch(ctx, input);
     for (const slot of slots) if (slot.result) this.wrote(slot.result);
-    return slots;
+    return slots.map((slot) => (slot.result ? { result: seenAsWritten(ctx, slot.result) } : slot));
   }
 
   /** RememberShared schedules no consolidation (a generic put to the shared namespace does). */
-  putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {
+  async putShared(ctx: CallContext, input: Omit<WriteInput, 'agentId'>): Promise<PutResult> {
     authorize(ctx, 'write', SHARED_AGENT_ID);
-    return this.writes.putShared(ctx, input);
+    return seenAsWritten(ctx, await this.writes.putShared(ctx, input));
   }
 
   /** Whether a write sent with a request id committed, and what it wrote. */
@@ -340,20 +346,20 @@ export class Engram {
     return this.writes.revise(ctx, input);
   }
 
-  patchFact(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
+  async patchFact(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
     authorizeInput(ctx, 'write', input.agentId);
-    return this.writes.patch(ctx, input);
+    return seenBy(ctx, await this.writes.patch(ctx, input));
   }
 
-  updateFact(ctx: CallContext, agentId: unknown, patch: FactPatch): Promise<FactRecord> {
+  async updateFact(ctx: CallContext, agentId: unknown, patch: FactPatch): Promise<FactRecord> {
     authorizeInput(ctx, 'write', agentId);
-    return this.writes.update(ctx, agentId, patch);
+    return seenBy(ctx, await this.writes.update(ctx, agentId, patch));
   }
 
   /** Erases a fact (Delete); forgetting is patchFact's `forget`. */
-  deleteFact(ctx: CallContext, agentId: unknown, factId: unknown): Promise<FactRecord> {
+  async deleteFact(ctx: CallContext, agentId: unknown, factId: unknown): Promise<FactRecord> {
     authorizeInput(ctx, 'admin', agentId);
-    return this.writes.delete(ctx, agentId, factId);
+    return seenBy(ctx, await this.writes.delete(ctx, agentId, factId));
   }
 
   saveCheckpoint(ctx: CallContext, input: { agentId: unknown; state: unknown }): Promise<CheckpointRecord> {
@@ -362,9 +368,10 @@ export class Engram {
   }
 
   /** One use of a fact (touch_memory). */
-  touch(ctx: CallContext, input: { agentId: unknown; factId: unknown; boostStrength?: unknown }): Promise<TouchResult> {
+  async touch(ctx: CallContext, input: { agentId: unknown; factId: unknown; boostStrength?: unknown }): Promise<TouchResult> {
     authorizeInput(ctx, 'write', input.agentId);
-    return this.usage.touch(ctx, input);
+    const touched = await this.usage.touch(ctx, input);
+    return { ...touched, fact: seenBy(ctx, touched.fact) };
   }
 
   /** Facts used in a conversation with these tags (observe_memory_usage). */
@@ -415,9 +422,9 @@ export class Engram {
   }
 
   /** An entity attached to a live fact, as one transactional patch. */
-  linkEntity(ctx: CallContext, input: { agentId: unknown; factId: unknown; entity: unknown; type?: unknown }): Promise<FactRecord> {
+  async linkEntity(ctx: CallContext, input: { agentId: unknown; factId: unknown; entity: unknown; type?: unknown }): Promise<FactRecord> {
     authorizeInput(ctx, 'write', input.agentId);
-    return this.graph.linkEntity(ctx, input);
+    return seenBy(ctx, await this.graph.linkEntity(ctx, input));
   }
 
   /** The graph around a fact or an entity (read_graph). */
