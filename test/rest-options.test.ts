@@ -160,11 +160,32 @@ describe('POST /v1/facts', () => {
     expect(await count('strong')).toBe(1);
   });
 
+  it('a number beyond a double (1e400) is refused as out of range, naming strength', async () => {
+    const res = await call('POST', '/v1/facts', undefined, '{"agent_id":"huge","text":"a fact","strength":1e400}');
+    expectBadField(res, 'strength');
+    expect(res.json.error.message).toMatch(/finite number, got Infinity/);
+    expect(await count('huge')).toBe(0);
+  });
+
   it('a body over 1 MiB is a 413 naming the body', async () => {
     const res = await call('POST', '/v1/facts', undefined, JSON.stringify({ agent_id: 'big', text: 'x'.repeat(2 * 1024 * 1024) }));
     expect(res.status).toBe(413);
     expect(res.json.error).toMatchObject({ code: 'resource_exhausted', field: 'body' });
     expectSchema('Error', res.json);
+  });
+});
+
+describe("a route's own limit parameter is that route's, not the alias of page_size", () => {
+  it('GET /v1/memory-controls/slots?limit=2 pages by 2; GET /v1/graph?limit=5 takes it', async () => {
+    for (const name of ['a', 'b', 'c']) await client.putSlot({ slotName: `limit_${name}`, slotValue: name });
+    const slots = await call('GET', `/v1/memory-controls/slots${q({ limit: 2 })}`);
+    expect(slots.status, slots.text).toBe(200);
+    expect(slots.json.slots).toHaveLength(2);
+    expect(slots.json.next_page_token).toBeTruthy();
+    await client.put('kg', 'the api runs on postgres');
+    const graph = await call('GET', `/v1/graph${q({ agent_id: 'kg', entity: 'postgres', limit: 5 })}`);
+    expect(graph.status, graph.text).toBe(200);
+    expectBadField(await call('GET', `/v1/memory-controls/slots${q({ limit: 'two' })}`), 'limit');
   });
 });
 

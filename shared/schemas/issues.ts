@@ -34,7 +34,10 @@ export function problemOf(error: z.ZodError, input: unknown, root = 'body'): Inp
   if (!ZOD_DEFAULT.test(issue.message)) return { field, problem: issue.message };
   switch (issue.code) {
     case 'invalid_type':
-      return { field, problem: value === undefined ? 'is required' : `must be ${article(issue.expected)}, got ${kindOf(value)}` };
+      if (value === undefined) return { field, problem: 'is required' };
+      // JSON parses a number too large for a double (1e400) to Infinity, which zod calls no number.
+      if (typeof value === 'number' && !Number.isFinite(value)) return { field, problem: `must be a finite number, got ${value} (out of a double's range)` };
+      return { field, problem: `must be ${article(issue.expected)}, got ${kindOf(value)}` };
     case 'invalid_value':
       return { field, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
     case 'too_small':

@@ -75,7 +75,9 @@ function typeOf(schema: ObjectSchema, name: string): unknown {
     types = Object.fromEntries(Object.entries(properties).map(([key, p]) => [key, p.type]));
     declaredTypes.set(schema, types);
   }
-  return types[ALIASES[name] ?? name];
+  // A route whose schema has a parameter of the alias's name (slots' and the graph's `limit`)
+  // means its own, not the alias's target.
+  return types[Object.hasOwn(schema.shape, name) ? name : (ALIASES[name] ?? name)];
 }
 
 function fromText(schema: ObjectSchema, name: string, text: unknown): unknown {
