@@ -158,6 +158,25 @@ describe('aliases', () => {
     expect(after.receipts.every((r) => r.ranks.keywordRank === 0)).toBe(true);
   });
 
+  test('the same alias again is the one stored: one record, however often an agent repeats it', async () => {
+    const first = await env.client.alias('alias-again', 'coffee', ['espresso']);
+    const again = await Promise.all([env.client.alias('alias-again', 'coffee', ['espresso']), env.client.alias('alias-again', 'Coffee', ['espresso'])]);
+    expect(again.map((a) => a.fact.id)).toEqual([first.fact.id, first.fact.id]);
+    const other = await env.client.alias('alias-again', 'coffee', ['latte']);
+    expect(other.fact.id).not.toBe(first.fact.id);
+    expect((await env.client.list('alias-again')).facts.filter((f) => f.kind === 'alias')).toHaveLength(2);
+  });
+
+  test('a query word an alias maps to stored words gets no weak-match advice; unknown words are named as typed', async () => {
+    await env.client.put('alias-advice', 'I drink espresso daily');
+    await env.client.alias('alias-advice', 'coffee', ['espresso']);
+    const viaAlias = await env.client.recall('alias-advice', 'coffee', { minRelevance: 0 });
+    expect(viaAlias.facts.map((f) => f.text)).toEqual(['I drink espresso daily']);
+    expect(viaAlias.feedback).toBeUndefined();
+    const unknown = await env.client.recall('alias-advice', 'cookies', { minRelevance: 0 });
+    expect(unknown.feedback?.unknownTerms).toEqual(['cookies']);
+  });
+
   test('an alias term with no searchable word is rejected', async () => {
     await expect(env.client.alias('alias', 'the', ['a thing'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'term' });
   });

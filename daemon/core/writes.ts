@@ -48,6 +48,13 @@ export interface PutResult {
   duplicate: boolean;
 }
 
+/** How a write finds a live fact that already says what it would store (then it stores nothing),
+ *  and the lock that keeps two such writes at once from both storing it. */
+interface SameFact {
+  lock: string;
+  find: () => Promise<FactRecord | undefined>;
+}
+
 /** One item of a batch write: a put with its own request id. */
 export interface BatchItemInput extends WriteInput {
   requestId?: unknown;
@@ -240,7 +247,16 @@ export class Writes {
     if (equivalents.length === 0) throw invalidArgument('equivalents', 'must name at least one equivalent');
     const meta: AliasMeta = { alias_term: term, alias_equivalents: equivalents };
     const fields: CheckedFields = { text: aliasText(term, equivalents), tags: [], entities: [], source: '', context: '', meta: JSON.stringify(meta) };
-    return this.insert(ctx, agentId, fields, 'alias', false);
+    // The same alias again is the one stored (as a fact said again is): it would add nothing.
+    const same: SameFact = {
+      lock: `alias:${terms(fields.text).join(' ')}`,
+      find: async () => {
+        const aliasId = this.indexer.namespace(agentId)?.aliases.idSaying(term, equivalents);
+        const [fact] = aliasId ? await this.store.getFacts([{ agentId, factId: aliasId }]) : [];
+        return fact && fact.supersededBy === '' ? fact : undefined;
+      },
+    };
+    return this.pipeline.run(ctx, this.insertOp(newDraft(agentId, check.requestId(ctx.requestId), fields, 'alias'), false, undefined, same));
   }
 
   /** A new fact; with `dedup`, a live fact that says the same is returned instead. Writes of one
@@ -251,19 +267,20 @@ export class Writes {
 
   /** The write of a new fact; `embedded`: its text's vector, when a batch embedded it already
    *  (asked for when the write plans, after the batch has embedded what it writes). */
-  private insertOp(draft: FactRecord, dedup: boolean, embedded?: () => Embedded | undefined): WriteOp<PutResult> {
+  private insertOp(draft: FactRecord, dedup: boolean, embedded?: () => Embedded | undefined, same?: SameFact): WriteOp<PutResult> {
     const { agentId } = draft;
     const requestId = draft.requestId ?? '';
     const contentKey = contentKeyOf(draft);
+    const sameAs = same ?? (dedup ? { lock: `content:${contentKey}`, find: () => this.liveFactSaying(agentId, contentKey) } : undefined);
     return {
       agentId,
       requestId,
       // What the caller asked for, not what the daemon derived (entities it extracts may differ
       // between versions), and meta by value (its key order is the sender's).
       request: { op: 'put', kind: draft.kind, text: draft.text, occurredAt: draft.occurredAt, tags: draft.tags, source: draft.source, context: draft.context, meta: draft.meta ? (JSON.parse(draft.meta) as unknown) : {}, confidence: draft.confidence, strength: draft.strength },
-      locks: dedup ? [`content:${contentKey}`] : [],
+      locks: sameAs ? [sameAs.lock] : [],
       plan: async () => {
-        const existing = dedup ? await this.liveFactSaying(agentId, contentKey) : undefined;
+        const existing = await sameAs?.find();
         if (existing) {
           return (): Commit<PutResult> => ({ changes: [], result: { fact: existing, replayed: false, duplicate: true }, record: { op: 'fact', factId: existing.id, duplicate: true } });
         }

@@ -32,6 +32,17 @@ export class AliasTable {
     return table;
   }
 
+  /** The id of a stored alias that expands exactly as `term = equivalents` would, if any. */
+  idSaying(term: string, equivalents: readonly string[]): string | undefined {
+    const probe = new AliasTable();
+    probe.add('', term, equivalents);
+    const wanted = ruleKey(probe.rules);
+    const byId = new Map<string, Rule[]>();
+    for (const rule of this.rules) byId.set(rule.aliasId, [...(byId.get(rule.aliasId) ?? []), rule]);
+    for (const [aliasId, rules] of byId) if (ruleKey(rules) === wanted) return aliasId;
+    return undefined;
+  }
+
   add(aliasId: string, term: string, equivalents: readonly string[]): void {
     const from = terms(term);
     if (from.length === 0) return;
@@ -59,6 +70,13 @@ export class AliasTable {
     return [...added].sort();
   }
 }
+
+/** A set of rules as one comparable string (order-free). */
+const ruleKey = (rules: readonly Rule[]): string =>
+  rules
+    .map((r) => `${r.when.join(' ')}>${r.add.join(' ')}`)
+    .sort()
+    .join('|');
 
 /** How an alias record keeps its parts: in meta, so the text stays human-readable. */
 export interface AliasMeta {

@@ -2,7 +2,7 @@
 // caller which terms are unknown, which stored terms look close, and suggest an alias. It is
 // advice only: it never changes the returned facts or their order.
 import type { NamespaceIndex } from '../index/namespace.ts';
-import { words } from '../index/tokenizer.ts';
+import { terms, words } from '../index/tokenizer.ts';
 
 export type { WeakMatchFeedback } from '../../shared/model.ts';
 import type { WeakMatchFeedback } from '../../shared/model.ts';
@@ -16,10 +16,13 @@ export function weakMatchFeedback(namespaces: NamespaceIndex[], queryTerms: read
   const unique = [...new Set(queryTerms)].sort();
   if (namespaces.length === 0) return undefined;
   if (unique.length === 0) return onlyStopwords(queryText);
-  const known = (t: string) => namespaces.some((ns) => ns.keyword.documentFrequency(t) > 0);
-  const unknown = unique.filter((t) => !known(t));
-  if (unique.length - unknown.length >= unique.length * WEAK_SHARE) return undefined;
-  const nearby = nearbyTerms(namespaces, unknown);
+  // A term an alias maps to stored words is known: the recall found facts through it.
+  const stored = (ns: NamespaceIndex, t: string) => ns.keyword.documentFrequency(t) > 0;
+  const known = (t: string) => namespaces.some((ns) => stored(ns, t) || ns.aliases.expand([t]).some((e) => stored(ns, e)));
+  const unknownTerms = unique.filter((t) => !known(t));
+  if (unique.length - unknownTerms.length >= unique.length * WEAK_SHARE) return undefined;
+  const nearby = nearbyTerms(namespaces, unknownTerms);
+  const unknown = asTyped(unknownTerms, queryText);
   return {
     queryTerms: unique.length,
     knownTerms: unique.length - unknown.length,
@@ -31,6 +34,16 @@ export function weakMatchFeedback(namespaces: NamespaceIndex[], queryTerms: read
         ? `If "${unknown[0]}" means one of ${nearby.slice(0, 3).map((t) => `"${t}"`).join(', ')}, add an alias (engram alias <agent> "${unknown[0]}" "<equivalent>") so future queries match.`
         : 'Try other words, or add an alias that maps your term to the words stored facts use.'),
   };
+}
+
+/** Terms as the caller typed them ("coffee", not its stem "coffe"): an alias is made of words. */
+function asTyped(queryTerms: string[], queryText: string): string[] {
+  const typed = new Map<string, string>();
+  for (const word of words(queryText)) {
+    const [term] = terms(word);
+    if (term !== undefined && !typed.has(term)) typed.set(term, word);
+  }
+  return queryTerms.map((t) => typed.get(t) ?? t);
 }
 
 /** A query whose every word is a stopword ("what is it") has no keyword terms: whatever comes
