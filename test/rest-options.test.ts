@@ -278,6 +278,10 @@ describe('recall takes per-call weights, a relevance floor and filters', () => {
     const viaLibrary = await client.batchRecall(agent, ['deploy', 'tea'], { weights: { vector: 0, keyword: 1, recency: 0 }, filters: { tagsAny: ['ops', 'people'], windowDays: 30 } });
     expect(res.json.results.map((r: { facts: { text: string }[] }) => texts(r.facts))).toEqual(viaLibrary.results.map((r) => texts(r.facts)));
     expect(texts(res.json.results[0].facts)).toEqual(['Deploys happen on Tuesday mornings', 'Alice prefers green tea']);
+    // Each query says which of its facts it matched and which only fill top_k, as the library does.
+    const matchedOf = (matches: { matched: boolean }[]) => matches.map((m) => m.matched);
+    expect(res.json.results.map((r: { matches: { matched: boolean }[] }) => matchedOf(r.matches))).toEqual(viaLibrary.results.map((r) => matchedOf(r.matches!)));
+    expect(res.json.results[0].matched).toBe(1);
     const ranged = await call('POST', '/v1/recall/batch', { agent_id: agent, queries: ['deploy'], occurred_before: '2021-01-01', min_relevance: 0.5, min_decay_score: 0, tags_all: ['ops'] });
     expect(ranged.status, ranged.text).toBe(200);
     expect(texts(ranged.json.results[0].facts)).toEqual(['The deploy runbook lives in the ops wiki']);

@@ -152,7 +152,7 @@ function browseFilter(q: Omit<z.infer<typeof ListQuery>, 'agent_id' | 'page_size
   };
 }
 
-const matchedCount = (o: SearchOutcome) => o.matches.filter((m) => m.matched).length;
+const matchedCount = (o: Pick<SearchOutcome, 'matches'>) => o.matches.filter((m) => m.matched).length;
 
 export const ROUTES: readonly Route[] = [
   route(
@@ -605,7 +605,7 @@ export const ROUTES: readonly Route[] = [
         agent_id: b.agent_id,
         count: outcome.merged.length,
         merged: outcome.merged.map(restFact),
-        results: outcome.results.map((r) => ({ query: r.query, facts: r.facts.map(restFact), ...(r.error ? { error: r.error } : {}) })),
+        results: outcome.results.map((r) => ({ query: r.query, matched: matchedCount(r), facts: r.facts.map(restFact), matches: r.matches.map(matchJson), ...(r.error ? { error: r.error } : {}) })),
         ...(outcome.retrieval ? { retrieval: retrievalJson(outcome.retrieval) } : {}),
       });
     },

@@ -422,7 +422,17 @@ export const RESPONSES = {
       agent_id: z.string(),
       count: count.describe('Distinct facts in merged.'),
       merged: facts.describe('Best first; a fact several queries found appears once.'),
-      results: z.array(z.object({ query: z.string(), facts, error: z.string().describe('This query failed; the others still ran.').optional() }).strict()),
+      results: z.array(
+        z
+          .object({
+            query: z.string(),
+            matched: count.describe('How many of its facts the query matched; the rest only fill top_k.'),
+            facts,
+            matches: z.array(MatchJson).describe('Per fact, same order: whether the query matched it, its score and the signals that ranked it.'),
+            error: z.string().describe('This query failed; the others still ran.').optional(),
+          })
+          .strict(),
+      ),
       retrieval: RetrievalJson.optional(),
     })
     .strict(),
