@@ -96,6 +96,10 @@ describe('engram mcp start-up', () => {
     const bad = await runEngram(['mcp', '--data-dir', daemon.dataDir, '--tools', 'memory_add,memory_serch'], { dataDir: null, cwd: daemon.dataDir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--tools: no tool named memory_serch');
+    // --print-config checks the flags it copies, so a host is never given a server that will not start.
+    const printed = await runEngram(['mcp', '--print-config', '--tools', 'memory_add,memory_serch', '--agent', ' '], { dataDir: null, cwd: daemon.dataDir });
+    expect(printed).toMatchObject({ code: 2, stdout: '' });
+    expect(printed.stderr).toContain('--agent must name a namespace');
     await daemon.stop();
   });
 

@@ -69,10 +69,6 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  if (values['print-config']) {
-    process.stdout.write(`${JSON.stringify(hostConfig(argv.filter((a) => a !== '--print-config')), null, 2)}\n`);
-    return 0;
-  }
   const defaultAgentId = values.agent ?? process.env.ENGRAM_AGENT;
   if (defaultAgentId !== undefined && defaultAgentId.trim() === '') {
     say(`--agent must name a namespace, got ${JSON.stringify(defaultAgentId)}\n${USAGE}`);
@@ -84,6 +80,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     say(`${(error as Error).message}\n${USAGE}`);
     return 2;
+  }
+  // Checked before printing, so a host is never handed a config whose server refuses to start.
+  if (values['print-config']) {
+    process.stdout.write(`${JSON.stringify(hostConfig(argv.filter((a) => a !== '--print-config')), null, 2)}\n`);
+    return 0;
   }
   const dataDir = resolveDataDir(values['data-dir']);
   let client;
