@@ -197,3 +197,28 @@ describe('a malformed --address is refused at once, not dialled until the deadli
     }
   });
 });
+
+describe('a refusal the daemon decides names the flag or argument that set the field', () => {
+  const other = 'cli-flags-daemon';
+
+  test.concurrent.each([
+    ['analyze ""', ['analyze', ''], 'analyze', '<message...>'],
+    ['touch AGENT nope', ['touch', other, 'nope'], 'touch', '<fact-id>'],
+    ['cluster --threshold 5', ['cluster', other, '--threshold', '5'], 'cluster', '--threshold'],
+    ['slots put --confidence 2', ['slots', 'put', 'flag-slot', '"v"', '--confidence', '2'], 'slots put', '--confidence'],
+    ['slots put --scope ""', ['slots', 'put', 'flag-slot', '"v"', '--scope', ''], 'slots put', '--scope'],
+    ['slots put NEW (no value)', ['slots', 'put', 'flag-slot-new'], 'slots put', '[value]'],
+    ['promote AGENT (no fact, no --auto)', ['promote', other], 'promote', 'name the fact'],
+    ['token create --agent ""', ['token', 'create', '--agent', ''], 'token create', '--agent'],
+  ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
+    const line = expectUsage(await engram(args), command, name);
+    expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);
+    expect((await env.client.listSlots({})).slots.filter((s) => s.slotName.startsWith('flag-slot'))).toEqual([]);
+  });
+
+  test('relate A causes A names <to-id> and relates nothing', async () => {
+    const { fact } = await env.client.put(other, 'A fact that cannot cause itself');
+    expectUsage(await engram(['relate', other, fact.id, 'causes', fact.id]), 'relate', '<to-id>');
+    expect((await env.client.readGraph(other, { factId: fact.id })).edges.filter((e) => e.type === 'causes')).toEqual([]);
+  });
+});

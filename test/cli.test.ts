@@ -462,8 +462,9 @@ describe('front-door rough edges', () => {
 
   test('with --json every error is JSON: {"error": {kind, message, field}}', async () => {
     const bad = await engram(['get', agent, 'not-a-fact-id', '--json']);
-    expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout)).toEqual({ error: { kind: 'invalid_argument', message: expect.stringMatching(/^fact_id: /), field: 'fact_id' } });
+    // A malformed argument is the user's usage error, named as the command's help names it.
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout)).toEqual({ error: { kind: 'usage', message: expect.stringMatching(/^<fact-id>: "not-a-fact-id" is not a fact id/), field: 'fact-id' } });
     const missing = await engram(['recall', '--json']);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.stdout).error).toMatchObject({ kind: 'usage', field: 'agent' });

@@ -114,11 +114,12 @@ function checkAgentArgument(action: Command): void {
   });
 }
 
-/** The request fields (as the library and the daemon name them) that a command's flag sets. The
- *  CLI checks these flags itself (recall-flags.ts) except where the rule is the daemon's to
- *  decide — top_k's maximum is its advertised limit, and whether any signal weight is positive
- *  depends on its defaults — and a refusal of the field is then worded as the flag's. */
-const FLAG_FIELDS: readonly { field: RegExp; flag: string }[] = [
+/** The request fields (as the library and the daemon name them) that a command's flag or
+ *  argument sets. The CLI checks most flags itself (recall-flags.ts); where the rule is the
+ *  daemon's to decide — top_k's maximum is its advertised limit, whether any signal weight is
+ *  positive depends on its defaults, whether a slot exists is the store's — a refusal of the field
+ *  is worded as the flag's or argument's, a usage error like any other. */
+const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[] = [
   { field: /^(?:options\.)?top_k$/, flag: '--top-k' },
   { field: /^(?:options\.)?signal_weights(?:\.(\w+))?$/, flag: '--weights' },
   { field: /^(?:options\.)?min_relevance$/, flag: '--min-relevance' },
@@ -126,25 +127,48 @@ const FLAG_FIELDS: readonly { field: RegExp; flag: string }[] = [
   { field: /^(?:options\.)?(?:confidence_weight|confidenceWeight)$/, flag: '--confidence-weight' },
   { field: /^(?:options\.)?(?:filters\.)?(?:min_decay_score|min_score)$/, flag: '--min-score' },
   { field: /^(?:options\.)?(?:filters\.)?window_days$/, flag: '--window-days' },
+  { field: /^threshold$/, flag: '--threshold' },
+  { field: /^confidence$/, flag: '--confidence' },
+  { field: /^scope$/, flag: '--scope' },
   { field: /^agent_id$/, flag: '--agent' },
+  { field: /^agents\[\d+\]$/, flag: '--agent' },
+  { field: /^agent_id$/, argument: 'agent' },
+  { field: /^message$/, argument: 'message' },
+  { field: /^(?:fact_id|memory_id)$/, argument: 'fact-id' },
+  { field: /^from_id$/, argument: 'from-id' },
+  { field: /^to_id$/, argument: 'to-id' },
+  { field: /^slot_value$/, argument: 'value' },
 ];
 
-/** A refusal of a field that a flag the user gave to the running command set: that flag's usage
- *  error ("-k/--top-k: must be between 1 and 1000, got 1001"), not the request field's. Other
- *  refusals (and every other door's wording) stay as the daemon said them. */
+/** A refusal of a field that the user set through a flag or argument of the running command: a
+ *  usage error naming it ("-k/--top-k: must be between 1 and 1000, got 1001"), not the request
+ *  field. Other refusals (and every other door's wording) stay as the daemon said them. */
 function asFlagError(error: EngramError, command: Command | undefined): Report | undefined {
   if (error.kind !== ErrorKind.InvalidArgument || !error.field || !command) return undefined;
-  for (const { field, flag } of FLAG_FIELDS) {
-    const match = field.exec(error.field);
-    const option = match && command.options.find((o) => o.long === flag);
-    if (!match || !option) continue;
-    const source = command.getOptionValueSource(option.attributeName());
-    if (source !== 'cli' && source !== 'env') continue;
+  for (const entry of FIELD_NAMES) {
+    const match = entry.field.exec(error.field);
+    const name = match && (entry.flag ? givenFlag(command, entry.flag) : argumentName(command, entry.argument!));
+    if (!match || !name) continue;
     const problem = error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
-    const name = option.short ? `${option.short}/${flag}` : flag;
-    return { code: 2, kind: 'usage', message: `${name}: ${match[1] ? `${match[1]}: ` : ''}${problem}`, field: flag, hint: `see "${commandPath(command)} --help"` };
+    return { code: 2, kind: 'usage', message: `${name}: ${match[1] ? `${match[1]}: ` : ''}${problem}`, field: entry.flag ?? entry.argument!, hint: `see "${commandPath(command)} --help"` };
   }
   return undefined;
+}
+
+/** "-k/--top-k" when the user gave that flag (or its environment variable) to the command. */
+function givenFlag(command: Command, flag: string): string | undefined {
+  const option = command.options.find((o) => o.long === flag);
+  const source = option && command.getOptionValueSource(option.attributeName());
+  if (!option || (source !== 'cli' && source !== 'env')) return undefined;
+  return option.short ? `${option.short}/${flag}` : flag;
+}
+
+/** "<fact-id>" or "[value]" when the command takes that argument, as its usage line shows it. */
+function argumentName(command: Command, name: string): string | undefined {
+  const argument = command.registeredArguments.find((a) => a.name() === name);
+  if (!argument) return undefined;
+  const inner = `${name}${argument.variadic ? '...' : ''}`;
+  return argument.required ? `<${inner}>` : `[${inner}]`;
 }
 
 const commandPath = (cmd: Command | undefined): string => {

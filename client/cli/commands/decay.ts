@@ -56,6 +56,7 @@ export function registerDecayCommands({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (agent: string, factId: string | undefined, o: { auto?: boolean; dryRun?: boolean; force?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
+      if (!factId && !o.auto) usage('name the fact to promote, or give --auto for every fact that qualifies', 'fact-id');
       const r = await withClient(opts, (c) => c.promote(agent, { ...(factId ? { factId } : {}), autoDetect: o.auto === true, dryRun: o.dryRun === true, force: o.force === true }));
       if (opts.json) return printJson(promoteJson(r));
       for (const c of r.candidates) out(`${c.id} ${c.reason}: ${c.contentPreview}`);

@@ -43,7 +43,8 @@ export function registerSlotCommands({ program, globals }: Cli): void {
       const write: SlotWrite = {
         slotName: name,
         ...(value !== undefined ? { slotValue: valueOf(value) } : {}),
-        ...(o.scope ? { scope: o.scope } : {}),
+        // An empty --scope goes to the daemon, which refuses it, instead of quietly meaning user.
+        ...(o.scope !== undefined ? { scope: o.scope } : {}),
         ...(o.project ? { projectId: o.project } : {}),
         ...(o.lock ? { locked: true } : o.unlock ? { locked: false } : {}),
         ...(o.status ? { status: o.status } : {}),
