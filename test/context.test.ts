@@ -133,6 +133,10 @@ describe('context assembly', () => {
       expect(viaMcp.block).toBe(rest.json.block);
       expect(viaMcp.token_budget).toBe(3500);
       expect(await mcp.fails('memory_context', { agent_id: AGENT, mode: 'lavish' })).toMatch(/mode/);
+      // A budget too small for anything says so (the slots applied; they were cut), not that no slot applies.
+      const starved = await mcp.call('memory_context', { agent_id: AGENT, query: 'invoices table', project_id: 'atlas', token_budget: 1 });
+      expect((starved.structuredContent as { block: string }).block).toBe('');
+      expect((starved.content[0] as { text: string }).text).toMatch(/^Nothing fits the budget: \d+ items would have been injected .* raise token_budget\./);
     } finally {
       await mcp.close();
     }

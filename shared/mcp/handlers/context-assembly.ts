@@ -18,5 +18,11 @@ export async function memoryContext(args: Args, backend: McpBackend): Promise<Ca
     ...(a.top_k !== undefined ? { topK: a.top_k } : {}),
   });
   const footer = `(${c.tokens} of ${c.tokenBudget} tokens by ${c.tokenizer}; ${c.items.length} items${c.cut.length ? `, ${c.cut.length} cut for the budget` : ''}; recipe ${c.recipe.id})`;
-  return success(contextJson(agentId, query, c), c.block ? `${c.block}\n${footer}` : `Nothing to inject: no slot applies, nothing is pinned${query ? ' and nothing was recalled' : ''}. ${footer}`);
+  return success(contextJson(agentId, query, c), c.block ? `${c.block}\n${footer}` : `${nothingToInject(query, c.cut.length)} ${footer}`);
+}
+
+/** Why the block is empty: nothing applied, or everything was cut for a budget too small for it. */
+function nothingToInject(query: string, cut: number): string {
+  if (cut > 0) return `Nothing fits the budget: ${cut} item${cut === 1 ? '' : 's'} would have been injected but each is larger than token_budget allows; raise token_budget.`;
+  return `Nothing to inject: no slot applies, nothing is pinned${query ? ' and nothing was recalled' : ''}.`;
 }

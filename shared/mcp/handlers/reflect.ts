@@ -36,6 +36,7 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
     return arg.nonEmpty(value, what);
   };
   let written: WrittenFact | undefined;
+  let related: Related | undefined;
   switch (action) {
     case 'add':
       written = await backend.add({ agentId: agent, text: need(text, 'text'), ...(label !== undefined ? { confidence: label } : {}) });
@@ -50,7 +51,7 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
       await backend[action](agent, need(target ?? text, 'target'));
       break;
     case 'link':
-      if (relation) await backend.relate(agent, need(target, 'target'), relation, need(text, 'text'), false);
+      if (relation) related = { ...(await backend.relate(agent, need(target, 'target'), relation, need(text, 'text'), false)), relation };
       else await backend.link(agent, need(target, 'target'), need(text, 'text'));
       break;
   }
@@ -60,7 +61,25 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
   // The payload reports the caller's own label only (the GrayMatter contract); the text says
   // the label the fact was stored under, the daemon's default when the caller gave none.
   if (written && label !== undefined) payload.confidence = label;
-  return success(payload, describeDone(action, agent, payload, label ?? written?.confidence));
+  return success(payload, describeDone(whatWasDone(action, written, related), agent, payload, label ?? written?.confidence));
+}
+
+/** A link with a relation: the fact it started from, and whether anything changed. */
+interface Related {
+  fact: { id: string };
+  changed: boolean;
+  relation: string;
+}
+
+/** What happened, in the words an agent reads: an add that found the fact already stored, and a
+ *  link that related two facts (or found them related), each say so. */
+function whatWasDone(action: ReflectAction, written: WrittenFact | undefined, related: Related | undefined): string {
+  if (action === 'add' && written?.duplicate) return 'Already remembered: an identical fact is stored, nothing new was stored';
+  if (related) {
+    const link = `fact ${related.fact.id} to the fact named in text as ${related.relation}`;
+    return related.changed ? `Related ${link}` : `Nothing changed: already related ${link}`;
+  }
+  return DONE[action];
 }
 
 const DONE: Record<ReflectAction, string> = {
@@ -72,7 +91,7 @@ const DONE: Record<ReflectAction, string> = {
   link: 'Linked the entity to the fact',
 };
 
-function describeDone(action: ReflectAction, agent: string, p: ReflectPayload, stored: string | undefined): string {
+function describeDone(done: string, agent: string, p: ReflectPayload, stored: string | undefined): string {
   const identity = p.fact_id ? ` (fact_id ${p.fact_id}${stored ? `, confidence ${stored}` : ''})` : '';
-  return `${DONE[action]} for agent ${JSON.stringify(agent)}${identity}.`;
+  return `${done} for agent ${JSON.stringify(agent)}${identity}.`;
 }
