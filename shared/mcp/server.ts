@@ -15,6 +15,7 @@ import type { McpBackend } from './backend.ts';
 import { DEFAULT_HANDLER_CONTEXT, HANDLERS } from './handlers/index.ts';
 import { CORTEX_TOOLS, INPUT_TYPES } from './input-schemas.ts';
 import { SERVER_INSTRUCTIONS } from './instructions.ts';
+import { toolArgumentName } from './argument-names.ts';
 import { failure } from './result.ts';
 import { isToolName, TOOLS, type ToolName } from './tools.ts';
 
@@ -67,10 +68,12 @@ function rejectUnknownArguments(name: keyof typeof INPUT_TYPES, args: Args): voi
   if (unknown.length) throw new ToolInputError(`${unknown.join(', ')}: not a parameter of ${name} (its parameters: ${known.join(', ')})`);
 }
 
-/** The daemon names a recall option "options.recipe"; the tool's argument is "recipe". */
-function toolMessage(error: unknown): string {
+/** A refusal worded with the tool's own argument name for the field the daemon named. */
+function toolMessage(tool: ToolName, error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  return error instanceof EngramError && error.field?.startsWith('options.') ? error.message.replace(/^options\./, '') : error.message;
+  const field = error instanceof EngramError ? error.field : undefined;
+  if (!field || !error.message.startsWith(`${field}:`)) return error.message;
+  return toolArgumentName(tool, field) + error.message.slice(field.length);
 }
 
 export async function callTool(backend: McpBackend, name: string, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
@@ -87,6 +90,6 @@ export async function callTool(backend: McpBackend, name: string, args: Args, op
     const fail = CORTEX_TOOLS.has(name) ? (message: string) => failure(JSON.stringify({ success: false, message })) : failure;
     if (error instanceof ToolInputError) return fail(error.message);
     if (!(error instanceof EngramError)) options.onUnexpectedError?.(name, error);
-    return fail(`${name} failed: ${toolMessage(error)}`);
+    return fail(`${name} failed: ${toolMessage(name, error)}`);
   }
 }
