@@ -338,6 +338,14 @@ export const MAX_GC_LIMIT = 100_000;
 export const MAX_OBSERVED_FACTS = 100;
 
 /** A non-empty list of fact ids, at most `max`. */
+/** A page token a listing handed out (the id of the last item of the previous page): anything
+ *  else would silently list from an arbitrary place, or from nowhere. */
+export function pageToken(value: unknown, field = 'page_token'): string {
+  const token = requireString(value, field);
+  if (!FACT_ID_PATTERN.test(token)) throw invalidArgument(field, `"${truncate(token)}" is not a page token (pass the next_page_token of the previous page)`);
+  return token;
+}
+
 export function factIds(value: unknown, field: string, max: number): string[] {
   if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of fact ids, got ${kindOf(value)}`);
   if (value.length === 0) throw invalidArgument(field, 'must name at least one fact');

@@ -210,6 +210,7 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['slots put NEW (no value)', ['slots', 'put', 'flag-slot-new'], 'slots put', '[value]'],
     ['promote AGENT (no fact, no --auto)', ['promote', other], 'promote', 'name the fact'],
     ['token create --agent ""', ['token', 'create', '--agent', ''], 'token create', '--agent'],
+    ['slots list --page-token zzz', ['slots', 'list', '--page-token', 'zzz'], 'slots list', '--page-token'],
   ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
     expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);

@@ -102,6 +102,11 @@ describe('memory slots', () => {
     const page3 = await client.listSlots({ limit: 2, pageToken: page2.nextPageToken });
     expect([...page1.slots, ...page2.slots, ...page3.slots]).toHaveLength(5);
     expect(page3.nextPageToken).toBe('');
+    // A page token no listing gave is refused (it listed nothing, or from an arbitrary place).
+    const badToken = await rest('GET', '/v1/memory-controls/slots?page_token=zzz');
+    expect(badToken.status).toBe(400);
+    expect(badToken.json.error).toMatchObject({ field: 'page_token', message: expect.stringMatching(/"zzz" is not a page token/) });
+    await expect(client.listSlots({ pageToken: 'zzz' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'page_token' });
 
     const block = await rest('GET', '/v1/memory-controls/slots/context?project_id=atlas');
     expect(block.json.count).toBe(3);

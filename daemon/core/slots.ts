@@ -117,7 +117,7 @@ export class Slots {
     const query = input.query === undefined || input.query === '' ? undefined : String(input.query).toLowerCase();
     const archived = input.archived === undefined ? false : check.boolean(input.archived, 'archived');
     const limit = input.limit === undefined ? 100 : check.count(input.limit, 'limit', MAX_LIST);
-    const after = input.pageToken === undefined ? '' : String(input.pageToken);
+    const after = input.pageToken === undefined || input.pageToken === '' ? '' : check.pageToken(input.pageToken);
     const slots: SlotRecord[] = [];
     let nextPageToken = '';
     for await (const [id, value] of this.store.scanRecords('slots')) {
