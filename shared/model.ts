@@ -188,7 +188,7 @@ export interface GraphNode {
   label: string;
   /** A fact's kind ("fact", "summary"; "missing" when it is gone), or the entity's type ("" = untyped). */
   type: string;
-  /** A fact: live (recallable); false once retired. Entities: always true. */
+  /** A fact: live (recallable); false once retired. An entity: named by a live fact. */
   live: boolean;
 }
 

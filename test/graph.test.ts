@@ -108,6 +108,9 @@ describe('knowledge graph', () => {
     expect(around.edges.filter((e) => e.type === 'mentions')).toHaveLength(5);
     expect(around.edges).toContainEqual({ from: 'entity:beta', to: 'entity:alpha', type: 'co_mention', weight: 20 });
     await expect(client.readGraph('e', { entity: '' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
+    expect(around.nodes.find((n) => n.id === 'entity:beta')).toMatchObject({ live: true });
+    // An entity no live fact names is shown alone and not live (it was shown live before).
+    expect(await client.readGraph('e', { entity: 'Nobody' })).toEqual({ nodes: [{ id: 'entity:nobody', kind: 'entity', label: 'nobody', type: '', live: false }], edges: [] });
   });
 
   test('with --kg, a fact written without entities gets the typed entities its text names', async () => {

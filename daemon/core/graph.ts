@@ -160,7 +160,8 @@ export class Graph {
   private entityNeighbourhood(agentId: string, label: string, limit: number, view: ViewBuilder): void {
     const ns = this.indexer.namespace(agentId);
     const center = view.entity(label, '');
-    if (!ns || !ns.graph.hasEntity(label)) return;
+    // No live fact names it (never did, or all of them were retired): shown, but not live.
+    if (!ns || !ns.graph.hasEntity(label)) return view.unnamed(center);
     // The newest facts naming it (doc order is id order).
     const docs = [...ns.graph.naming(label)].sort((a, b) => b - a);
     const coMentions = new Map<string, number>();
@@ -216,6 +217,10 @@ class ViewBuilder {
     if (!known) this.nodes.set(id, { id, kind: 'entity', label: entityKey(label), type, live: true });
     else if (!known.type && type) known.type = type;
     return id;
+  }
+
+  unnamed(entityId: string): void {
+    this.nodes.get(entityId)!.live = false;
   }
 
   edge(from: string, to: string, type: string, weight = 1): void {

@@ -421,7 +421,7 @@ export const GraphJson = z
           kind: z.enum(['fact', 'entity']),
           label: z.string().describe("A fact's text preview, or the entity's label."),
           type: z.string().describe('A fact\'s kind (fact, summary; "missing" once erased), or the entity\'s type ("" = untyped).'),
-          live: z.boolean().describe('A live (recallable) fact; entities are always live.'),
+          live: z.boolean().describe('A live (recallable) fact; an entity that a live fact names.'),
         })
         .strict(),
     ),

@@ -220,7 +220,7 @@ export type GraphNode = Message<"engram.v1.GraphNode"> & {
   type: string;
 
   /**
-   * A live (recallable) fact; entities are always live.
+   * A live (recallable) fact; an entity that a live fact names.
    *
    * @generated from field: bool live = 5;
    */
