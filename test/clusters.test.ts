@@ -57,6 +57,8 @@ describe('clusters and consolidation', () => {
     await expect(client.consolidateMemories('c', coffeeCluster, { mode: 'apply' })).rejects.toMatchObject({ kind: 'failed_precondition', message: expect.stringMatching(/no longer exists/) });
     expect((await client.get('c', coffee[0]!.id)).supersededBy).toBeUndefined();
     await expect(client.consolidateMemories('c', 'nope')).rejects.toMatchObject({ field: 'cluster_id' });
+    // An id this daemon never listed is not found, not called stale.
+    await expect(client.consolidateMemories('c', 'cluster-0123456789abcdef')).rejects.toMatchObject({ kind: 'not_found', message: expect.stringMatching(/^no current cluster cluster-0123456789abcdef in "c": call cluster_memories/) });
   });
 
   test('vector similarity when every fact has a vector', async () => {

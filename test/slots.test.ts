@@ -189,6 +189,10 @@ describe('memory slots', () => {
     ]);
     expect((await rest('GET', '/v1/memory-controls/retrieval-recipes/cheap')).json.recipe.id).toBe('builtin:cheap');
     expect((await rest('GET', '/v1/memory-controls/retrieval-recipes/nope')).status).toBe(404);
+    // History agrees with get: an unknown name is not found; a built-in never saved has no versions.
+    expect((await rest('GET', '/v1/memory-controls/retrieval-recipes/nope/history')).status).toBe(404);
+    await expect(client.recipeHistory('nope')).rejects.toMatchObject({ kind: 'not_found' });
+    expect(await client.recipeHistory('balanced')).toEqual([]);
     expect((await rest('POST', '/v1/memory-controls/retrieval-recipes', { name: 'deep', graph_depth: 9 })).json.error.field).toBe('graph_depth');
     await expect(client.saveRecipe('Bad Name', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'name' });
 

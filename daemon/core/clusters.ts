@@ -7,7 +7,7 @@
 // checks they are all still live and unchanged, else the id is stale. After a restart an id is
 // found again by clustering with the call's parameters.
 import { createHash } from 'node:crypto';
-import { EngramError, ErrorKind, invalidArgument } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
 import type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import { isIndexed, termsOf } from '../index/derive.ts';
@@ -152,11 +152,14 @@ export class Clusters {
     if (mode !== 'dry_run' && mode !== 'apply') throw invalidArgument('mode', `must be "dry_run" or "apply", got ${JSON.stringify(mode)}`);
     const stale = () =>
       new EngramError(ErrorKind.FailedPrecondition, `cluster ${input.clusterId} no longer exists in "${agentId}" (its members changed since it was listed): call cluster_memories again for current ids`, 'cluster_id');
+    // An id this daemon never listed (another namespace's, a typo, one listed before a restart)
+    // is not called stale: nothing says it ever named these facts.
+    const unknown = () => notFound(`no current cluster ${input.clusterId} in "${agentId}": call cluster_memories for the current ids`);
     let known = this.known.get(input.clusterId);
     if (!known || known.agentId !== agentId) {
       await this.cluster(ctx, { ...input, findDuplicates: false }); // remembers what it lists
       known = this.known.get(input.clusterId);
-      if (!known || known.agentId !== agentId) throw stale();
+      if (!known || known.agentId !== agentId) throw unknown();
     }
     const memberIds = known.members.map((m) => m.id);
     const stored = await this.store.getFacts(memberIds.map((factId) => ({ agentId, factId })));

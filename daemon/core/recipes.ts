@@ -138,9 +138,13 @@ export class Recipes {
     return (await this.latest(name)) ?? (BUILTIN_RECIPES[name] ? builtin(name) : undefined);
   }
 
-  /** Every saved version of a recipe, oldest first. */
+  /** Every saved version of a recipe, oldest first (none for a built-in never overridden); a name
+   *  that is neither saved nor built in is not found, as get says. */
   async history(_ctx: CallContext, nameInput: unknown): Promise<Recipe[]> {
-    return this.versions(checkName(nameInput));
+    const name = checkName(nameInput);
+    const versions = await this.versions(name);
+    if (versions.length === 0 && !BUILTIN_RECIPES[name]) throw notFound(unknownRecipe(name));
+    return versions;
   }
 
   private async versions(name: string): Promise<Recipe[]> {
