@@ -321,6 +321,8 @@ describe('routes', () => {
     expectSchema('AliasResult', alias.json);
     const found = await call('GET', `/v1/recall${q({ agent_id: 'gus', query: 'storage', top_k: 1 })}`);
     expect(found.json.facts.map((f: { text: string }) => f.text)).toEqual(['The build cache lives in GCS']);
+    // The alias record maps words; stats count what was remembered (one live fact, one retired).
+    expect((await call('GET', `/v1/stats${q({ agent_id: 'gus' })}`)).json).toMatchObject({ fact_count: 2, live_count: 1, retired_count: 1 });
     expectBadField(await call('POST', '/v1/revisions', { body: { agent_id: 'gus', target_ids: [], text: 'x' } }), 'target_ids');
   });
 

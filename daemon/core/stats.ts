@@ -18,6 +18,9 @@ export async function computeStats(store: MemoryStore, vectors: VectorSpace, age
   };
   const agents = new Set<string>();
   for await (const { fact } of store.scanFacts(agentId === undefined ? {} : { agentId })) {
+    // An alias record maps words for recall; it is not something the agent remembered (the
+    // metrics' fact gauge leaves it out too).
+    if (fact.kind === 'alias') continue;
     agents.add(fact.agentId);
     stats.factCount++;
     if (fact.supersededBy) stats.retiredCount++;
