@@ -57,6 +57,11 @@ describe('clusters and consolidation', () => {
     await expect(client.consolidateMemories('c', coffeeCluster, { mode: 'apply' })).rejects.toMatchObject({ kind: 'failed_precondition', message: expect.stringMatching(/no longer exists/) });
     expect((await client.get('c', coffee[0]!.id)).supersededBy).toBeUndefined();
     await expect(client.consolidateMemories('c', 'nope')).rejects.toMatchObject({ field: 'cluster_id' });
+    // Facts written without full stops are merged as separate sentences, not run together.
+    const plain = [(await client.put('c2', 'Bob likes green tea')).fact, (await client.put('c2', 'Bob likes green tea in the morning')).fact];
+    const [teaCluster] = (await client.clusterMemories('c2', { threshold: 0.5 })).clusters;
+    expect(teaCluster!.memoryIds).toEqual(plain.map((f) => f.id));
+    expect((await client.consolidateMemories('c2', teaCluster!.id, { threshold: 0.5 })).merged.text).toBe('Bob likes green tea. Bob likes green tea in the morning');
     // An id this daemon never listed is not found, not called stale.
     await expect(client.consolidateMemories('c', 'cluster-0123456789abcdef')).rejects.toMatchObject({ kind: 'not_found', message: expect.stringMatching(/^no current cluster cluster-0123456789abcdef in "c": call cluster_memories/) });
   });

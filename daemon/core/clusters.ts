@@ -193,11 +193,17 @@ export function mergeFacts(facts: readonly FactRecord[]): ConsolidateResult['mer
   // As any revision labels its replacement: min(inferred, the members' effective confidence).
   const confidence = replacementLabel(undefined, facts);
   return {
-    text: sentences.join(' '),
+    text: joinSentences(sentences),
     tags: union(facts.map((f) => f.tags)),
     entities: union(facts.map((f) => f.entities)),
     useCount: facts.reduce((sum, f) => sum + f.useCount, 0),
     strength: Math.max(...facts.map((f) => f.strength)),
     confidence,
   };
+}
+
+/** Sentences as one text: one without a closing stop gets one, so two facts written without
+ *  full stops do not run together into one sentence ("Bob likes tea Bob drinks it daily"). */
+function joinSentences(sentences: readonly string[]): string {
+  return sentences.map((s, i) => (i < sentences.length - 1 && !/[.!?…]["'”’)\]]*$/u.test(s) ? `${s}.` : s)).join(' ');
 }
