@@ -207,7 +207,7 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['cluster --threshold 5', ['cluster', other, '--threshold', '5'], 'cluster', '--threshold'],
     ['slots put --confidence 2', ['slots', 'put', 'flag-slot', '"v"', '--confidence', '2'], 'slots put', '--confidence'],
     ['slots put --scope ""', ['slots', 'put', 'flag-slot', '"v"', '--scope', ''], 'slots put', '--scope'],
-    ['slots put NEW (no value)', ['slots', 'put', 'flag-slot-new'], 'slots put', '[value]'],
+    ['slots put NEW (no value)', ['slots', 'put', 'flag-slot-new'], 'slots put', '[value...]'],
     ['promote AGENT (no fact, no --auto)', ['promote', other], 'promote', 'name the fact'],
     ['token create --agent ""', ['token', 'create', '--agent', ''], 'token create', '--agent'],
     ['slots list --page-token zzz', ['slots', 'list', '--page-token', 'zzz'], 'slots list', '--page-token'],

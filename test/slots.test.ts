@@ -150,6 +150,10 @@ describe('memory slots', () => {
       expect(await mcp.fails('memory_slot_set', { slot_name: 'x', slot_value: 1, confidence: 2 })).not.toMatch(/not supported/);
       const rated = await mcp.ok<{ slot: { confidence: number } }>('memory_slot_set', { slot_name: 'rated', slot_value: 1, confidence: 0.5 });
       expect(rated.slot.confidence).toBe(0.5);
+      // Unquoted words of a plain-text value are one value, as remember's text is.
+      const words = await runEngram(['slots', 'put', 'tone', 'short', 'plain', 'answers', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+      expect(JSON.parse(words.stdout).slot).toMatchObject({ slot_name: 'tone', slot_value: 'short plain answers' });
+      await client.deleteSlot(JSON.parse(words.stdout).slot.record_id);
 
       // Unlocked by an explicit update, the CLI archives it.
       expect((await runEngram(['slots', 'put', 'do_not_do', '--project', 'atlas', '--unlock'], { dataDir: daemon.dataDir, cwd: daemon.dataDir })).code).toBe(0);

@@ -25,7 +25,7 @@ export function registerSlotCommands({ program, globals }: Cli): void {
     .command('put')
     .description('create or update the slot of (project, scope, name); options left out keep the stored values')
     .argument('<name>', 'the slot name')
-    .argument('[value]', 'the value: JSON, or plain text for a string (required for a new slot)')
+    .argument('[value...]', 'the value: JSON, or plain text for a string; unquoted words are joined (required for a new slot)')
     .option('--scope <scope>', 'the scope (default user)')
     .option('--project <id>', 'the project (default: a global slot)')
     .option('--lock', 'lock it: deletion is refused')
@@ -35,8 +35,9 @@ export function registerSlotCommands({ program, globals }: Cli): void {
     .option('--confidence <c>', 'confidence in [0, 1] (default 0.75)')
     .addOption(new Option('--visibility <v>', 'who may see it').choices(SLOT_VISIBILITIES))
     .option('--json', 'print JSON')
-    .action(async (name: string, value: string | undefined, o, cmd: Command) => {
+    .action(async (name: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
+      const value = words.length ? words.join(' ') : undefined;
       if (o.lock && o.unlock) usage('--lock and --unlock cannot be combined', '--lock');
       const confidence = o.confidence === undefined ? undefined : Number(o.confidence);
       if (confidence !== undefined && !Number.isFinite(confidence)) usage(`--confidence must be a number, got "${o.confidence}"`);
