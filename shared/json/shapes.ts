@@ -7,6 +7,7 @@
 import type { AppliedRecipe, ContextAssembly, Evidence, CompactReport, Fact, GcResult, ObserveUsageResult, PromoteResult, Receipt, RecallAdvice, RetrievalMetadata, SaveAdvice, Stats, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, Recipe, Slot, SlotChange, TokenInfo, WriteStatus } from '../model.ts';
 import type { AppliedRecipeJson, ContextJson, EvidenceJson, MatchJson, CompactReportJson, FactJson, GcJson, ObserveJson, PromoteJson, ReceiptJson, RecallAdviceJson, RetrievalJson, SaveAdviceJson, StorageReportJson, TouchJson, UnifiedJson, ExtractJson, ClusterReportJson, ConsolidateJson, ConsolidationCountersJson, ConsolidationRunJson, GraphJson, KgHintJson, RecipeJson, RelatedJson, SlotChangeJson, SlotJson, TokenJson, WriteStatusJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
+import { counted } from '../counted.ts';
 
 export type FactView = Fact;
 
@@ -276,7 +277,7 @@ export function unifiedJson(r: UnifiedResult): UnifiedJson {
 /** The seed's text block: one line per result, best first, [STM] or [LTM]; verbose adds ids and paths. */
 export function unifiedText(r: UnifiedResult, verbose: boolean): string {
   if (r.hits.length === 0) return r.vault ? 'No results in short- or long-term memory.' : 'No results (short-term memory only: no vault is configured).';
-  const lines = [`Found ${r.hits.length} results (STM: ${r.stmCount}, LTM: ${r.ltmCount})${r.vault ? '' : ' — no vault is configured'}`, ''];
+  const lines = [`Found ${counted(r.hits.length, 'result')} (STM: ${r.stmCount}, LTM: ${r.ltmCount})${r.vault ? '' : ' — no vault is configured'}`, ''];
   r.hits.forEach((h, i) => {
     const text = h.source === 'ltm' ? `${h.title}: ${h.content.replace(/\s+/g, ' ').slice(0, 200)}` : h.content;
     lines.push(`${i + 1}. [${h.source.toUpperCase()}] ${text} (score ${h.score.toFixed(2)})`);

@@ -3,6 +3,7 @@
 import type { WeakMatch } from './backend.ts';
 import type { BatchPayload, CheckpointResumePayload, ReceiptJson, SearchRetrieval, SearchPayload } from './payloads.ts';
 import type { AppliedRecipeJson, EvidenceJson } from '../schemas/json-shapes.ts';
+import { counted } from '../counted.ts';
 
 const q = JSON.stringify;
 
@@ -53,8 +54,8 @@ export function searchText(p: SearchPayload, matched?: boolean[]): string {
   const hits = matched?.filter(Boolean).length;
   if (p.count === 0) parts.push(`No memories found for ${who} matching ${q(p.query)}.`);
   else if (hits === 0) parts.push(`Nothing in the memory of ${who} matched ${q(p.query)}. The ${p.count} facts below only fill top_k; do not treat them as answers:\n\n${listed}`);
-  else if (hits !== undefined && hits < p.count) parts.push(`Found ${p.count} memories for ${who}: ${hits} matched the query, the rest only fill top_k${p.explained ? ' (with receipts)' : ''}:\n\n${listed}`);
-  else parts.push(`Found ${p.count} relevant memories for ${who}${p.explained ? ' (with receipts)' : ''}:\n\n${listed}`);
+  else if (hits !== undefined && hits < p.count) parts.push(`Found ${counted(p.count, 'memory', 'memories')} for ${who}: ${hits} matched the query, the rest only fill top_k${p.explained ? ' (with receipts)' : ''}:\n\n${listed}`);
+  else parts.push(`Found ${counted(p.count, 'relevant memory', 'relevant memories')} for ${who}${p.explained ? ' (with receipts)' : ''}:\n\n${listed}`);
   if (p.kg_hints?.length) parts.push(`Related (knowledge graph; no confidence receipts):\n${p.kg_hints.map((h) => `- ${h.label} (${h.relation})`).join('\n')}`);
   if (p.feedback) parts.push(p.feedback);
   if (p.retrieval) parts.push(retrievalText(p.retrieval));

@@ -7,6 +7,7 @@ import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { checkpointJson, checkpointSavedJson } from '../json.ts';
 import { readNamedFile } from '../io/read-file.ts';
 import { parseJsonObject } from '../../../shared/validate.ts';
+import { counted } from '../../../shared/counted.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -89,7 +90,7 @@ export function registerCheckpointCommands({ program, globals }: Cli): void {
       if (checkpoints.length === 0) out(`no checkpoint for agent "${agent}"`);
       for (const c of checkpoints) {
         const keys = Object.keys(c.state).length;
-        out(`${c.id}  ${iso(c.createdAt)}  ${keys} key${keys === 1 ? '' : 's'}${c.messageCount !== undefined ? `, ${c.messageCount} messages` : ''}`);
+        out(`${c.id}  ${iso(c.createdAt)}  ${counted(keys, 'key')}${c.messageCount !== undefined ? `, ${c.messageCount} messages` : ''}`);
       }
     });
 }

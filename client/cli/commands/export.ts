@@ -13,6 +13,7 @@ import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { factJson } from '../json.ts';
 import { factNote, indexNote, noteAgentId, type IndexEntry } from '../../../shared/markdown/notes.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
+import { counted } from '../../../shared/counted.ts';
 
 /** One export line: the --json fact shape plus the embedder that made its vector. */
 export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder ?? null });
@@ -136,6 +137,6 @@ export function registerExportCommand({ program, globals }: Cli): void {
       if (!o.out) return;
       const path = resolve(o.out);
       if (opts.json) printJson({ agent_id: agent, format: o.format, out: path, count });
-      else out(`exported ${count} fact${count === 1 ? '' : 's'} of "${agent}" to ${path}`);
+      else out(`exported ${counted(count, 'fact')} of "${agent}" to ${path}`);
     });
 }

@@ -5,6 +5,7 @@ import { contextJson } from '../../json/shapes.ts';
 import { schemaArgs, type Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
 import { success } from '../result.ts';
+import { counted } from '../../counted.ts';
 
 export async function memoryContext(args: Args, backend: McpBackend): Promise<CallToolResult> {
   const { agent_id: agentId, ...a } = schemaArgs('memory_context', args);
@@ -23,6 +24,6 @@ export async function memoryContext(args: Args, backend: McpBackend): Promise<Ca
 
 /** Why the block is empty: nothing applied, or everything was cut for a budget too small for it. */
 function nothingToInject(query: string, cut: number): string {
-  if (cut > 0) return `Nothing fits the budget: ${cut} item${cut === 1 ? '' : 's'} would have been injected but each is larger than token_budget allows; raise token_budget.`;
+  if (cut > 0) return `Nothing fits the budget: ${counted(cut, 'item')} would have been injected but each is larger than token_budget allows; raise token_budget.`;
   return `Nothing to inject: no slot applies, nothing is pinned${query ? ' and nothing was recalled' : ''}.`;
 }

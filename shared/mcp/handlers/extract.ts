@@ -5,6 +5,7 @@ import { extractJson } from '../../json/shapes.ts';
 import { schemaArgs, ToolInputError, type Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
 import { success } from '../result.ts';
+import { counted } from '../../counted.ts';
 
 export async function memoryExtract(args: Args, backend: McpBackend): Promise<CallToolResult> {
   const a = schemaArgs('memory_extract', args);
@@ -16,6 +17,6 @@ export async function memoryExtract(args: Args, backend: McpBackend): Promise<Ca
     ? [`Nothing extracted: ${r.rejected}`]
     : r.facts.length === 0
       ? ['No durable facts found.']
-      : [`${r.facts.length} durable fact${r.facts.length === 1 ? '' : 's'} (${r.extractor})${a.remember ? `, ${r.stored} stored` : ''}:`, ...r.facts.map((f, i) => `${i + 1}. [${f.kind}] ${f.text}${f.factId ? ` (fact_id ${f.factId}${f.duplicate ? ', already remembered' : ''})` : ''}${f.error ? ` (not stored: ${f.error})` : ''}`)];
+      : [`${counted(r.facts.length, 'durable fact')} (${r.extractor})${a.remember ? `, ${r.stored} stored` : ''}:`, ...r.facts.map((f, i) => `${i + 1}. [${f.kind}] ${f.text}${f.factId ? ` (fact_id ${f.factId}${f.duplicate ? ', already remembered' : ''})` : ''}${f.error ? ` (not stored: ${f.error})` : ''}`)];
   return success(payload, lines.join('\n'));
 }
