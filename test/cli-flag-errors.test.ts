@@ -211,10 +211,29 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['promote AGENT (no fact, no --auto)', ['promote', other], 'promote', 'name the fact'],
     ['token create --agent ""', ['token', 'create', '--agent', ''], 'token create', '--agent'],
     ['slots list --page-token zzz', ['slots', 'list', '--page-token', 'zzz'], 'slots list', '--page-token'],
+    ['cluster --duplicate-threshold 5', ['cluster', other, '--duplicates', '--duplicate-threshold', '5'], 'cluster', '--duplicate-threshold'],
+    ['cluster --max-size 100000', ['cluster', other, '--max-size', '100000'], 'cluster', '--max-size'],
+    ['recipes save --vector-top-k 0', ['recipes', 'save', 'flag-recipe', '--vector-top-k', '0'], 'recipes save', '--vector-top-k'],
+    ['recipes save --graph-depth 4', ['recipes', 'save', 'flag-recipe', '--graph-depth', '4'], 'recipes save', '--graph-depth'],
+    ['recipes save "bad name!"', ['recipes', 'save', 'bad name!'], 'recipes save', '<name>'],
+    ['consolidate AGENT cluster-nonexist', ['consolidate', other, 'cluster-nonexist'], 'consolidate', '[cluster-id]'],
   ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
     expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);
     expect((await env.client.listSlots({})).slots.filter((s) => s.slotName.startsWith('flag-slot'))).toEqual([]);
+  });
+
+  test('cluster --threshold abc is refused in the words of its range, as 5 is', async () => {
+    expect(expectUsage(await engram(['cluster', other, '--threshold', 'abc']), 'cluster', '--threshold')).toContain('--threshold must be a number in (0, 1], got "abc"');
+  });
+
+  test('link AGENT ID "" names <entity>; checkpoint save with a state over the limit names --state-file', async () => {
+    const { fact } = await env.client.put(other, 'A fact to link an entity to');
+    expectUsage(await engram(['link', other, fact.id, '']), 'link', '<entity>');
+    expect((await env.client.get(other, fact.id)).entities).toEqual([]);
+    const big = join(env.cwd, 'big-state.json');
+    writeFileSync(big, JSON.stringify({ k: 'a'.repeat(1_100_000) }));
+    expectUsage(await engram(['checkpoint', 'save', other, '--state-file', big]), 'checkpoint save', '--state-file');
   });
 
   test('relate A causes A names <to-id> and relates nothing', async () => {

@@ -128,6 +128,16 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^(?:options\.)?(?:filters\.)?(?:min_decay_score|min_score)$/, flag: '--min-score' },
   { field: /^(?:options\.)?(?:filters\.)?window_days$/, flag: '--window-days' },
   { field: /^threshold$/, flag: '--threshold' },
+  { field: /^duplicate_threshold$/, flag: '--duplicate-threshold' },
+  { field: /^max_cluster_size$/, flag: '--max-size' },
+  { field: /^vector_top_k$/, flag: '--vector-top-k' },
+  { field: /^lexical_top_k$/, flag: '--lexical-top-k' },
+  { field: /^graph_depth$/, flag: '--graph-depth' },
+  { field: /^token_budget$/, flag: '--token-budget' },
+  { field: /^token_budget$/, flag: '--budget' },
+  { field: /^state_json$/, flag: '--state' },
+  { field: /^state_json$/, flag: '--state-file' },
+  { field: /^entity$/, flag: '--entity' },
   { field: /^confidence$/, flag: '--confidence' },
   { field: /^scope$/, flag: '--scope' },
   { field: /^page_token$/, flag: '--page-token' },
@@ -139,6 +149,9 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^from_id$/, argument: 'from-id' },
   { field: /^to_id$/, argument: 'to-id' },
   { field: /^slot_value$/, argument: 'value' },
+  { field: /^entity$/, argument: 'entity' },
+  { field: /^name$/, argument: 'name' },
+  { field: /^cluster_id$/, argument: 'cluster-id' },
 ];
 
 /** A refusal of a field that the user set through a flag or argument of the running command: a

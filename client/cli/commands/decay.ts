@@ -14,6 +14,13 @@ const weightFlag = (flag: string) => (value: string): number => {
   return n;
 };
 
+/** A similarity threshold: its whole range is checked here, so "abc" and 5 get the same words. */
+const thresholdFlag = (flag: string) => (value: string): number => {
+  const n = decimal(value);
+  if (n === undefined || n <= 0 || n > 1) usage(`${flag} must be a number in (0, 1], got "${value}"`);
+  return n;
+};
+
 export function registerDecayCommands({ program, globals }: Cli): void {
   program
     .command('touch')
@@ -107,10 +114,10 @@ export function registerDecayCommands({ program, globals }: Cli): void {
     .command('cluster')
     .description('clusters of similar facts (stable ids, for engram consolidate), or with --duplicates near-duplicate pairs')
     .argument('<agent>', 'agent id (namespace)')
-    .option('--threshold <f>', 'similarity threshold in (0, 1] (default 0.83)', weightFlag('--threshold'))
+    .option('--threshold <f>', 'similarity threshold in (0, 1] (default 0.83)', thresholdFlag('--threshold'))
     .option('--max-size <n>', 'at most N facts per cluster (default 12)', positiveInt('--max-size'))
     .option('--duplicates', 'list near-duplicate pairs instead')
-    .option('--duplicate-threshold <f>', 'duplicate threshold in (0, 1] (default 0.88)', weightFlag('--duplicate-threshold'))
+    .option('--duplicate-threshold <f>', 'duplicate threshold in (0, 1] (default 0.88)', thresholdFlag('--duplicate-threshold'))
     .option('--json', 'print JSON')
     .action(async (agent: string, o: { threshold?: number; maxSize?: number; duplicates?: boolean; duplicateThreshold?: number }, cmd: Command) => {
       const opts = globals(cmd);
