@@ -62,6 +62,32 @@ describe('clusters and consolidation', () => {
     const [teaCluster] = (await client.clusterMemories('c2', { threshold: 0.5 })).clusters;
     expect(teaCluster!.memoryIds).toEqual(plain.map((f) => f.id));
     expect((await client.consolidateMemories('c2', teaCluster!.id, { threshold: 0.5 })).merged.text).toBe('Bob likes green tea. Bob likes green tea in the morning');
+  });
+
+  test("a pinned member's pin goes to the merged fact; a merge over the text limit is refused by the preview as by apply", async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
+    const client = await daemon.client();
+    const rules = [(await client.put('p', 'Deploys happen on Friday afternoon.')).fact, (await client.put('p', 'Deploys happen on Friday afternoon after review.')).fact];
+    await client.pin('p', rules[1]!.id);
+    const [rule] = (await client.clusterMemories('p', { threshold: 0.5 })).clusters;
+    expect((await client.consolidateMemories('p', rule!.id, { threshold: 0.5 })).message).toBe('Would merge 2 memories into one (pinned, as a member was)');
+    const applied = await client.consolidateMemories('p', rule!.id, { mode: 'apply', threshold: 0.5 });
+    expect(await client.get('p', applied.factId)).toMatchObject({ pinned: true, text: 'Deploys happen on Friday afternoon. Deploys happen on Friday afternoon after review.' });
+
+    // Three facts of ~13 KB whose sentences differ, over the same words: they cluster, and
+    // their merge would be ~40 KB, over a fact's 32 KB.
+    const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda sigma tau upsilon phi chi psi omega rho nu'.split(' ');
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const sentence = () => Array.from({ length: 8 }, () => words[next() % words.length]).join(' ') + '.';
+    const long = Array.from({ length: 3 }, () => Array.from({ length: 300 }, sentence).join(' '));
+    for (const text of long) await client.put('big', text);
+    const [big] = (await client.clusterMemories('big', { threshold: 0.5 })).clusters;
+    expect(big!.memoryIds).toHaveLength(3);
+    for (const mode of ['dry_run', 'apply'] as const) {
+      await expect(client.consolidateMemories('big', big!.id, { mode, threshold: 0.5 })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'cluster_id', message: expect.stringMatching(/merged text would be \d+ bytes, over the 32768-byte limit/) });
+    }
+    expect((await client.list('big')).facts.every((f) => !f.supersededBy)).toBe(true);
     // An id this daemon never listed is not found, not called stale.
     await expect(client.consolidateMemories('c', 'cluster-0123456789abcdef')).rejects.toMatchObject({ kind: 'not_found', message: expect.stringMatching(/^no current cluster cluster-0123456789abcdef in "c": call cluster_memories/) });
   });

@@ -8,11 +8,17 @@
 import { describe, expect, test } from 'vitest';
 import { chatServer } from './fixtures/chat-server.ts';
 import { useDaemonPool, waitFor } from './fixtures/daemon.ts';
+import { extractiveSummary } from '../daemon/consolidate/summarize.ts';
 
 const pool = useDaemonPool();
 const FADED = ['--consolidate-below', '5', '--consolidate-every', '0'];
 
 describe('consolidation', () => {
+  test('the extractive summary keeps facts written without full stops as separate sentences', () => {
+    const sources = [{ id: 'a', text: 'Coffee is brewed every morning at eight' }, { id: 'b', text: 'Morning coffee is brewed at eight daily' }];
+    expect(extractiveSummary(sources)).toBe('Coffee is brewed every morning at eight. Morning coffee is brewed at eight daily');
+  });
+
   test('a run summarises the faded facts into one summary that replaces them; the next run changes nothing', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir(), args: [...FADED, '--http', '127.0.0.1:0'] });
     const client = await daemon.client();

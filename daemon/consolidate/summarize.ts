@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { terms } from '../index/tokenizer.ts';
 import { chatClient, parseJsonAnswer, type ChatConfig, type ChatProvider } from '../llm/chat.ts';
+import { joinSentences, sentenceKey, sentencesOf } from './sentences.ts';
 
 export interface SummarySource {
   id: string;
@@ -25,19 +26,13 @@ export interface Summarizer {
 /** The summary's length budget, in characters. */
 export const SUMMARY_CHARS = 1200;
 
-const sentencesOf = (text: string): string[] =>
-  text
-    .split(/(?<=[.!?])\s+|\n+/u)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-
 /** The extractive summary of the sources (deterministic: it depends only on their texts and order). */
 export function extractiveSummary(sources: readonly SummarySource[], budget = SUMMARY_CHARS): string {
   const sentences: { at: number; text: string; words: Set<string> }[] = [];
   const seen = new Set<string>();
   for (const source of sources) {
     for (const text of sentencesOf(source.text)) {
-      const key = text.toLowerCase().replace(/[.!?]+$/u, '');
+      const key = sentenceKey(text);
       if (seen.has(key)) continue;
       seen.add(key);
       sentences.push({ at: sentences.length, text, words: new Set(terms(text)) });
@@ -59,10 +54,7 @@ export function extractiveSummary(sources: readonly SummarySource[], budget = SU
     chosen.push(s);
     length += s.text.length + 1;
   }
-  const text = chosen
-    .sort((a, b) => a.at - b.at)
-    .map((s) => s.text)
-    .join(' ');
+  const text = joinSentences(chosen.sort((a, b) => a.at - b.at).map((s) => s.text));
   return text.length > budget ? `${text.slice(0, budget - 1)}…` : text;
 }
 

@@ -10,12 +10,15 @@ import { createHash } from 'node:crypto';
 import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
 import type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
+import type { Limits } from '../../shared/validate.ts';
 import { isIndexed, termsOf } from '../index/derive.ts';
 import { replacementLabel } from '../lifecycle/revise.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { MemoryStore } from '../store/store.ts';
 import type { CallContext } from './context.ts';
+import type { Carried } from './writes.ts';
 import { cosine, jaccard, preview } from './similarity.ts';
+import { joinSentences, sentenceKey, sentencesOf } from '../consolidate/sentences.ts';
 import type { ReviseInput, ReviseResult } from './writes.ts';
 
 export type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
@@ -60,7 +63,8 @@ export class Clusters {
 
   constructor(
     private readonly store: MemoryStore,
-    private readonly revise: (ctx: CallContext, input: ReviseInput, carried: { useCount: number; lastUsedAt: number }) => Promise<ReviseResult>,
+    private readonly revise: (ctx: CallContext, input: ReviseInput, carried: Carried) => Promise<ReviseResult>,
+    private readonly limits: Limits,
   ) {}
 
   /** The live facts of a namespace with what similarity needs, in id order. */
@@ -167,10 +171,19 @@ export class Clusters {
     const facts = stored as FactRecord[];
     const cluster = { id: input.clusterId, memoryIds: memberIds };
     const merged = mergeFacts(facts);
-    if (mode === 'dry_run') return { mode, clusterId: cluster.id, merged, retiredIds: [], factId: '', message: `Would merge ${facts.length} memories into one` };
+    // Refused alike by the preview and the apply: a preview must not promise what apply refuses.
+    const bytes = Buffer.byteLength(merged.text, 'utf8');
+    if (bytes > this.limits.maxTextBytes) {
+      throw new EngramError(ErrorKind.FailedPrecondition, `cluster ${cluster.id}: its merged text would be ${bytes} bytes, over the ${this.limits.maxTextBytes}-byte limit of a fact; revise fewer of its members together instead`, 'cluster_id');
+    }
+    // A pinned member's pin goes to the fact that now holds its words (as its tags do); the
+    // member itself is retired, and a retired fact is never injected.
+    const pinned = facts.some((f) => f.pinned);
+    const done = pinned ? ' (pinned, as a member was)' : '';
+    if (mode === 'dry_run') return { mode, clusterId: cluster.id, merged, retiredIds: [], factId: '', message: `Would merge ${facts.length} memories into one${done}` };
     const lastUsedAt = Math.max(...facts.map((f) => f.lastUsedAt || f.createdAt));
-    const res = await this.revise(ctx, { agentId, targetIds: cluster.memoryIds, text: merged.text, tags: merged.tags, entities: merged.entities, strength: merged.strength }, { useCount: merged.useCount, lastUsedAt });
-    return { mode, clusterId: cluster.id, merged, retiredIds: res.retiredIds, factId: res.replacement.id, message: `Merged ${facts.length} memories into ${res.replacement.id}` };
+    const res = await this.revise(ctx, { agentId, targetIds: cluster.memoryIds, text: merged.text, tags: merged.tags, entities: merged.entities, strength: merged.strength }, { useCount: merged.useCount, lastUsedAt, ...(pinned ? { pinned } : {}) });
+    return { mode, clusterId: cluster.id, merged, retiredIds: res.retiredIds, factId: res.replacement.id, message: `Merged ${facts.length} memories into ${res.replacement.id}${done}` };
   }
 }
 
@@ -181,11 +194,11 @@ export function mergeFacts(facts: readonly FactRecord[]): ConsolidateResult['mer
   const sentences: string[] = [];
   const seen = new Set<string>();
   for (const f of facts) {
-    for (const s of f.text.split(/(?<=[.!?])\s+/u)) {
-      const key = s.trim().toLowerCase().replace(/[.!?]+$/u, '');
-      if (key && !seen.has(key)) {
+    for (const sentence of sentencesOf(f.text)) {
+      const key = sentenceKey(sentence);
+      if (!seen.has(key)) {
         seen.add(key);
-        sentences.push(s.trim());
+        sentences.push(sentence);
       }
     }
   }
@@ -202,8 +215,3 @@ export function mergeFacts(facts: readonly FactRecord[]): ConsolidateResult['mer
   };
 }
 
-/** Sentences as one text: one without a closing stop gets one, so two facts written without
- *  full stops do not run together into one sentence ("Bob likes tea Bob drinks it daily"). */
-function joinSentences(sentences: readonly string[]): string {
-  return sentences.map((s, i) => (i < sentences.length - 1 && !/[.!?…]["'”’)\]]*$/u.test(s) ? `${s}.` : s)).join(' ');
-}

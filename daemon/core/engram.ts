@@ -188,7 +188,7 @@ export class Engram {
     this.tokens = new AgentTokens(store, this.pipeline);
     this.consolidator = new Consolidator(store, this.pipeline, staging, this.indexer, relinker, this.decay, options.consolidation ?? DEFAULT_CONSOLIDATION, options.summarizer ?? extractiveSummarizer, options.limits, options.log);
     this.collector = new Collector(store, this.pipeline, staging, this.indexer, this.decay, relinker);
-    this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried));
+    this.clusters = new Clusters(store, (ctx, input, carried) => this.writes.revise(ctx, input, carried), options.limits);
     this.vault = options.vault ? new VaultIndex(options.vault, options.log) : undefined;
     this.promoter = new Promoter(store, this.pipeline, staging, this.indexer, this.decay, options.vault, (path) => this.vault?.written(path));
     this.recallEngine = new RecallEngine(this.indexer, store, this.access);

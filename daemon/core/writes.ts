@@ -91,6 +91,13 @@ export interface ReviseInput extends WriteInput {
   targetIds: unknown;
 }
 
+/** What a merge's new fact takes over from the facts it replaces: their use, and a pin. */
+export interface Carried {
+  useCount: number;
+  lastUsedAt: number;
+  pinned?: true;
+}
+
 export interface ReviseResult {
   replacement: FactRecord;
   retiredIds: string[];
@@ -301,9 +308,9 @@ export class Writes {
     return fact && isIndexed(fact) ? this.access.overlay(fact) : undefined;
   }
 
-  /** Replaces live facts by one new fact, all in one commit. `carried`: use statistics the new
-   *  fact takes over from what it replaces (a consolidation), instead of starting afresh. */
-  revise(ctx: CallContext, input: ReviseInput, carried?: { useCount: number; lastUsedAt: number }): Promise<ReviseResult> {
+  /** Replaces live facts by one new fact, all in one commit. `carried`: what the new fact takes
+   *  over from what it replaces (a consolidation), instead of starting afresh. */
+  revise(ctx: CallContext, input: ReviseInput, carried?: Carried): Promise<ReviseResult> {
     const agentId = check.agentId(input.agentId);
     const targetIds = checkTargets(input.targetIds, this.limits);
     const fields = this.checkFields(input);
