@@ -108,7 +108,7 @@ describe('import (JSONL)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('0 imported, 5 already present\n');
     const out = await engramJson(['import', agent, path]);
-    expect(out).toEqual({ agent_id: agent, imported: 0, already_present: 5, failed: 0, errors: [] });
+    expect(out).toEqual({ agent_id: agent, imported: 0, already_present: 5, failed: 0, incomplete: 0, errors: [] });
     expect((await env.client.stats(agent)).factCount).toBe(before.factCount);
   });
 
@@ -139,6 +139,11 @@ describe('import (JSONL)', () => {
     expect(copies.code, copies.stderr).toBe(0);
     expect(copies.stdout).toBe('1 imported, 0 already present\n');
     expect((await env.client.list(agent5)).facts.map((f) => f.text)).toEqual(['Alice likes jazz', 'Bob likes blues', 'Alice likes jazz']);
+    // The file exactly: two identical lines are two facts, and a re-run stores neither again.
+    const twice = file('dedup3.jsonl', jsonl([{ text: 'Carol likes folk' }, { text: 'Carol likes folk' }]));
+    expect((await engram(['import', agent5, twice, '--allow-duplicate'])).stdout).toBe('2 imported, 0 already present\n');
+    expect((await engram(['import', agent5, twice, '--allow-duplicate'])).stdout).toBe('0 imported, 2 already present\n');
+    expect((await env.client.list(agent5)).facts.filter((f) => f.text === 'Carol likes folk')).toHaveLength(2);
   });
 
   test('a superseded_by naming a fact neither in the file nor in the agent: retired as forgotten, and said (exit 1)', async () => {
@@ -146,6 +151,8 @@ describe('import (JSONL)', () => {
     const run = await engram(['import', agent7, file('dangling.jsonl', jsonl([{ text: 'an old plan', superseded_by: '01M8ZM927QSEHB2N5KREAT2B9Z' }, { text: 'a live fact' }]))]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/line 1: stored as \w+ and retired as forgotten: its superseded_by 01M8ZM927QSEHB2N5KREAT2B9Z is neither in the file nor in the agent/);
+    // Stored, so counted as imported (and as incomplete), never also as failed.
+    expect(run.stdout).toBe('2 imported, 0 already present, 1 of them stored incompletely\n');
     expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
   });
 
@@ -394,7 +401,7 @@ describe('import --format conversation', () => {
     expect(facts[0]!.context).toBe('Melanie: That sounds great!');
 
     const again = await engramJson(['import', agent, path, '--format', 'conversation']);
-    expect(again).toEqual({ agent_id: agent, imported: 0, already_present: 3, failed: 0, errors: [] });
+    expect(again).toEqual({ agent_id: agent, imported: 0, already_present: 3, failed: 0, incomplete: 0, errors: [] });
     expect((await env.client.stats(agent)).factCount).toBe(3);
   });
 
@@ -439,6 +446,7 @@ describe('export', () => {
       old: await put('The deploy key lives in the vault', { tags: ['ops'], confidence: 'unverified' }),
     };
     await env.client.pin(agent, ids.pinned!);
+    await env.client.linkEntity(agent, ids.full!, 'Alice', { type: 'person' });
     await env.client.relate(agent, ids.full!, 'supports', ids.pinned!);
     await env.client.relate(agent, ids.old!, 'related', ids.multiline!);
     await env.client.forget(agent, ids.forgotten!);
@@ -479,11 +487,12 @@ describe('export', () => {
     expect(normalise(copy)).toEqual(normalise(source));
     // Field by field, for the record: what the brief names must match exactly.
     source.forEach((s, i) => {
-      for (const k of ['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'strength', 'pinned']) expect(copy[i][k], `${k} of line ${i + 1}`).toEqual(s[k]);
+      for (const k of ['text', 'kind', 'occurred_at', 'tags', 'entities', 'entity_types', 'source', 'context', 'meta', 'confidence', 'strength', 'pinned']) expect(copy[i][k], `${k} of line ${i + 1}`).toEqual(s[k]);
     });
     // The revised fact points at the copy of its replacement, not at the original; relations
     // point at the copies of their targets (the revised fact's moved to its replacement).
     expect(copy[4].superseded_by).toBe(copy[5].id);
+    expect(copy[0].entity_types).toEqual({ Alice: 'person' });
     expect(copy[0].relations.map((r: any) => [r.type, r.target_id])).toEqual([['supports', copy[2].id]]);
     expect(copy[5].relations.map((r: any) => [r.type, r.target_id])).toEqual([['related', copy[1].id]]);
 

@@ -15,12 +15,15 @@ import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
 import { readNamedFile } from '../io/read-file.ts';
-import { parseImportLine, type ImportRecord } from '../io/records.ts';
+import { derivedRequestId, parseImportLine, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 
 interface LineError {
   line: number;
   reason: string;
+  /** The line was stored (as this fact) but a later step of it did not finish: counted as
+   *  imported or already present, not as failed. */
+  storedAs?: string;
 }
 
 interface Summary {
@@ -163,7 +166,7 @@ function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): Bat
 
 type Numbered = { line: number; record: ImportRecord };
 /** A line whose fact is in the namespace (stored now, or found there). */
-type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean };
+type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean; types?: Record<string, string> };
 
 const LOOKUPS_IN_FLIGHT = 16;
 
@@ -206,6 +209,19 @@ async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size
     }
   }
   if (window.length > 0) yield window;
+}
+
+/** With --allow-duplicate the file is stored exactly: the second of two identical lines is a
+ *  second fact, so it needs a request id of its own — the content's, and which copy it is, so a
+ *  re-run of the same file still stores nothing twice. */
+class CopyCounter {
+  private readonly seen = new Map<string, number>();
+
+  requestIdOf(contentId: string): string {
+    const copy = this.seen.get(contentId) ?? 0;
+    this.seen.set(contentId, copy + 1);
+    return copy === 0 ? contentId : derivedRequestId([contentId, copy]);
+  }
 }
 
 async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, options: JsonlOptions, bar: ProgressBar): Promise<Summary> {
@@ -287,7 +303,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       }
       if (fact) {
         summary.alreadyPresent++;
-        stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined });
+        stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes });
         done++;
         progress();
       } else if (record.alias) {
@@ -311,7 +327,9 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   // Each window is written once the one before it is; the next is parsed meanwhile.
   let writing: Promise<void> = Promise.resolve();
   const windowSize = Math.max(1, limits.maxWriteBatch) * WINDOW_BATCHES;
+  const copies = options.allowDuplicate ? new CopyCounter() : undefined;
   for await (const records of parsedWindows(bytes, agent, limits, windowSize, refuse)) {
+    if (copies) for (const { record } of records) record.requestId = copies.requestIdOf(record.requestId);
     await writing;
     writing = writeWindow(records);
     // A stopped window must not be left unobserved while the next is parsed.
@@ -328,11 +346,17 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       return true;
     } catch (error) {
       if (!isItemError(error)) throw new ImportStopped(summary, `at line ${s.line}`, error);
-      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not ${what} (re-run to finish): ${reasonOf(error)}` });
+      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not ${what} (re-run to finish): ${reasonOf(error)}`, storedAs: s.factId });
       return false;
     }
   };
   for (const s of stored) if (s.record.pinned && !s.pinned) await after(s, 'pinned', () => c.pin(agent, s.factId));
+  // Entity types (set by link --type or --kg) go back the way they were set, on the live fact.
+  for (const s of stored) {
+    for (const [entity, type] of Object.entries(s.record.entityTypes)) {
+      if (!s.retired && s.types?.[entity] !== type) await after(s, `typed (${entity}: ${type})`, () => c.linkEntity(agent, s.factId, entity, { type }));
+    }
+  }
 
   // Relations of the file's live facts, to the imported facts their targets became (both ends
   // are live now; the retirements below then move them, as any retirement does).
@@ -340,7 +364,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     if (s.record.supersededBy || s.record.relations.length === 0) continue;
     for (const r of s.record.relations) {
       const to = ids.get(r.targetId) ?? (await lookup(c, agent, r.targetId))?.id;
-      if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: its ${r.type} target ${r.targetId} is neither in the file nor in the agent` });
+      if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: its ${r.type} target ${r.targetId} is neither in the file nor in the agent`, storedAs: s.factId });
       else await after(s, `related (${r.type} ${to})`, () => c.relate(agent, s.factId, r.type, to));
     }
   }
@@ -352,7 +376,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     await after(s, 'retired', async () => {
       let by = supersededBy === 'agent' ? 'agent' : ids.get(supersededBy);
       if (by === undefined && (await lookup(c, agent, supersededBy))) by = supersededBy;
-      if (by === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} and retired as forgotten: its superseded_by ${supersededBy} is neither in the file nor in the agent` });
+      if (by === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} and retired as forgotten: its superseded_by ${supersededBy} is neither in the file nor in the agent`, storedAs: s.factId });
       if (by === undefined || by === 'agent') await c.forget(agent, s.factId);
       else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by });
     });
@@ -403,12 +427,21 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
     printJson(summaryJson(summary, agent));
     return;
   }
-  const failed = summary.errors.length ? `, ${summary.errors.length} failed` : '';
-  out(`${summary.imported} imported, ${summary.alreadyPresent} already present${failed}`);
+  const { failed, incomplete } = tally(summary);
+  out(`${summary.imported} imported, ${summary.alreadyPresent} already present${failed ? `, ${failed} failed` : ''}${incomplete ? `, ${incomplete} of them stored incompletely` : ''}`);
+}
+
+/** Each line counts once: failed (nothing of it stored) or stored; a stored line whose later
+ *  step did not finish is also counted as incomplete. */
+function tally(summary: Summary): { failed: number; incomplete: number } {
+  const failed = summary.errors.filter((e) => e.storedAs === undefined).length;
+  const incomplete = new Set(summary.errors.filter((e) => e.storedAs !== undefined).map((e) => e.line)).size;
+  return { failed, incomplete };
 }
 
 function summaryJson(summary: Summary, agent: string): Record<string, unknown> {
-  return { agent_id: agent, imported: summary.imported, already_present: summary.alreadyPresent, failed: summary.errors.length, errors: summary.errors };
+  const errors = summary.errors.map(({ line, reason, storedAs }) => ({ line, reason, ...(storedAs ? { stored_as: storedAs } : {}) }));
+  return { agent_id: agent, imported: summary.imported, already_present: summary.alreadyPresent, ...tally(summary), errors };
 }
 
 const RESUME = 're-run the same command to resume (what is already stored is not stored again)';

@@ -29,6 +29,8 @@ export interface ImportRecord {
   /** Its relations where it came from, to ids of that store (mapped like superseded_by). */
   relations: { type: RelationType; targetId: string }[];
   pinned: boolean;
+  /** Its entities' types where it came from ({label: type}), set again after the fact is stored. */
+  entityTypes: Record<string, string>;
   supersededBy: string;
   /** For kind "alias": what `engram alias` was given. */
   alias?: { term: string; equivalents: string[] };
@@ -36,12 +38,12 @@ export interface ImportRecord {
   requestId: string;
 }
 
-const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'source', 'context', 'meta', 'confidence', 'strength', 'id', 'pinned', 'superseded_by', 'relations']);
+const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'entity_types', 'source', 'context', 'meta', 'confidence', 'strength', 'id', 'pinned', 'superseded_by', 'relations']);
 /** What an export line carries that the daemon assigns on write. */
 const ASSIGNED = new Set([
   'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'embedder',
   'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason', 'promoted_at',
-  'replaces', 'entity_types',
+  'replaces',
 ]);
 
 
@@ -63,6 +65,18 @@ function relationList(value: unknown): ImportRecord['relations'] {
     if (typeof type !== 'string' || !(RELATION_TYPES as readonly string[]).includes(type)) throw new Error(`relations[${i}].type: must be one of ${RELATION_TYPES.join(', ')}`);
     return { type: type as RelationType, targetId: check.factId(targetId, `relations[${i}].target_id`) };
   });
+}
+
+/** {label: type}: every type a non-empty string (an export writes the types it has). */
+function entityTypes(value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`entity_types: must be an object {entity: type}, got ${check.kindOf(value)}`);
+  const types: Record<string, string> = {};
+  for (const [entity, type] of Object.entries(value)) {
+    if (typeof type !== 'string' || type.trim() === '') throw new Error(`entity_types.${entity}: must be a non-empty string`);
+    types[entity] = type;
+  }
+  return types;
 }
 
 function stringList(value: unknown, field: string): string[] {
@@ -132,12 +146,13 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
     ...(strength !== undefined && strength !== DEFAULT_STRENGTH ? { strength } : {}),
     ...(id ? { id } : {}),
     pinned: o.pinned === true,
+    entityTypes: entityTypes(o.entity_types),
     supersededBy,
     relations: relationList(o.relations),
     ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
   };
-  // The content, not the lifecycle state (pinned, superseded_by) or daemon bookkeeping: a later
-  // export of the same fact maps to the same request id.
-  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined };
+  // The content, not the lifecycle state (pinned, superseded_by, entity types set by a link) or
+  // daemon bookkeeping: a later export of the same fact maps to the same request id.
+  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined, entityTypes: undefined };
   return { ...record, requestId: derivedRequestId(['engram-import-v1', agentId, content]) };
 }
