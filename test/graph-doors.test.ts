@@ -134,6 +134,10 @@ describe('the knowledge graph and consolidation through every door', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.field).toBe('type');
+    // A query parameter is named as sent (it is not the {id} of a fact's path).
+    const graph = await fetch(`http://${doors.daemon.discovery.httpAddress}/v1/graph?agent_id=${agent}&fact_id=bad`, { headers: { authorization: `Bearer ${doors.daemon.discovery.token}` } });
+    expect(graph.status).toBe(400);
+    expect(((await graph.json()) as any).error).toMatchObject({ field: 'fact_id', message: expect.stringMatching(/^fact_id: "bad" is not a fact id/) });
     for (const session of [doors.stdio, doors.http]) {
       expect(await session.fails('memory_relate', { agent_id: agent, from_id: a, to_id: b, type: 'likes' })).toMatch(/type/);
       expect(await session.fails('memory_relate', { agent_id: agent, from_id: a, to_id: a, type: 'related' })).toMatch(/to_id/);

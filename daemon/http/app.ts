@@ -146,7 +146,9 @@ async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics:
 /** Core field name → the name this caller used: REST's name, or the alias they gave. */
 function errorNames(spelled: Record<string, string>): Record<string, string> {
   const names: Record<string, string> = { ...spelled };
-  for (const [core, rest] of Object.entries(CORE_FIELDS)) names[core] = spelled[rest] ?? rest;
+  // A field the caller sent under the core's own name keeps it (GET /v1/graph?fact_id= is not
+  // the {id} of a fact's path).
+  for (const [core, rest] of Object.entries(CORE_FIELDS)) names[core] ??= spelled[rest] ?? rest;
   return names;
 }
 

@@ -12,7 +12,7 @@ export type ObjectSchema = z.ZodObject;
 
 export interface Parsed<T> {
   value: T;
-  /** Canonical name → the alias the caller used, for the fields given by alias. */
+  /** Canonical name → the name the caller used (itself, or an alias), for every field given. */
   spelled: Record<string, string>;
 }
 
@@ -45,10 +45,8 @@ function parse<S extends ObjectSchema>(schema: S, input: Record<string, unknown>
   for (const [given, raw] of Object.entries(input)) {
     if (!accepted.includes(given)) throw badRequest(given, `is not a ${what} (accepted: ${accepted.join(', ') || 'none'})`);
     const canonical = schema.shape[given] ? given : ALIASES[given]!;
-    if (canonical !== given) {
-      if (Object.hasOwn(input, canonical)) throw badRequest(given, `give ${canonical} or its alias ${given}, not both`);
-      spelled[canonical] = given;
-    }
+    if (canonical !== given && Object.hasOwn(input, canonical)) throw badRequest(given, `give ${canonical} or its alias ${given}, not both`);
+    spelled[canonical] = given;
     try {
       value[canonical] = convert(canonical, raw, given);
     } catch (error) {
