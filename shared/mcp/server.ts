@@ -65,7 +65,7 @@ export function createMcpServer(source: BackendSource, options: McpServerOptions
 function rejectUnknownArguments(name: keyof typeof INPUT_TYPES, args: Args): void {
   const known = Object.keys(INPUT_TYPES[name].shape);
   const unknown = Object.keys(args).filter((key) => !known.includes(key));
-  if (unknown.length) throw new ToolInputError(`${unknown.join(', ')}: not a parameter of ${name} (its parameters: ${known.join(', ')})`);
+  if (unknown.length) throw new ToolInputError(`${unknown.join(', ')}: not a parameter of ${name} (${known.length ? `its parameters: ${known.join(', ')}` : 'it takes none'})`);
 }
 
 /** A refusal worded with the tool's own argument name for the field the daemon named. */
