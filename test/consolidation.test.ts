@@ -70,7 +70,9 @@ describe('consolidation', () => {
     for (const line of ['engram_consolidation_runs_total 2', 'engram_consolidation_summaries_total 1', 'engram_consolidation_retired_total 4', 'engram_consolidation_failures_total 0']) expect(text).toContain(line);
 
     client.close();
-    await daemon.stop();
+    // Killed, not stopped: a run asked for through a door is counted durably even when it wrote
+    // nothing (the second one here), as its answer was.
+    await daemon.kill9();
     const again = await pool.start({ dataDir: daemon.dataDir, args: FADED });
     expect(await (await again.client()).consolidationStatus()).toMatchObject({ runs: 2, summariesWritten: 1, factsRetired: 4 });
   });

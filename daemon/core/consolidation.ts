@@ -184,18 +184,18 @@ export class Consolidator {
     const sources = stored.filter((f): f is FactRecord => f !== undefined && isIndexed(f) && !f.pinned);
     const base: ConsolidationRun = { dryRun, fadedCount: faded.length, sourceIds: sources.map((f) => f.id), retiredIds: [], failures: [], summarizer: this.summarizer.id, rejected: '', text: '', message: '', replayed: false };
     if (sources.length < this.config.minSources) {
-      return this.finish({ ...base, sourceIds: [], message: `Nothing to consolidate: ${faded.length} faded fact(s), fewer than ${this.config.minSources}` }, dryRun);
+      return this.finish(ctx, { ...base, sourceIds: [], message: `Nothing to consolidate: ${faded.length} faded fact(s), fewer than ${this.config.minSources}` }, dryRun);
     }
     const summary = await this.summarizer.summarize(sources.map((f) => ({ id: f.id, text: f.text })));
     if (summary.rejected !== undefined) {
-      return this.finish({ ...base, rejected: summary.rejected, message: `The summarizer's proposal was refused, nothing was written: ${summary.rejected}` }, dryRun, { rejectedProposals: 1 });
+      return this.finish(ctx, { ...base, rejected: summary.rejected, message: `The summarizer's proposal was refused, nothing was written: ${summary.rejected}` }, dryRun, { rejectedProposals: 1 });
     }
     let text: string;
     try {
       text = check.factText(summary.text, this.limits, 'summary');
     } catch (error) {
       const rejected = `the summary does not fit a fact: ${(error as Error).message}`;
-      return this.finish({ ...base, rejected, message: `The summarizer's proposal was refused, nothing was written: ${rejected}` }, dryRun, { rejectedProposals: 1 });
+      return this.finish(ctx, { ...base, rejected, message: `The summarizer's proposal was refused, nothing was written: ${rejected}` }, dryRun, { rejectedProposals: 1 });
     }
     if (dryRun) return { ...base, text, message: `Would summarise ${sources.length} faded facts into one` };
     const written = await this.writeSummary(ctx, agentId, sources, text, requestId);
@@ -213,7 +213,7 @@ export class Consolidator {
       result.failures.push({ factId: id, error: error.message });
     });
     result.message = `Summarised ${sources.length} faded facts into ${written.id}; retired ${result.retiredIds.length}${result.failures.length ? `, ${result.failures.length} kept (changed since the run chose them)` : ''}`;
-    const finished = await this.finish(result, false, { failures: result.failures.length });
+    const finished = await this.finish(ctx, result, false, { failures: result.failures.length });
     if (requestId) await this.store.commit([{ type: 'recordRequest', agentId, requestId, result: { op: 'consolidate', run: recordOf(finished) as unknown as Record<string, unknown> } }]);
     return finished;
   }
@@ -303,15 +303,17 @@ export class Consolidator {
   }
 
   /** Counts a run's outcome; a run that wrote nothing still counts (in its own meta write). */
-  private async finish(run: ConsolidationRun, dryRun: boolean, add: Partial<ConsolidationCounters> = {}): Promise<ConsolidationRun> {
+  private async finish(ctx: CallContext, run: ConsolidationRun, dryRun: boolean, add: Partial<ConsolidationCounters> = {}): Promise<ConsolidationRun> {
     if (dryRun) return run;
     const wrote = run.summary !== undefined;
     const counters = this.counted({ ...add, ...(wrote ? {} : { runs: 1 }) });
-    if (wrote || add.failures) {
+    // A run someone asked for is answered only once its count is stored, as any write is.
+    const asked = ctx.principal !== DAEMON;
+    if (wrote || add.failures || asked) {
       await this.store.commit([counters.change]);
       this.unsaved = false;
     } else {
-      // A run that wrote nothing (the usual automatic one) costs no disk sync: its count rides
+      // An automatic run that wrote nothing (the usual one) costs no disk sync: its count rides
       // with the next commit that stores the totals, or the close.
       this.unsaved = true;
     }
