@@ -234,7 +234,9 @@ describe('sessions', () => {
     expect((await rest('GET', '/inspector/session', undefined, withSession(id))).json).toMatchObject({ signed_in: true, principal: 'token' });
     // Another web page cannot use it.
     expect((await rest('GET', '/v1/agents', undefined, withSession(id, { origin: 'http://evil.example' }))).status).toBe(403);
-    expect((await rest('GET', '/v1/agents', undefined, withSession('made-up'))).status).toBe(401);
+    const unknown = await rest('GET', '/v1/agents', undefined, withSession('made-up'));
+    expect(unknown.status).toBe(401);
+    expect(unknown.json.error.message).toMatch(/^the inspector session has ended .*sign in again/);
 
     await rest('DELETE', '/inspector/session', undefined, withSession(id));
     expect((await rest('GET', '/v1/agents', undefined, withSession(id))).status).toBe(401);

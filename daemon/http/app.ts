@@ -66,7 +66,13 @@ export function buildApp(core: Engram, options: AppOptions): Hono<Env> {
   // A request from the inspector's page carries its session id instead of the token.
   const sessions = new InspectorSessions();
   const authenticate: MiddlewareHandler<Env> = async (c, next) => {
-    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(c.req.header(SESSION_HEADER));
+    const session = c.req.header(SESSION_HEADER);
+    const authorization = c.req.header('authorization') ?? sessions.authorizationOf(session);
+    // Sessions live in the daemon's memory: a restart (or 12 idle hours) ends them. Say so,
+    // rather than blame a token the page never sent.
+    if (authorization === undefined && session && !options.noAuth) {
+      throw new HttpError(401, ErrorKind.Unauthenticated, 'the inspector session has ended (12 idle hours, a sign-out, or the daemon restarted): sign in again with the token, or open a new link from engram inspect');
+    }
     c.set('principal', options.authenticate({ authorization, host: c.req.header('host'), origin: c.req.header('origin') }));
     c.set('authorization', authorization ?? '');
     await next();
