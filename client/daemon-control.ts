@@ -53,7 +53,10 @@ export function liveDiscovery(dataDir: string): Discovery | undefined {
 /** Starts `engram daemon --data-dir DIR ...args` detached, logging to DIR/daemon.log, and waits
  *  until it answers. A daemon already serving DIR is left alone. Two starts at once may both
  *  spawn one: the store lock lets only one live, and both then report it. */
-export async function startDetached(dataDir: string, args: readonly string[] = []): Promise<StartedDaemon> {
+/** How long a start runs before what the daemon says is shown as it goes. */
+const PROGRESS_AFTER_MS = 1000;
+
+export async function startDetached(dataDir: string, args: readonly string[] = [], onProgress?: (line: string) => void): Promise<StartedDaemon> {
   const running = liveDiscovery(dataDir);
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
 
@@ -78,7 +81,12 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   child.unref();
 
   const deadline = Date.now() + START_TIMEOUT_MS;
+  // Shown only once the start takes a while: a start that fails at once reports its lines in
+  // its error, once.
+  const showFrom = Date.now() + PROGRESS_AFTER_MS;
+  let shown = logFrom;
   for (;;) {
+    if (onProgress && Date.now() > showFrom) shown = showProgress(logPath, shown, onProgress);
     const discovery = liveDiscovery(dataDir);
     if (discovery && (await answers(dataDir))) return { started: discovery.pid === child.pid, pid: discovery.pid, address: discovery.address, logPath };
     // Ours exited (e.g. it lost the lock race): give the winner a moment to write its discovery file.
@@ -91,6 +99,21 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     if (Date.now() > deadline) throw new DaemonStartError(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see engram logs --data-dir ${dataDir}`, 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** What a starting daemon says before it serves, as it says it: the plain "engram: …" lines it
+ *  writes to the log (a first start builds the word-vector cache for a while, and says so).
+ *  Returns where the next look starts (only whole lines are shown). */
+function showProgress(logPath: string, from: number, show: (line: string) => void): number {
+  let text: string;
+  try {
+    text = readFileSync(logPath).subarray(from).toString('utf8');
+  } catch {
+    return from;
+  }
+  const end = text.lastIndexOf('\n') + 1;
+  for (const line of text.slice(0, end).split('\n')) if (line.startsWith('engram: ')) show(line);
+  return from + Buffer.byteLength(text.slice(0, end), 'utf8');
 }
 
 /** Removes `dir` when the log is all it holds; whether it did. */

@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
   let client;
   try {
     if (!values.address) {
-      const daemon = await startDetached(dataDir);
+      const daemon = await startDetached(dataDir, [], (line) => process.stderr.write(`${line}\n`));
       if (daemon.started) say(`no daemon was serving ${dataDir}; started one (pid ${daemon.pid}, log ${daemon.logPath}; engram stop --data-dir ${dataDir} stops it)`);
     }
     client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp' });

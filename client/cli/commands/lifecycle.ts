@@ -10,6 +10,9 @@ import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
 import { DaemonStartError, liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
+/** What a starting daemon says while it gets ready, on stderr (stdout keeps the result). */
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+
 export function registerLifecycleCommands({ program, globals, setExit }: Cli): void {
   program
     .command('init')
@@ -39,7 +42,7 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
-      const daemon = await startDetached(dir, cmd.args);
+      const daemon = await startDetached(dir, cmd.args, say);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else if (!daemon.started) {
         // Flags given to a start that starts nothing would silently not apply: say so, and how.
@@ -72,11 +75,11 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const { dir } = locateDataDir(opts.dataDir);
       const stopped = await stopDaemon(dir);
       const previous = withoutOwnFlags(stopped.args ?? []);
-      const daemon = await startDetached(dir, cmd.args.length > 0 ? cmd.args : previous).catch(async (error: unknown) => {
+      const daemon = await startDetached(dir, cmd.args.length > 0 ? cmd.args : previous, say).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
         if (!stopped.stopped || cmd.args.length === 0 || !(error instanceof DaemonStartError)) throw error;
-        const again = await startDetached(dir, previous);
+        const again = await startDetached(dir, previous, say);
         throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
       });
       if (opts.json) printJson({ data_dir: dir, stopped_pid: stopped.pid ?? null, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
