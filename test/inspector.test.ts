@@ -139,6 +139,12 @@ describe('the inspector', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Previous page' }).click();
     await expect.poll(async () => (await rows())[0]).toBe('bulk note 079');
+
+    // A stale or mistyped link says there is no page there, with the way back (it was blank).
+    await go('#/ns/travel/nowhere');
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^No page here \(#\/ns\/travel\/nowhere\)\. Go to the overview\.$/);
+    await page.getByRole('link', { name: 'Go to the overview' }).click();
+    await expect.poll(() => page.getByRole('alert').count()).toBe(0);
   });
 
   test('3. searches with the live explain view: ranks, contributions, scores, weights and recipe', async () => {
@@ -170,7 +176,7 @@ describe('the inspector', () => {
   test('4. opens a fact: fields, lineage, graph, use and decay; pins, changes confidence, forgets and deletes with confirmation', async () => {
     await go(`#/ns/travel/facts/${ids.old}`);
     await page.getByRole('heading', { name: 'The flight to Rome leaves at 9' }).waitFor();
-    expect(await page.locator('[data-field="Status"]').textContent()).toMatch(/revised/);
+    expect(await page.locator('[data-field="Status"]').textContent()).toMatch(/replaced \(by /);
     await page.getByRole('list', { name: 'Successors' }).getByRole('link', { name: 'The flight to Rome leaves at 11' }).click();
     await page.getByRole('heading', { name: 'The flight to Rome leaves at 11' }).waitFor();
     await page.getByRole('list', { name: 'Sources' }).getByRole('link', { name: 'The flight to Rome leaves at 9' }).waitFor();

@@ -30,6 +30,14 @@ export function App() {
   return <Signed who={who} onSignOut={() => session.signOut().then(setWho)} />;
 }
 
+/** The routes the views above draw: anything else (a stale or mistyped link) says so. */
+function isPage([area, agent, view, id, ...rest]: string[]): boolean {
+  if (area === undefined) return true;
+  if (area === 'slots') return view === undefined && !rest.length;
+  if (area !== 'ns' || agent === undefined || rest.length) return false;
+  return view === 'overview' || view === 'search' ? id === undefined : view === 'facts';
+}
+
 function Signed({ who, onSignOut }: { who: Session; onSignOut: () => void }) {
   const route = useRoute();
   const agents = useLoad(() => get('Agents', '/v1/agents'), []);
@@ -82,6 +90,11 @@ function Signed({ who, onSignOut }: { who: Session; onSignOut: () => void }) {
         {current && view === 'facts' && !id && <FactsView key={`${current}?${route.params}`} agent={current} params={route.params} />}
         {current && view === 'facts' && id && <FactView agent={current} factId={id} />}
         {current && view === 'search' && <SearchView agent={current} params={route.params} />}
+        {!isPage(route.parts) && (
+          <p role="alert">
+            No page here ({window.location.hash}). <a href={href(current ? ['ns', current, 'overview'] : [])}>Go to the overview</a>.
+          </p>
+        )}
       </main>
     </>
   );

@@ -14,4 +14,6 @@ export function bytes(n: number): string {
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
-export const status = (f: { superseded_by: string | null }): string => (f.superseded_by === null ? 'live' : f.superseded_by === 'agent' ? 'forgotten' : 'revised');
+/** A retired fact is forgotten, or replaced: by a revision, a merged cluster or a consolidation
+ *  summary alike (its successor, in the lineage, says which). */
+export const status = (f: { superseded_by: string | null }): string => (f.superseded_by === null ? 'live' : f.superseded_by === 'agent' ? 'forgotten' : 'replaced');
