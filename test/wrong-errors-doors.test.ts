@@ -117,6 +117,10 @@ describe('values of the wrong type or range, refused before anything is sent', (
     const run = await runEngram(['mcp', '--help'], { dataDir: null, cwd: dir });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/engram mcp/);
+    // --agent names every tool it serves (it listed five of the nine), and none it does not.
+    const agentHelp = run.stdout.slice(run.stdout.indexOf('  --agent ID'), run.stdout.indexOf('  --tools LIST'));
+    for (const tool of ['save_memory', 'gc', 'promote_memory', 'search_unified', 'cluster_memories', 'consolidate_memories']) expect(agentHelp).toContain(tool);
+    expect(agentHelp).not.toMatch(/memory_reflect|analyze_message/);
   });
 });
 

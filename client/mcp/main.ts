@@ -7,9 +7,25 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { resolveDataDir } from '../../shared/discovery.ts';
 import { createMcpServer } from '../../shared/mcp/server.ts';
 import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts';
+import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
 import { startDetached } from '../daemon-control.ts';
+
+/** The tools that take the --agent namespace when a call names none: CortexGraph's own, whose
+ *  calls need not name one (the analysis tools take no namespace at all). */
+const AGENT_OPTIONAL = [...CORTEX_TOOLS].filter((name) => 'agent_id' in INPUT_TYPES[name as keyof typeof INPUT_TYPES].shape);
+
+/** Words in lines of at most `width`, the lines after the first indented by `indent`. */
+function wrapped(text: string, width: number, indent: number): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last]!.length + word.length + 1 <= width) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
 
 const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--agent ID] [--tools LIST] [--print-config]
 
@@ -19,9 +35,9 @@ data directory; $ENGRAM_HOME overrides), starting that daemon if none is running
   --data-dir DIR     the daemon's data directory
   --address TARGET   a daemon address instead (unix:/path or host:port); never auto-started
   --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)
-  --agent ID         the namespace of the tools whose agent_id is optional (save_memory,
-                     search_memory, touch_memory, observe_memory_usage, gc; $ENGRAM_AGENT,
-                     default "default")
+  --agent ID         the namespace of the tools whose agent_id is optional ($ENGRAM_AGENT,
+                     default "default"):
+                     ${wrapped(AGENT_OPTIONAL.join(', '), 68, 21)}
   --tools LIST       serve only these tools, comma-separated (memory_add,memory_search):
                      each tool's schemas take room in the agent's context
   --print-config     print the mcpServers entry that runs this installation (for an agent
