@@ -29,7 +29,8 @@ export type { PromoteResult, PromotionCandidate } from '../shared/model.ts';
 export type { CompactReport, GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, TableStats } from '../shared/model.ts';
 
 export interface ConnectOptions {
-  /** Data dir whose discovery file names the daemon (default: --data-dir rules: ENGRAM_HOME or ./.engram). */
+  /** Data dir whose discovery file names the daemon (default, as the CLI finds it: $ENGRAM_HOME, else
+   *  the nearest .engram/ from the working directory up, else the per-user data directory). */
   dataDir?: string;
   /** Explicit gRPC target instead of discovery: "unix:/path/engram.sock" or "127.0.0.1:7777". */
   address?: string;
