@@ -275,7 +275,8 @@ describe('unified search over the store and the vault', () => {
       ['stm', fact.id, 1],
       ['ltm', 'Gardening.md', 0.7],
     ]);
-    expect(first.hits[1]).toMatchObject({ title: 'Gardening', content: expect.stringContaining('staking in June') });
+    // The heading is the title, not repeated as the start of the content.
+    expect(first.hits[1]).toMatchObject({ title: 'Gardening', content: 'Tomatoes need staking in June; water the basil daily.' });
 
     // Promoted: its note is in the vault, but the fact and its note count once.
     await client.promote('u', { factId: fact.id });

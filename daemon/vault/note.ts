@@ -40,6 +40,10 @@ export function parseNote(path: string, content: string): VaultNote {
     }
   }
   const heading = /^#\s+(.+)$/mu.exec(body)?.[1]?.trim();
+  // A heading that opens the note is its title, not its text: a preview shows "Title: text",
+  // not "Title: # Title text".
+  const opening = /^\s*#\s+.+(?:\r?\n|$)/u.exec(body);
+  if (opening) body = body.slice(opening[0].length);
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     path,
