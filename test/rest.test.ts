@@ -438,6 +438,13 @@ describe('routes', () => {
     expectSchema('Checkpoint', latest.json);
     expect(latest.json).toEqual({ id: second.json.checkpoint_id, created_at: second.json.created_at, state, message_count: 2 });
 
+    // The list the CLI's checkpoint list and the library's checkpointList give, newest first.
+    const listed = await call('GET', `/v1/checkpoints${q({ agent_id: 'erin' })}`);
+    expect(listed.status).toBe(200);
+    expectSchema('Checkpoints', listed.json);
+    expect(listed.json.checkpoints.map((c: { id: string }) => c.id)).toEqual([second.json.checkpoint_id, first.json.checkpoint_id]);
+    expect((await call('GET', `/v1/checkpoints${q({ agent_id: 'nobody' })}`)).json).toEqual({ agent_id: 'nobody', count: 0, checkpoints: [] });
+
     const bad = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: 'not an object' } });
     expectBadField(bad, 'state');
   });

@@ -653,6 +653,16 @@ export const ROUTES: readonly Route[] = [
     },
   ),
 
+  route(
+    'GET',
+    '/v1/checkpoints',
+    { query: AgentQuery, operationId: 'listCheckpoints', summary: "The agent's checkpoints, newest first", status: 200, response: 'Checkpoints', description: 'The checkpoints kept (none: an empty list).' },
+    async ({ core, ctx, query: q }) => {
+      const checkpoints = (await core.listCheckpoints(ctx, q.agent_id)).map((c) => checkpointJson(checkpointView(c)));
+      return ok('Checkpoints', { agent_id: q.agent_id, count: checkpoints.length, checkpoints } as ResponseOf<'Checkpoints'>);
+    },
+  ),
+
   route('GET', '/healthz', { auth: false, operationId: 'health', summary: 'Liveness; needs no token', status: 200, response: 'Health', description: 'Serving.' }, async () => ok('Health', { status: 'ok' })),
 
   route(

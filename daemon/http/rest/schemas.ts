@@ -501,6 +501,7 @@ export const RESPONSES = {
   Agents: z.object({ agents: z.array(z.string()) }).strict(),
   CheckpointSaved: CheckpointSavedJson,
   Checkpoint: CheckpointJson,
+  Checkpoints: z.object({ agent_id: z.string(), count: z.int().min(0), checkpoints: z.array(CheckpointJson).describe('Newest first.') }).strict(),
   Health: z.object({ status: z.literal('ok') }).strict(),
 } as const;
 
