@@ -81,6 +81,18 @@ describe('engram mcp start-up', () => {
     await second.close();
   });
 
+  test('a line that is not JSON, or not JSON-RPC, is answered with -32700 / -32600 (id null), and the next request still is', async () => {
+    const daemon = await startDaemon();
+    dirs.push(daemon.dataDir);
+    const input = ['this is not json', '{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"foo":1}', ''].join('\n');
+    const run = await runEngram(['mcp', '--data-dir', daemon.dataDir], { dataDir: null, cwd: daemon.dataDir, input });
+    expect(run.code, run.stderr).toBe(0);
+    const answers = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number | null; error?: { code: number }; result?: unknown });
+    expect(answers.filter((a) => a.id === null).map((a) => a.error!.code).sort()).toEqual([-32700, -32600].sort());
+    expect(answers.find((a) => a.id === 1)).toMatchObject({ result: {} });
+    await daemon.stop();
+  });
+
   test('--tools serves only the tools named; another is an unknown tool, and an unknown name in the list is a usage error', async () => {
     const daemon = await startDaemon();
     dirs.push(daemon.dataDir);

@@ -4,6 +4,7 @@
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { resolveDataDir } from '../../shared/discovery.ts';
 import { createMcpServer } from '../../shared/mcp/server.ts';
 import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts';
@@ -58,6 +59,20 @@ function parseToolList(text: string): ToolName[] {
  *  directory), with the flags given beside --print-config. */
 function hostConfig(flags: string[]) {
   return { mcpServers: { engram: { command: process.execPath, args: [realpathSync(process.argv[1]!), 'mcp', ...flags] } } };
+}
+
+/** A line that is not JSON, or not a JSON-RPC message, gets the error JSON-RPC prescribes
+ *  (-32700 / -32600, id null) instead of silence: the host learns its request was not read. The
+ *  SDK's transport only reports such a line to onerror, which the protocol layer set. */
+function answerUnreadableLines(transport: StdioServerTransport): void {
+  const reported = transport.onerror;
+  transport.onerror = (error) => {
+    reported?.(error);
+    const notJson = error instanceof SyntaxError;
+    if (!notJson && error.name !== 'ZodError') return;
+    const message = notJson ? `Parse error: ${error.message}` : 'Invalid Request: not a JSON-RPC 2.0 message';
+    void transport.send({ jsonrpc: '2.0', id: null, error: { code: notJson ? ErrorCode.ParseError : ErrorCode.InvalidRequest, message } } as unknown as JSONRPCMessage);
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -126,7 +141,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
   });
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  answerUnreadableLines(transport);
   await ended;
   await settled();
   await new Promise((resolve) => setImmediate(resolve));
