@@ -68,6 +68,10 @@ describe('MCP over HTTP: transport rules', () => {
     const get = await fetch(`http://${daemon.mcpAddress}/mcp`, { headers: { ...auth, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     expect((await post(auth, '{not json')).status).toBe(400);
+    // An empty batch is one Invalid Request error (it was a silent 202).
+    const empty = await post(auth, '[]');
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } });
   });
 
   test('sessions are independent: two clients at once see each other\'s committed writes', async () => {

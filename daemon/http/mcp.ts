@@ -32,6 +32,8 @@ export function mcpHandler(core: Engram, log: Log, defaultAgentId?: string) {
       if (!(error instanceof SyntaxError)) throw error;
       return rpcError(400, -32700, 'Parse error: the body is not JSON');
     }
+    // JSON-RPC answers an empty batch with one Invalid Request error (the SDK accepts it, 202).
+    if (Array.isArray(body) && body.length === 0) return rpcError(400, -32600, 'Invalid Request: an empty batch');
     const backendFor = (auth: AuthInfo | undefined) => new CoreBackend(core, { ...ctx, principal: (auth?.extra?.principal as Principal | undefined) ?? ctx.principal });
     const { server } = createMcpServer(backendFor, { onUnexpectedError, ...(defaultAgentId ? { defaultAgentId } : {}) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
