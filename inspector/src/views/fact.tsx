@@ -120,7 +120,8 @@ function Fields({ fact: f }: { fact: Fact }) {
     ['Recalled', `${f.access_count} time(s), last ${when(f.last_accessed_at)}`],
     ['Reviews', `${f.review_count} (${f.cross_domain_count} cross-domain)`],
     ['Promoted', when(f.promoted_at)],
-    ['Relations', f.relations.map((r) => `${r.type} → ${r.target_id}`).join(', ') || '—'],
+    // A fact holds the relations it starts; those that point at it are in the graph below.
+    ['Relations from it', `${f.relations.map((r) => `${r.type} → ${r.target_id}`).join(', ') || '—'} (relations to it: see the graph neighbourhood)`],
     ['Meta', <pre>{JSON.stringify(f.meta, null, 2)}</pre>],
   ];
   return (
