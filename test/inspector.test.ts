@@ -228,6 +228,15 @@ describe('the inspector', () => {
 
     // The form shows the stored review status, so a later save keeps it.
     await expect.poll(() => page.getByLabel('Review status').inputValue()).toBe('approved');
+    // One outcome at a time: a refused save clears the "Saved." before it, and the next save the refusal.
+    await expect.poll(() => page.locator('.done').first().textContent()).toBe('Saved.');
+    await page.getByLabel('Value (JSON)').fill('not json');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/must be JSON/);
+    expect(await page.locator('.done').first().textContent()).toBe('');
+    await page.getByLabel('Value (JSON)').fill('"Rust"');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('alert').count()).toBe(0);
     // Locking keeps what is typed and not yet saved.
     await page.getByLabel('Value (JSON)').fill('"Go"');
     await page.getByRole('button', { name: 'Lock' }).click();

@@ -126,11 +126,14 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
   const identity = { slot_name: s.slot_name, scope: s.scope, ...(s.project_id !== null ? { project_id: s.project_id } : {}) };
   // The form shows the stored slot again after a save; locking or unlocking keeps what is typed.
   const [saves, setSaves] = useState(0);
+  // One outcome shows at a time: a refusal clears the last "Saved." and a success the last refusal.
+  const fail = (message: string) => (setDone(undefined), setProblem(message));
   const write = (what: string, body: Record<string, unknown>, fromForm = false) => {
     setProblem(undefined);
+    setDone(undefined);
     post('SlotEnvelope', '/v1/memory-controls/slots', { ...identity, ...body }).then(
       () => (setDone(what), fromForm && setSaves((n) => n + 1), onSaved()),
-      (e: Error) => setProblem(e.message),
+      (e: Error) => fail(e.message),
     );
   };
   const save = (e: Event) => {
@@ -140,7 +143,7 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
     try {
       value = JSON.parse(String(form.get('value')));
     } catch {
-      return setProblem('Value: must be JSON (a quoted string, a number, an object…)');
+      return fail('Value: must be JSON (a quoted string, a number, an object…)');
     }
     const evidence = String(form.get('evidence') ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     const confidence = String(form.get('confidence') ?? '').trim();
@@ -205,9 +208,10 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
           onCancel={() => setArchiving(false)}
           onConfirm={() => {
             setArchiving(false);
+            setProblem(undefined);
             del('SlotEnvelope', slotPath(s.record_id)).then(
               () => (setDone('Archived.'), onSaved()),
-              (e: Error) => setProblem(e.message),
+              (e: Error) => fail(e.message),
             );
           }}
         >
