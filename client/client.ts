@@ -899,6 +899,9 @@ export class EngramClient {
    *  caller with the whole daemon may make one (agent-tokens-v1). Not resent if the answer is lost:
    *  list the tokens and revoke a stray one. */
   async createToken(grant: { agents: string[]; rights?: Right[]; shared?: Right[]; label?: string }): Promise<{ token: string; info: TokenInfo }> {
+    // The protocol cannot tell an empty list from none (which means read and write): an empty
+    // list must not widen the grant, so it is refused here, as REST refuses it.
+    if (grant.rights !== undefined && grant.rights.length === 0) throw invalidArgument('rights', 'must hold at least one right (omit it for read and write)');
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.AgentTokens, 'agent tokens');
     const res = await this.write('CreateToken', [], () =>

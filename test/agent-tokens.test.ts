@@ -139,7 +139,29 @@ describe('agent tokens', () => {
     expect(forgotten.json.fact).toMatchObject({ id: secret.id, superseded_by: 'agent', text: '' });
     // Nothing was lost: the store still holds the text for a caller that may read it.
     expect((await admin.get('bob', secret.id)).text).toBe('bob keeps the launch codes in the red binder');
+    // Asking what became of a write (its own or another's) shows the fact's state, not its text.
+    await admin.put('bob', 'bob hides the spare key under the mat', { requestId: 'admin-write-1' });
+    const status = await writer.writeStatus('admin-write-1', { agentId: 'bob' });
+    expect(status).toMatchObject({ committed: true, fact: { text: '', tags: [] } });
+    expect((await rest(token, 'GET', '/v1/writes/admin-write-1?agent_id=bob')).json.fact).toMatchObject({ text: '' });
+    // An empty rights list is refused, never taken for the default read and write.
+    await expect(admin.createToken({ agents: ['bob'], rights: [] })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'rights' });
     writer.close();
+  });
+
+  test('an admin token without read runs a consolidation but is not shown what the summary or a merge says', async () => {
+    const { daemon, admin } = await start(['--consolidate-below', '5', '--consolidate-every', '0']);
+    for (const n of [1, 2, 3]) await admin.put('dave', `dave's locker code ${n} is 80${n}${n}.`);
+    const { token } = await admin.createToken({ agents: ['dave'], rights: ['admin'], shared: [] });
+    const keeper = await daemon.client({ token });
+    const [cluster] = (await admin.clusterMemories('dave', { threshold: 0.3 })).clusters;
+    const merged = await keeper.consolidateMemories('dave', cluster!.id, { threshold: 0.3 });
+    expect(merged.merged).toMatchObject({ text: '', tags: [], entities: [] });
+    const run = await keeper.consolidate('dave');
+    expect(run.summary).toMatchObject({ text: '' });
+    expect(run.text).toBe('');
+    expect((await admin.get('dave', run.summary!.id)).text).toMatch(/locker code/);
+    keeper.close();
   });
 
   test('revocation refuses the next call on every door; the token survives a restart until then, and the store keeps only its digest', async () => {

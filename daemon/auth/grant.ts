@@ -45,9 +45,14 @@ export function permitted(ctx: CallContext, namespaces: readonly string[], right
  *  confidence) but not what they say: pinning an id, or writing a text that was already stored
  *  with other tags, must not show it a text, context, tags or metadata it could not read. */
 export function seenBy<T extends FactRecord>(ctx: CallContext, fact: T): T {
-  const grant = ctx.principal.grant;
-  if (!grant || holds(grant, 'read', fact.agentId)) return fact;
+  if (mayRead(ctx, fact.agentId)) return fact;
   return { ...fact, text: '', context: '', tags: [], entities: [], source: '', meta: '' };
+}
+
+/** Whether the caller may read what a namespace's facts say. */
+export function mayRead(ctx: CallContext, agentId: string): boolean {
+  const grant = ctx.principal.grant;
+  return !grant || holds(grant, 'read', agentId);
 }
 
 /** authorize() for a namespace as a caller sent it, checked only for a caller with a grant (the

@@ -53,7 +53,7 @@ import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type Con
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
 import { writeStatus, type WriteStatus } from './write-status.ts';
 import { AgentTokens, type TokenInfo, type TokenInput } from '../auth/tokens.ts';
-import { authorize, authorizeDaemon, authorizeInput, permitted, seenBy } from '../auth/grant.ts';
+import { authorize, authorizeDaemon, authorizeInput, mayRead, permitted, seenBy } from '../auth/grant.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -252,8 +252,10 @@ export class Engram {
   }
 
   /** Whether a write sent with a request id committed, and what it wrote. */
-  writeStatus(ctx: CallContext, input: { agentId?: unknown; requestId: unknown }): Promise<WriteStatus> {
-    return writeStatus({ store: this.store, pipeline: this.pipeline }, ctx, input);
+  async writeStatus(ctx: CallContext, input: { agentId?: unknown; requestId: unknown }): Promise<WriteStatus> {
+    const status = await writeStatus({ store: this.store, pipeline: this.pipeline }, ctx, input);
+    // A write-only token may ask what became of a write; it sees the fact's state, not its text.
+    return status.fact ? { ...status, fact: seenBy(ctx, status.fact) } : status;
   }
 
   /** Counts a new fact towards its namespace's next automatic consolidation. */
@@ -263,9 +265,12 @@ export class Engram {
   }
 
   /** Consolidate: the namespace's faded facts summarised into one summary that replaces them. */
-  consolidate(ctx: CallContext, input: { agentId: unknown; dryRun?: unknown }): Promise<ConsolidationRun> {
+  async consolidate(ctx: CallContext, input: { agentId: unknown; dryRun?: unknown }): Promise<ConsolidationRun> {
     authorizeInput(ctx, input.dryRun === true ? 'read' : 'admin', input.agentId);
-    return this.consolidator.run(ctx, input);
+    const run = await this.consolidator.run(ctx, input);
+    // An admin token without read runs it, but is not shown what the summary says.
+    if (mayRead(ctx, check.agentId(input.agentId))) return run;
+    return { ...run, text: '', ...(run.summary ? { summary: seenBy(ctx, run.summary) } : {}) };
   }
 
   /** A memory slot written: an upsert on project, scope and slot name. */
@@ -410,9 +415,11 @@ export class Engram {
   }
 
   /** A cluster merged into one fact that replaces its members (consolidate_memories). */
-  consolidateCluster(ctx: CallContext, input: ClusterInput & { clusterId: unknown; mode?: unknown }): Promise<ConsolidateResult> {
+  async consolidateCluster(ctx: CallContext, input: ClusterInput & { clusterId: unknown; mode?: unknown }): Promise<ConsolidateResult> {
     authorizeInput(ctx, 'admin', input.agentId);
-    return this.clusters.consolidate(ctx, input);
+    const result = await this.clusters.consolidate(ctx, input);
+    if (mayRead(ctx, check.agentId(input.agentId))) return result;
+    return { ...result, merged: { ...result.merged, text: '', tags: [], entities: [] } };
   }
 
   /** Relate: a typed relation between two live facts (or its removal). */
