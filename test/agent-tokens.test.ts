@@ -144,6 +144,14 @@ describe('agent tokens', () => {
     const status = await writer.writeStatus('admin-write-1', { agentId: 'bob' });
     expect(status).toMatchObject({ committed: true, fact: { text: '', tags: [] } });
     expect((await rest(token, 'GET', '/v1/writes/admin-write-1?agent_id=bob')).json.fact).toMatchObject({ text: '' });
+    // Relations are a write: over MCP too, facts named by id are related without reading them.
+    const mcp = await openHttp(daemon.discovery.httpAddress!, token);
+    try {
+      expect(await mcp.ok('memory_relate', { agent_id: 'bob', from_id: own.fact.id, to_id: status.fact!.id, type: 'related' })).toMatchObject({ changed: true });
+      expect(await mcp.fails('memory_relate', { agent_id: 'bob', from_id: own.fact.id, to_id: 'the red binder', type: 'related' })).toMatch(/may not read/);
+    } finally {
+      await mcp.close();
+    }
     // An empty rights list is refused, never taken for the default read and write.
     await expect(admin.createToken({ agents: ['bob'], rights: [] })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'rights' });
     writer.close();

@@ -8,7 +8,7 @@ import { requireCapability } from '../negotiate.ts';
 import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
 import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson } from '../../shared/schemas/json-shapes.ts';
-import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import { resolveId, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import type { EngramClient, RecallOptions } from '../client.ts';
 import { writeAll } from '../import/write-all.ts';
 import { randomUUID } from 'node:crypto';
@@ -156,9 +156,9 @@ export class ClientBackend implements McpBackend {
   }
 
   async relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
-    const source = await resolveOne(from, this.lookup(agentId), 'target');
-    const targetFact = await resolveOne(to, this.lookup(agentId), 'text');
-    const r = await this.client.relate(agentId, source.id, type, targetFact.id, { remove });
+    const source = await resolveId(from, this.lookup(agentId), 'target');
+    const target = await resolveId(to, this.lookup(agentId), 'text');
+    const r = await this.client.relate(agentId, source, type, target, { remove });
     return { fact: factJson(r.fact), changed: r.changed };
   }
 

@@ -6,7 +6,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
 import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
-import { resolveOne, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
+import { resolveId, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
 import { metaDepth, type ConfidenceLabel } from '../../shared/validate.ts';
 import type { Receipt } from '../../shared/model.ts';
@@ -157,9 +157,9 @@ export class CoreBackend implements McpBackend {
   }
 
   async relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
-    const source = await resolveOne(from, this.lookup(agentId), 'target');
-    const targetFact = await resolveOne(to, this.lookup(agentId), 'text');
-    const r = await this.core.relate(this.writeCtx, { agentId, fromId: source.id, toId: targetFact.id, type, remove });
+    const source = await resolveId(from, this.lookup(agentId), 'target');
+    const target = await resolveId(to, this.lookup(agentId), 'text');
+    const r = await this.core.relate(this.writeCtx, { agentId, fromId: source, toId: target, type, remove });
     return { fact: restFact(r.fact), changed: r.changed };
   }
 

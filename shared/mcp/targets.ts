@@ -51,3 +51,10 @@ export async function resolveOne<T extends FactRef>(target: string, lookup: Fact
   if (found.length > 1) throw new EngramError(ErrorKind.InvalidArgument, `${field}: ${found.length} live facts have the text ${JSON.stringify(target)}; name one by its fact_id`, field);
   return found[0]!;
 }
+
+/** The id of the one fact a target names. A fact id is taken as it is, unread: the daemon checks
+ *  that it names a live fact, and a token that may write but not read (relations are a write)
+ *  can then relate facts it knows by id. Only a text is looked up, which needs read. */
+export async function resolveId<T extends FactRef>(target: string, lookup: FactLookup<T>, field: string): Promise<string> {
+  return looksLikeFactId(target) ? target : (await resolveOne(target, lookup, field)).id;
+}

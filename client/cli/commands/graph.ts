@@ -35,7 +35,8 @@ export function registerGraphCommands({ program, globals }: Cli): void {
       const opts = globals(cmd);
       const fact = await withClient(opts, (c) => c.linkEntity(agent, factId, entity, o.type ? { type: o.type } : {}));
       if (opts.json) return printJson({ fact: factJson(fact) });
-      out(`${factId} mentions ${fact.entities.join(', ')}`);
+      // A token that may not read the fact is answered without its entities: say what was linked.
+      out(`${factId} mentions ${fact.entities.length ? fact.entities.join(', ') : entity}`);
     });
 
   program
