@@ -252,20 +252,28 @@ export class EngramClient {
     if (items.length === 0) return [];
     if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
     if (items.some((item) => item.strength !== undefined)) requireCapability(daemon, Capability.Decay, 'a write with a strength');
-    const sent = items.map((item, at) => ({
-      requestId: item.requestId ?? randomUUID(),
-      agentId: item.agentId,
-      text: item.text,
-      // A value of the wrong type refuses the batch before anything is sent.
-      fields: itemFields(item, at),
-      options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: item.strength },
-    }));
-    const res = await this.write('BatchPut', sent.map((s) => s.requestId), () => this.connection.memory.batchPut({ items: sent }));
-    return res.results.map((r, i) =>
-      r.error
-        ? { requestId: sent[i]!.requestId, error: new EngramError(kindFromCode(r.error.code), r.error.message, r.error.field || undefined) }
-        : { requestId: sent[i]!.requestId, factId: r.factId, replayed: r.replayed, duplicate: r.duplicate },
-    );
+    // Fields the library turns into the protocol's form are checked here; an item they refuse
+    // fails in its own slot, as the daemon's refusals do, and the others are still sent.
+    const prepared = items.map((item, at) => {
+      const requestId = item.requestId ?? randomUUID();
+      try {
+        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: item.strength } } };
+      } catch (error) {
+        return { requestId, error: itemError(error, at) };
+      }
+    });
+    const sent = prepared.flatMap((p) => (p.item ? [p.item] : []));
+    const res = sent.length ? await this.write('BatchPut', sent.map((s) => s.requestId), () => this.connection.memory.batchPut({ items: sent })) : { results: [] };
+    let answered = 0;
+    return prepared.map(({ requestId, error }, at): BatchItemResult => {
+      if (error) return { requestId, error };
+      const sentAt = answered++;
+      const r = res.results[sentAt]!;
+      if (!r.error) return { requestId, factId: r.factId, replayed: r.replayed, duplicate: r.duplicate };
+      // The daemon numbers the items it was sent; the caller's numbering counts the refused ones too.
+      const renumber = (text: string) => text.replace(`items[${sentAt}]`, `items[${at}]`);
+      return { requestId, error: new EngramError(kindFromCode(r.error.code), renumber(r.error.message), r.error.field ? renumber(r.error.field) : undefined) };
+    });
   }
 
   /** Stores a fact in the shared namespace (confidence needs confidence-shared-write-v1). */
@@ -1031,14 +1039,6 @@ function slotError(error: { code: number; message: string; field: string }): Rpc
   const inItem = /^items\[\d+\]\.?/;
   const field = error.field.replace(inItem, '');
   return new RpcError(errorStatus(error.code, error.message.replace(inItem, '').replace(/^: /, ''), field));
-}
-
-function itemFields(item: WriteOptions, at: number): ReturnType<typeof fields> {
-  try {
-    return fields(item);
-  } catch (error) {
-    throw itemError(error, at);
-  }
 }
 
 function fields(options: WriteOptions) {

@@ -56,6 +56,22 @@ describe('a batch', () => {
       expect(r.error!.message.startsWith(`${r.error!.field}: `), r.error!.message).toBe(true);
     }
     expect((await listTexts(env.client, 'b-bad')).sort()).toEqual(['the first good item', 'the last good item']);
+
+    // A field the library checks (an empty tag, meta nested too deep) fails its own slot too, as
+    // REST's batch does, and the daemon's refusals after it keep the caller's numbering.
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 70; i++) at = (at.next = {}) as Record<string, unknown>;
+    const mixed = await env.client.putBatch([
+      { agentId: 'b-bad2', text: 'kept one' },
+      { agentId: 'b-bad2', text: 'an empty tag', tags: [''] },
+      { agentId: 'b-bad2', text: 'too deep', meta: deep },
+      { agentId: 'b-bad2', text: '' },
+      { agentId: 'b-bad2', text: 'kept two' },
+    ]);
+    expect(mixed.map((r) => r.error?.field)).toEqual([undefined, 'items[1].tags[0]', 'items[2].meta', 'items[3].text', undefined]);
+    expect(mixed[3]!.error!.message).toMatch(/^items\[3\]\.text: /);
+    expect((await listTexts(env.client, 'b-bad2')).sort()).toEqual(['kept one', 'kept two']);
   });
 
   test('a re-sent batch replays each item by its request id; identical text is a duplicate unless allowed', async () => {
