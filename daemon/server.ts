@@ -289,9 +289,23 @@ function bind(server: grpc.Server, address: string): Promise<number> {
   );
 }
 
-/** Stops accepting calls and waits for in-flight ones to finish. */
+/** How long a stop waits for calls in flight and for clients to let their connections go. */
+const DRAIN_GRACE_MS = 5_000;
+
+/** Stops accepting calls and waits for in-flight ones to finish. A client that never lets its
+ *  connection go (a paused process, a blocked event loop) would hold the stop forever: after the
+ *  grace its connections are closed. */
 function shutdown(server: grpc.Server): Promise<void> {
-  return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, DRAIN_GRACE_MS);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
 }
 
 /** Whether a live daemon's discovery file is in the directory. */

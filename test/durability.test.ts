@@ -283,6 +283,27 @@ describe('crash safety', () => {
   });
 });
 
+test('a client that never lets its connection go (a paused process) does not hold a stop: the daemon exits 0 after a grace', { timeout: 40_000 }, async () => {
+  const dataDir = newDir();
+  const daemon = await start(dataDir);
+  const client = await daemon.client();
+  await client.put('paused', 'written before the stop');
+  // An HTTP/2 peer that says hello and then never reads or answers again, as a stopped process.
+  const { connect: connectSocket } = await import('node:net');
+  const peer = connectSocket(daemon.discovery.address.slice('unix:'.length));
+  await new Promise<void>((resolve) => peer.once('connect', () => resolve()));
+  peer.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]));
+  peer.pause();
+  await new Promise((r) => setTimeout(r, 200));
+  client.close();
+  expect(await daemon.stop()).toBe(0);
+  peer.destroy();
+  const again = await start(dataDir);
+  const c2 = await again.client();
+  expect((await c2.list('paused')).facts.map((f) => f.text)).toEqual(['written before the stop']);
+  c2.close();
+});
+
 describe('derived index versions', () => {
   test('a keyword index written by another tokenizer is not trusted: recall indexes from the texts until doctor --rebuild', async () => {
     const dataDir = newDir();
