@@ -718,13 +718,14 @@ export class Engram {
   }
 
   /** Resolves once the change `minChange` (a number a write returned) is applied here, so the
-   *  call sees that write; refuses at the call's deadline, else after MIN_CHANGE_WAIT_MS. An
+   *  call sees that write; refuses after MIN_CHANGE_WAIT_MS, or short of the call's deadline if
+   *  that comes first (a long deadline must not turn a lagging follower into a long hang). An
    *  embedded store has every change of its own applied at once (a number past them comes from
    *  another store and is ignored). */
   async admit(minChange: number, deadline?: number): Promise<void> {
     if (!this.follower || minChange <= this.follower.applied) return;
     // Short of the deadline, so the caller gets the reason rather than its own timeout.
-    const timeoutMs = deadline === undefined ? MIN_CHANGE_WAIT_MS : Math.max(0, deadline - Date.now() - 250);
+    const timeoutMs = deadline === undefined ? MIN_CHANGE_WAIT_MS : Math.min(MIN_CHANGE_WAIT_MS, Math.max(0, deadline - Date.now() - 250));
     await this.follower.waitFor(minChange, timeoutMs);
   }
 
