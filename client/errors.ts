@@ -33,11 +33,16 @@ export class UncertainWriteError extends EngramError {
 
 /** The daemon lacks a capability the call needs; nothing was sent. */
 export class CapabilityError extends EngramError {
-  constructor(readonly capability: string, what: string) {
+  /** `profile`: the release profile the daemon says it serves ("current", "v0.2", …; "" or
+   *  "legacy" when it does not say). A daemon of this release held to an older profile with
+   *  --compat needs only a restart without it, not an update. */
+  constructor(readonly capability: string, what: string, profile = '') {
+    const compat = profile !== '' && profile !== 'current' && profile !== 'legacy';
     super(
       ErrorKind.FailedPrecondition,
-      `${what} needs the daemon capability "${capability}", which this daemon does not advertise. ` +
-        'Update Engram and restart the daemon (engram daemon), then try again.',
+      `${what}: this daemon does not advertise the capability "${capability}" it needs. ` +
+        'Update Engram and restart the daemon (engram daemon), then try again' +
+        (compat ? ` (this daemon serves the ${profile} release profile: restarting it without --compat is enough).` : '.'),
     );
     this.name = 'CapabilityError';
   }

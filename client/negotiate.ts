@@ -7,7 +7,7 @@ import type { RecallOptions } from './types.ts';
 
 /** Fails before anything is sent when the daemon lacks what a call needs. */
 export function requireCapability(daemon: DaemonInfo, capability: string, what: string): void {
-  if (!daemon.capabilities.includes(capability)) throw new CapabilityError(capability, what);
+  if (!daemon.capabilities.includes(capability)) throw new CapabilityError(capability, what, daemon.profile);
 }
 
 /** Per-call weight, else the dial option, else the daemon's advertised default, else 0. */

@@ -184,6 +184,8 @@ describe('against an older daemon (engram daemon --compat v0.1)', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/confidence-write-v1/);
     expect(run.stderr).toMatch(/Update Engram and restart the daemon/);
+    // This one is a current build held to an old profile: a restart without --compat is enough.
+    expect(run.stderr).toMatch(/serves the v0\.1 release profile: restarting it without --compat is enough/);
     expect(await storeCounts(oldClient)).toEqual(before);
     expect(await oldClient.listAgents()).not.toContain('cli-old');
   });
