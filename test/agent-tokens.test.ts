@@ -266,7 +266,9 @@ describe('agent tokens', () => {
     const old = await pool.start({ dataDir: daemon.dataDir, args: ['--compat', 'v0.2'] });
     const client = await old.client();
     await expect(client.createToken({ agents: ['alice'] })).rejects.toBeInstanceOf(CapabilityError);
-    await expect(old.client({ token })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    // Refused as what it is, not as a wrong token.
+    await expect(old.client({ token })).rejects.toMatchObject({ kind: 'unauthenticated', message: expect.stringMatching(/an agent token, which this daemon does not take: .*restart it without --compat/) });
+    await expect(old.client({ token: 'not-a-token' })).rejects.toMatchObject({ kind: 'unauthenticated', message: expect.stringMatching(/^missing, wrong or revoked bearer token/) });
     client.close();
   });
 });

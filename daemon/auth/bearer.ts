@@ -15,6 +15,12 @@ export interface AgentTokenLookup {
   principalOf(token: string): Principal | null;
 }
 
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** An agent token: "engram_" + a 12-hex-digit id + "_" + 43 characters of secret. */
+export const AGENT_TOKEN = /^engram_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+const looksLikeAgentToken = (token: string): boolean => AGENT_TOKEN.test(token);
+
 /** SHA-256 of a token: what is compared, and what the store keeps of an agent token. */
 export const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -29,9 +35,19 @@ export class BearerAuthenticator {
     this.expected = digest(token);
   }
 
+  /** Why a header that proves no principal is refused: the usual words, except for an agent
+   *  token presented to a daemon that takes none (an older release profile, --compat). */
+  refusal(header: string | undefined): string {
+    const token = BEARER.exec(header ?? '')?.[1];
+    if (!this.agentTokens && token && looksLikeAgentToken(token)) {
+      return "an agent token, which this daemon does not take: it serves an older release profile (--compat) whose only token is the daemon's own; restart it without --compat to use agent tokens";
+    }
+    return TOKEN_REFUSED;
+  }
+
   /** The principal an `Authorization` header value proves, or null if it proves none. */
   principalOf(header: string | undefined): Principal | null {
-    const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+    const match = BEARER.exec(header ?? '');
     // Compare even when there is no match, so a malformed header takes as long as a wrong token.
     const ok = timingSafeEqual(digest(match?.[1] ?? ''), this.expected) && match !== null;
     if (ok) return TOKEN_PRINCIPAL;

@@ -9,7 +9,7 @@ import type { CallContext, Principal } from '../core/context.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
 import { TOKENS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
 import { RIGHTS, type Grant, type Right, type TokenInfo } from '../../shared/model.ts';
-import { digest } from './bearer.ts';
+import { AGENT_TOKEN, digest } from './bearer.ts';
 import { authorizeDaemon } from './grant.ts';
 
 export type { TokenInfo } from '../../shared/model.ts';
@@ -29,9 +29,8 @@ export interface TokenInput {
 const PREFIX = 'engram_';
 const MAX_AGENTS = 256;
 
-/** "engram_" + a 12-hex-digit id + "_" + 43 characters of secret. */
 function parse(token: string): { id: string; secret: string } | null {
-  const match = /^engram_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/.exec(token);
+  const match = AGENT_TOKEN.exec(token);
   return match ? { id: match[1]!, secret: match[2]! } : null;
 }
 

@@ -4,7 +4,7 @@
 // refused unless they come from this server's own pages: a browser always sends Origin on
 // cross-site writes, and a DNS-rebound name shows up in Host, while curl and scripts send neither.
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import { TOKEN_REFUSED, type BearerAuthenticator } from '../auth/bearer.ts';
+import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Principal } from '../core/context.ts';
 import { HttpError } from './errors.ts';
 import { isLoopbackHost } from './listen.ts';
@@ -53,7 +53,7 @@ export function httpAuthenticator(options: HttpAuthOptions, listenHost: string):
     }
     const principal = options.authenticator!.principalOf(headers.authorization);
     if (!principal) {
-      throw new HttpError(401, ErrorKind.Unauthenticated, `${TOKEN_REFUSED}: send "Authorization: Bearer <token>"`, undefined, {
+      throw new HttpError(401, ErrorKind.Unauthenticated, `${options.authenticator!.refusal(headers.authorization)}: send "Authorization: Bearer <token>"`, undefined, {
         'www-authenticate': 'Bearer realm="engram"',
       });
     }

@@ -4,12 +4,12 @@
 // checked by the same authenticator as the HTTP doors.
 import type { Authenticate } from '../../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import { TOKEN_REFUSED, type BearerAuthenticator } from '../auth/bearer.ts';
+import type { BearerAuthenticator } from '../auth/bearer.ts';
 import type { Principal } from '../core/context.ts';
 
 export const LOCAL_PRINCIPAL: Principal = { id: 'local', via: 'unix-socket' };
 
-const refused = () => new EngramError(ErrorKind.Unauthenticated, TOKEN_REFUSED);
+const refused = (authenticator: BearerAuthenticator, header: string | undefined) => new EngramError(ErrorKind.Unauthenticated, authenticator.refusal(header));
 
 const headerOf = (call: Parameters<Authenticate>[0]): string | undefined => {
   const [value] = call.metadata.get('authorization');
@@ -21,15 +21,16 @@ export function unixSocketCaller(authenticator: BearerAuthenticator): Authentica
     const header = headerOf(call);
     if (header === undefined) return LOCAL_PRINCIPAL;
     const principal = authenticator.principalOf(header);
-    if (!principal) throw refused();
+    if (!principal) throw refused(authenticator, header);
     return principal.grant ? principal : LOCAL_PRINCIPAL;
   };
 }
 
 export function bearerTokenCaller(authenticator: BearerAuthenticator): Authenticate {
   return (call) => {
-    const principal = authenticator.principalOf(headerOf(call));
-    if (!principal) throw refused();
+    const header = headerOf(call);
+    const principal = authenticator.principalOf(header);
+    if (!principal) throw refused(authenticator, header);
     return principal;
   };
 }
