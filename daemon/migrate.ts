@@ -12,10 +12,17 @@ import { isPostgresUrl } from './store/open.ts';
 import { PostgresStore, redacted } from './store/postgres/postgres-store.ts';
 import { StoreFormatError, StoreLockedError } from './store/store.ts';
 
-const fail = (message: string): number => {
+const fail = (message: string, code = 1): number => {
   process.stderr.write(`engram migrate: ${message}\n`);
-  return 1;
+  return code;
 };
+
+/** A flag the command cannot run with: exit 2, as every other command's usage errors. */
+const usage = (message: string): number => fail(`${message} (see engram migrate --help)`, 2);
+
+/** What the user gave as --to, safe to repeat: a URL's password is masked, and a value that
+ *  is not a URL is shown as given unless it may hold credentials ("user:secret@host"). */
+const shownTarget = (to: string): string => (to.includes('@') ? redacted(to) : to);
 
 export async function main(argv: string[]): Promise<number> {
   const command = new Command('engram migrate')
@@ -30,14 +37,14 @@ export async function main(argv: string[]): Promise<number> {
     opts = command.parse(argv.slice(argv.indexOf('migrate') + 1), { from: 'user' }).opts();
   } catch (error) {
     if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.help')) return 0;
-    return fail(`${(error as Error).message.replace(/^error: /, '')} (see engram migrate --help)`);
+    return usage((error as Error).message.replace(/^error: /, ''));
   }
   const batch = Number(opts.batch);
-  if (!Number.isInteger(batch) || batch < 1 || batch > 10_000) return fail(`--batch must be a whole number in [1, 10000], got "${opts.batch}"`);
-  if (!isPostgresUrl(opts.to)) return fail(`--to must be a postgres:// URL, got "${redacted(opts.to)}"`);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 10_000) return usage(`--batch must be a whole number in [1, 10000], got "${opts.batch}"`);
+  if (!isPostgresUrl(opts.to)) return usage(`--to must be a postgres:// URL, got "${shownTarget(opts.to)}"`);
   const dataDir = resolveDataDir(opts.from);
   const path = dataPaths(dataDir).store;
-  if (!existsSync(path)) return fail(`there is no store at ${path}`);
+  if (!existsSync(path)) return usage(`--from: there is no store at ${path} (name the data directory of the store to copy)`);
   let from: LevelStore | undefined;
   let to: PostgresStore | undefined;
   try {

@@ -217,6 +217,8 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['recipes save --graph-depth 4', ['recipes', 'save', 'flag-recipe', '--graph-depth', '4'], 'recipes save', '--graph-depth'],
     ['recipes save "bad name!"', ['recipes', 'save', 'bad name!'], 'recipes save', '<name>'],
     ['consolidate AGENT cluster-nonexist', ['consolidate', other, 'cluster-nonexist'], 'consolidate', '[cluster-id]'],
+    ['token create --label (300 characters)', ['token', 'create', '--agent', other, '--label', 'x'.repeat(300)], 'token create', '--label'],
+    ['token revoke ""', ['token', 'revoke', ''], 'token revoke', '<id>'],
   ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
     expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);

@@ -60,9 +60,21 @@ describe('engram migrate', () => {
     expect(JSON.parse(doctor.stdout).healthy).toBe(true);
     asAlice.close();
     copy.close();
-    // A second migration into the copy is refused: it would mix two stores.
-    const again = await migrate(['--from', pool.newDir(), '--to', url]);
+    // A second migration into the copy is refused: it would mix two stores. (The source needs a
+    // store of its own: an empty directory is refused first, as a usage error of --from.)
+    const other = pool.newDir();
+    const otherDaemon = await pool.start({ dataDir: other });
+    await (await otherDaemon.client()).put('carol', 'carol is in another store');
+    await otherDaemon.stop();
+    const again = await migrate(['--from', other, '--to', url]);
     expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/the target holds a copy of .*: migrate into an empty database/);
+    const empty = await migrate(['--from', pool.newDir(), '--to', url]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^engram migrate: --from: there is no store at /);
+    // A flag missing or malformed is a usage error (exit 2), naming it.
+    expect(await migrate(['--from', other])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--to <url>' not specified/) });
+    expect(await migrate(['--from', other, '--to', '/tmp/not-a-url'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--to must be a postgres:\/\/ URL, got "\/tmp\/not-a-url"/) });
   });
 
   test('killed -9 part way, it resumes after the last batch it committed and copies nothing twice', async () => {

@@ -141,6 +141,7 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^confidence$/, flag: '--confidence' },
   { field: /^scope$/, flag: '--scope' },
   { field: /^page_token$/, flag: '--page-token' },
+  { field: /^label$/, flag: '--label' },
   { field: /^agent_id$/, flag: '--agent' },
   { field: /^agents\[\d+\]$/, flag: '--agent' },
   { field: /^agent_id$/, argument: 'agent' },

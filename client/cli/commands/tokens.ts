@@ -53,6 +53,7 @@ export function registerTokenCommands({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (id: string, _o, cmd: Command) => {
       const opts = globals(cmd);
+      if (id.trim() === '') usage('<id>: must name a token (engram token list shows their ids)', 'id');
       const info = await withClient(opts, (c) => c.revokeToken(id));
       if (opts.json) printJson({ token: tokenJson(info) });
       else out(`revoked ${info.id}`);
