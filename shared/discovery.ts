@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import envPaths from 'env-paths';
+import { EngramError, ErrorKind } from './errors.ts';
 
 /** The name of a project store: `engram init` makes one, and commands run anywhere below it use it. */
 export const PROJECT_DIR_NAME = '.engram';
@@ -79,9 +80,11 @@ export interface Discovery {
   startedAt: string;
 }
 
-export class DaemonNotRunningError extends Error {
+/** An EngramError like every other the library throws (kind unavailable, as an unreachable
+ *  address is), so a caller handles "no daemon" by its kind. */
+export class DaemonNotRunningError extends EngramError {
   constructor(dataDir: string, reason: string, why = '') {
-    super(`no Engram daemon is serving ${dataDir}${why ? `, ${why}` : ''} (${reason}). Start one with: engram start --data-dir ${dataDir}`);
+    super(ErrorKind.Unavailable, `no Engram daemon is serving ${dataDir}${why ? `, ${why}` : ''} (${reason}). Start one with: engram start --data-dir ${dataDir}`);
     this.name = 'DaemonNotRunningError';
   }
 }
@@ -114,9 +117,9 @@ function parseDiscovery(text: string, path: string): Discovery {
 }
 
 /** The discovery file exists but cannot be what a daemon wrote. */
-export class DamagedDiscoveryError extends Error {
+export class DamagedDiscoveryError extends EngramError {
   constructor(path: string, reason: string) {
-    super(`${path} is damaged: ${reason}. Delete it and run "engram start" (a daemon still serving this directory keeps its lock, and start then says so).`);
+    super(ErrorKind.FailedPrecondition, `${path} is damaged: ${reason}. Delete it and run "engram start" (a daemon still serving this directory keeps its lock, and start then says so).`);
     this.name = 'DamagedDiscoveryError';
   }
 }

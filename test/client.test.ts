@@ -39,6 +39,14 @@ describe('negotiation', () => {
     expect(legacy.log()).not.toContain('Doctor');
     client.close();
   });
+
+  test('connect() to a data directory no daemon serves throws an EngramError of kind unavailable, as an unreachable address does', async () => {
+    const { connect, DaemonNotRunningError } = await import('../client/index.ts');
+    const error = await connect({ dataDir: newDir() }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(EngramError);
+    expect(error).toBeInstanceOf(DaemonNotRunningError);
+    expect(error).toMatchObject({ kind: ErrorKind.Unavailable, message: expect.stringMatching(/^no Engram daemon is serving .*engram start --data-dir/) });
+  });
 });
 
 describe('uncertain writes', () => {
