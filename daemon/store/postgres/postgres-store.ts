@@ -98,7 +98,7 @@ export class PostgresStore implements MemoryStore {
     pool.on('connect', (client) => client.on('error', () => undefined));
     try {
       const client = await pool.connect().catch((error: Error) => {
-        throw unreachable(where, error, 'could not open it');
+        throw unreachable(where, error, 'could not open it', 'Check that the server is running, then start the daemon again.');
       });
       try {
         const storeId = await prepareSchema(client, where);
@@ -153,7 +153,8 @@ export class PostgresStore implements MemoryStore {
     try {
       return await this.pool.query<R>(sql, params);
     } catch (error) {
-      throw isConnectionError(error) ? unreachable(this.where, error as Error, 'nothing was read; try again') : error;
+      // A write reads first (its dedup, the facts it changes): "nothing was done" holds for both.
+      throw isConnectionError(error) ? unreachable(this.where, error as Error, 'nothing was done; try again') : error;
     }
   }
 
@@ -613,8 +614,10 @@ export function isConnectionError(error: unknown): boolean {
   return error instanceof Error && /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed/i.test(error.message);
 }
 
-function unreachable(where: string, error: Error, consequence: string): EngramError {
-  return new EngramError(ErrorKind.Unavailable, `the PostgreSQL store ${where} is unreachable (${error.message || (error as { code?: string }).code}): ${consequence}. Check that the server is running; Engram reconnects by itself.`);
+/** `next`: what to do; a running daemon reconnects by itself, one that could not open the store
+ *  at start-up has to be started again. */
+function unreachable(where: string, error: Error, consequence: string, next = 'Check that the server is running; Engram reconnects by itself.'): EngramError {
+  return new EngramError(ErrorKind.Unavailable, `the PostgreSQL store ${where} is unreachable (${error.message || (error as { code?: string }).code}): ${consequence}. ${next}`);
 }
 
 /** The URL without its password. */
