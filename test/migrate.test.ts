@@ -37,6 +37,8 @@ describe('engram migrate', () => {
 
     const run = await migrate(['--from', dataDir, '--to', url]);
     expect(run.stderr).toMatch(/facts: 100% \(4\/4\)/);
+    // Each kind of record is counted on its own (one slot here; the count of every record was shown).
+    expect(run.stderr).toMatch(/records:slots: 100% \(1\/1\)/);
     expect(run.code).toBe(0);
     // Three facts and the alias record.
     expect(run.stdout).toMatch(/^finished: .*4 facts.*Start daemons with --store/);
