@@ -253,13 +253,16 @@ export class EngramClient {
     if (items.length === 0) return [];
     if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
     if (items.some((item) => item.strength !== undefined)) requireCapability(daemon, Capability.Decay, 'a write with a strength');
-    // Fields the library turns into the protocol's form are checked here; an item they refuse
-    // fails in its own slot, as the daemon's refusals do, and the others are still sent.
+    // Fields the library turns into the protocol's form are checked here, as REST's batch checks
+    // them: a value of the wrong type (a caller's bug) refuses the whole batch before anything
+    // is sent; a value a rule refuses (an empty tag) fails in its own slot, as the daemon's
+    // refusals do, and the others are still sent.
     const prepared = items.map((item, at) => {
       const requestId = item.requestId ?? randomUUID();
       try {
         return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: item.strength } } };
       } catch (error) {
+        if (hasWrongType(item)) throw itemError(error, at);
         return { requestId, error: itemError(error, at) };
       }
     });
@@ -1040,6 +1043,16 @@ function slotError(error: { code: number; message: string; field: string }): Rpc
   const inItem = /^items\[\d+\]\.?/;
   const field = error.field.replace(inItem, '');
   return new RpcError(errorStatus(error.code, error.message.replace(inItem, '').replace(/^: /, ''), field));
+}
+
+/** Whether a write's fields include a value of the wrong JavaScript type (not a wrong value). */
+function hasWrongType(options: WriteOptions): boolean {
+  const { tags, entities, meta, occurredAt, source, context, metaJson } = options as Record<string, unknown>;
+  const notList = (v: unknown) => v !== undefined && !Array.isArray(v);
+  const notText = (v: unknown) => v !== undefined && typeof v !== 'string';
+  const notObject = meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta));
+  const notTime = occurredAt !== undefined && typeof occurredAt !== 'number' && typeof occurredAt !== 'string' && !(occurredAt instanceof Date);
+  return notList(tags) || notList(entities) || notObject || notTime || notText(source) || notText(context) || notText(metaJson);
 }
 
 function fields(options: WriteOptions) {
