@@ -8,6 +8,7 @@ import * as check from '../validate.ts';
 import { CONFIDENCE_LABELS, type ConfidenceLabel } from '../validate.ts';
 import type { z } from 'zod';
 import { INPUT_TYPES, type ToolName } from './input-schemas.ts';
+import { problemOf } from '../schemas/issues.ts';
 
 export type Args = Record<string, unknown>;
 
@@ -201,7 +202,7 @@ function jsonObject(value: unknown, key: string): Record<string, unknown> {
 export function schemaArgs<T extends ToolName>(tool: T, args: Args): z.infer<(typeof INPUT_TYPES)[T]> {
   const result = INPUT_TYPES[tool].safeParse(args);
   if (result.success) return result.data as z.infer<(typeof INPUT_TYPES)[T]>;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.length ? issue.path.join('.') : issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'arguments';
-  throw new ToolInputError(`${field}: ${issue.code === 'unrecognized_keys' ? 'is not a parameter of this tool' : issue.message}`);
+  // In the words every other door uses ("limit: must be at least 1", "turns[0].text: …").
+  const { field, problem } = problemOf(result.error, args, 'arguments');
+  throw new ToolInputError(`${field}: ${problem === 'is not a field of this request' ? 'is not a parameter of this tool' : problem}`);
 }
