@@ -193,8 +193,7 @@ export class EngramClient {
   /** Concurrent puts of one namespace, sent together (see write-coalescer.ts). */
   private readonly coalescer = new WriteCoalescer<CoalescedItem, PutReply>(
     (items, requestIds) => this.sendCoalesced(items, requestIds),
-    // Each put is told about itself: its own request id, and the call it made (a put).
-    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], 'Put', error.cause) : error),
+    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], error.method, error.cause) : error),
   );
 
   constructor(
