@@ -7,7 +7,7 @@ import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
 import { errorStatus, RpcError } from '../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind, invalidArgument, itemError, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
-import { parseMinChange } from '../shared/changes.ts';
+import { MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
@@ -1017,6 +1017,8 @@ export class EngramClient {
       return await send();
     } catch (error) {
       if (!(error instanceof RpcError && error.kind === ErrorKind.Unavailable)) throw error;
+      // A daemon that answered it has not yet applied the change asked for: it already waited.
+      if (error.field === MIN_CHANGE_KEY) throw error;
       this.connection.invalidate();
       await this.connection.ready();
       return send();

@@ -3,6 +3,7 @@
 // (and by a poll, should a notification be lost). `applied` is the change number up to which
 // every commit is in this daemon's indexes; a read that must see a given write waits for it.
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import { MIN_CHANGE_KEY } from '../../shared/changes.ts';
 import type { Log } from '../log.ts';
 import type { ChangedFact, FactKey, MemoryStore, SharedStore } from '../store/store.ts';
 
@@ -68,7 +69,9 @@ export class ChangeFollower {
       const waiter = { seq, resolve: () => (clearTimeout(timer), resolve()) };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(new EngramError(ErrorKind.Unavailable, `this daemon has applied changes up to ${this.appliedSeq}, not yet ${seq}, after ${timeoutMs} ms${this.lastError ? ` (following the store: ${this.lastError})` : ''}; try again, or read through the daemon that wrote it`));
+        // Named after the header that asked for the change, so a client tells this refusal (the
+        // daemon answered) from an unreachable daemon, and does not retry it at once.
+        reject(new EngramError(ErrorKind.Unavailable, `this daemon has applied changes up to ${this.appliedSeq}, not yet ${seq}, after ${timeoutMs} ms${this.lastError ? ` (following the store: ${this.lastError})` : ''}; try again, or read through the daemon that wrote it`, MIN_CHANGE_KEY));
       }, timeoutMs);
       this.waiters.add(waiter);
     });
