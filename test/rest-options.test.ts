@@ -182,6 +182,10 @@ describe("a route's own limit parameter is that route's, not the alias of page_s
     expect(slots.status, slots.text).toBe(200);
     expect(slots.json.slots).toHaveLength(2);
     expect(slots.json.next_page_token).toBeTruthy();
+    // page_size is the canonical name, as for facts (it was refused here).
+    const sized = await call('GET', `/v1/memory-controls/slots${q({ page_size: 1 })}`);
+    expect(sized.status, sized.text).toBe(200);
+    expect(sized.json.slots).toHaveLength(1);
     await client.put('kg', 'the api runs on postgres');
     const graph = await call('GET', `/v1/graph${q({ agent_id: 'kg', entity: 'postgres', limit: 5 })}`);
     expect(graph.status, graph.text).toBe(200);

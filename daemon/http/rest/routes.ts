@@ -394,7 +394,7 @@ export const ROUTES: readonly Route[] = [
   }),
 
   route('GET', '/v1/memory-controls/slots', { query: SlotListQuery, operationId: 'listSlots', summary: 'Memory slots by project and substring, up to 1,000 per call', status: 200, response: 'SlotList', description: 'Slots in id order.' }, async ({ core, ctx, query: q }) => {
-    const r = await core.listSlots(ctx, { projectId: q.project_id, query: q.query, archived: q.archived, limit: q.limit, pageToken: q.page_token });
+    const r = await core.listSlots(ctx, { projectId: q.project_id, query: q.query, archived: q.archived, limit: q.page_size, pageToken: q.page_token });
     return ok('SlotList', { count: r.slots.length, slots: r.slots.map(slotJson), next_page_token: r.nextPageToken });
   }),
 

@@ -116,7 +116,8 @@ export const SlotListQuery = z
     project_id: z.string().describe('Only this project\'s slots ("" = the global ones); omitted: every slot.').optional(),
     query: z.string().describe('A substring of the slot name or value.').optional(),
     archived: z.boolean().describe('The archived slots instead of the others.').optional(),
-    limit: z.int().min(1).max(1000).describe('Slots per page (omitted: 100).').optional(),
+    // page_size, as the facts listing calls it (limit is its alias there and here).
+    page_size: z.int().min(1).max(1000).describe('Slots per page (omitted: 100).').optional(),
     page_token: z.string().describe('next_page_token of the previous page.').optional(),
   })
   .strict();
