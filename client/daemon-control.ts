@@ -50,12 +50,13 @@ export function liveDiscovery(dataDir: string): Discovery | undefined {
   }
 }
 
-/** Starts `engram daemon --data-dir DIR ...args` detached, logging to DIR/daemon.log, and waits
- *  until it answers. A daemon already serving DIR is left alone. Two starts at once may both
- *  spawn one: the store lock lets only one live, and both then report it. */
 /** How long a start runs before what the daemon says is shown as it goes. */
 const PROGRESS_AFTER_MS = 1000;
 
+/** Starts `engram daemon --data-dir DIR ...args` detached, logging to DIR/daemon.log, and waits
+ *  until it answers. A daemon already serving DIR is left alone. Two starts at once may both
+ *  spawn one: the store lock lets only one live, and both then report it. `onProgress` is told
+ *  what the daemon says while a slow start gets ready. */
 export async function startDetached(dataDir: string, args: readonly string[] = [], onProgress?: (line: string) => void): Promise<StartedDaemon> {
   const running = liveDiscovery(dataDir);
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };

@@ -337,7 +337,6 @@ export const MAX_GC_LIMIT = 100_000;
 /** How many facts one observed use may name. */
 export const MAX_OBSERVED_FACTS = 100;
 
-/** A non-empty list of fact ids, at most `max`. */
 /** A page token a listing handed out (the id of the last item of the previous page): anything
  *  else would silently list from an arbitrary place, or from nowhere. */
 export function pageToken(value: unknown, field = 'page_token'): string {
@@ -346,6 +345,7 @@ export function pageToken(value: unknown, field = 'page_token'): string {
   return token;
 }
 
+/** A non-empty list of fact ids, at most `max`. */
 export function factIds(value: unknown, field: string, max: number): string[] {
   if (!Array.isArray(value)) throw invalidArgument(field, `must be a list of fact ids, got ${kindOf(value)}`);
   if (value.length === 0) throw invalidArgument(field, 'must name at least one fact');

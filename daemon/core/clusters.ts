@@ -10,16 +10,14 @@ import { createHash } from 'node:crypto';
 import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
 import type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
-import type { Limits } from '../../shared/validate.ts';
 import { isIndexed, termsOf } from '../index/derive.ts';
 import { replacementLabel } from '../lifecycle/revise.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { MemoryStore } from '../store/store.ts';
 import type { CallContext } from './context.ts';
-import type { Carried } from './writes.ts';
 import { cosine, jaccard, preview } from './similarity.ts';
 import { joinSentences, sentenceKey, sentencesOf } from '../consolidate/sentences.ts';
-import type { ReviseInput, ReviseResult } from './writes.ts';
+import type { Carried, ReviseInput, ReviseResult } from './writes.ts';
 
 export type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
 
@@ -64,7 +62,7 @@ export class Clusters {
   constructor(
     private readonly store: MemoryStore,
     private readonly revise: (ctx: CallContext, input: ReviseInput, carried: Carried) => Promise<ReviseResult>,
-    private readonly limits: Limits,
+    private readonly limits: check.Limits,
   ) {}
 
   /** The live facts of a namespace with what similarity needs, in id order. */
@@ -214,4 +212,3 @@ export function mergeFacts(facts: readonly FactRecord[]): ConsolidateResult['mer
     confidence,
   };
 }
-
