@@ -3,7 +3,7 @@
 // serves a data dir. Used by `engram start|stop|restart` and by `engram mcp`, which starts a
 // daemon when none serves. Only the `engram` command calls these: it is the script that runs.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from '../shared/make-directory.ts';
 import { join } from 'node:path';
 import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
@@ -106,15 +106,28 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
  *  writes to the log (a first start builds the word-vector cache for a while, and says so).
  *  Returns where the next look starts (only whole lines are shown). */
 function showProgress(logPath: string, from: number, show: (line: string) => void): number {
-  let text: string;
+  const added = logAfter(logPath, from);
+  if (!added) return from;
+  const whole = added.subarray(0, added.lastIndexOf(0x0a) + 1);
+  for (const line of whole.toString('utf8').split('\n')) if (line.startsWith('engram: ')) show(line);
+  return from + whole.length;
+}
+
+/** The bytes a log gained after offset `from` (undefined when it cannot be read). Only those are
+ *  read: a start looks every 50 ms, and a daemon's log may have grown long over its life. */
+function logAfter(path: string, from: number): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    text = readFileSync(logPath).subarray(from).toString('utf8');
+    fd = openSync(path, 'r');
+    const length = Math.max(0, fstatSync(fd).size - from);
+    const bytes = Buffer.alloc(length);
+    const read = readSync(fd, bytes, 0, length, from);
+    return bytes.subarray(0, read);
   } catch {
-    return from;
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  const end = text.lastIndexOf('\n') + 1;
-  for (const line of text.slice(0, end).split('\n')) if (line.startsWith('engram: ')) show(line);
-  return from + Buffer.byteLength(text.slice(0, end), 'utf8');
 }
 
 /** Removes `dir` when the log is all it holds; whether it did. */
@@ -164,12 +177,9 @@ async function answers(dataDir: string): Promise<boolean> {
 /** What a start wrote to the log from `from` on: the daemon's own lines as they are, and of its
  *  JSON log lines the warnings and errors' messages (its last ten lines in all). */
 function startLines(path: string, from: number): string {
-  let text: string;
-  try {
-    text = readFileSync(path).subarray(from).toString('utf8');
-  } catch {
-    return '(it left no log)';
-  }
+  const added = logAfter(path, from);
+  if (!added) return '(it left no log)';
+  const text = added.toString('utf8');
   const lines = text.split('\n').flatMap((line) => {
     if (!line.startsWith('{')) return line.trim() ? [line] : [];
     try {
