@@ -3,6 +3,7 @@
 // no daemon serving the data dir it starts one and says so on stderr (stdout is the protocol).
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { Help } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { resolveDataDir } from '../../shared/discovery.ts';
@@ -17,16 +18,9 @@ import { startDetached } from '../daemon-control.ts';
  *  calls need not name one (the analysis tools take no namespace at all). */
 const AGENT_OPTIONAL = [...CORTEX_TOOLS].filter((name) => 'agent_id' in INPUT_TYPES[name as keyof typeof INPUT_TYPES].shape);
 
-/** Words in lines of at most `width`, the lines after the first indented by `indent`. */
-function wrapped(text: string, width: number, indent: number): string {
-  const lines: string[] = [];
-  for (const word of text.split(' ')) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last]!.length + word.length + 1 <= width) lines[last] += ` ${word}`;
-    else lines.push(word);
-  }
-  return lines.join(`\n${' '.repeat(indent)}`);
-}
+/** Text in lines of at most `width` (commander's wrapping, as its own help uses), the lines after
+ *  the first indented by `indent`. */
+const wrapped = (text: string, width: number, indent: number): string => new Help().boxWrap(text, width).replaceAll('\n', `\n${' '.repeat(indent)}`);
 
 const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOKEN]] [--agent ID] [--tools LIST] [--print-config]
 
