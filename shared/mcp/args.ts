@@ -203,6 +203,6 @@ export function schemaArgs<T extends ToolName>(tool: T, args: Args): z.infer<(ty
   const result = INPUT_TYPES[tool].safeParse(args);
   if (result.success) return result.data as z.infer<(typeof INPUT_TYPES)[T]>;
   // In the words every other door uses ("limit: must be at least 1", "turns[0].text: …").
-  const { field, problem } = problemOf(result.error, args, 'arguments');
-  throw new ToolInputError(`${field}: ${problem === 'is not a field of this request' ? 'is not a parameter of this tool' : problem}`);
+  const { field, problem } = problemOf(result.error, args, 'arguments', 'is not a parameter of this tool');
+  throw new ToolInputError(`${field}: ${problem}`);
 }

@@ -24,10 +24,11 @@ const article = (type: string) => {
   return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
 };
 
-/** The first issue of a failed parse (zod reports the first problem of each field in order). */
-export function problemOf(error: z.ZodError, input: unknown, root = 'body'): InputProblem {
+/** The first issue of a failed parse (zod reports the first problem of each field in order).
+ *  `unknownKey`: what a key the schema does not declare is called ("a parameter of this tool"). */
+export function problemOf(error: z.ZodError, input: unknown, root = 'body', unknownKey = 'is not a field of this request'): InputProblem {
   const issue = error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') return { field: fieldPath([...issue.path, issue.keys[0]!], root), problem: 'is not a field of this request' };
+  if (issue.code === 'unrecognized_keys') return { field: fieldPath([...issue.path, issue.keys[0]!], root), problem: unknownKey };
   const field = fieldPath(issue.path, root);
   const value = valueAt(input, issue.path);
   // A schema's own wording (given with `error:`) says it best; zod's defaults are reworded below.
