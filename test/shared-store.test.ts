@@ -101,6 +101,33 @@ describe('several daemons on one PostgreSQL store', () => {
     expect(listed.facts.map((f) => f.text).sort()).toEqual(['invoice 1042 was paid', ...[0, 1, 2, 3, 4].map((r) => `payment ${r} cleared`)].sort());
   });
 
+  test('the same text written through two daemons at the same moment is stored once, singly or in batches; once forgotten it is stored again', async () => {
+    const { daemons: [a, b] } = await daemons(2);
+    const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
+    for (let round = 0; round < 8; round++) {
+      const text = `the backup rotates on disk ${round}`;
+      const both = await Promise.all([viaA.put('ops', text), viaB.put('ops', text)]);
+      expect(both[0].fact.id, `round ${round}`).toBe(both[1].fact.id);
+      expect(both.map((r) => r.duplicate).sort()).toEqual([false, true]);
+    }
+    const texts = Array.from({ length: 40 }, (_, i) => `batch line ${i} of the nightly report`);
+    const [batchA, batchB] = await Promise.all([viaA.putBatch(texts.map((text) => ({ agentId: 'ops', text }))), viaB.putBatch([...texts].reverse().map((text) => ({ agentId: 'ops', text })))]);
+    const idsA = batchA.map((slot) => slot.factId ?? slot.error.message);
+    const idsB = batchB.map((slot) => slot.factId ?? slot.error.message).reverse();
+    expect(idsB).toEqual(idsA);
+    const reader = await clientOf(a!, { minChange: Math.max(viaA.lastChange, viaB.lastChange) });
+    const listed = await reader.list('ops', { pageSize: 100 });
+    expect(listed.facts.length).toBe(8 + 40);
+    expect(new Set(listed.facts.map((f) => f.text)).size).toBe(8 + 40);
+    // A forgotten fact no longer holds its words: a later write through the other daemon stores them anew.
+    const old = (await viaA.put('ops', 'the backup rotates on disk 0')).fact;
+    await viaA.forget('ops', old.id);
+    const later = await clientOf(b!, { minChange: viaA.lastChange });
+    const again = await later.put('ops', 'the backup rotates on disk 0');
+    expect(again).toMatchObject({ duplicate: false });
+    expect(again.fact.id).not.toBe(old.id);
+  });
+
   test('changes of one fact through two daemons at once both land: the later one plans again on the stored version', async () => {
     const { daemons: [a, b] } = await daemons(2);
     const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { openTables } from '../daemon/store/level/tables.ts';
-import { isShared, RequestAlreadyRecorded, StoreFormatError, StoreLockedError, WriteConflict, type MemoryStore } from '../daemon/store/store.ts';
+import { ContentClaimed, isShared, RequestAlreadyRecorded, StoreFormatError, StoreLockedError, WriteConflict, type MemoryStore } from '../daemon/store/store.ts';
+import type { FactRecord } from '../daemon/store/record.ts';
+import pg from 'pg';
 import { PostgresStore } from '../daemon/store/postgres/postgres-store.ts';
 import { testDatabase } from './fixtures/postgres.ts';
 import { newFact } from './store/facts.ts';
@@ -108,6 +110,41 @@ describe('PostgreSQL store shared by two processes', () => {
         );
       }
       for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(WriteConflict);
+    } finally {
+      await close(a, b);
+    }
+  });
+
+  test('a content claim is held by one live fact: the other is refused with nothing written, until that fact is retired, erased, or retired without its claim let go', async () => {
+    const [a, b] = await twoOn('shared_claims');
+    const indexed = (fact: FactRecord) => ({ type: 'putFact' as const, fact, derived: { terms: { length: 1, terms: [['tide', 1]] as [string, number][] } }, claim: 'K' });
+    try {
+      const first = newFact(a, 'x', 'the tide turns at six');
+      await a.commit([indexed(first)]);
+      const second = newFact(b, 'x', 'the tide turns at six');
+      await expect(b.commit([indexed(second), { type: 'putMeta', name: 'with it', value: {} }])).rejects.toBeInstanceOf(ContentClaimed);
+      expect(await b.getFacts([{ agentId: 'x', factId: second.id }])).toEqual([undefined]);
+      expect(await b.getMeta('with it')).toBeUndefined();
+      // Another namespace's same words are its own.
+      await b.commit([indexed(newFact(b, 'y', 'the tide turns at six'))]);
+      // Retired: the words are free again.
+      await a.commit([{ type: 'putFact', fact: { ...first, supersededBy: 'agent' }, before: first, derived: null }]);
+      await b.commit([indexed(second)]);
+      // Erased: free again, and nothing derived from its text (the claim's key) stays.
+      await b.commit([{ type: 'deleteFact', fact: second }]);
+      const pool = new pg.Pool({ connectionString: await testDatabase('shared_claims') });
+      expect((await pool.query(`SELECT 1 FROM engram.claims WHERE fact_id = $1`, [second.id])).rowCount).toBe(0);
+      const third = newFact(a, 'x', 'the tide turns at six');
+      await a.commit([indexed(third)]);
+      // Retired by a daemon that kept no claims (an older version): the claim is stale and passes on.
+      await pool.query(`UPDATE engram.facts SET record = $1 WHERE fact_id = $2`, [JSON.stringify({ ...third, supersededBy: 'agent' }), third.id]);
+      await pool.end();
+      const fourth = newFact(b, 'x', 'the tide turns at six');
+      await b.commit([indexed(fourth)]);
+      // A mutation refused for its claim leaves no claim of its own behind.
+      const fifth = newFact(a, 'x', 'the tide turns at seven');
+      await expect(a.commit([{ ...indexed(fifth), claim: 'K7' }, indexed(newFact(a, 'x', 'copy'))])).rejects.toBeInstanceOf(ContentClaimed);
+      await b.commit([{ ...indexed(newFact(b, 'x', 'the tide turns at seven')), claim: 'K7' }]);
     } finally {
       await close(a, b);
     }

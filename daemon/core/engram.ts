@@ -176,7 +176,7 @@ export class Engram {
     private readonly store: MemoryStore,
   ) {
     this.indexer = new Indexer(new VectorSpace(options.embedder, options.vectorDir, options.log));
-    this.pipeline = new WritePipeline(store, new WriteBarrier());
+    this.pipeline = new WritePipeline(store, new WriteBarrier(), () => this.caughtUp());
     const staging = new FactStaging(store, this.indexer, this.access);
     const relinker = new Relinker(store, this.indexer, staging);
     this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true, relinker, options.kg ?? false);
@@ -727,6 +727,13 @@ export class Engram {
     // Short of the deadline, so the caller gets the reason rather than its own timeout.
     const timeoutMs = deadline === undefined ? MIN_CHANGE_WAIT_MS : Math.min(MIN_CHANGE_WAIT_MS, Math.max(0, deadline - Date.now() - 250));
     await this.follower.waitFor(minChange, timeoutMs);
+  }
+
+  /** Resolves once every commit the store holds now is applied here (at once on an embedded
+   *  store: its only writer is this process). */
+  private async caughtUp(): Promise<void> {
+    if (!this.follower || !isShared(this.store)) return;
+    await this.follower.waitFor(await this.store.currentSeq(), MIN_CHANGE_WAIT_MS);
   }
 
   /** What Hello says of the store: its kind and, for a shared one, its identity. */

@@ -52,8 +52,12 @@ export type RecordTable = 'slots' | 'slotChanges' | 'recipes' | 'tokens';
 export type Change =
   /** Writes a fact record. `derived`: the rows of a recallable fact; null = it is not indexed
    *  (an alias, or retired), so its rows go; 'unchanged' = only the record changes. `before` is
-   *  the stored version it replaces, if any (its vector row goes when the vector key changes). */
-  | { type: 'putFact'; fact: FactRecord; before?: FactRecord; derived: DerivedRows | null | 'unchanged' }
+   *  the stored version it replaces, if any (its vector row goes when the vector key changes).
+   *  `claim`: a new fact written under write dedup claims its content key. A store several
+   *  processes write keeps one live claimant per content of a namespace (a commit whose claim
+   *  another live fact holds fails with ContentClaimed) and drops a fact's claim when it is
+   *  retired or erased; a store one process holds ignores claims (the daemon's locks suffice). */
+  | { type: 'putFact'; fact: FactRecord; before?: FactRecord; derived: DerivedRows | null | 'unchanged'; claim?: string }
   /** Erases a fact with its derived rows and access statistics; the store then also drops the
    *  superseded versions of those rows from its files, so nothing of the text stays on disk. */
   | { type: 'deleteFact'; fact: FactRecord }
@@ -217,6 +221,16 @@ export class WriteConflict extends Error {
   constructor() {
     super('the fact changed since this write read it');
     this.name = 'WriteConflict';
+  }
+}
+
+/** Another process stored a live fact that says the same (its content claim) since this write
+ *  looked: the write plans again once this process has followed that commit, and finds it. */
+export class ContentClaimed extends WriteConflict {
+  constructor() {
+    super();
+    this.message = 'another live fact of the namespace says the same';
+    this.name = 'ContentClaimed';
   }
 }
 

@@ -6,7 +6,7 @@ import { digestOf } from '../../shared/digest.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { CallContext } from '../core/context.ts';
 import { checkAlive, noteChange } from '../core/context.ts';
-import { isShared, RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
+import { ContentClaimed, isShared, RequestAlreadyRecorded, WriteConflict, type Change, type Json, type MemoryStore } from '../store/store.ts';
 import type { WriteBarrier } from './barrier.ts';
 import { canonicalJson } from '../../shared/canonical-json.ts';
 import { KeyedLocks } from './locks.ts';
@@ -65,9 +65,13 @@ export class WritePipeline {
   private readonly locks = new KeyedLocks();
   private readonly inflight = new Map<string, Promise<unknown>>();
 
+  /** `caughtUp`: resolves once this process has applied every commit the store holds (a shared
+   *  store's other writers): a write that met another's content claim plans again after it, so
+   *  its dedup finds that fact. */
   constructor(
     private readonly store: MemoryStore,
     readonly barrier: WriteBarrier,
+    private readonly caughtUp: () => Promise<void> = async () => {},
   ) {}
 
   async run<R>(ctx: CallContext, op: WriteOp<R>): Promise<R> {
@@ -234,8 +238,9 @@ export class WritePipeline {
         // Another daemon sharing the store changed a fact this write read: plan again on what
         // is stored now.
         if (error instanceof WriteConflict && ++conflicts < MAX_CONFLICTS) {
+          if (error instanceof ContentClaimed) await this.caughtUp();
           // A little jitter, so two daemons that collided do not collide again in step.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * conflicts));
+          else await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * conflicts));
           return attempt(keys);
         }
         if (error instanceof WriteConflict) throw new EngramError(ErrorKind.Aborted, `the facts this write changes kept changing through other daemons (${MAX_CONFLICTS} attempts); nothing was written: try again`);

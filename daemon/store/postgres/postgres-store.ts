@@ -10,8 +10,9 @@ import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { decodeFact, type FactRecord } from '../record.ts';
 import type { AccessRow, ChangedFact, Change, CheckpointRecord, FactKey, Json, ListOrder, MemoryStore, Mutation, RecordTable, ScannedFact, StoredTerms, TableStats } from '../store.ts';
-import { FOLLOWED_RECORD_TABLES, RECORDS_CHANGED, RequestAlreadyRecorded, WriteConflict } from '../store.ts';
+import { ContentClaimed, FOLLOWED_RECORD_TABLES, RECORDS_CHANGED, RequestAlreadyRecorded, WriteConflict } from '../store.ts';
 import { CHANGES_CHANNEL, prepareSchema, SCHEMA, STAT_TABLES } from './schema.ts';
+import { claimRelease, releaseClaims, takeClaims, type Claim } from './claims.ts';
 import { watchChannel } from './watch.ts';
 import { GroupCommitter, type Outcome } from '../group-commit.ts';
 
@@ -44,6 +45,8 @@ interface Encoded {
   /** The facts it changes (and the followed record tables), for the change log. */
   facts: FactKey[];
   greatestId: string;
+  /** The content claims of the new facts it stores (see claims.ts). */
+  claims: Claim[];
 }
 
 export class PostgresStore implements MemoryStore {
@@ -424,7 +427,11 @@ export class PostgresStore implements MemoryStore {
     let commitSent = false;
     try {
       await client.query('BEGIN');
+      // Claims first, all of the group's in one statement: every transaction takes them in one
+      // order, so two daemons storing the same texts in opposite orders wait, never deadlock.
+      for (const p of await takeClaims(client, group)) failed.set(p, new ContentClaimed());
       for (const p of group) {
+        if (failed.has(p)) continue;
         await client.query('SAVEPOINT m');
         try {
           for (const s of p.statements) await run(client, s);
@@ -435,6 +442,8 @@ export class PostgresStore implements MemoryStore {
           failed.set(p, error);
         }
       }
+      // The claims of what was not stored are not its to hold.
+      await releaseClaims(client, group.filter((p) => failed.has(p)));
       const ok = group.filter((p) => !failed.has(p));
       const first = ok.length > 0 ? await this.numberCommits(client, ok) : 0;
       commitSent = true;
@@ -481,9 +490,11 @@ export class PostgresStore implements MemoryStore {
   private encode(mutation: Mutation): Encoded {
     const statements: Statement[] = [];
     const facts: FactKey[] = [];
+    const claims: Claim[] = [];
     let greatestId = '';
     for (const change of mutation) {
       statements.push(...this.statementsOf(change));
+      if (change.type === 'putFact' && change.claim) claims.push({ agentId: bytes(change.fact.agentId), contentKey: change.claim, factId: change.fact.id });
       if (change.type === 'putFact' || change.type === 'deleteFact') {
         facts.push({ agentId: change.fact.agentId, factId: change.fact.id });
         if (change.fact.id > greatestId) greatestId = change.fact.id;
@@ -491,7 +502,7 @@ export class PostgresStore implements MemoryStore {
       if (change.type === 'putCheckpoint' && change.checkpoint.id > greatestId) greatestId = change.checkpoint.id;
       if ((change.type === 'putRecord' || change.type === 'deleteRecord') && FOLLOWED_RECORD_TABLES.includes(change.table)) facts.push({ agentId: RECORDS_CHANGED, factId: change.table });
     }
-    return { statements, facts, greatestId };
+    return { statements, facts, greatestId, claims };
   }
 
   private statementsOf(change: Change): Statement[] {
@@ -505,6 +516,7 @@ export class PostgresStore implements MemoryStore {
           { sql: `DELETE FROM ${T}.facts WHERE agent_id = $1 AND fact_id = $2 AND record = $3`, params: [...key, factText(fact)], expectRows: 1 },
           { sql: `DELETE FROM ${T}.access WHERE agent_id = $1 AND fact_id = $2`, params: key },
           { sql: `DELETE FROM ${T}.postings WHERE agent_id = $1 AND fact_id = $2`, params: key },
+          claimRelease(key),
           ...vectorDelete(fact.agentId, fact.vectorKey),
         ];
       }
@@ -564,6 +576,8 @@ function factStatements(change: Extract<Change, { type: 'putFact' }>): Statement
   if (before && before.vectorKey && before.vectorKey !== fact.vectorKey) out.push(...vectorDelete(before.agentId, before.vectorKey));
   if (derived === null) {
     out.push({ sql: `DELETE FROM ${T}.postings WHERE agent_id = $1 AND fact_id = $2`, params: key }, ...vectorDelete(fact.agentId, fact.vectorKey));
+    // A retired fact says nothing any more: its content is free to be stored again.
+    if (before) out.push(claimRelease(key));
     return out;
   }
   out.push(upsert('postings', 'agent_id, fact_id', 'terms', [...key, JSON.stringify(derived.terms)]));

@@ -20,6 +20,8 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.vectors (agent_id bytea NOT NULL, vector_ke
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.checkpoints (agent_id bytea NOT NULL, checkpoint_id text COLLATE "C" NOT NULL, record text NOT NULL, PRIMARY KEY (agent_id, checkpoint_id));
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.requests (agent_id bytea NOT NULL, request_id bytea NOT NULL, result text NOT NULL, PRIMARY KEY (agent_id, request_id));
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.records (tbl text COLLATE "C" NOT NULL, key bytea NOT NULL, value text NOT NULL, PRIMARY KEY (tbl, key));
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.claims (agent_id bytea NOT NULL, content_key text COLLATE "C" NOT NULL, fact_id text COLLATE "C" NOT NULL, PRIMARY KEY (agent_id, content_key));
+CREATE INDEX IF NOT EXISTS claims_by_fact ON ${SCHEMA}.claims (agent_id, fact_id);
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.access (agent_id bytea NOT NULL, fact_id text COLLATE "C" NOT NULL, count bigint NOT NULL, last bigint NOT NULL, PRIMARY KEY (agent_id, fact_id));
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.changes (seq bigint NOT NULL, agent_id bytea NOT NULL, fact_id text COLLATE "C" NOT NULL, PRIMARY KEY (seq, agent_id, fact_id));
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.counter (one int PRIMARY KEY CHECK (one = 1), seq bigint NOT NULL, kept_after bigint NOT NULL, id_floor text COLLATE "C" NOT NULL);
@@ -28,7 +30,7 @@ CREATE SEQUENCE IF NOT EXISTS ${SCHEMA}.nodes;
 `;
 
 /** The tables statistics and compaction cover, by the names the LevelDB store uses. */
-export const STAT_TABLES = ['facts', 'postings', 'vectors', 'checkpoints', 'requests', 'records', 'access', 'changes', 'meta'] as const;
+export const STAT_TABLES = ['facts', 'postings', 'vectors', 'checkpoints', 'requests', 'records', 'access', 'changes', 'meta', 'claims'] as const;
 
 /** Creates the layout if absent (under an advisory lock: daemons may start together), checks its
  *  format, and returns the store's identity. */
