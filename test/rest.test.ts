@@ -425,6 +425,12 @@ describe('routes', () => {
     const missing = await call('GET', `/v1/checkpoints/latest${q({ agent: 'erin' })}`);
     expect(missing.status).toBe(404);
     expect(errorOf(missing).code).toBe('not_found');
+    // As the CLI's --on-missing empty and MCP's on_missing "empty": a first session is not an error.
+    const empty = await call('GET', `/v1/checkpoints/latest${q({ agent_id: 'erin', on_missing: 'empty' })}`);
+    expect(empty.status).toBe(200);
+    expect(empty.json).toEqual({ found: false, agent_id: 'erin' });
+    expectSchema('CheckpointResumed', empty.json);
+    expectBadField(await call('GET', `/v1/checkpoints/latest${q({ agent_id: 'erin', on_missing: 'never' })}`), 'on_missing');
 
     const first = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: { step: 1 } } });
     expect(first.status).toBe(201);
@@ -436,6 +442,7 @@ describe('routes', () => {
     const latest = await call('GET', `/v1/checkpoints/latest${q({ agent: 'erin' })}`);
     expect(latest.status).toBe(200);
     expectSchema('Checkpoint', latest.json);
+    expect((await call('GET', `/v1/checkpoints/latest${q({ agent_id: 'erin', on_missing: 'empty' })}`)).json).toEqual(latest.json);
     expect(latest.json).toEqual({ id: second.json.checkpoint_id, created_at: second.json.created_at, state, message_count: 2 });
 
     // The list the CLI's checkpoint list and the library's checkpointList give, newest first.

@@ -15,7 +15,7 @@ import { checkpointView, contextView, factView, restFact, restReceipt } from '..
 import { METRICS_CONTENT_TYPE } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Reply, type Route } from './route.ts';
-import { AgentQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, SlotContextQuery, SlotListQuery, WriteStatusQuery, type ResponseName, type ResponseOf } from './schemas.ts';
+import { AgentQuery, CheckpointResumeQuery, GraphQuery, ListQuery, NoQuery, OptionalAgentQuery, RecallQuery, SlotContextQuery, SlotListQuery, WriteStatusQuery, type ResponseName, type ResponseOf } from './schemas.ts';
 
 export type { Method, Reply, Route } from './route.ts';
 
@@ -645,11 +645,12 @@ export const ROUTES: readonly Route[] = [
   route(
     'GET',
     '/v1/checkpoints/latest',
-    { query: AgentQuery, operationId: 'resumeCheckpoint', summary: "The agent's latest checkpoint", status: 200, response: 'Checkpoint', description: 'The latest checkpoint.', errors: ['400', '404'] },
+    { query: CheckpointResumeQuery, operationId: 'resumeCheckpoint', summary: "The agent's latest checkpoint", status: 200, response: 'CheckpointResumed', description: 'The latest checkpoint.', errors: ['400', '404'] },
     async ({ core, ctx, query: q }) => {
       const latest = await core.resumeCheckpoint(ctx, q.agent_id);
+      if (!latest && q.on_missing === 'empty') return ok('CheckpointResumed', { found: false, agent_id: q.agent_id });
       if (!latest) throw notFound(`no checkpoint for agent ${JSON.stringify(q.agent_id)}`);
-      return ok('Checkpoint', checkpointJson(checkpointView(latest)) as ResponseOf<'Checkpoint'>);
+      return ok('CheckpointResumed', checkpointJson(checkpointView(latest)) as ResponseOf<'Checkpoint'>);
     },
   ),
 

@@ -150,6 +150,13 @@ export const ListQuery = z
 
 export const AgentQuery = z.object({ agent_id: agentId.describe('The namespace of the fact.') }).strict();
 
+export const CheckpointResumeQuery = z
+  .object({
+    agent_id: agentId.describe('The agent whose checkpoint to read.'),
+    on_missing: z.enum(['error', 'empty']).describe('With no checkpoint: error (404, the default) or empty (200 {"found": false, "agent_id"}), as the CLI and MCP offer.').optional(),
+  })
+  .strict();
+
 export const OptionalAgentQuery = z.object({ agent_id: agentId.describe('The namespace to count; omitted: the whole store.').optional() }).strict();
 
 export const NoQuery = z.object({}).strict();
@@ -502,6 +509,7 @@ export const RESPONSES = {
   Agents: z.object({ agents: z.array(z.string()) }).strict(),
   CheckpointSaved: CheckpointSavedJson,
   Checkpoint: CheckpointJson,
+  CheckpointResumed: z.union([CheckpointJson, z.object({ found: z.literal(false), agent_id: z.string() }).strict()]).describe('The latest checkpoint; with on_missing=empty and none saved, {"found": false, "agent_id"}.'),
   Checkpoints: z.object({ agent_id: z.string(), count: z.int().min(0), checkpoints: z.array(CheckpointJson).describe('Newest first.') }).strict(),
   Health: z.object({ status: z.literal('ok') }).strict(),
 } as const;
