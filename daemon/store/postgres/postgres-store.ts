@@ -429,7 +429,7 @@ export class PostgresStore implements MemoryStore {
       await client.query('BEGIN');
       // Claims first, all of the group's in one statement: every transaction takes them in one
       // order, so two daemons storing the same texts in opposite orders wait, never deadlock.
-      for (const p of await takeClaims(client, group)) failed.set(p, new ContentClaimed());
+      await this.claimAll(client, group, failed);
       for (const p of group) {
         if (failed.has(p)) continue;
         await client.query('SAVEPOINT m');
@@ -457,6 +457,22 @@ export class PostgresStore implements MemoryStore {
       const why = commitSent ? 'the outcome is unknown: the write may or may not be stored (ask engram write-status, or resend with the same request id)' : 'nothing was written';
       const cause = isConnectionError(error) || commitSent ? unreachable(this.where, error as Error, why) : error;
       return group.map((p) => ({ error: failed.get(p) ?? cause }));
+    }
+  }
+
+  /** Takes the group's content claims; a mutation that cannot take all of its own fails alone
+   *  (behind a savepoint, so a statement refused here leaves the rest of the group to go on). */
+  private async claimAll(client: pg.PoolClient, group: readonly Encoded[], failed: Map<Encoded, unknown>): Promise<void> {
+    const claiming = group.filter((p) => p.claims.length > 0);
+    if (claiming.length === 0) return;
+    await client.query('SAVEPOINT c');
+    try {
+      for (const p of await takeClaims(client, claiming)) failed.set(p, new ContentClaimed());
+      await client.query('RELEASE SAVEPOINT c');
+    } catch (error) {
+      if (isConnectionError(error)) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT c');
+      for (const p of claiming) failed.set(p, refusal(error));
     }
   }
 
@@ -608,14 +624,18 @@ async function run(client: pg.PoolClient, s: Statement): Promise<void> {
   try {
     result = await client.query(s.sql, s.params);
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (s.onDuplicate && code === '23505') throw s.onDuplicate();
-    // Another daemon's transaction holds rows this one needs in another order (deadlock) or
-    // changed them under it: the write plans again on what is stored.
-    if (code === '40P01' || code === '40001') throw new WriteConflict();
-    throw error;
+    if (s.onDuplicate && (error as { code?: string }).code === '23505') throw s.onDuplicate();
+    throw refusal(error);
   }
   if (s.expectRows !== undefined && result.rowCount !== s.expectRows) throw new WriteConflict();
+}
+
+/** What a statement's refusal means to the writer. */
+function refusal(error: unknown): unknown {
+  const code = (error as { code?: string }).code;
+  // Another daemon's transaction holds rows this one needs in another order (deadlock) or
+  // changed them under it: the write plans again on what is stored.
+  return code === '40P01' || code === '40001' ? new WriteConflict() : error;
 }
 
 /** The server went away or refused the session (not a statement it rejected). */
