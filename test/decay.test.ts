@@ -229,6 +229,19 @@ describe('promotion to long-term notes', () => {
     expect((await client.collectGarbage('p')).factIds).toEqual([]);
   });
 
+  test('a namespace named "..", "." or ".x" keeps its notes in a folder of its own inside the vault', async () => {
+    const vault = join(pool.newDir(), 'vault');
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--vault', vault] });
+    const client = await daemon.client();
+    for (const [agent, folder] of [['..', '%2E.'], ['.', '%2E'], ['.x', '%2Ex'], ['a/b', 'a%2Fb']]) {
+      const { fact } = await client.put(agent!, `a note of namespace ${agent}`);
+      await client.promote(agent!, { factId: fact.id, force: true });
+      expect(existsSync(join(vault, folder!, `${fact.id}.md`)), agent).toBe(true);
+      expect(existsSync(join(vault, '..', `${fact.id}.md`)), agent).toBe(false);
+      expect(existsSync(join(vault, `${fact.id}.md`)), agent).toBe(false);
+    }
+  });
+
   test('auto_detect promotes what qualifies once old enough, and only once; without a vault promotion is refused', async () => {
     const vault = pool.newDir();
     const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--vault', vault, '--promote-min-age-days', '0'] });
@@ -293,6 +306,11 @@ describe('unified search over the store and the vault', () => {
     expect((await client.searchUnified('u', 'chain')).ltmCount).toBe(0);
     rmSync(join(vault, 'Bikes.md'));
     await until(async () => ((await client.searchUnified('u', 'brake pads')).ltmCount === 0 ? true : undefined));
+
+    // Erasing the promoted fact erases its note: nothing of the text stays, nor is found.
+    await client.delete('u', fact.id);
+    expect(existsSync(join(vault, 'u', `${fact.id}.md`))).toBe(false);
+    expect((await client.searchUnified('u', 'south fence', { stmWeight: 0.5, minScore: 5 })).hits).toEqual([]);
 
     await expect(client.searchUnified('u', 'x', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
   });

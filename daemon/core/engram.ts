@@ -364,7 +364,9 @@ export class Engram {
   /** Erases a fact (Delete); forgetting is patchFact's `forget`. */
   async deleteFact(ctx: CallContext, agentId: unknown, factId: unknown): Promise<FactRecord> {
     authorizeInput(ctx, 'admin', agentId);
-    return seenBy(ctx, await this.writes.delete(ctx, agentId, factId));
+    const erased = await this.writes.delete(ctx, agentId, factId);
+    this.promoter.erased(erased, (message) => this.options.log.warn(message));
+    return seenBy(ctx, erased);
   }
 
   saveCheckpoint(ctx: CallContext, input: { agentId: unknown; state: unknown }): Promise<CheckpointRecord> {

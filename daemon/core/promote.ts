@@ -3,6 +3,7 @@
 // A promoted fact stays in the store and recallable, and gc never collects it. A fact qualifies
 // by a high decay score, or by frequent use while young, and only once it is old enough: a
 // brand-new fact scores its full strength, which says nothing about its worth yet.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
 import { factNote } from '../../shared/markdown/notes.ts';
@@ -38,8 +39,10 @@ export interface PromoteInput {
   force?: unknown;
 }
 
-/** Where a namespace's notes go inside the vault: a folder per namespace, named safely. */
-export const notePath = (vault: string, agentId: string, factId: string): string => join(vault, encodeURIComponent(agentId), `${factId}.md`);
+/** Where a namespace's notes go inside the vault: a folder per namespace, named safely. Its
+ *  name is the namespace URI-encoded, and a leading dot too: "..", "." and ".x" would otherwise
+ *  name the vault's parent, the vault itself or a hidden folder the vault's readers skip. */
+export const notePath = (vault: string, agentId: string, factId: string): string => join(vault, encodeURIComponent(agentId).replace(/^\./, '%2E'), `${factId}.md`);
 
 export class Promoter {
   constructor(
@@ -53,6 +56,20 @@ export class Promoter {
     /** Told of each note written (unified search indexes it at once). */
     private readonly noteWritten: (path: string) => void = () => {},
   ) {}
+
+  /** An erased fact's note goes too: erasure leaves nothing of the text, in the store or beside
+   *  it. Done after the erasure commits (a crash in between leaves the note, which promoting
+   *  cannot rewrite since the fact is gone, so it is said in the log rather than kept silent). */
+  erased(fact: FactRecord, log: (message: string) => void): void {
+    if (!this.vault || !fact.promotedAt) return;
+    const path = notePath(this.vault, fact.agentId, fact.id);
+    try {
+      rmSync(path, { force: true });
+    } catch (error) {
+      log(`could not remove the vault note ${path} of erased fact ${fact.id}: ${(error as Error).message}; remove it by hand`);
+    }
+    this.noteWritten(path);
+  }
 
   /** Why a fact qualifies now, or undefined. */
   private reason(fact: UseState, now: number): string | undefined {
