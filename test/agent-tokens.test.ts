@@ -40,6 +40,11 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+async function daemonWithVault() {
+  const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--vault', join(pool.newDir(), 'vault')] });
+  return { daemon, admin: await daemon.client() };
+}
+
 describe('agent tokens', () => {
   test('a token for alice opens alice and refuses bob on every library operation; nothing is written for a refused call', async () => {
     const { daemon, admin } = await start();
@@ -126,8 +131,9 @@ describe('agent tokens', () => {
     const secret = (await admin.list('bob')).facts[0]!;
     await expect(writer.get('bob', secret.id)).rejects.toMatchObject(denied);
 
+    await admin.linkEntity('bob', secret.id, 'launch codes', { type: 'secret' });
     const pinned = await writer.pin('bob', secret.id);
-    expect(pinned).toMatchObject({ id: secret.id, pinned: true, text: '', tags: [] });
+    expect(pinned).toMatchObject({ id: secret.id, pinned: true, text: '', tags: [], entities: [], entityTypes: {} });
     const unpinned = await rest(token, 'POST', `/v1/facts/${secret.id}/unpin`, { agent_id: 'bob' });
     expect(unpinned.json.fact).toMatchObject({ id: secret.id, pinned: false, text: '' });
     // Its own new fact comes back whole; the same text again finds the stored fact, shown as state.
@@ -135,6 +141,11 @@ describe('agent tokens', () => {
     expect(own.fact.text).toBe('bob ships on Friday');
     const again = await rest(token, 'POST', '/v1/facts', { agent_id: 'bob', text: 'bob keeps the launch codes in the red binder' });
     expect(again.json.fact).toMatchObject({ id: secret.id, text: '' });
+    // Relating a fact it cannot read answers with that fact's state only, on every door.
+    const related = await rest(token, 'POST', '/v1/relations', { agent_id: 'bob', from_id: secret.id, to_id: own.fact.id, type: 'supports' });
+    expect(related.status).toBe(200);
+    expect(related.json.fact).toMatchObject({ id: secret.id, text: '', entities: [], entity_types: {} });
+    expect((await writer.relate('bob', secret.id, 'supports', own.fact.id, { remove: true })).fact).toMatchObject({ id: secret.id, text: '', entityTypes: {} });
     const forgotten = await rest(token, 'POST', `/v1/facts/${secret.id}/forget`, { agent_id: 'bob' });
     expect(forgotten.json.fact).toMatchObject({ id: secret.id, superseded_by: 'agent', text: '' });
     // Nothing was lost: the store still holds the text for a caller that may read it.
@@ -168,6 +179,14 @@ describe('agent tokens', () => {
     const run = await keeper.consolidate('dave');
     expect(run.summary).toMatchObject({ text: '' });
     expect(run.text).toBe('');
+    // Promotion: it learns which fact went to the vault, not what it says.
+    const vaulted = await daemonWithVault();
+    const { fact } = await vaulted.admin.put('dave', 'dave parks on level three');
+    const { token: vaultKeeperToken } = await vaulted.admin.createToken({ agents: ['dave'], rights: ['admin'], shared: [] });
+    const vaultKeeper = await vaulted.daemon.client({ token: vaultKeeperToken });
+    const promoted = await vaultKeeper.promote('dave', { factId: fact.id, force: true });
+    expect(promoted).toMatchObject({ promotedIds: [fact.id], candidates: [{ id: fact.id, contentPreview: '' }] });
+    vaultKeeper.close();
     expect((await admin.get('dave', run.summary!.id)).text).toMatch(/locker code/);
     keeper.close();
   });

@@ -46,7 +46,7 @@ export function permitted(ctx: CallContext, namespaces: readonly string[], right
  *  with other tags, must not show it a text, context, tags or metadata it could not read. */
 export function seenBy<T extends FactRecord>(ctx: CallContext, fact: T): T {
   if (mayRead(ctx, fact.agentId)) return fact;
-  return { ...fact, text: '', context: '', tags: [], entities: [], source: '', meta: '' };
+  return { ...fact, text: '', context: '', tags: [], entities: [], entityTypes: {}, source: '', meta: '' };
 }
 
 /** Whether the caller may read what a namespace's facts say. */

@@ -394,9 +394,12 @@ export class Engram {
   }
 
   /** Promotion of valuable facts to long-term notes (promote_memory). */
-  promote(ctx: CallContext, input: PromoteInput): Promise<PromoteResult> {
+  async promote(ctx: CallContext, input: PromoteInput): Promise<PromoteResult> {
     authorizeInput(ctx, input.dryRun === true ? 'read' : 'admin', input.agentId);
-    return this.promoter.promote(ctx, input);
+    const result = await this.promoter.promote(ctx, input);
+    // An admin that may not read the namespace learns which facts went, not what they say.
+    if (mayRead(ctx, check.agentId(input.agentId))) return result;
+    return { ...result, candidates: result.candidates.map((c) => ({ ...c, contentPreview: '' })) };
   }
 
   /** The store's facts and the vault's notes ranked together (search_unified). */
@@ -425,9 +428,10 @@ export class Engram {
   }
 
   /** Relate: a typed relation between two live facts (or its removal). */
-  relate(ctx: CallContext, input: RelateInput): Promise<RelateResult> {
+  async relate(ctx: CallContext, input: RelateInput): Promise<RelateResult> {
     authorizeInput(ctx, 'write', input.agentId);
-    return this.graph.relate(ctx, input);
+    const related = await this.graph.relate(ctx, input);
+    return { ...related, fact: seenBy(ctx, related.fact) };
   }
 
   /** An entity attached to a live fact, as one transactional patch. */
