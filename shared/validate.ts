@@ -29,7 +29,7 @@ export const MAX_PAGE_SIZE = 1000;
 const MAX_AGENT_ID_BYTES = 256;
 const MAX_REQUEST_ID_BYTES = 128;
 const MAX_TAGS = 64;
-const MAX_TAG_BYTES = 256;
+export const MAX_TAG_BYTES = 256;
 const MAX_SOURCE_BYTES = 1024;
 const FACT_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -109,6 +109,10 @@ describe('knowledge graph', () => {
     expect(around.edges).toContainEqual({ from: 'entity:beta', to: 'entity:alpha', type: 'co_mention', weight: 20 });
     await expect(client.readGraph('e', { entity: '' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
     expect(around.nodes.find((n) => n.id === 'entity:beta')).toMatchObject({ live: true });
+    // The same entity in another case is that entity: its type changes, no second label appears.
+    const retyped = await client.linkEntity('e', facts[0]!.id, 'BETA', { type: 'codename' });
+    expect([retyped.entities.sort(), retyped.entityTypes]).toEqual([['alpha', 'beta'], { beta: 'codename' }]);
+    await expect(client.linkEntity('e', facts[0]!.id, 'x'.repeat(300))).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
     // An entity no live fact names is shown alone and not live (it was shown live before).
     expect(await client.readGraph('e', { entity: 'Nobody' })).toEqual({ nodes: [{ id: 'entity:nobody', kind: 'entity', label: 'nobody', type: '', live: false }], edges: [] });
   });

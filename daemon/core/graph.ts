@@ -73,6 +73,7 @@ export class Graph {
     return this.pipeline.run<RelateResult>(ctx, {
       agentId,
       requestId,
+      request: { op: 'relate', fromId, toId, type, remove },
       locks: [fromId, toId],
       plan: async () => {
         const [from, to] = await this.store.getFacts([fromId, toId].map((factId) => ({ agentId, factId })));
@@ -106,17 +107,20 @@ export class Graph {
     return this.pipeline.run<FactRecord>(ctx, {
       agentId,
       requestId,
+      request: { op: 'link', factId, entity, type },
       locks: [factId],
       plan: async () => {
         const [before] = await this.store.getFacts([{ agentId, factId }]);
         const fact = liveFact(before, factId, 'fact_id', agentId);
-        const known = fact.entities.some((e) => entityKey(e) === entityKey(entity));
-        const typed = type && fact.entityTypes[entity] !== type;
+        // An entity the fact names already, in any case, is that one: its type goes on its label.
+        const known = fact.entities.find((e) => entityKey(e) === entityKey(entity));
+        const label = known ?? entity;
+        const typed = type && fact.entityTypes[label] !== type;
         if (known && !typed) return () => ({ changes: [], result: fact, record: { op: 'link', factId } });
         const after: FactRecord = {
           ...fact,
           entities: known ? fact.entities : [...fact.entities, entity],
-          entityTypes: type ? { ...fact.entityTypes, [entity]: type } : fact.entityTypes,
+          entityTypes: type ? { ...fact.entityTypes, [label]: type } : fact.entityTypes,
           updatedAt: Date.now(),
         };
         const staged = await this.staging.changed(fact, after);
@@ -191,7 +195,7 @@ export class Graph {
 
 const entityLabel = (value: unknown): string => {
   if (typeof value !== 'string' || value.trim() === '') throw invalidArgument('entity', 'must be a non-empty string');
-  return check.tags([value], 'entity')[0]!;
+  return check.string(value, 'entity', check.MAX_TAG_BYTES);
 };
 
 function liveFact(fact: FactRecord | undefined, factId: string, field: string, agentId: string): FactRecord {
