@@ -54,6 +54,40 @@ describe('refused, not guessed', () => {
     expect((await client.get('we', first.fact.id)).pinned).toBe(true);
   });
 
+  test('every kind of write compares what a reused request id asks for: touch, observe, relate, link, delete, checkpoint, slot and recipe writes asking for something else are refused, and nothing of them is done', async () => {
+    const refused = { kind: 'failed_precondition', field: 'request_id' };
+    const [a, b, c] = await Promise.all(['apples are red', 'bananas are yellow', 'cherries are dark'].map(async (text) => (await client.put('rq', text)).fact));
+    await client.touch('rq', a!.id, { requestId: 'rq-touch' });
+    expect(await client.touch('rq', a!.id, { requestId: 'rq-touch' })).toMatchObject({ replayed: true });
+    await expect(client.touch('rq', b!.id, { requestId: 'rq-touch' })).rejects.toMatchObject(refused);
+    await expect(client.touch('rq', a!.id, { requestId: 'rq-touch', boostStrength: true })).rejects.toMatchObject(refused);
+    expect((await client.get('rq', b!.id)).useCount).toBe(1);
+
+    await client.observeUsage('rq', [a!.id], { requestId: 'rq-observe' });
+    await expect(client.observeUsage('rq', [c!.id], { requestId: 'rq-observe' })).rejects.toMatchObject(refused);
+    expect((await client.get('rq', c!.id)).useCount).toBe(1);
+
+    await client.relate('rq', a!.id, 'supports', b!.id, { requestId: 'rq-relate' });
+    await expect(client.relate('rq', a!.id, 'supports', b!.id, { requestId: 'rq-relate', remove: true })).rejects.toMatchObject(refused);
+    expect((await client.get('rq', a!.id)).relations.map((r) => r.targetId)).toEqual([b!.id]);
+
+    await client.linkEntity('rq', c!.id, 'orchard', { requestId: 'rq-link' });
+    await expect(client.linkEntity('rq', b!.id, 'market', { requestId: 'rq-link' })).rejects.toMatchObject(refused);
+    expect((await client.get('rq', b!.id)).entities).not.toContain('market');
+
+    await client.checkpointSave('rq', { step: 1 }, { requestId: 'rq-checkpoint' });
+    await expect(client.checkpointSave('rq', { step: 2 }, { requestId: 'rq-checkpoint' })).rejects.toMatchObject(refused);
+
+    await client.putSlot({ slotName: 'rq-slot', slotValue: 1 }, { requestId: 'rq-slot' });
+    await expect(client.putSlot({ slotName: 'rq-slot', slotValue: 2 }, { requestId: 'rq-slot' })).rejects.toMatchObject(refused);
+    await client.saveRecipe('rq-recipe', { vectorTopK: 10 }, { requestId: 'rq-recipe' });
+    await expect(client.saveRecipe('rq-recipe', { vectorTopK: 20 }, { requestId: 'rq-recipe' })).rejects.toMatchObject(refused);
+
+    await client.delete('rq', c!.id, { requestId: 'rq-delete' });
+    await expect(client.delete('rq', b!.id, { requestId: 'rq-delete' })).rejects.toMatchObject(refused);
+    expect((await client.get('rq', b!.id)).text).toBe('bananas are yellow');
+  });
+
   test('MCP: an argument a tool does not declare is refused, not dropped; non-object arguments are invalid params (-32602)', async () => {
     const mcp = await openStdio(['--data-dir', daemon.dataDir]);
     try {

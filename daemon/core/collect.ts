@@ -53,6 +53,7 @@ export class Collector {
     return this.pipeline.run<GcResult>(ctx, {
       agentId,
       requestId,
+      request: { op: 'gc', archive, limit },
       // The facts linking to a collected one lose that link in the same commit.
       locks: [...locked, ...this.relinker.linking(agentId, locked)],
       plan: async (held) => {

@@ -90,6 +90,7 @@ export class Recipes {
     return this.pipeline.run(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
+      request: { op: 'recipe', name, fields },
       locks: [`recipe:${name}`],
       plan: async () => {
         const latest = await this.latest(name);

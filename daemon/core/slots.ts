@@ -50,6 +50,7 @@ export class Slots {
     return this.pipeline.run(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
+      request: { op: 'slot', slot: w },
       locks: [`slot:${key}`, ...idLock(this.byKey.get(key))],
       plan: async (held) => {
         // A put and a delete of one slot hold both its key and its id.
@@ -89,6 +90,7 @@ export class Slots {
     return this.pipeline.run(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
+      request: { op: 'slot-archive', recordId },
       locks: idLock(recordId),
       plan: async (held) => {
         const before = await this.get(ctx, recordId);

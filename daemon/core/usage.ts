@@ -62,6 +62,7 @@ export class Usage {
     return this.pipeline.run<TouchResult>(ctx, {
       agentId,
       requestId,
+      request: { op: 'touch', factId, boost },
       locks: [factId],
       plan: async () => {
         const [before] = await this.store.getFacts([{ agentId, factId }]);
@@ -94,6 +95,7 @@ export class Usage {
     return this.pipeline.run<ObserveResult>(ctx, {
       agentId,
       requestId,
+      request: { op: 'observe', factIds, contextTags },
       locks: [...new Set(factIds)],
       plan: async () => {
         const now = Date.now();

@@ -365,11 +365,18 @@ export class Writes {
   update(ctx: CallContext, agentIdInput: unknown, patch: FactPatch): Promise<FactRecord> {
     const agentId = check.agentId(agentIdInput);
     const factId = check.factId(patch.id, 'fact.id');
-    return this.change(ctx, agentId, factId, 'update', async (before) => {
-      const after = planReplacement(before, patch, this.limits, Date.now());
-      if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
-      return after;
-    });
+    return this.change(
+      ctx,
+      agentId,
+      factId,
+      'update',
+      async (before) => {
+        const after = planReplacement(before, patch, this.limits, Date.now());
+        if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
+        return after;
+      },
+      patch,
+    );
   }
 
   /** A retirement names its successor ("agent" = forgotten): a fact of the same namespace, never itself. */
@@ -418,6 +425,7 @@ export class Writes {
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
+      request: { op: 'delete', factId },
       locks: [factId, ...this.relinker.linking(agentId, [factId])],
       plan: async (held) => {
         const fact = await this.stored(agentId, factId);
@@ -446,6 +454,7 @@ export class Writes {
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
+      request: { op: 'checkpoint', state },
       locks: ['checkpoints'],
       plan: async () => {
         const expired = expiredBy(await this.store.checkpointIds(agentId), this.checkpointKeep);
