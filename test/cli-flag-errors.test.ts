@@ -219,6 +219,13 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['consolidate AGENT cluster-nonexist', ['consolidate', other, 'cluster-nonexist'], 'consolidate', '[cluster-id]'],
     ['token create --label (300 characters)', ['token', 'create', '--agent', other, '--label', 'x'.repeat(300)], 'token create', '--label'],
     ['token revoke ""', ['token', 'revoke', ''], 'token revoke', '<id>'],
+    ['consolidate AGENT CLUSTER --apply --dry-run', ['consolidate', other, 'cluster-0123456789abcdef', '--apply', '--dry-run'], 'consolidate', '--apply'],
+    ['gc --limit 99999999999999', ['gc', other, '--limit', '99999999999999'], 'gc', '--limit'],
+    ['graph --limit 500', ['graph', other, '--entity', 'x', '--limit', '500'], 'graph', '--limit'],
+    ['search-unified --limit 100000', ['search-unified', other, 'tea', '--limit', '100000'], 'search-unified', '--limit'],
+    ['slots put "" v', ['slots', 'put', '', 'v'], 'slots put', '<name>'],
+    ['slots put --evidence ""', ['slots', 'put', 'flag-slot', 'v', '--evidence', ''], 'slots put', '--evidence'],
+    ['promote AGENT FACT --auto', ['promote', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', '--auto'], 'promote', '--auto'],
   ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
     expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);

@@ -141,6 +141,9 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^confidence$/, flag: '--confidence' },
   { field: /^scope$/, flag: '--scope' },
   { field: /^page_token$/, flag: '--page-token' },
+  { field: /^limit$/, flag: '--limit' },
+  { field: /^evidence_refs\[\d+\]$/, flag: '--evidence' },
+  { field: /^auto_detect$/, flag: '--auto' },
   { field: /^label$/, flag: '--label' },
   { field: /^agent_id$/, flag: '--agent' },
   { field: /^agents\[\d+\]$/, flag: '--agent' },
@@ -151,7 +154,7 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^to_id$/, argument: 'to-id' },
   { field: /^slot_value$/, argument: 'value' },
   { field: /^entity$/, argument: 'entity' },
-  { field: /^name$/, argument: 'name' },
+  { field: /^(?:name|slot_name)$/, argument: 'name' },
   { field: /^cluster_id$/, argument: 'cluster-id' },
 ];
 

@@ -25,6 +25,7 @@ export function registerConsolidateCommand({ program, globals }: Cli): void {
         return;
       }
       if (agent === undefined) usage('name the agent to consolidate (or pass --status)');
+      if (o.apply && o.dryRun) usage('--apply and --dry-run ask for opposite things: give one of them');
       if (clusterId !== undefined) {
         const r = await withClient(opts, (c) => c.consolidateMemories(agent, clusterId, { mode: o.apply ? 'apply' : 'dry_run' }));
         if (opts.json) return printJson(consolidateJson(r));
