@@ -80,6 +80,10 @@ export interface BatchItem extends WriteOptions {
 export type { SlotWrite } from '../shared/model.ts';
 
 /** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
+/** A boolean option as the caller gave it: a caller's "true" string is refused before anything is
+ *  sent rather than read as false (a dry run that wrote). */
+const option = (value: unknown, name: string, absent = false): boolean => (value === undefined ? absent : check.boolean(value, name));
+
 export type BatchItemResult =
   | { requestId: string; factId: string; replayed: boolean; duplicate: boolean; error?: undefined }
   | { requestId: string; error: EngramError; factId?: undefined };
@@ -305,7 +309,7 @@ export class EngramClient {
     const base: PutBase = { requestId: options.requestId ?? randomUUID(), text, fields: fields(options) };
     let res: PutReply;
     // A daemon without write dedup stores every write anyway: allowDuplicate is honoured as is.
-    const allowDuplicate = options.allowDuplicate === true && daemon.capabilities.includes(Capability.WriteDedup);
+    const allowDuplicate = option(options.allowDuplicate, 'allowDuplicate') && daemon.capabilities.includes(Capability.WriteDedup);
     if (options.strength !== undefined) {
       check.strength(options.strength);
       requireCapability(daemon, Capability.Decay, 'a write with a strength');
@@ -400,7 +404,7 @@ export class EngramClient {
     check.agentId(agentId);
     check.factId(factId);
     const requestId = options.requestId ?? randomUUID();
-    const res = await this.write('Touch', requestId, () => this.connection.decay.touch({ requestId, agentId, factId, boostStrength: options.boostStrength === true }));
+    const res = await this.write('Touch', requestId, () => this.connection.decay.touch({ requestId, agentId, factId, boostStrength: option(options.boostStrength, 'boostStrength') }));
     return { fact: toFact(res.fact), oldScore: res.oldScore, newScore: res.newScore, replayed: res.replayed };
   }
 
@@ -426,7 +430,7 @@ export class EngramClient {
     check.agentId(agentId);
     if (options.limit !== undefined) check.count(options.limit, 'limit', check.MAX_GC_LIMIT);
     const requestId = options.requestId ?? randomUUID();
-    const req = { requestId, agentId, dryRun: options.dryRun ?? true, archiveInstead: options.archiveInstead === true, limit: options.limit };
+    const req = { requestId, agentId, dryRun: option(options.dryRun, 'dryRun', true), archiveInstead: option(options.archiveInstead, 'archiveInstead'), limit: options.limit };
     // A dry run changes nothing, so it may be retried like a read.
     const send = () => this.connection.decay.collectGarbage(req);
     const res = req.dryRun ? await this.read(send) : await this.write('CollectGarbage', requestId, send);
@@ -441,7 +445,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Promote, 'promotion to notes');
     check.agentId(agentId);
     if (options.factId !== undefined) check.factId(options.factId, 'memory_id');
-    const req = { agentId, factId: options.factId ?? '', autoDetect: options.autoDetect === true, dryRun: options.dryRun === true, force: options.force === true, target: options.target ?? '' };
+    const req = { agentId, factId: options.factId ?? '', autoDetect: option(options.autoDetect, 'autoDetect'), dryRun: option(options.dryRun, 'dryRun'), force: option(options.force, 'force'), target: options.target ?? '' };
     // Promotion is idempotent (a promoted fact is left as it is), so a lost answer may be resent.
     const r = await this.read(() => this.connection.decay.promote(req));
     return {
@@ -472,7 +476,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Extract, 'fact extraction');
     check.agentId(agentId);
     const requestId = options.requestId ?? randomUUID();
-    const req = { requestId, agentId, ...('message' in input ? { message: input.message } : { turns: input.turns.map((t) => ({ speaker: t.speaker ?? '', text: t.text })) }), remember: options.remember === true };
+    const req = { requestId, agentId, ...('message' in input ? { message: input.message } : { turns: input.turns.map((t) => ({ speaker: t.speaker ?? '', text: t.text })) }), remember: option(options.remember, 'remember') };
     const send = () => this.connection.extraction.extract(req);
     const r = options.remember ? await this.write('Extract', requestId, send) : await this.read(send);
     return {
@@ -489,7 +493,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'clustering');
     check.agentId(agentId);
-    const r = await this.read(() => this.connection.clusters.cluster({ agentId, strategy: '', threshold: options.threshold, maxClusterSize: options.maxClusterSize, findDuplicates: options.findDuplicates === true, duplicateThreshold: options.duplicateThreshold }));
+    const r = await this.read(() => this.connection.clusters.cluster({ agentId, strategy: '', threshold: options.threshold, maxClusterSize: options.maxClusterSize, findDuplicates: option(options.findDuplicates, 'findDuplicates'), duplicateThreshold: options.duplicateThreshold }));
     return {
       mode: r.mode === 'duplicate_detection' ? 'duplicate_detection' : 'clustering',
       similarity: r.similarity === 'vector' ? 'vector' : 'tokens',
@@ -528,7 +532,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.KnowledgeGraph, 'a relation');
     check.agentId(agentId);
     const requestId = options.requestId ?? randomUUID();
-    const r = await this.write('Relate', requestId, () => this.connection.graph.relate({ requestId, agentId, fromId, toId, type, remove: options.remove === true }));
+    const r = await this.write('Relate', requestId, () => this.connection.graph.relate({ requestId, agentId, fromId, toId, type, remove: option(options.remove, 'remove') }));
     return { fact: toFact(r.fact), changed: r.changed, replayed: r.replayed };
   }
 
@@ -549,6 +553,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'a graph read');
     check.agentId(agentId);
+    if ('factId' in around && 'entity' in around) throw invalidArgument('around', 'name exactly one of factId and entity');
     const r = await this.read(() => this.connection.graph.readGraph({ agentId, factId: 'factId' in around ? around.factId : '', entity: 'entity' in around ? around.entity : '', limit: options.limit }));
     return {
       nodes: r.nodes.map((n) => ({ id: n.id, kind: n.kind === 'entity' ? 'entity' : 'fact', label: n.label, type: n.type, live: n.live })),
@@ -564,7 +569,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Consolidate, 'consolidation');
     check.agentId(agentId);
     const requestId = options.requestId ?? randomUUID();
-    const req = { requestId, agentId, dryRun: options.dryRun === true };
+    const req = { requestId, agentId, dryRun: option(options.dryRun, 'dryRun') };
     const send = () => this.connection.consolidation.consolidate(req);
     const r = req.dryRun ? await this.read(send) : await this.write('Consolidate', requestId, send);
     return {
@@ -622,7 +627,7 @@ export class EngramClient {
   /** Slots by project and substring (archived ones with archived: true), paged (slots-v1). */
   async listSlots(options: { projectId?: string; query?: string; archived?: boolean; limit?: number; pageToken?: string } = {}): Promise<{ slots: Slot[]; nextPageToken: string }> {
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
-    const r = await this.read(() => this.connection.controls.listSlots({ projectId: options.projectId, query: options.query ?? '', archived: options.archived === true, limit: options.limit, pageToken: options.pageToken ?? '' }));
+    const r = await this.read(() => this.connection.controls.listSlots({ projectId: options.projectId, query: options.query ?? '', archived: option(options.archived, 'archived'), limit: options.limit, pageToken: options.pageToken ?? '' }));
     return { slots: r.slots.map(toSlot), nextPageToken: r.nextPageToken };
   }
 
@@ -877,7 +882,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Doctor, 'engram doctor');
     // A rebuild can take minutes on a large store: no deadline.
-    for await (const res of this.connection.admin.doctor({ rebuild: options.rebuild ?? false }, { timeoutMs: undefined })) {
+    for await (const res of this.connection.admin.doctor({ rebuild: option(options.rebuild, 'rebuild') }, { timeoutMs: undefined })) {
       if (res.event.case === 'progress') {
         const p = res.event.value;
         yield { progress: { phase: p.phase, done: Number(p.done), total: Number(p.total) } };

@@ -88,6 +88,18 @@ describe('refused, not guessed', () => {
     expect((await client.get('rq', b!.id)).text).toBe('bananas are yellow');
   });
 
+  test('the library refuses a boolean option given as another type before sending (a "true" string was read as false: a dry run that wrote)', async () => {
+    const { fact } = await client.put('rb', 'a fact the library keeps');
+    const bad = (field: string) => ({ kind: 'invalid_argument', field, message: expect.stringMatching(/must be a boolean, got string/) });
+    await expect(client.consolidate('rb', { dryRun: 'true' as never })).rejects.toMatchObject(bad('dryRun'));
+    await expect(client.collectGarbage('rb', { dryRun: 'false' as never })).rejects.toMatchObject(bad('dryRun'));
+    await expect(client.touch('rb', fact.id, { boostStrength: 'yes' as never })).rejects.toMatchObject(bad('boostStrength'));
+    await expect(client.relate('rb', fact.id, 'supports', fact.id, { remove: 'no' as never })).rejects.toMatchObject(bad('remove'));
+    await expect(client.promote('rb', { factId: fact.id, force: 'yes' as never })).rejects.toMatchObject(bad('force'));
+    await expect(client.readGraph('rb', { factId: fact.id, entity: 'x' } as never)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'around' });
+    expect((await client.get('rb', fact.id)).useCount).toBe(1);
+  });
+
   test('MCP: an argument a tool does not declare is refused, not dropped; non-object arguments are invalid params (-32602)', async () => {
     const mcp = await openStdio(['--data-dir', daemon.dataDir]);
     try {
