@@ -452,6 +452,12 @@ describe('routes', () => {
     expect(listed.json.checkpoints.map((c: { id: string }) => c.id)).toEqual([second.json.checkpoint_id, first.json.checkpoint_id]);
     expect((await call('GET', `/v1/checkpoints${q({ agent_id: 'nobody' })}`)).json).toEqual({ agent_id: 'nobody', count: 0, checkpoints: [] });
 
+    // A request id makes a resend of an uncertain save the same checkpoint, as on every write.
+    const sent = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: { step: 3 }, request_id: 'erin-save-3' } });
+    expect(sent.status).toBe(201);
+    const resent = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: { step: 3 }, request_id: 'erin-save-3' } });
+    expect(resent.json.checkpoint_id).toBe(sent.json.checkpoint_id);
+    expect((await call('GET', `/v1/checkpoints${q({ agent_id: 'erin' })}`)).json.count).toBe(3);
     const bad = await call('POST', '/v1/checkpoints', { body: { agent_id: 'erin', state: 'not an object' } });
     expectBadField(bad, 'state');
   });

@@ -337,7 +337,7 @@ export const REQUESTS = {
       confirm: z.literal(true, { error: CONFIRM_PROBLEM }).describe('Required: forgetting by query retires every fact the query recalls.'),
     })
     .strict(),
-  CheckpointRequest: z.object({ agent_id: agentId, state: z.record(z.string(), z.unknown()).describe('The agent state; omitted: {}.').optional() }).strict(),
+  CheckpointRequest: z.object({ agent_id: agentId, state: z.record(z.string(), z.unknown()).describe('The agent state; omitted: {}.').optional(), request_id: requestId.optional() }).strict(),
 } as const;
 
 export type RequestName = keyof typeof REQUESTS;
