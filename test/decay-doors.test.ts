@@ -191,6 +191,8 @@ describe('clusters through every door', () => {
       ['mcp http', (await doors.http.ok<{ clusters: { id: string }[] }>('cluster_memories', { agent_id: agent, threshold: 0.5 })).clusters[0]!.id],
     ];
     for (const [name, id] of ids) expect(id, name).toBe(cluster!.id);
+    // A bound the range leaves out is named as such (0 was refused as "must be at least 0").
+    expect(await doors.stdio.fails('cluster_memories', { agent_id: agent, threshold: 0 })).toMatch(/threshold: must be greater than 0/);
     expect((await doors.rest('POST', `/v1/clusters/${cluster!.id}/consolidate`, { agent_id: agent })).mode).toBe('dry_run');
     const applied = await doors.stdio.ok<{ fact_id: string; retired_ids: string[] }>('consolidate_memories', { agent_id: agent, cluster_id: cluster!.id, mode: 'apply' });
     expect(applied.retired_ids.sort()).toEqual([...cluster!.memoryIds].sort());

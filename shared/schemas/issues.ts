@@ -42,9 +42,9 @@ export function problemOf(error: z.ZodError, input: unknown, root = 'body', unkn
     case 'invalid_value':
       return { field, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
     case 'too_small':
-      return { field, problem: issue.origin === 'array' ? `must hold at least ${issue.minimum} value${issue.minimum === 1 ? '' : 's'}` : issue.origin === 'string' ? 'must not be empty' : `must be at least ${issue.minimum}` };
+      return { field, problem: issue.origin === 'array' ? `must hold at least ${issue.minimum} value${issue.minimum === 1 ? '' : 's'}` : issue.origin === 'string' ? 'must not be empty' : `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${issue.minimum}` };
     case 'too_big':
-      return { field, problem: issue.origin === 'array' ? `must hold at most ${issue.maximum} values` : `must be at most ${issue.maximum}` };
+      return { field, problem: issue.origin === 'array' ? `must hold at most ${issue.maximum} values` : `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}` };
     default:
       return { field, problem: issue.message };
   }
