@@ -108,7 +108,7 @@ describe('knowledge graph', () => {
     expect(around.edges.filter((e) => e.type === 'mentions')).toHaveLength(5);
     expect(around.edges).toContainEqual({ from: 'entity:beta', to: 'entity:alpha', type: 'co_mention', weight: 20 });
     await expect(client.readGraph('e', { entity: '' })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
-    expect(around.nodes.find((n) => n.id === 'entity:beta')).toMatchObject({ live: true });
+    expect(around.nodes.find((n) => n.id === 'entity:beta')).toMatchObject({ live: true, type: 'project' });
     // The same entity in another case is that entity: its type changes, no second label appears.
     const retyped = await client.linkEntity('e', facts[0]!.id, 'BETA', { type: 'codename' });
     expect([retyped.entities.sort(), retyped.entityTypes]).toEqual([['alpha', 'beta'], { beta: 'codename' }]);

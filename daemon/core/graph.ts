@@ -217,9 +217,8 @@ class ViewBuilder {
 
   entity(label: string, type: string): string {
     const id = `entity:${entityKey(label)}`;
-    const known = this.nodes.get(id);
-    if (!known) this.nodes.set(id, { id, kind: 'entity', label: entityKey(label), type, live: true });
-    else if (!known.type && type) known.type = type;
+    if (!this.nodes.has(id)) this.nodes.set(id, { id, kind: 'entity', label: entityKey(label), type: '', live: true });
+    this.typeShown(label, type);
     return id;
   }
 
@@ -240,6 +239,14 @@ class ViewBuilder {
     node.label = fact ? preview(fact.text) : '';
     node.type = fact ? fact.kind : 'missing';
     node.live = fact !== undefined && isIndexed(fact);
+    // Entities shown without a type (around an entity, they come from the index) take the type
+    // a live fact gives them.
+    if (fact && node.live) for (const [label, type] of Object.entries(fact.entityTypes)) this.typeShown(label, type);
+  }
+
+  private typeShown(label: string, type: string): void {
+    const shown = this.nodes.get(`entity:${entityKey(label)}`);
+    if (shown && !shown.type && type) shown.type = type;
   }
 
   done(): GraphView {
