@@ -99,6 +99,9 @@ describe('reinforcement', () => {
     expect(await client.get('a', jwt.id)).toMatchObject({ useCount: 2, reviewCount: 1, crossDomainCount: 1, strength: 1.1 });
     await expect(client.observeUsage('a', [])).rejects.toMatchObject({ field: 'fact_ids' });
     await expect(client.observeUsage('a', ['bad'])).rejects.toMatchObject({ field: 'fact_ids[0]' });
+    // Named twice in one observation, a fact was used once.
+    const twice = await client.observeUsage('a', [api.id, api.id]);
+    expect(twice).toMatchObject({ count: 1, results: [{ factId: api.id, useCount: 3, reviewCount: 2 }] });
   });
 
   test('observe with auto-reinforce off answers "disabled" and writes nothing', async () => {

@@ -88,7 +88,8 @@ export class Usage {
    *  slot. One commit for all of them. */
   async observe(ctx: CallContext, input: { agentId: unknown; factIds: unknown; contextTags?: unknown }): Promise<ObserveResult> {
     const agentId = check.agentId(input.agentId);
-    const factIds = check.factIds(input.factIds, 'fact_ids', check.MAX_OBSERVED_FACTS);
+    // A fact named twice in one observation was used once.
+    const factIds = [...new Set(check.factIds(input.factIds, 'fact_ids', check.MAX_OBSERVED_FACTS))];
     const contextTags = input.contextTags === undefined ? [] : check.tags(input.contextTags, 'context_tags');
     const requestId = check.requestId(ctx.requestId);
     if (!this.decay.autoReinforce) return { reinforced: false, reason: AUTO_REINFORCE_OFF, results: [], count: 0, crossDomainCount: 0, replayed: false };
