@@ -146,6 +146,17 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent5)).facts.filter((f) => f.text === 'Carol likes folk')).toHaveLength(2);
   });
 
+  test('a line matching a live fact leaves that fact as it is: a retired or pinned copy in the file neither retires nor pins it', async () => {
+    const agent8 = 'io-import-matched';
+    const wifi = (await env.client.put(agent8, 'The wifi password is hunter2')).fact;
+    const jazz = (await env.client.put(agent8, 'Frank likes jazz')).fact;
+    const path = file('matched.jsonl', jsonl([{ id: '01M96T2VAR8B1S55W9XY6RZFH8', text: 'The wifi password is hunter2', superseded_by: 'agent' }, { text: 'Frank likes jazz', pinned: true }]));
+    const run = await engram(['import', agent8, path]);
+    expect([run.code, run.stdout], run.stderr).toEqual([0, '0 imported, 2 already present\n']);
+    expect((await env.client.get(agent8, wifi.id)).supersededBy).toBeFalsy();
+    expect(await env.client.get(agent8, jazz.id)).toMatchObject({ pinned: false });
+  });
+
   test('a superseded_by naming a fact neither in the file nor in the agent: retired as forgotten, and said (exit 1)', async () => {
     const agent7 = 'io-import-dangling';
     const run = await engram(['import', agent7, file('dangling.jsonl', jsonl([{ text: 'an old plan', superseded_by: '01M8ZM927QSEHB2N5KREAT2B9Z' }, { text: 'a live fact' }]))]);

@@ -166,7 +166,9 @@ function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): Bat
 
 type Numbered = { line: number; record: ImportRecord };
 /** A line whose fact is in the namespace (stored now, or found there). */
-type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean; types?: Record<string, string> };
+/** `matched`: the line says what a live fact already said (write dedup): that fact is not the
+ *  line's, so the line's pin and retirement are not applied to it. */
+type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean; types?: Record<string, string>; matched?: boolean };
 
 const LOOKUPS_IN_FLIGHT = 16;
 
@@ -289,7 +291,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         if (r.error) return lineError(line, r.error);
         if (r.replayed || r.duplicate) summary.alreadyPresent++;
         else summary.imported++;
-        stored.push({ line, record, factId: r.factId, pinned: false, retired: false });
+        stored.push({ line, record, factId: r.factId, pinned: false, retired: false, matched: r.duplicate });
       });
       if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
       done = before + lines.length;
@@ -350,7 +352,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       return false;
     }
   };
-  for (const s of stored) if (s.record.pinned && !s.pinned) await after(s, 'pinned', () => c.pin(agent, s.factId));
+  for (const s of stored) if (s.record.pinned && !s.pinned && !s.matched) await after(s, 'pinned', () => c.pin(agent, s.factId));
   // Entity types (set by link --type or --kg) go back the way they were set, on the live fact.
   for (const s of stored) {
     for (const [entity, type] of Object.entries(s.record.entityTypes)) {
@@ -372,7 +374,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it.
   for (const s of stored) {
     const { supersededBy } = s.record;
-    if (!supersededBy || s.retired) continue;
+    if (!supersededBy || s.retired || s.matched) continue;
     await after(s, 'retired', async () => {
       let by = supersededBy === 'agent' ? 'agent' : ids.get(supersededBy);
       if (by === undefined && (await lookup(c, agent, supersededBy))) by = supersededBy;
