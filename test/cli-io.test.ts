@@ -146,6 +146,14 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent5)).facts.filter((f) => f.text === 'Carol likes folk')).toHaveLength(2);
   });
 
+  test('an import stopped by the token\'s rights says to use a token that may write, not merely to re-run', async () => {
+    const agent9 = 'io-import-readonly';
+    const { token } = await env.client.createToken({ agents: [agent9], rights: ['read'], shared: [] });
+    const run = await engram(['import', agent9, file('readonly.jsonl', jsonl([{ text: 'never stored' }]))], { env: { ENGRAM_TOKEN: token } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/import stopped at line 1; the token may not write this agent: use one that may \(ENGRAM_TOKEN or --token\), then re-run/);
+  });
+
   test('a line matching a live fact leaves that fact as it is: a retired or pinned copy in the file neither retires nor pins it', async () => {
     const agent8 = 'io-import-matched';
     const wifi = (await env.client.put(agent8, 'The wifi password is hunter2')).fact;

@@ -10,6 +10,7 @@ import { importConversation } from '../../import/conversation.ts';
 import { isItemError, pool, writeAll } from '../../import/write-all.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
+import { CapabilityError } from '../../errors.ts';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
@@ -448,15 +449,25 @@ function summaryJson(summary: Summary, agent: string): Record<string, unknown> {
 
 const RESUME = 're-run the same command to resume (what is already stored is not stored again)';
 
+/** What to do about a stop: a re-run resumes once the cause is gone, and a cause a re-run alone
+ *  cannot remove (a token's rights, what the daemon can take) says what to change first. */
+function nextStep(cause: unknown): string {
+  if (cause instanceof CapabilityError) return `this daemon cannot store these lines as they are (below); once it can, ${RESUME}`;
+  if (cause instanceof EngramError && (cause.kind === ErrorKind.PermissionDenied || cause.kind === ErrorKind.Unauthenticated)) {
+    return `the token may not write this agent: use one that may (ENGRAM_TOKEN or --token), then ${RESUME}`;
+  }
+  return RESUME;
+}
+
 /** An import that stopped: what it did, where it stopped and why; with --json one document. */
 function reportStopped(stopped: ImportStopped, agent: string, json: boolean | undefined): void {
   if (json) {
     const cause = stopped.cause instanceof EngramError ? { kind: stopped.cause.kind, message: stopped.cause.message } : { kind: 'internal', message: String((stopped.cause as Error)?.message ?? stopped.cause) };
-    printJson({ ...(stopped.summary ? summaryJson(stopped.summary, agent) : { agent_id: agent }), stopped: { where: stopped.where, error: cause, next: RESUME } });
+    printJson({ ...(stopped.summary ? summaryJson(stopped.summary, agent) : { agent_id: agent }), stopped: { where: stopped.where, error: cause, next: nextStep(stopped.cause) } });
     return;
   }
   if (stopped.summary) report(stopped.summary, agent, false);
-  process.stderr.write(`engram: ${stopped.message}; ${RESUME}\n`);
+  process.stderr.write(`engram: ${stopped.message}; ${nextStep(stopped.cause)}\n`);
 }
 
 export function registerImportCommand({ program, globals, setExit }: Cli): void {
