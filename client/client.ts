@@ -80,6 +80,19 @@ export interface BatchItem extends WriteOptions {
 export type { SlotWrite } from '../shared/model.ts';
 
 /** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
+const DEFAULT_STRENGTH = 1;
+
+/** The strength a write sends. Every fact starts at strength 1, so a write asking for 1 asks for
+ *  nothing an older daemon lacks (an export's lines all carry it): it is sent only to a daemon
+ *  that knows strengths. Another strength needs decay-v1, refused before sending. */
+function strengthFor(daemon: DaemonInfo, strength: number | undefined): number | undefined {
+  if (strength === undefined) return undefined;
+  if (daemon.capabilities.includes(Capability.Decay)) return strength;
+  if (strength === DEFAULT_STRENGTH) return undefined;
+  requireCapability(daemon, Capability.Decay, 'a write with a strength');
+  return strength;
+}
+
 /** A boolean option as the caller gave it: a caller's "true" string is refused before anything is
  *  sent rather than read as false (a dry run that wrote). */
 const option = (value: unknown, name: string, absent = false): boolean => (value === undefined ? absent : check.boolean(value, name));
@@ -255,7 +268,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.BatchWrite, 'a batch write');
     if (items.length === 0) return [];
     if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
-    if (items.some((item) => item.strength !== undefined)) requireCapability(daemon, Capability.Decay, 'a write with a strength');
+    for (const item of items) strengthFor(daemon, item.strength);
     // Fields the library turns into the protocol's form are checked here, as REST's batch checks
     // them: a value of the wrong type (a caller's bug) refuses the whole batch before anything
     // is sent; a value a rule refuses (an empty tag) fails in its own slot, as the daemon's
@@ -263,7 +276,7 @@ export class EngramClient {
     const prepared = items.map((item, at) => {
       const requestId = item.requestId ?? randomUUID();
       try {
-        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: item.strength } } };
+        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengthFor(daemon, item.strength) } } };
       } catch (error) {
         if (hasWrongType(item)) throw itemError(error, at);
         return { requestId, error: itemError(error, at) };
@@ -310,15 +323,13 @@ export class EngramClient {
     let res: PutReply;
     // A daemon without write dedup stores every write anyway: allowDuplicate is honoured as is.
     const allowDuplicate = option(options.allowDuplicate, 'allowDuplicate') && daemon.capabilities.includes(Capability.WriteDedup);
-    if (options.strength !== undefined) {
-      check.strength(options.strength);
-      requireCapability(daemon, Capability.Decay, 'a write with a strength');
-    }
+    if (options.strength !== undefined) check.strength(options.strength);
+    const strength = strengthFor(daemon, options.strength);
     const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
-    const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength: options.strength };
+    const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength };
     if (rpcs.coalesced && this.coalesceWrites && daemon.capabilities.includes(Capability.BatchWriteFacts)) {
       res = await rpcs.coalesced(base, writeOptions, daemon);
-    } else if (confidence === undefined && !allowDuplicate && options.strength === undefined) {
+    } else if (confidence === undefined && !allowDuplicate && strength === undefined) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {

@@ -196,6 +196,12 @@ const METHODS: MethodCase[] = [
     const { fact } = await client.put(agent, 'matrix strong fact', { strength: 1.5 });
     expect((await client.get(agent, fact.id)).strength).toBe(1.5);
   } },
+  // Strength 1 is every fact's start: an export's lines carry it, and restore onto any daemon.
+  { name: 'put + putBatch with the default strength', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+    await client.put(agent, 'matrix default strength fact', { strength: 1 });
+    await writeAll(client, [{ agentId: agent, text: 'matrix default strength batch fact', strength: 1 }]);
+    expect((await client.list(agent, { pageSize: 100 })).facts.filter((f) => f.text.startsWith('matrix default strength')).length).toBe(2);
+  } },
   { name: 'touch', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
     const r = await client.touch(agent, ids[0], { boostStrength: true });
     expect(await client.get(agent, ids[0])).toMatchObject({ useCount: 2, strength: 1.1 });
