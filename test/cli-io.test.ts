@@ -13,13 +13,13 @@ const env = useCliDaemon();
 const { engram, engramJson } = env;
 
 /** Starts `engram --data-dir <dataDir> <args>` and returns at once: its output so far, and its end. */
-function startEngram(dataDir: string, args: string[]): { output: CliRun; done: Promise<CliRun>; kill(): void } {
+function startEngram(dataDir: string, args: string[]): { output: CliRun; done: Promise<CliRun>; kill(signal?: NodeJS.Signals): void } {
   const child = spawn(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd: env.cwd, env: engramEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const output: CliRun = { code: null, stdout: '', stderr: '' };
   child.stdout.on('data', (d) => (output.stdout += d));
   child.stderr.on('data', (d) => (output.stderr += d));
   const done = new Promise<CliRun>((resolve) => child.once('close', (code) => resolve({ ...output, code })));
-  return { output, done, kill: () => child.kill('SIGKILL') };
+  return { output, done, kill: (signal = 'SIGKILL') => child.kill(signal) };
 }
 
 /** Resolves once a progress line is on stderr: the import has stored at least one line. */
@@ -444,6 +444,20 @@ describe('import --format conversation', () => {
 });
 
 describe('export', () => {
+  test('interrupted (Ctrl-C), a JSONL export to a file leaves neither the file nor a part of it', async () => {
+    const agent = 'io-export-interrupted';
+    for (let from = 0; from < 20_000; from += 1000) {
+      await env.client.putBatch(Array.from({ length: 1000 }, (_, i) => ({ agentId: agent, text: `exported fact number ${from + i} with some words to write` })));
+    }
+    const out = join(env.cwd, 'interrupted.jsonl');
+    const exporting = startEngram(env.daemon.dataDir, ['export', agent, '--out', out]);
+    await waitFor(async () => (/export: \d+%/.test(exporting.output.stderr) ? true : undefined), 30_000, () => exporting.output.stderr);
+    exporting.kill('SIGINT');
+    const run = await exporting.done;
+    expect(run.code, run.stderr).toBe(130);
+    expect(readdirSync(env.cwd).filter((name) => name.startsWith('interrupted.jsonl'))).toEqual([]);
+  });
+
   const agent = 'io-export';
   let ids: Record<string, string>;
 

@@ -50,6 +50,7 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
   // Opened here, synchronously, so a path that cannot be written is one clear error, not an
   // unhandled stream event.
   const stream: WriteStream = createWriteStream('', { fd: openOut(() => openSync(partial, 'w', 0o600), path) });
+  const interrupted = removedIfInterrupted(partial);
   try {
     const count = await each(c, agent, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
     stream.end();
@@ -60,7 +61,26 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
     stream.destroy();
     rmSync(partial, { force: true });
     throw error;
+  } finally {
+    interrupted.dispose();
   }
+}
+
+/** Removes `path` if the process is interrupted (Ctrl-C, SIGTERM) before `dispose`, and exits as
+ *  the signal would have. */
+function removedIfInterrupted(path: string): { dispose: () => void } {
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(path, { force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 /** Runs a file-system step of the export; its failure says which --out and what to do. */
