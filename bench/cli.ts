@@ -5,15 +5,15 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
 import { ms, percentile, table } from './stats.ts';
+import { benchArgs, positiveInt } from './args.ts';
 
 const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const TARGET_STATUS_RATIO = 5;
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' } } });
-const runs = Number(values.runs);
+const { values } = benchArgs('bench:cli', '[--runs 15]', { runs: { type: 'string', default: '15' } });
+const runs = positiveInt('bench:cli', 'runs', values.runs);
 
 function medianMs(args: string[]): number {
   const times: number[] = [];

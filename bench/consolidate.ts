@@ -6,19 +6,19 @@
 // gRPC call (the floor); and the consolidation throughput (facts retired per second).
 // Prints a report; never asserts.
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/index.ts';
 import { writeAll } from '../client/import/write-all.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
 import { healthClient } from './floor.ts';
 import { ms, percentile, table } from './stats.ts';
+import { benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '30000' }, runs: { type: 'string', default: '100' }, sources: { type: 'string', default: '20' }, queries: { type: 'string', default: '300' } } });
-const count = Number(values.facts);
-const runs = Number(values.runs);
-const sources = Number(values.sources);
-const queryCount = Number(values.queries);
+const { values } = benchArgs('bench:consolidate', '[--facts 30000] [--runs 100] [--sources 20] [--queries 300]', { facts: { type: 'string', default: '30000' }, runs: { type: 'string', default: '100' }, sources: { type: 'string', default: '20' }, queries: { type: 'string', default: '300' } });
+const count = positiveInt('bench:consolidate', 'facts', values.facts);
+const runs = positiveInt('bench:consolidate', 'runs', values.runs);
+const sources = positiveInt('bench:consolidate', 'sources', values.sources);
+const queryCount = positiveInt('bench:consolidate', 'queries', values.queries);
 const AGENT = 'bench-consolidate';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,6 +1,6 @@
 // Deterministic benchmark text: facts recombined from LoCoMo conversation turns, and queries
 // made of words of stored facts. Same seed ⇒ same facts and queries, on every machine.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The benchmark data beside the repository (../shared/data), wherever the clone is. */
@@ -27,6 +27,10 @@ let turnsCache: string[][] | undefined;
 /** Every turn's text of every session, as whitespace-separated words. */
 export function loadTurns(path = LOCOMO_DEV): string[][] {
   if (turnsCache) return turnsCache;
+  if (!existsSync(path)) {
+    process.stderr.write(`bench: no benchmark data at ${path}: the benchmarks make their facts from the LoCoMo file in ../shared/data beside the repository; put locomo-dev.json there\n`);
+    process.exit(2);
+  }
   const samples = JSON.parse(readFileSync(path, 'utf8')) as { conversation: Record<string, unknown> }[];
   const turns: string[][] = [];
   for (const sample of samples) {

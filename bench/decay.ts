@@ -8,18 +8,18 @@
 // Prints a report; never asserts.
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/index.ts';
 import { writeAll } from '../client/import/write-all.ts';
 import { generateFacts, generateQueries, prng } from './corpus.ts';
 import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } from './daemon.ts';
 import { healthClient } from './floor.ts';
 import { ms, percentile, table } from './stats.ts';
+import { benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '30000' }, queries: { type: 'string', default: '400' }, days: { type: 'string', default: '50' } } });
-const count = Number(values.facts);
-const queryCount = Number(values.queries);
-const days = Number(values.days);
+const { values } = benchArgs('bench:decay', '[--facts 30000] [--queries 400] [--days 50]', { facts: { type: 'string', default: '30000' }, queries: { type: 'string', default: '400' }, days: { type: 'string', default: '50' } });
+const count = positiveInt('bench:decay', 'facts', values.facts);
+const queryCount = positiveInt('bench:decay', 'queries', values.queries);
+const days = positiveInt('bench:decay', 'days', values.days);
 const AGENT = 'bench-decay';
 const DAY_S = 1;
 const TAGS = ['work', 'home', 'travel', 'health', 'money', 'music'];

@@ -9,16 +9,16 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { exactSearch, Index, MetricKind, ScalarKind } from 'usearch';
 import { createEmbedder } from '../daemon/embed/index.ts';
 import { GRAPH_SETTINGS } from '../daemon/index/graph-settings.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { ms, table } from './stats.ts';
+import { badArgument, benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, k: { type: 'string', default: '64' }, queries: { type: 'string', default: '1500' }, settings: { type: 'string' } } });
-const [count, k, queryCount] = [values.facts, values.k, values.queries].map(Number) as [number, number, number];
-if (![count, k, queryCount].every((n) => Number.isInteger(n) && n > 0) || k > count) throw new Error('--facts, --k and --queries take positive integers, k at most facts');
+const { values } = benchArgs('bench:hnsw', '[--facts 100000] [--k 64] [--queries 1500] [--settings add/search/scalar/connectivity,...]', { facts: { type: 'string', default: '100000' }, k: { type: 'string', default: '64' }, queries: { type: 'string', default: '1500' }, settings: { type: 'string' } });
+const [count, k, queryCount] = (['facts', 'k', 'queries'] as const).map((flag) => positiveInt('bench:hnsw', flag, values[flag])) as [number, number, number];
+if (k > count) badArgument('bench:hnsw', `--k must be at most --facts (${count}), got ${k}`);
 
 interface Setting {
   add: number;

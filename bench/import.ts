@@ -8,18 +8,18 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { cleanup, exitedChildrenCpuSeconds, installSignalCleanup, machineCpuSeconds, startDaemon, tempDir, track } from './daemon.ts';
 import { generateFacts } from './corpus.ts';
 import { ms, table } from './stats.ts';
+import { badArgument, benchArgs, positiveInt } from './args.ts';
 
 const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const TARGET_PER_SECOND = 10_000;
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, embedder: { type: 'string', default: 'local' }, 'cpu-prof': { type: 'string' } } });
-const count = Number(values.facts);
+const { values } = benchArgs('bench:import', '[--facts 100000] [--embedder local|none] [--cpu-prof DIR]', { facts: { type: 'string', default: '100000' }, embedder: { type: 'string', default: 'local' }, 'cpu-prof': { type: 'string' } });
+const count = positiveInt('bench:import', 'facts', values.facts);
 const embedder = values.embedder as 'local' | 'none';
-if (!Number.isInteger(count) || count < 1) throw new Error(`--facts must be a positive integer, got ${values.facts}`);
+if (embedder !== 'local' && embedder !== 'none') badArgument('bench:import', `--embedder must be local or none, got ${JSON.stringify(values.embedder)}`);
 
 const DAY = 86_400_000;
 /** With --cpu-prof, `engram import` writes its own profile beside the daemon's. */

@@ -7,14 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ProgressBar } from '../shared/progress-bar.ts';
 import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
 import { ms, percentile, table } from './stats.ts';
+import { benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({ options: { facts: { type: 'string', default: '100000' }, runs: { type: 'string', default: '20' } } });
-const FACTS = Number(values.facts);
-const RUNS = Number(values.runs);
+const { values } = benchArgs('bench:inspector', '[--facts 100000] [--runs 20]', { facts: { type: 'string', default: '100000' }, runs: { type: 'string', default: '20' } });
+const FACTS = positiveInt('bench:inspector', 'facts', values.facts);
+const RUNS = positiveInt('bench:inspector', 'runs', values.runs);
 const PORT = 47_000 + (process.pid % 1000);
 const AGENT = 'bench-inspector';
 const BATCH = 1000;

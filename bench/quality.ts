@@ -3,8 +3,8 @@
 // with the client's conversation importer into its own namespace, every evaluated question is
 // recalled once (one query in flight), and recall@k = |evidence ∩ top-k| / |evidence| is averaged
 // per category and overall. The run ends with the line "overall recall@10: 0.xxx".
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { connect, type EngramClient } from '../client/client.ts';
 import type { RecallOptions } from '../client/types.ts';
 import type { RecipeFields, SignalWeights } from '../shared/model.ts';
@@ -14,9 +14,9 @@ import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } fr
 import { LOCOMO_DEV } from './corpus.ts';
 import { CATEGORIES, loadLocomo, type LocomoSample } from './locomo.ts';
 import { ms, summarize, table } from './stats.ts';
+import { badArgument, benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({
-  options: {
+const { values } = benchArgs('bench:quality', '[--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]... [--save-recipe NAME:field=value,...]...', {
     data: { type: 'string', default: LOCOMO_DEV },
     'k-max': { type: 'string', default: '20' },
     embedder: { type: 'string', default: 'local' },
@@ -30,17 +30,12 @@ const { values } = parseArgs({
     'save-recipe': { type: 'string', multiple: true },
     /** The daemon's knowledge graph: entities extracted from every imported turn (for the graph signal). */
     kg: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
 });
-if (values.help) {
-  process.stdout.write('usage: npm run bench:quality -- [--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]... [--save-recipe NAME:field=value,...]...\n');
-  process.exit(0);
-}
-const kMax = Number(values['k-max']);
+const kMax = positiveInt('bench:quality', 'k-max', values['k-max']);
 const embedder = values.embedder as 'local' | 'none';
-if (!Number.isInteger(kMax) || kMax < 10) throw new Error(`--k-max must be an integer >= 10, got ${values['k-max']}`);
-if (embedder !== 'local' && embedder !== 'none') throw new Error(`--embedder must be local or none, got ${embedder}`);
+if (kMax < 10) badArgument('bench:quality', `--k-max must be 10 or more, got ${kMax}`);
+if (embedder !== 'local' && embedder !== 'none') badArgument('bench:quality', `--embedder must be local or none, got ${JSON.stringify(embedder)}`);
+if (!existsSync(values.data)) badArgument('bench:quality', `--data: no file ${values.data} (the LoCoMo data is read from ../shared/data beside the repository unless --data names a file)`);
 /** What each evaluation varies on the same store: weights, a recipe, or nothing (the daemon's defaults). */
 interface Run {
   label: string;
@@ -48,8 +43,14 @@ interface Run {
 }
 const weightLabel = (w: SignalWeights) => [w.vector, w.keyword, w.recency, ...(w.decay || w.graph ? [w.decay] : []), ...(w.graph ? [w.graph] : [])].join(',');
 const RUNS: Run[] = (values.weights ?? []).map((w) => {
-  const [vector, keyword, recency, decay = 0, graph = 0] = weightList(w);
-  if (![vector, keyword, recency, decay, graph].every((n) => n! >= 0)) throw new Error(`--weights takes v,k,r[,d[,g]] (three to five numbers >= 0), got ${w}`);
+  let list: number[] = [];
+  try {
+    list = weightList(w);
+  } catch (error) {
+    badArgument('bench:quality', `--weights: ${(error as Error).message}`);
+  }
+  const [vector, keyword, recency, decay = 0, graph = 0] = list;
+  if (![vector, keyword, recency, decay, graph].every((n) => n! >= 0)) badArgument('bench:quality', `--weights takes v,k,r[,d[,g]] (three to five numbers >= 0), got ${w}`);
   const weights = { vector: vector!, keyword: keyword!, recency: recency!, decay, graph };
   return { label: `weights ${weightLabel(weights)}`, options: { weights } };
 });

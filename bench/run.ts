@@ -2,47 +2,38 @@
 // throughput, measured through real daemon processes over their unix socket. Prints a report;
 // it never asserts. The targets are TARGET below.
 import { cpus, loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { cleanup, installSignalCleanup } from './daemon.ts';
 import { FLOOR_SLICES } from './floor.ts';
 import { runRecall, type RecallReport } from './recall.ts';
 import { ms, summarize as summarizeLatency, table } from './stats.ts';
 import { runWrites, SCENARIOS, type WriteResult } from './writes.ts';
+import { badArgument, benchArgs, positiveInt } from './args.ts';
 
 /** As ratios to the floor measured in the same run, since absolute times move with the machine's load. */
 const TARGET = { recallSize: 30_000, p50Ratio: 2.0, p99Ratio: 3.0, writesOfFloor: 0.6 };
 type Embedder = 'local' | 'none';
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    sizes: { type: 'string' },
-    queries: { type: 'string' },
-    seconds: { type: 'string' },
-    embedders: { type: 'string', default: 'local,none' },
-    'skip-recall': { type: 'boolean', default: false },
-    'skip-writes': { type: 'boolean', default: false },
-    'cpu-prof': { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
-if (values.help) {
-  process.stdout.write(`usage: npm run bench -- [--quick] [--sizes 1000,10000,30000] [--queries 300] [--seconds 5]
+const USAGE = `[--quick] [--sizes 1000,10000,30000] [--queries 300] [--seconds 5]
                      [--embedders local,none] [--skip-recall] [--skip-writes] [--cpu-prof DIR]
   --quick      sizes 1000,5000, 200 queries, 2 s write runs (a smoke test)
-  --cpu-prof   write V8 CPU profiles of every daemon to DIR (one file per daemon)\n`);
-  process.exit(0);
-}
+  --cpu-prof   write V8 CPU profiles of every daemon to DIR (one file per daemon)`;
+const { values } = benchArgs('bench', USAGE, {
+  quick: { type: 'boolean', default: false },
+  sizes: { type: 'string' },
+  queries: { type: 'string' },
+  seconds: { type: 'string' },
+  embedders: { type: 'string', default: 'local,none' },
+  'skip-recall': { type: 'boolean', default: false },
+  'skip-writes': { type: 'boolean', default: false },
+  'cpu-prof': { type: 'string' },
+});
 
 const quick = values.quick;
-const sizes = (values.sizes ?? (quick ? '1000,5000' : '1000,10000,30000')).split(',').map(Number);
-const queries = Number(values.queries ?? (quick ? 200 : 300));
-const seconds = Number(values.seconds ?? (quick ? 2 : 5));
+const sizes = (values.sizes ?? (quick ? '1000,5000' : '1000,10000,30000')).split(',').map((size) => positiveInt('bench', 'sizes', size));
+const queries = positiveInt('bench', 'queries', values.queries ?? (quick ? '200' : '300'));
+const seconds = positiveInt('bench', 'seconds', values.seconds ?? (quick ? '2' : '5'));
 const embedders = values.embedders.split(',') as Embedder[];
-if (sizes.some((n) => !Number.isInteger(n) || n <= 0) || !(queries > 0) || !(seconds > 0) || embedders.some((e) => e !== 'local' && e !== 'none')) {
-  process.stderr.write('bench: bad arguments (see --help)\n');
-  process.exit(2);
-}
+if (embedders.some((e) => e !== 'local' && e !== 'none')) badArgument('bench', `--embedders takes local and none, got ${JSON.stringify(values.embedders)}`);
 
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
 

@@ -4,7 +4,6 @@
 // recall p50/p99 (with the transport floor, a no-op health call, measured alongside), the
 // catch-up lag (a write acknowledged by A → a read through B that asked for it answered), and
 // the time a fresh daemon takes to join a store of --join facts. Prints a report; asserts nothing.
-import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { MIN_CHANGE_KEY } from '../shared/changes.ts';
 import { connect, type EngramClient } from '../client/client.ts';
@@ -14,23 +13,22 @@ import { cleanup, installSignalCleanup, startDaemon, tempDir, type BenchDaemon }
 import { healthClient } from './floor.ts';
 import { bulkLoad } from './scale-out/bulk-load.ts';
 import { ms, summarize, table, type Summary } from './stats.ts';
+import { benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({
-  options: {
-    facts: { type: 'string', default: '3000' },
-    seconds: { type: 'string', default: '8' },
-    queries: { type: 'string', default: '300' },
-    lag: { type: 'string', default: '200' },
-    join: { type: 'string', default: '1000000' },
-    only: { type: 'string', default: 'setups,join' },
-    'in-flight': { type: 'string', default: '32' },
-  },
+const { values } = benchArgs('bench:scale-out', '[--facts 3000] [--seconds 8] [--queries 300] [--lag 200] [--join 1000000] [--only setups,join] [--in-flight 32]', {
+  facts: { type: 'string', default: '3000' },
+  seconds: { type: 'string', default: '8' },
+  queries: { type: 'string', default: '300' },
+  lag: { type: 'string', default: '200' },
+  join: { type: 'string', default: '1000000' },
+  only: { type: 'string', default: 'setups,join' },
+  'in-flight': { type: 'string', default: '32' },
 });
-const facts = Number(values.facts);
-const seconds = Number(values.seconds);
-const queries = Number(values.queries);
-const lagSamples = Number(values.lag);
-const joinFacts = Number(values.join);
+const facts = positiveInt('bench:scale-out', 'facts', values.facts);
+const seconds = positiveInt('bench:scale-out', 'seconds', values.seconds);
+const queries = positiveInt('bench:scale-out', 'queries', values.queries);
+const lagSamples = positiveInt('bench:scale-out', 'lag', values.lag);
+const joinFacts = positiveInt('bench:scale-out', 'join', values.join);
 const inFlight = Number(values['in-flight']);
 installSignalCleanup();
 

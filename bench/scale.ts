@@ -7,7 +7,6 @@
 // "restart" is a start after a clean stop (the index snapshot is restored); "rebuild" is a start
 // as after a crash (every index rebuilt from the store). Prints a report; never asserts.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { connect } from '../client/index.ts';
 import { writeAll } from '../client/import/write-all.ts';
@@ -15,19 +14,18 @@ import { snapshotSealPath } from '../daemon/index/snapshot.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
 import { ms, summarize, table } from './stats.ts';
+import { benchArgs, positiveInt } from './args.ts';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '30000,100000,1000000' },
-    embedder: { type: 'string', default: 'local' },
-    queries: { type: 'string', default: '300' },
-    keep: { type: 'string' },
-    'cpu-prof': { type: 'string' },
-  },
+const { values } = benchArgs('bench:scale', '[--sizes 30000,100000,1000000] [--embedder local|none] [--queries 300] [--keep DIR] [--cpu-prof DIR]', {
+  sizes: { type: 'string', default: '30000,100000,1000000' },
+  embedder: { type: 'string', default: 'local' },
+  queries: { type: 'string', default: '300' },
+  keep: { type: 'string' },
+  'cpu-prof': { type: 'string' },
 });
-const sizes = values.sizes.split(',').map(Number);
+const sizes = values.sizes.split(',').map((size) => positiveInt('bench:scale', 'sizes', size));
 const embedder = values.embedder as 'local' | 'none';
-const queryCount = Number(values.queries);
+const queryCount = positiveInt('bench:scale', 'queries', values.queries);
 const AGENT = 'scale';
 /** Writes the facts through a real daemon in batch writes, as `engram import` does (two batches in
  *  flight), with progress; its clean stop then saves the indexes and the snapshot. */
