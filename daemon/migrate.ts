@@ -60,6 +60,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof StoreLockedError) return fail(`a daemon is serving ${dataDir}: stop it first (engram stop --data-dir ${dataDir}), then migrate`);
     if (error instanceof MigrationRefused || error instanceof StoreFormatError) return fail(error.message);
+    // The target could not be opened: nothing was copied, so there is nothing to resume.
+    if (to === undefined) return fail((error as Error).message);
     return fail(`${(error as Error).message}. Run the same command again to resume after the last batch that committed.`);
   } finally {
     await from?.close().catch(() => undefined);

@@ -13,6 +13,18 @@ const newDatabase = () => testDatabase(`migrate_${randomUUID().replace(/-/g, '')
 const migrate = (args: string[]) => runEngram(['migrate', ...args], { dataDir: null, cwd: ROOT, timeoutMs: 120_000 });
 
 describe('engram migrate', () => {
+  test('to a database that does not exist: says to create it, not to resume or to start a daemon', async () => {
+    const dataDir = pool.newDir();
+    const embedded = await pool.start({ dataDir });
+    await (await embedded.client()).put('m', 'a fact to copy');
+    await embedded.stop();
+    const missing = (await newDatabase()).replace(/\/migrate_\w+\?/, '/no_such_database?');
+    const run = await migrate(['--from', dataDir, '--to', missing]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/names a database that does not exist .*: create it first/);
+    expect(run.stderr).not.toMatch(/resume|daemon again|\.\./);
+  });
+
   test('copies every fact, vector and record; a daemon on the copy recalls, resumes and authorises as the embedded one did', async () => {
     const dataDir = pool.newDir();
     const embedded = await pool.start({ dataDir, embedder: 'local' });

@@ -101,7 +101,7 @@ export class PostgresStore implements MemoryStore {
     pool.on('connect', (client) => client.on('error', () => undefined));
     try {
       const client = await pool.connect().catch((error: Error) => {
-        throw unreachable(where, error, 'could not open it', 'Check that the server is running, then start the daemon again.');
+        throw openRefused(where, error);
       });
       try {
         const storeId = await prepareSchema(client, where);
@@ -652,6 +652,15 @@ export function isConnectionError(error: unknown): boolean {
  *  at start-up has to be started again. */
 function unreachable(where: string, error: Error, consequence: string, next = 'Check that the server is running; Engram reconnects by itself.'): EngramError {
   return new EngramError(ErrorKind.Unavailable, `the PostgreSQL store ${where} is unreachable (${error.message || (error as { code?: string }).code}): ${consequence}. ${next}`);
+}
+
+/** Why the store could not be opened, and what to do: a missing database or a refused login
+ *  is not a server that is down. */
+function openRefused(where: string, error: Error): EngramError {
+  const code = (error as { code?: string }).code ?? '';
+  if (code === '3D000') return new EngramError(ErrorKind.FailedPrecondition, `the PostgreSQL store ${where} names a database that does not exist (${error.message}): create it first (createdb, or CREATE DATABASE as a user who may), then try again`);
+  if (code.startsWith('28')) return new EngramError(ErrorKind.FailedPrecondition, `the PostgreSQL server refused the login to ${where} (${error.message}): check the user and its password (PGPASSWORD or ~/.pgpass), then try again`);
+  return unreachable(where, error, 'could not open it', 'Check that the server is running, then try again.');
 }
 
 /** The URL without its password. */
