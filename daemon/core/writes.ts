@@ -365,18 +365,13 @@ export class Writes {
   update(ctx: CallContext, agentIdInput: unknown, patch: FactPatch): Promise<FactRecord> {
     const agentId = check.agentId(agentIdInput);
     const factId = check.factId(patch.id, 'fact.id');
-    return this.change(
-      ctx,
-      agentId,
-      factId,
-      'update',
-      async (before) => {
-        const after = planReplacement(before, patch, this.limits, Date.now());
-        if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
-        return after;
-      },
-      patch,
-    );
+    // Not compared on a repeat: a legacy client resending an uncertain UpdateFact read the fact
+    // again, which the first attempt may have changed (its updated_at, at least).
+    return this.change(ctx, agentId, factId, 'update', async (before) => {
+      const after = planReplacement(before, patch, this.limits, Date.now());
+      if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
+      return after;
+    });
   }
 
   /** A retirement names its successor ("agent" = forgotten): a fact of the same namespace, never itself. */
