@@ -33,4 +33,27 @@ describe('vector graph backpressure', () => {
     expect((await index.search(unitVector(total), 5)).map((hit) => hit.key)).toContain(total);
     expect(index.size).toBe(total);
   });
+
+  test("one namespace's rebuild does not hold another's inserts behind it: the graph thread takes them in turn", async () => {
+    // A rebuild after a crash hands a namespace every stored vector at once; the graph thread
+    // takes batches in order, and another namespace's writes waited for all of them.
+    const rebuilt = new VectorIndex(DIMENSIONS);
+    const rebuilding = 30_000;
+    for (let key = 1; key <= rebuilding; key++) rebuilt.add(key, unitVector(key));
+    rebuilt.flushSome();
+    const other = new VectorIndex(DIMENSIONS);
+    for (let key = 1; key <= 300; key++) other.add(key, unitVector(-key));
+    other.flushSome();
+    await waitUntil(() => other.pendingCount === 0);
+    // The other namespace's vectors are in; most of the rebuild is still to come.
+    expect(rebuilt.pendingCount).toBeGreaterThan(rebuilding / 2);
+    // And the rebuild goes on by itself to the end.
+    await waitUntil(() => rebuilt.pendingCount === 0);
+    expect((await rebuilt.search(unitVector(rebuilding), 5)).map((hit) => hit.key)).toContain(rebuilding);
+  });
 });
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 6000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}

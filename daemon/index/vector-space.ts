@@ -11,7 +11,7 @@ import type { MemoryStore } from '../store/store.ts';
 import type { Catalog } from './catalog.ts';
 import { isIndexed } from './derive.ts';
 import type { NamespaceIndex } from './namespace.ts';
-import { VectorIndex } from './vectors.ts';
+import { MAX_PENDING, VectorIndex } from './vectors.ts';
 
 export interface Embedded {
   vector: Float32Array | null;
@@ -175,7 +175,10 @@ export class VectorSpace {
     for (const ns of catalog.all()) {
       const from = saved.get(ns.agentId);
       ns.vectors = from ? await catchUp(store, ns, from.index, changed.get(ns.agentId) ?? []) : await this.readAll(store, ns);
-      if (ns.vectors) ns.vectors.flushPending();
+      if (!ns.vectors) continue;
+      // Said, because until it is done a search of this namespace waits for it.
+      if (!from && ns.vectors.pendingCount >= MAX_PENDING) this.log.info(`building the vector index of "${ns.agentId}" from ${ns.vectors.pendingCount} stored vectors on the graph thread (no usable saved index); its recalls wait for it, other namespaces do not`);
+      ns.vectors.flushSome();
     }
   }
 

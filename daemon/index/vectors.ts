@@ -8,6 +8,12 @@ import { Graph } from './graph-thread.ts';
 
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
+/** Background batches of one namespace on the graph thread at a time. The thread is shared and
+ *  takes batches in order: a namespace rebuilt after a crash sent all its vectors at once, and
+ *  every other namespace's writes then waited behind them (past a batch write's deadline, at
+ *  100k facts). Two keep the thread busy while another namespace's batch waits behind at most
+ *  two of these. */
+const BACKGROUND_IN_FLIGHT = 2;
 
 /** Writes to a namespace wait while this many of its vectors wait for the HNSW graph. A bulk
  *  load outruns the graph's inserts (a few thousand a second), and the next search or index save
@@ -50,9 +56,10 @@ export class VectorIndex {
   private exact: Map<number, Float32Array> | null = new Map();
   /** Vectors accepted but not yet sent to the HNSW graph: sent in batches shortly after, or by
    *  the next search. */
-  private pending: { key: number; vector: Float32Array }[] = [];
-  /** Vectors sent to the graph that it has not inserted yet. */
+  private readonly pending = new Map<number, Float32Array>();
+  /** Vectors sent to the graph that it has not inserted yet, and the batches they are in. */
   private inserting = 0;
+  private batchesInFlight = 0;
 
   constructor(
     readonly dimensions: number,
@@ -62,11 +69,11 @@ export class VectorIndex {
   }
 
   get size(): number {
-    return this.keys.size + this.pending.length;
+    return this.keys.size + this.pending.size;
   }
 
   has(key: number): boolean {
-    return this.keys.has(key) || this.pending.some((p) => p.key === key);
+    return this.keys.has(key) || this.pending.has(key);
   }
 
   /** Whether the index differs from its saved file (or has none): only these are saved. */
@@ -77,7 +84,8 @@ export class VectorIndex {
   add(key: number, vector: Float32Array): void {
     this.changed = true;
     if (this.keys.delete(key)) this.removeFromGraph(key);
-    this.pending.push({ key, vector });
+    // A key added again before it is sent: the later vector wins.
+    this.pending.set(key, vector);
     if (this.exact && this.size <= EXACT_SEARCH_LIMIT) this.exact.set(key, vector);
     else this.exact = null;
     this.scheduleBackgroundFlush();
@@ -92,7 +100,7 @@ export class VectorIndex {
     if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
-      this.flushPending();
+      this.flushSome();
     }, BACKGROUND_DELAY_MS);
     this.flushTimer.unref();
   }
@@ -110,29 +118,41 @@ export class VectorIndex {
 
   /** Vectors accepted but not yet in the graph. */
   get pendingCount(): number {
-    return this.pending.length + this.inserting;
+    return this.pending.size + this.inserting;
   }
 
   remove(key: number): void {
     this.changed = true;
     this.exact?.delete(key);
-    const before = this.pending.length;
-    this.pending = this.pending.filter((p) => p.key !== key);
-    if (this.pending.length === before && this.keys.delete(key)) this.removeFromGraph(key);
+    if (!this.pending.delete(key) && this.keys.delete(key)) this.removeFromGraph(key);
   }
 
   private removeFromGraph(key: number): void {
     this.graph.remove(key).catch(graphFailed);
   }
 
-  /** Sends every pending vector to the graph, in batches of at most BACKGROUND_BATCH. */
+  /** Sends every pending vector to the graph, in batches of at most BACKGROUND_BATCH: what a
+   *  search or a save must see. */
   flushPending(): void {
-    if (this.pending.length === 0) return;
-    // A key added twice before a flush: the later vector wins.
-    const last = new Map(this.pending.map((p) => [p.key, p]));
-    this.pending = [];
-    const batch = [...last.values()];
+    const batch = this.takePending(Infinity);
     for (let start = 0; start < batch.length; start += BACKGROUND_BATCH) this.send(batch.slice(start, start + BACKGROUND_BATCH));
+  }
+
+  /** Sends pending vectors in the background, BACKGROUND_IN_FLIGHT batches at a time: each
+   *  batch inserted sends the next (see BACKGROUND_IN_FLIGHT). */
+  flushSome(): void {
+    while (this.batchesInFlight < BACKGROUND_IN_FLIGHT && this.pending.size > 0) this.send(this.takePending(BACKGROUND_BATCH));
+  }
+
+  /** Up to `count` pending vectors, oldest first. */
+  private takePending(count: number): { key: number; vector: Float32Array }[] {
+    const taken: { key: number; vector: Float32Array }[] = [];
+    for (const [key, vector] of this.pending) {
+      if (taken.length >= count) break;
+      taken.push({ key, vector });
+    }
+    for (const { key } of taken) this.pending.delete(key);
+    return taken;
   }
 
   private send(batch: { key: number; vector: Float32Array }[]): void {
@@ -141,7 +161,12 @@ export class VectorIndex {
     batch.forEach((p, i) => matrix.set(p.vector, i * this.dimensions));
     for (const p of batch) this.keys.add(p.key);
     this.inserting += batch.length;
-    const inserted = () => (this.inserting -= batch.length);
+    this.batchesInFlight++;
+    const inserted = () => {
+      this.inserting -= batch.length;
+      this.batchesInFlight--;
+      this.flushSome();
+    };
     this.graph.add(keys, matrix).then(inserted, (error: unknown) => {
       inserted();
       graphFailed(error);
@@ -180,7 +205,7 @@ export class VectorIndex {
   }
 
   allKeys(): number[] {
-    return [...this.keys, ...this.pending.map((p) => p.key)];
+    return [...this.keys, ...this.pending.keys()];
   }
 
   /** Writes `<base>.usearch` and `<base>.json` atomically (temp file, then rename). One save of
