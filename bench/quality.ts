@@ -15,6 +15,7 @@ import { LOCOMO_DEV } from './corpus.ts';
 import { CATEGORIES, loadLocomo, type LocomoSample } from './locomo.ts';
 import { ms, summarize, table } from './stats.ts';
 import { badArgument, benchArgs, positiveInt } from './args.ts';
+import { ProgressBar } from '../shared/progress-bar.ts';
 
 const { values } = benchArgs('bench:quality', '[--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]... [--save-recipe NAME:field=value,...]...', {
     data: { type: 'string', default: LOCOMO_DEV },
@@ -90,6 +91,7 @@ function turnIdOf(meta: Record<string, unknown>): string | undefined {
 
 async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<string, string>, latencies: number[], options: RecallOptions): Promise<Scored[]> {
   const scored: Scored[] = [];
+  const bar = new ProgressBar();
   for (const [i, q] of sample.questions.entries()) {
     const started = performance.now();
     const { facts } = await client.recall(sample.id, q.question, { topK: kMax, ...options });
@@ -98,9 +100,9 @@ async function evaluate(client: EngramClient, sample: LocomoSample, idMap: Map<s
     const evidence = new Set(q.evidence);
     const recall = KS.map((k) => ranked.slice(0, k).filter((id) => id !== undefined && evidence.has(id)).length / evidence.size);
     scored.push({ category: q.category, recall });
-    if ((i + 1) % 50 === 0 || i + 1 === sample.questions.length) process.stderr.write(`\rrecall ${sample.id}: ${i + 1}/${sample.questions.length}`);
+    bar.update(`recall ${sample.id}`, i + 1, sample.questions.length);
   }
-  process.stderr.write('\n');
+  bar.done();
   return scored;
 }
 
