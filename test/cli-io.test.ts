@@ -241,6 +241,8 @@ describe('import (JSONL)', () => {
         expect(doc.stopped.next).toMatch(/re-run the same command to resume/);
       } else {
         expect(stopped.stderr).toMatch(/engram: import stopped at line (\d+); re-run the same command to resume/);
+        // Lines stored so far are live without the pins and retirements the file gives them: said.
+        expect(stopped.stderr).toMatch(/pins, relations and retirements are applied once every line is stored/);
         stopLine = Number(/stopped at line (\d+)/.exec(stopped.stderr)![1]);
         expect(stopped.stdout).toBe(`${stopLine - 1} imported, 0 already present\n`);
       }

@@ -447,7 +447,7 @@ function summaryJson(summary: Summary, agent: string): Record<string, unknown> {
   return { agent_id: agent, imported: summary.imported, already_present: summary.alreadyPresent, ...tally(summary), errors };
 }
 
-const RESUME = 're-run the same command to resume (what is already stored is not stored again)';
+const RESUME = "re-run the same command to resume (what is already stored is not stored again; the file's pins, relations and retirements are applied once every line is stored)";
 
 /** What to do about a stop: a re-run resumes once the cause is gone, and a cause a re-run alone
  *  cannot remove (a token's rights, what the daemon can take) says what to change first. */
