@@ -171,7 +171,7 @@ describe('import (JSONL)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/line 1: stored as \w+ and retired as forgotten: its superseded_by 01M8ZM927QSEHB2N5KREAT2B9Z is neither in the file nor in the agent/);
     // Stored, so counted as imported (and as incomplete), never also as failed.
-    expect(run.stdout).toBe('2 imported, 0 already present, 1 of them stored incompletely\n');
+    expect(run.stdout).toBe('2 imported (1 of them stored incompletely), 0 already present\n');
     expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
   });
 

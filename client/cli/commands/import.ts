@@ -431,7 +431,8 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
     return;
   }
   const { failed, incomplete } = tally(summary);
-  out(`${summary.imported} imported, ${summary.alreadyPresent} already present${failed ? `, ${failed} failed` : ''}${incomplete ? `, ${incomplete} of them stored incompletely` : ''}`);
+  // The incomplete are among the imported: said beside them, not after the failures.
+  out(`${summary.imported} imported${incomplete ? ` (${incomplete} of them stored incompletely)` : ''}, ${summary.alreadyPresent} already present${failed ? `, ${failed} failed` : ''}`);
 }
 
 /** Each line counts once: failed (nothing of it stored) or stored; a stored line whose later
