@@ -54,6 +54,16 @@ describe('several daemons on one PostgreSQL store', () => {
     for (const result of all) expect(result.facts.map((f) => f.id)).toEqual(all[0]!.facts.map((f) => f.id));
   });
 
+  test('doctor checks what this store has: no LevelDB write-ahead log on PostgreSQL', async () => {
+    const { daemons: [a] } = await daemons(1);
+    const client = await clientOf(a!);
+    await client.put('doc', 'a fact for doctor to check');
+    let names: string[] = [];
+    for await (const event of client.doctor({ rebuild: false })) if (event.report) names = event.report.checks.map((c) => c.name);
+    expect(names).toContain('keyword postings');
+    expect(names).not.toContain('write-ahead log');
+  });
+
   test('a client reads its own writes through whichever daemon it reaches next', async () => {
     const { daemons: [a, b] } = await daemons(2);
     const viaA = await clientOf(a!);
