@@ -79,16 +79,13 @@ export interface BatchItem extends WriteOptions {
 
 export type { SlotWrite } from '../shared/model.ts';
 
-/** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
-const DEFAULT_STRENGTH = 1;
-
 /** The strength a write sends. Every fact starts at strength 1, so a write asking for 1 asks for
- *  nothing an older daemon lacks (an export's lines all carry it): it is sent only to a daemon
+ *  nothing an older daemon lacks (a caller copying facts carries it): it is sent only to a daemon
  *  that knows strengths. Another strength needs decay-v1, refused before sending. */
 function strengthFor(daemon: DaemonInfo, strength: number | undefined): number | undefined {
   if (strength === undefined) return undefined;
   if (daemon.capabilities.includes(Capability.Decay)) return strength;
-  if (strength === DEFAULT_STRENGTH) return undefined;
+  if (strength === check.DEFAULT_STRENGTH) return undefined;
   requireCapability(daemon, Capability.Decay, 'a write with a strength');
   return strength;
 }
@@ -97,6 +94,7 @@ function strengthFor(daemon: DaemonInfo, strength: number | undefined): number |
  *  sent rather than read as false (a dry run that wrote). */
 const option = (value: unknown, name: string, absent = false): boolean => (value === undefined ? absent : check.boolean(value, name));
 
+/** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
 export type BatchItemResult =
   | { requestId: string; factId: string; replayed: boolean; duplicate: boolean; error?: undefined }
   | { requestId: string; error: EngramError; factId?: undefined };
@@ -268,7 +266,9 @@ export class EngramClient {
     requireCapability(daemon, Capability.BatchWrite, 'a batch write');
     if (items.length === 0) return [];
     if (items.length > daemon.limits.maxWriteBatch) throw invalidArgument('items', `at most ${daemon.limits.maxWriteBatch} items per batch, got ${items.length}`);
-    for (const item of items) strengthFor(daemon, item.strength);
+    // Before anything is sent, and outside the per-item refusals: a strength the daemon cannot
+    // take refuses the whole call, as for a single put.
+    const strengths = items.map((item) => strengthFor(daemon, item.strength));
     // Fields the library turns into the protocol's form are checked here, as REST's batch checks
     // them: a value of the wrong type (a caller's bug) refuses the whole batch before anything
     // is sent; a value a rule refuses (an empty tag) fails in its own slot, as the daemon's
@@ -276,7 +276,7 @@ export class EngramClient {
     const prepared = items.map((item, at) => {
       const requestId = item.requestId ?? randomUUID();
       try {
-        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengthFor(daemon, item.strength) } } };
+        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengths[at] } } };
       } catch (error) {
         if (hasWrongType(item)) throw itemError(error, at);
         return { requestId, error: itemError(error, at) };

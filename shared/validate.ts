@@ -245,6 +245,9 @@ export function timestampMs(value: unknown, field: string): number {
   return value;
 }
 
+/** The strength a fact written without one has (the start of its decay). */
+export const DEFAULT_STRENGTH = 1;
+
 export function strength(value: unknown, field = 'strength'): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2) {
     throw invalidArgument(field, 'must be a finite number in [0, 2]');

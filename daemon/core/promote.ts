@@ -58,8 +58,8 @@ export class Promoter {
   ) {}
 
   /** An erased fact's note goes too: erasure leaves nothing of the text, in the store or beside
-   *  it. Done after the erasure commits (a crash in between leaves the note, which promoting
-   *  cannot rewrite since the fact is gone, so it is said in the log rather than kept silent). */
+   *  it. Done after the erasure commits, so a refused erasure keeps its note; a note that cannot
+   *  be removed is said in the log, for removal by hand. */
   erased(fact: FactRecord, log: (message: string) => void): void {
     if (!this.vault || !fact.promotedAt) return;
     const path = notePath(this.vault, fact.agentId, fact.id);

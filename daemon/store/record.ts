@@ -2,6 +2,7 @@
 // older version that lacks a newer field loads with that field's zero value and behaves as before.
 
 import type { FactFields } from '../../shared/model.ts';
+import { DEFAULT_STRENGTH } from '../../shared/validate.ts';
 export type { FactKindName } from '../../shared/model.ts';
 
 export interface FactRecord extends FactFields {
@@ -36,7 +37,7 @@ export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: str
     source: raw.source ?? '',
     context: raw.context ?? '',
     meta: raw.meta ?? '',
-    strength: raw.strength ?? 1,
+    strength: raw.strength ?? DEFAULT_STRENGTH,
     embedder: raw.embedder ?? '',
     vectorKey: raw.vectorKey ?? 0,
     // Records from before decay-v1: written once, never used since.

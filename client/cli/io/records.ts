@@ -47,9 +47,6 @@ const ASSIGNED = new Set([
 ]);
 
 
-/** The strength a fact written without one has. */
-const DEFAULT_STRENGTH = 1;
-
 function optionalString(value: unknown, field: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw new Error(`${field}: must be a string, got ${check.kindOf(value)}`);
@@ -143,7 +140,7 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
     context,
     metaJson,
     confidence,
-    ...(strength !== undefined && strength !== DEFAULT_STRENGTH ? { strength } : {}),
+    ...(strength !== undefined && strength !== check.DEFAULT_STRENGTH ? { strength } : {}),
     ...(id ? { id } : {}),
     pinned: o.pinned === true,
     entityTypes: entityTypes(o.entity_types),
