@@ -2,7 +2,7 @@
 // derived rows: keyword terms, vector) and the index update to apply once it is committed. The
 // one place that decides what is derived from a fact, for every writer.
 import type { AccessTracker } from '../lifecycle/access.ts';
-import { contentKeyOf, embeddingText, isIndexed, sameIndexInputs, termsOf, toStoredTerms } from '../index/derive.ts';
+import { embeddingText, isIndexed, sameIndexInputs, termsOf, toStoredTerms } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { Embedded } from '../index/vector-space.ts';
 import { SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
@@ -29,9 +29,10 @@ export class FactStaging {
   /** A new fact (its id, created_at and updated_at still unset). Recallable facts are embedded
    *  now, unless `embedded` brings the vector of their text (a batch embeds its texts together);
    *  the returned stamp takes the id, to be called right before the commit. `contentKey`: the
-   *  draft's contentKeyOf, when the writer computed it already; `claim`: the fact claims it (a
-   *  write under dedup), so another process sharing the store cannot store it again meanwhile. */
-  async created(draft: FactRecord, known: { embedded?: Embedded; contentKey?: string; claim?: boolean } = {}): Promise<() => Staged> {
+   *  draft's contentKeyOf, when the writer computed it already; `claim`: the content key the fact
+   *  claims (a write under dedup), so another process sharing the store cannot store it again
+   *  meanwhile. */
+  async created(draft: FactRecord, known: { embedded?: Embedded; contentKey?: string; claim?: string } = {}): Promise<() => Staged> {
     const { embedded, contentKey, claim } = known;
     const fact = { ...draft };
     let staged: Omit<Staged, 'fact'>;
@@ -44,7 +45,7 @@ export class FactStaging {
       fact.vectorKey = vector ? this.store.nextVectorKey() : 0;
       const terms = termsOf(fact);
       staged = {
-        change: { type: 'putFact', fact, derived: { terms: toStoredTerms(terms), ...(vector ? { vector } : {}) }, ...(claim ? { claim: contentKey ?? contentKeyOf(fact) } : {}) },
+        change: { type: 'putFact', fact, derived: { terms: toStoredTerms(terms), ...(vector ? { vector } : {}) }, ...(claim ? { claim } : {}) },
         apply: () => this.indexer.indexed(fact, terms, vector, contentKey),
       };
     }
@@ -55,13 +56,13 @@ export class FactStaging {
     };
   }
 
-  /** The next version of a stored fact. `vector` given: the vector to attach (the reconciler,
-   *  reindex), instead of re-embedding a changed text. */
   /** Embeddings of many new facts' texts, for `created`. */
   embedNew(drafts: readonly FactRecord[]): Promise<Embedded[]> {
     return this.vectors.embedManyForWrite(drafts.map(embeddingText));
   }
 
+  /** The next version of a stored fact. `vector` given: the vector to attach (the reconciler,
+   *  reindex), instead of re-embedding a changed text. */
   async changed(before: FactRecord, after: FactRecord, vector?: Embedded): Promise<Staged> {
     if (!isIndexed(after)) return this.unindexed(before, after);
     if (!vector && isIndexed(before) && sameIndexInputs(before, after)) return this.lifecycle(before, after);
