@@ -175,6 +175,31 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
   });
 
+  test('a superseded_by or relation naming a line that was not imported: the fact stays live, the line to mend is named, and a re-run after mending it applies both', async () => {
+    const agent = 'io-import-failed-target';
+    const replacement = '01M8ZM927QSEHB2N5KREAT2B9Z';
+    const lines = (confidence: string) => [
+      { id: replacement, text: 'The plan is to launch in May', confidence },
+      { text: 'The plan is to launch in March', superseded_by: replacement },
+      { text: 'Launch checklist lives in the wiki', relations: [{ type: 'related', target_id: replacement }] },
+    ];
+    const run = await engram(['import', agent, file('failed-target.jsonl', jsonl(lines('certain')))]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/line 1: confidence/);
+    expect(run.stderr).toMatch(/line 2: stored as \w+ but not retired yet: its superseded_by 01M8ZM927QSEHB2N5KREAT2B9Z is line 1's fact, which was not imported \(mend line 1 and re-run; the fact stays live until then\)/);
+    expect(run.stderr).toMatch(/line 3: stored as \w+ but not related yet: its related target 01M8ZM927QSEHB2N5KREAT2B9Z is line 1's fact, which was not imported \(mend line 1 and re-run\)/);
+    expect(run.stderr).not.toMatch(/neither in the file nor in the agent/);
+    const byText = async () => new Map((await env.client.list(agent)).facts.map((f) => [f.text, f]));
+    expect((await byText()).get('The plan is to launch in March')!.supersededBy).toBeFalsy();
+
+    const mended = await engram(['import', agent, file('failed-target-mended.jsonl', jsonl(lines('verified')))]);
+    expect([mended.code, mended.stdout], mended.stderr).toEqual([0, '1 imported, 2 already present\n']);
+    const facts = await byText();
+    const may = facts.get('The plan is to launch in May')!;
+    expect((await env.client.get(agent, facts.get('The plan is to launch in March')!.id)).supersededBy).toBe(may.id);
+    expect(facts.get('Launch checklist lives in the wiki')!.relations).toMatchObject([{ type: 'related', targetId: may.id }]);
+  });
+
   test('a byte-order mark is dropped; a line that is not UTF-8 is refused by its number, one of Unicode spaces is blank, the others imported', async () => {
     const agent6 = 'io-import-utf8';
     const bytes = Buffer.concat([

@@ -16,7 +16,7 @@ import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
 import { readNamedFile } from '../io/read-file.ts';
-import { derivedRequestId, parseImportLine, type ImportRecord } from '../io/records.ts';
+import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 
 interface LineError {
@@ -187,8 +187,9 @@ const WINDOW_BATCHES = 8;
 /** Lines parsed between turns of the event loop, so an answer from the daemon is not kept waiting. */
 const PARSE_SLICE = 256;
 
-/** The file's lines parsed, a window at a time; a bad line is given to `refuse` and skipped. */
-async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, refuse: (error: LineError) => void): AsyncGenerator<Numbered[]> {
+/** The file's lines parsed, a window at a time; a bad line is given to `refuse` (with its source
+ *  id, when it names one) and skipped. */
+async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, refuse: (error: LineError, sourceId?: string) => void): AsyncGenerator<Numbered[]> {
   let window: Numbered[] = [];
   let sinceYield = 0;
   for (const { line, text } of numberedLines(bytes)) {
@@ -203,7 +204,7 @@ async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size
     try {
       window.push({ line, record: parseImportLine(agent, text, limits) });
     } catch (error) {
-      refuse({ line, reason: (error as Error).message });
+      refuse({ line, reason: (error as Error).message }, refusedLineId(text));
       continue;
     }
     if (window.length >= size) {
@@ -236,15 +237,19 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   // (refused here, or their lookup failed): each is counted once, so the bar ends at the total.
   let skipped = 0;
   const progress = () => bar.update('import', done + skipped, total);
-  const refuse = (error: LineError) => {
+  const ids = new Map<string, string>();
+  /** Source id → the line that named it and was not stored: the lines pointing at it wait for it. */
+  const notStored = new Map<string, number>();
+  const refuse = (error: LineError, sourceId?: string) => {
     summary.errors.push(error);
+    if (sourceId) notStored.set(sourceId, error.line);
     skipped++;
   };
-  const ids = new Map<string, string>();
   const stored: Stored[] = [];
-  const lineError = (line: number, error: unknown) => {
+  const lineError = (line: number, error: unknown, record?: ImportRecord) => {
     if (!isItemError(error)) throw new ImportStopped(summary, `at line ${line}`, error);
     summary.errors.push({ line, reason: reasonOf(error) });
+    if (record?.id) notStored.set(record.id, line);
   };
   let done = 0;
 
@@ -261,7 +266,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
           const fact = await existing(c, agent, record);
           if (fact) present.set(line, fact);
         } catch (error) {
-          lineError(line, error);
+          lineError(line, error, record);
           present.set(line, null);
         }
       },
@@ -289,7 +294,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       results.forEach((r, i) => {
         const { line, record } = lines[i]!;
         if (!r) return; // not written: the import stopped first
-        if (r.error) return lineError(line, r.error);
+        if (r.error) return lineError(line, r.error, record);
         if (r.replayed || r.duplicate) summary.alreadyPresent++;
         else summary.imported++;
         stored.push({ line, record, factId: r.factId, pinned: false, retired: false, matched: r.duplicate });
@@ -318,7 +323,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
           else summary.imported++;
           stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false });
         } catch (error) {
-          lineError(line, error);
+          lineError(line, error, record);
         }
         done++;
         progress();
@@ -341,6 +346,11 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   await writing;
   stored.sort((a, b) => a.line - b.line);
   for (const s of stored) if (s.record.id) ids.set(s.record.id, s.factId);
+  /** Why a line's step waits for another line of the file, when it does. */
+  const waitsFor = (id: string, what: string, mend: string) => {
+    const line = ids.has(id) ? undefined : notStored.get(id);
+    return line === undefined ? undefined : `${what} is line ${line}'s fact, which was not imported (mend line ${line} and re-run${mend})`;
+  };
 
   // A lifecycle step after the line's fact is stored: its failure says the fact is there.
   const after = async (s: Stored, what: string, step: () => Promise<unknown>): Promise<boolean> => {
@@ -366,6 +376,11 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   for (const s of stored) {
     if (s.record.supersededBy || s.record.relations.length === 0) continue;
     for (const r of s.record.relations) {
+      const waiting = waitsFor(r.targetId, `its ${r.type} target ${r.targetId}`, '');
+      if (waiting) {
+        summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related yet: ${waiting}`, storedAs: s.factId });
+        continue;
+      }
       const to = ids.get(r.targetId) ?? (await lookup(c, agent, r.targetId))?.id;
       if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: its ${r.type} target ${r.targetId} is neither in the file nor in the agent`, storedAs: s.factId });
       else await after(s, `related (${r.type} ${to})`, () => c.relate(agent, s.factId, r.type, to));
@@ -376,6 +391,11 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   for (const s of stored) {
     const { supersededBy } = s.record;
     if (!supersededBy || s.retired || s.matched) continue;
+    const waiting = waitsFor(supersededBy, `its superseded_by ${supersededBy}`, '; the fact stays live until then');
+    if (waiting) {
+      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not retired yet: ${waiting}`, storedAs: s.factId });
+      continue;
+    }
     await after(s, 'retired', async () => {
       let by = supersededBy === 'agent' ? 'agent' : ids.get(supersededBy);
       if (by === undefined && (await lookup(c, agent, supersededBy))) by = supersededBy;

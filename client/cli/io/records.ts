@@ -99,6 +99,14 @@ function aliasOf(metaJson: string): { term: string; equivalents: string[] } {
 }
 
 /** Parses and checks one line; throws an Error whose message is the reason it is refused. */
+/** The source id of a line `parseImportLine` refused, when it names one: other lines may point
+ *  at it, and they are told which line to mend rather than that nothing has that id. */
+export function refusedLineId(line: string): string | undefined {
+  const parsed = check.parseJsonObject(line);
+  const id = 'object' in parsed ? parsed.object.id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 export function parseImportLine(agentId: string, line: string, limits: Limits): ImportRecord {
   const parsed = check.parseJsonObject(line);
   if ('syntax' in parsed) throw new Error(`not JSON: ${parsed.syntax}`);
