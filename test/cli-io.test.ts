@@ -243,6 +243,30 @@ describe('import (JSONL)', () => {
     expect(new Set(texts).size).toBe(total);
   });
 
+  test('Ctrl-C mid-import: the writes in flight finish, the summary counts what is stored, the line to resume from is named (exit 130); the re-run completes it', async () => {
+    const agent = 'io-import-ctrl-c';
+    const total = 6000;
+    const path = file('ctrl-c.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ text: `interrupted fact number ${i}` }))));
+    const importing = startEngram(env.daemon.dataDir, ['import', agent, path]);
+    await progressShown(importing.output);
+    importing.kill('SIGINT');
+    const run = await importing.done;
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/stopping the import after the writes in flight/);
+    const where = /import interrupted at line (\d+); re-run the same command to resume/.exec(run.stderr);
+    expect(where, run.stderr).not.toBeNull();
+    // Nothing was in flight when it reported: what it says is stored is what is stored, and the
+    // line it names is the first one not stored.
+    const stored = (await env.client.stats(agent)).factCount;
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total);
+    expect(run.stdout).toBe(`${stored} imported, 0 already present\n`);
+    expect(Number(where![1])).toBe(stored + 1);
+
+    const resumed = await engram(['import', agent, path]);
+    expect([resumed.code, resumed.stdout], resumed.stderr).toEqual([0, `${total - stored} imported, ${stored} already present\n`]);
+  });
+
   test.each([
     ['text', false],
     ['--json', true],

@@ -28,6 +28,8 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   /** The facts' source (default "conversation"). */
   source?: string;
+  /** Aborted: stop after the writes in flight (a re-run resumes); see writeAll. */
+  signal?: AbortSignal;
 }
 
 interface PendingFact {
@@ -92,6 +94,7 @@ export async function importConversation(
   const results = await writeAll(client, items, {
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     onProgress: (done, total) => options.onProgress?.({ done, total }),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   // The turns were checked before sending, so an item refused now is a real failure.
   const refused = results.find((r) => r.error);

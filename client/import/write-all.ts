@@ -17,6 +17,9 @@ export interface WriteAllOptions {
   /** Called with each batch's (or put's) results as they come, from item `from` on: what was
    *  done before a failure stopped the rest. */
   onWritten?: (from: number, results: readonly BatchItemResult[]) => void;
+  /** Aborted: no further batch (or put) is sent, those in flight finish, and the abort reason is
+   *  thrown when items are left unsent. */
+  signal?: AbortSignal;
 }
 
 /** Errors about one item's content; anything else (the daemon gone, an outcome unknown, a missing
@@ -42,17 +45,18 @@ export async function writeAll(client: EngramClient, items: readonly BatchItem[]
     options.onWritten?.(from, written);
     done += to - from;
     options.onProgress?.(done, items.length);
-  });
+  }, options.signal);
+  if (options.signal?.aborted && done < items.length) throw options.signal.reason;
   return results;
 }
 
 /** Runs `work` over the items, `size` at a time. The first failure starts nothing new (what is in
- *  flight finishes) and is thrown. */
-export async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+ *  flight finishes) and is thrown; an aborted `signal` starts nothing new either. */
+export async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>, signal?: AbortSignal): Promise<void> {
   let next = 0;
   let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < items.length && !failed) {
+    while (next < items.length && !failed && !signal?.aborted) {
       try {
         await work(items[next++]!);
       } catch (error) {

@@ -14,6 +14,7 @@ import { factJson } from '../json.ts';
 import { factNote, indexNote, noteAgentId, type IndexEntry } from '../../../shared/markdown/notes.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 import { counted } from '../../../shared/counted.ts';
+import { exitCodeOf, onInterrupt } from '../interrupt.ts';
 
 /** One export line: the --json fact shape plus the embedder that made its vector. */
 export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder ?? null });
@@ -69,18 +70,10 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
 /** Removes `path` if the process is interrupted (Ctrl-C, SIGTERM) before `dispose`, and exits as
  *  the signal would have. */
 function removedIfInterrupted(path: string): { dispose: () => void } {
-  const onSignal = (signal: NodeJS.Signals) => {
+  return onInterrupt((signal) => {
     rmSync(path, { force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+    process.exit(exitCodeOf(signal));
+  });
 }
 
 /** Runs a file-system step of the export; its failure says which --out and what to do. */

@@ -18,6 +18,7 @@ import { parseConversationFile } from '../io/conversation-file.ts';
 import { readNamedFile } from '../io/read-file.ts';
 import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
+import { Interrupted, stopOnInterrupt } from '../interrupt.ts';
 
 interface LineError {
   line: number;
@@ -177,6 +178,8 @@ const LOOKUPS_IN_FLIGHT = 16;
 interface JsonlOptions {
   concurrency: number;
   allowDuplicate: boolean;
+  /** Aborted (Ctrl-C): the writes in flight finish, then the import stops and says where. */
+  signal: AbortSignal;
 }
 
 /** Fact lines parsed ahead of those being written, in batches of the daemon's size: while one
@@ -282,6 +285,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       try {
         await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate)), {
           concurrency: options.concurrency,
+          signal: options.signal,
           onProgress: (n) => {
             done = before + n;
             progress();
@@ -354,6 +358,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
 
   // A lifecycle step after the line's fact is stored: its failure says the fact is there.
   const after = async (s: Stored, what: string, step: () => Promise<unknown>): Promise<boolean> => {
+    if (options.signal.aborted) throw new ImportStopped(summary, `at line ${s.line}`, options.signal.reason);
     try {
       await step();
       return true;
@@ -409,7 +414,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   return summary;
 }
 
-async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurrency: number | undefined, bar: ProgressBar): Promise<Summary> {
+async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurrency: number | undefined, signal: AbortSignal, bar: ProgressBar): Promise<Summary> {
   const text = utf8(bytes);
   if (text === null) throw new EngramError(ErrorKind.InvalidArgument, 'the file is not valid UTF-8 (save it as UTF-8); nothing was imported');
   const { sessions, problems, ignored } = parseConversationFile(text);
@@ -434,6 +439,7 @@ async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurr
   try {
     ({ replayed } = await importConversation(c, agent, sessions, {
       ...(concurrency ? { concurrency } : {}),
+      signal,
       onProgress: (p) => bar.update('import', (done = p.done), p.total),
     }));
   } catch (error) {
@@ -473,6 +479,7 @@ const RESUME = "re-run the same command to resume (what is already stored is not
 /** What to do about a stop: a re-run resumes once the cause is gone, and a cause a re-run alone
  *  cannot remove (a token's rights, what the daemon can take) says what to change first. */
 function nextStep(cause: unknown): string {
+  if (cause instanceof Interrupted) return RESUME;
   if (cause instanceof CapabilityError) return `this daemon cannot store these lines as they are (below); once it can, ${RESUME}`;
   if (cause instanceof EngramError && (cause.kind === ErrorKind.PermissionDenied || cause.kind === ErrorKind.Unauthenticated)) {
     return `the token may not write this agent: use one that may (ENGRAM_TOKEN or --token), then ${RESUME}`;
@@ -483,12 +490,16 @@ function nextStep(cause: unknown): string {
 /** An import that stopped: what it did, where it stopped and why; with --json one document. */
 function reportStopped(stopped: ImportStopped, agent: string, json: boolean | undefined): void {
   if (json) {
-    const cause = stopped.cause instanceof EngramError ? { kind: stopped.cause.kind, message: stopped.cause.message } : { kind: 'internal', message: String((stopped.cause as Error)?.message ?? stopped.cause) };
+    const cause =
+      stopped.cause instanceof EngramError ? { kind: stopped.cause.kind, message: stopped.cause.message }
+      : stopped.cause instanceof Interrupted ? { kind: 'interrupted', message: stopped.cause.message }
+      : { kind: 'internal', message: String((stopped.cause as Error)?.message ?? stopped.cause) };
     printJson({ ...(stopped.summary ? summaryJson(stopped.summary, agent) : { agent_id: agent }), stopped: { where: stopped.where, error: cause, next: nextStep(stopped.cause) } });
     return;
   }
   if (stopped.summary) report(stopped.summary, agent, false);
-  process.stderr.write(`engram: ${stopped.message}; ${nextStep(stopped.cause)}\n`);
+  const what = stopped.cause instanceof Interrupted ? `import interrupted ${stopped.where}` : stopped.message;
+  process.stderr.write(`engram: ${what}; ${nextStep(stopped.cause)}\n`);
 }
 
 export function registerImportCommand({ program, globals, setExit }: Cli): void {
@@ -507,19 +518,23 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
       const bytes = readNamedFile(file, 'nothing was imported');
       if (o.format === 'jsonl') refuseWholeDocument(bytes, file);
       const bar = new ProgressBar();
+      const interrupt = stopOnInterrupt('stopping the import after the writes in flight', `the last writes' outcome is unknown: ${RESUME}`);
       let summary: Summary;
       try {
         summary = await withClient(opts, (c) =>
           o.format === 'conversation'
-            ? importChat(c, agent, bytes, o.concurrency, bar)
-            : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true }, bar),
+            ? importChat(c, agent, bytes, o.concurrency, interrupt.signal, bar)
+            : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true, signal: interrupt.signal }, bar),
         );
       } catch (error) {
         if (!(error instanceof ImportStopped)) throw error;
         reportStopped(error, agent, opts.json);
+        if (error.cause instanceof Interrupted) return setExit(error.cause.exitCode);
         // --json said it all in one document; the exit code still says it failed.
         if (opts.json) return setExit(1);
         throw error.cause;
+      } finally {
+        interrupt.dispose();
       }
       report(summary, agent, opts.json);
       if (summary.errors.length > 0) setExit(1);
