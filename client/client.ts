@@ -843,7 +843,9 @@ export class EngramClient {
   }
 
   /** Stores "term = equivalents": later queries containing the term also match its equivalents. */
-  async alias(agentId: string, term: string, equivalents: string[], options: { requestId?: string } = {}): Promise<{ fact: Fact; replayed: boolean }> {
+  /** Stores "term = equivalents"; `duplicate`: the agent already had this alias (the fact is that
+   *  one, nothing was written; an older daemon never says so). */
+  async alias(agentId: string, term: string, equivalents: string[], options: { requestId?: string } = {}): Promise<{ fact: Fact; replayed: boolean; duplicate: boolean }> {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Alias, 'alias');
     check.agentId(agentId);
@@ -851,7 +853,7 @@ export class EngramClient {
     check.tags(equivalents, 'equivalents');
     const requestId = options.requestId ?? randomUUID();
     const res = await this.write('Alias', requestId, () => this.connection.memory.alias({ requestId, agentId, term, equivalents }));
-    return { fact: toFact(res.fact), replayed: res.replayed };
+    return { fact: toFact(res.fact), replayed: res.replayed, duplicate: res.duplicate };
   }
 
   /** One page of a namespace, oldest first; or newest first and filtered (inspector-v1), when

@@ -175,6 +175,19 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
   });
 
+  test('an alias line the agent already has is already present, not imported again; `engram alias` says it was already stored', async () => {
+    const agent = 'io-import-known-alias';
+    const first = await engramJson(['alias', agent, 'k8s', 'kubernetes']);
+    expect(first).toMatchObject({ stored: true, duplicate: false });
+    const again = await engram(['alias', agent, 'k8s', 'kubernetes']);
+    expect(again.stdout).toBe(`alias ${first.fact.id}: ${first.fact.text} (already stored)\n`);
+    // Not the export's line: no id or request id of its own, so only the daemon can tell.
+    const path = file('known-alias.jsonl', jsonl([{ text: first.fact.text, kind: 'alias', meta: { alias_term: 'k8s', alias_equivalents: ['kubernetes'] } }, { text: 'The cluster runs k8s 1.30' }]));
+    const run = await engram(['import', agent, path]);
+    expect([run.code, run.stdout], run.stderr).toEqual([0, '1 imported, 1 already present\n']);
+    expect((await env.client.list(agent)).facts.filter((f) => f.kind === 'alias')).toHaveLength(1);
+  });
+
   test('a superseded_by or relation naming a line that was not imported: the fact stays live, the line to mend is named, and a re-run after mending it applies both', async () => {
     const agent = 'io-import-failed-target';
     const replacement = '01M8ZM927QSEHB2N5KREAT2B9Z';

@@ -323,7 +323,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         await flush();
         try {
           const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
-          if (res.replayed) summary.alreadyPresent++;
+          if (res.replayed || res.duplicate) summary.alreadyPresent++;
           else summary.imported++;
           stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false });
         } catch (error) {

@@ -192,9 +192,9 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .option('--json', 'print JSON')
     .action(async (agent: string, term: string, equivalents: string[], _o, cmd: Command) => {
       const opts = globals(cmd);
-      const { fact } = await withClient(opts, (c) => c.alias(agent, term, equivalents));
-      if (opts.json) printJson({ agent_id: agent, term, equivalents, stored: true, fact: factJson(fact) });
-      else out(`alias ${fact.id}: ${fact.text}`);
+      const { fact, duplicate } = await withClient(opts, (c) => c.alias(agent, term, equivalents));
+      if (opts.json) printJson({ agent_id: agent, term, equivalents, stored: true, duplicate, fact: factJson(fact) });
+      else out(`alias ${fact.id}: ${fact.text}${duplicate ? ' (already stored)' : ''}`);
     });
 
   program

@@ -550,8 +550,8 @@ export const ROUTES: readonly Route[] = [
     '/v1/aliases',
     { body: 'AliasRequest', operationId: 'alias', summary: 'Declare that a term means the same as other words, so recall reaches facts using either', status: 201, response: 'AliasResult', description: 'The stored alias.' },
     async ({ core, ctx, body: b }) => {
-      const { fact } = await core.alias(ctx, { agentId: b.agent_id, term: b.term, equivalents: b.equivalents });
-      return ok('AliasResult', { agent_id: b.agent_id, term: b.term, equivalents: b.equivalents, fact_id: fact.id }, { status: 201 });
+      const { fact, duplicate } = await core.alias(ctx, { agentId: b.agent_id, term: b.term, equivalents: b.equivalents });
+      return ok('AliasResult', { agent_id: b.agent_id, term: b.term, equivalents: b.equivalents, fact_id: fact.id, duplicate }, { status: 201 });
     },
   ),
 

@@ -498,7 +498,7 @@ export const RESPONSES = {
       failures: z.array(z.object({ fact_id: z.string(), error: z.string() }).strict()).describe('Targets that could not be retired (the replacement is stored).'),
     })
     .strict(),
-  AliasResult: z.object({ agent_id: z.string(), term: z.string(), equivalents: z.array(z.string()), fact_id: z.string() }).strict(),
+  AliasResult: z.object({ agent_id: z.string(), term: z.string(), equivalents: z.array(z.string()), fact_id: z.string(), duplicate: z.boolean().describe('The agent already had this alias: fact_id is that record and nothing was written.') }).strict(),
   DeleteResult: z.object({ agent_id: z.string(), fact_id: z.string(), deleted: z.literal(true) }).strict(),
   ForgetResult: z
     .object({
