@@ -4,9 +4,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { decayFactor, decayScore, DEFAULT_DECAY, type DecayModel } from '../daemon/lifecycle/decay.ts';
-import { useDaemonPool } from './fixtures/daemon.ts';
+import { useDaemon, useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
+// One daemon with the default settings for the tests that need nothing else of it: each keeps to
+// a namespace of its own, and every call they make reads or writes only that namespace. Tests
+// that restart, crash or configure a daemon start their own.
+const shared = useDaemon();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('decay models', () => {
@@ -73,34 +77,32 @@ describe('reinforcement', () => {
   });
 
   test('touch refuses bad and unknown ids without writing', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
-    await expect(client.touch('a', 'nope')).rejects.toMatchObject({ field: 'fact_id' });
-    await expect(client.touch('a', '01ARZ3NDEKTSV4RRFFQ69G5FAV')).rejects.toMatchObject({ kind: 'not_found' });
-    const { fact } = await client.put('a', 'Old note');
-    await client.forget('a', fact.id);
-    await expect(client.touch('a', fact.id)).rejects.toMatchObject({ kind: 'failed_precondition', field: 'fact_id' });
-    expect((await client.get('a', fact.id)).useCount).toBe(1);
+    const { client } = shared;
+    await expect(client.touch('refuse', 'nope')).rejects.toMatchObject({ field: 'fact_id' });
+    await expect(client.touch('refuse', '01ARZ3NDEKTSV4RRFFQ69G5FAV')).rejects.toMatchObject({ kind: 'not_found' });
+    const { fact } = await client.put('refuse', 'Old note');
+    await client.forget('refuse', fact.id);
+    await expect(client.touch('refuse', fact.id)).rejects.toMatchObject({ kind: 'failed_precondition', field: 'fact_id' });
+    expect((await client.get('refuse', fact.id)).useCount).toBe(1);
   });
 
   test('observe: a use and a review each; cross-domain tags raise strength; unknown ids reported per id', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
-    const jwt = (await client.put('a', 'Use JWT tokens for authentication', { tags: ['security', 'jwt', 'preferences'] })).fact;
-    const api = (await client.put('a', 'The API gateway is Kong', { tags: ['api', 'backend'] })).fact;
+    const { client } = shared;
+    const jwt = (await client.put('observe', 'Use JWT tokens for authentication', { tags: ['security', 'jwt', 'preferences'] })).fact;
+    const api = (await client.put('observe', 'The API gateway is Kong', { tags: ['api', 'backend'] })).fact;
     const missing = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
-    const r = await client.observeUsage('a', [jwt.id, api.id, missing], { contextTags: ['api', 'authentication', 'backend'] });
+    const r = await client.observeUsage('observe', [jwt.id, api.id, missing], { contextTags: ['api', 'authentication', 'backend'] });
     expect(r).toMatchObject({ reinforced: true, count: 2, crossDomainCount: 1 });
     expect(r.results).toEqual([
       { factId: jwt.id, status: 'reinforced', crossDomain: true, useCount: 2, reviewCount: 1, strength: 1.1 },
       { factId: api.id, status: 'reinforced', crossDomain: false, useCount: 2, reviewCount: 1, strength: 1 },
       { factId: missing, status: 'not_found', crossDomain: false, useCount: 0, reviewCount: 0, strength: 0 },
     ]);
-    expect(await client.get('a', jwt.id)).toMatchObject({ useCount: 2, reviewCount: 1, crossDomainCount: 1, strength: 1.1 });
-    await expect(client.observeUsage('a', [])).rejects.toMatchObject({ field: 'fact_ids' });
-    await expect(client.observeUsage('a', ['bad'])).rejects.toMatchObject({ field: 'fact_ids[0]' });
+    expect(await client.get('observe', jwt.id)).toMatchObject({ useCount: 2, reviewCount: 1, crossDomainCount: 1, strength: 1.1 });
+    await expect(client.observeUsage('observe', [])).rejects.toMatchObject({ field: 'fact_ids' });
+    await expect(client.observeUsage('observe', ['bad'])).rejects.toMatchObject({ field: 'fact_ids[0]' });
     // Named twice in one observation, a fact was used once.
-    const twice = await client.observeUsage('a', [api.id, api.id]);
+    const twice = await client.observeUsage('observe', [api.id, api.id]);
     expect(twice).toMatchObject({ count: 1, results: [{ factId: api.id, useCount: 3, reviewCount: 2 }] });
   });
 
@@ -148,16 +150,14 @@ describe('garbage collection', () => {
   });
 
   test('bad options are refused naming the field', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     await expect(client.collectGarbage('g', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
   });
 });
 
 describe('decay in recall', () => {
   test('a signal of weight 0 by default; asked for, the most used facts rank first, with a receipt that shows it', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const ids: string[] = [];
     for (const text of ['garden plan A', 'garden plan B', 'garden plan C']) ids.push((await client.put('r', text)).fact.id);
     for (let i = 0; i < 3; i++) await client.touch('r', ids[1]!);
@@ -174,8 +174,7 @@ describe('decay in recall', () => {
   });
 
   test('min_decay_score keeps only facts scoring at least that', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const used = (await client.put('m', 'the invoice template lives in drive')).fact;
     await client.put('m', 'the invoice total was 40 euros');
     await client.touch('m', used.id);
@@ -185,8 +184,7 @@ describe('decay in recall', () => {
   });
 
   test('search covers the whole store: a relevant fact older than 100 newer unrelated ones is found', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const old = (await client.put('s', 'The wifi password for the cabin is heron42')).fact;
     await client.putBatch(Array.from({ length: 100 }, (_, i) => ({ agentId: 's', text: `Standup note ${i}: shipped ticket ${1000 + i}` })));
     for (const weights of [undefined, { decay: 1 }]) {
@@ -257,8 +255,7 @@ describe('promotion to long-term notes', () => {
     expect((await client.promote('q', { autoDetect: true })).promotedIds.sort()).toEqual([...ids].sort());
     expect((await client.promote('q', { autoDetect: true })).candidatesFound).toBe(0);
 
-    const bare = await pool.start({ dataDir: pool.newDir() });
-    const other = await bare.client();
+    const other = shared.client; // a daemon without a vault
     const { fact } = await other.put('q', 'no vault here');
     await expect(other.promote('q', { factId: fact.id, force: true })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'target' });
     await expect(other.promote('q', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'memory_id' });
