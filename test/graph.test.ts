@@ -3,19 +3,24 @@
 // fact is retired or erased (none is ever left pointing at a fact that is gone), entity links
 // as transactional patches, typed entities extracted with --kg, and doctor's graph check.
 import { describe, expect, test } from 'vitest';
-import { useDaemonPool } from './fixtures/daemon.ts';
+import { useDaemon, useDaemonPool } from './fixtures/daemon.ts';
 import { openStdio } from './fixtures/mcp.ts';
 import { join } from 'node:path';
 import { LevelStore } from '../daemon/store/level/level-store.ts';
 
 const pool = useDaemonPool();
+// One daemon with the default settings and one with --kg, shared by the tests that need nothing
+// else of a daemon: each test keeps to namespaces of its own, and every call it makes reads or
+// writes only those. Tests that restart a daemon, edit its store, run doctor (which checks the
+// whole store) or configure it otherwise start their own.
+const shared = useDaemon();
+const sharedKg = useDaemon({ args: ['--kg'] });
 /** Keyword order only, so which fact ranks first is plain to see. */
 const KW = { keyword: 1, recency: 0 };
 
 describe('knowledge graph', () => {
   test('Relate adds typed relations between live facts; the graph reads both ways; bad input changes nothing', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const decision = (await client.put('g', 'We chose PostgreSQL for the billing service.')).fact;
     const reason = (await client.put('g', 'Billing needs transactions across accounts.', { entities: ['billing'] })).fact;
     const outage = (await client.put('g', 'The billing outage in March was caused by a lock timeout.')).fact;
@@ -95,8 +100,7 @@ describe('knowledge graph', () => {
   });
 
   test('two entity links on one fact at once both land (a transactional patch)', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const facts = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await client.put('e', `Fact number ${i} about the project.`)).fact));
     await Promise.all(facts.flatMap((f) => [client.linkEntity('e', f.id, 'alpha'), client.linkEntity('e', f.id, 'beta', { type: 'project' })]));
     for (const f of facts) {
@@ -118,8 +122,7 @@ describe('knowledge graph', () => {
   });
 
   test('with --kg, a fact written without entities gets the typed entities its text names', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--kg'] });
-    const client = await daemon.client();
+    const { client } = sharedKg;
     const fact = (await client.put('k', 'Caroline met Melanie in Seattle to plan the Google workshop.')).fact;
     expect(fact.entities).toEqual(expect.arrayContaining(['caroline', 'melanie', 'seattle']));
     expect(fact.entityTypes).toMatchObject({ caroline: 'person', melanie: 'person', seattle: 'place' });
@@ -130,8 +133,7 @@ describe('knowledge graph', () => {
   });
 
   test('recall with the graph: at most three neighbour hints after the ranked facts, under the seed\'s rules', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--kg'] });
-    const client = await daemon.client();
+    const { client } = sharedKg;
     const put = async (text: string, entities: string[]) => (await client.put('h', text, { entities })).fact;
     const top = await put('The quarterly billing report is due on Friday.', ['billing', 'report']);
     const related = [await put('Finance reviews every report before it ships.', ['finance']), await put('Ship reports as PDF files.', ['pdf']), await put('Legal signs off the annual filing.', ['legal'])];
@@ -164,8 +166,7 @@ describe('knowledge graph', () => {
     expect((await client.recall('h', 'quarterly billing report due', { topK: 1, weights: KW, kg: false })).hints).toEqual([]);
 
     // Without the graph: no hint tail unless a call asks for one.
-    const off = await pool.start({ dataDir: pool.newDir() });
-    const offClient = await off.client();
+    const offClient = shared.client;
     const a = (await offClient.put('o', 'Alpha project kickoff is Monday.')).fact;
     const b = (await offClient.put('o', 'Beta depends on alpha.')).fact;
     await offClient.relate('o', b.id, 'causes', a.id);
@@ -174,8 +175,7 @@ describe('knowledge graph', () => {
   });
 
   test('memory_reflect link over MCP: concurrent links on one fact all land; an older daemon still links (UpdateFact)', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { daemon, client } = shared;
     const facts = await Promise.all(Array.from({ length: 10 }, async (_, i) => (await client.put('mcp', `MCP fact ${i} to link.`)).fact));
     const mcp = await openStdio(['--data-dir', daemon.dataDir]);
     try {
@@ -201,8 +201,7 @@ describe('knowledge graph', () => {
   });
 
   test('the graph signal ranks the facts naming the query\'s entities, then their related facts; weight 0 by default', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const put = async (text: string, entities: string[]) => (await client.put('s', text, { entities })).fact;
     const met = await put('Ana met her new mentor at the conference.', ['ana', 'mentor']);
     const works = await put('The mentor works for a robotics startup.', ['mentor', 'robotics']);
@@ -255,8 +254,7 @@ describe('knowledge graph', () => {
   });
 
   test('erasing a retired fact keeps its successor recallable and points what it replaced at that successor', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir() });
-    const client = await daemon.client();
+    const { client } = shared;
     const a = (await client.put('e2', 'The backup runs at midnight.')).fact;
     const b = (await client.revise('e2', [a.id], 'The backup runs at one in the morning.')).replacement;
     const c = (await client.revise('e2', [b.id], 'The backup runs at two in the morning.')).replacement;
