@@ -3,9 +3,9 @@
 // its own data dir; the database is a real server (the suite's, or one of a test's own when the
 // test restarts it).
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connect, type EngramClient } from '../client/index.ts';
-import { useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
+import { removeDir, startDaemon, useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 import { startPostgres, testDatabase, type PostgresServer } from './fixtures/postgres.ts';
 import { runEngram } from './fixtures/cli.ts';
 
@@ -20,6 +20,20 @@ async function daemons(n: number, extra: string[] = [], url?: string): Promise<{
   return { url: store, daemons: started };
 }
 
+/** Three daemons (with REST) on one fresh database, shared by the tests that neither stop nor kill
+ *  a daemon: each test keeps to namespaces of its own, and the changes it waits for are its own. */
+const trio = { url: '', daemons: [] as DaemonProcess[] };
+beforeAll(async () => {
+  trio.url = await testDatabase(`shared_${randomUUID().replace(/-/g, '').slice(0, 16)}`);
+  trio.daemons = await Promise.all([0, 1, 2].map(() => startDaemon({ args: ['--store', trio.url, '--http', '127.0.0.1:0'] })));
+});
+afterAll(async () => {
+  for (const daemon of trio.daemons) {
+    await daemon.stop();
+    removeDir(daemon.dataDir);
+  }
+});
+
 async function clientOf(daemon: DaemonProcess, options: Parameters<DaemonProcess['client']>[0] = {}): Promise<EngramClient> {
   const client = await daemon.client(options);
   clients.push(client);
@@ -28,7 +42,7 @@ async function clientOf(daemon: DaemonProcess, options: Parameters<DaemonProcess
 
 describe('several daemons on one PostgreSQL store', () => {
   test('writes through each of three daemons are recalled through each, at once when the reader names the writer\'s change', async () => {
-    const { daemons: [a, b, c] } = await daemons(3);
+    const [a, b, c] = trio.daemons;
     const writers = await Promise.all([a!, b!, c!].map((d) => clientOf(d)));
     expect(writers[0]!.daemon.store).toBe('postgres');
     expect(new Set(writers.map((w) => w.daemon.storeId)).size).toBe(1);
@@ -55,7 +69,7 @@ describe('several daemons on one PostgreSQL store', () => {
   });
 
   test('doctor checks what this store has: no LevelDB write-ahead log on PostgreSQL', async () => {
-    const { daemons: [a] } = await daemons(1);
+    const [a] = trio.daemons;
     const client = await clientOf(a!);
     await client.put('doc', 'a fact for doctor to check');
     let names: string[] = [];
@@ -65,7 +79,7 @@ describe('several daemons on one PostgreSQL store', () => {
   });
 
   test('a client reads its own writes through whichever daemon it reaches next', async () => {
-    const { daemons: [a, b] } = await daemons(2);
+    const [a, b] = trio.daemons;
     const viaA = await clientOf(a!);
     await viaA.put('notes', 'the parking permit is renewed every March');
     // The same process moves to daemon B (a round-robin pool would): it carries its change.
@@ -79,7 +93,7 @@ describe('several daemons on one PostgreSQL store', () => {
   });
 
   test('over REST: a write answers with Engram-Change, a read through another daemon carrying it as Engram-Min-Change sees it, a bad one is a 400', async () => {
-    const { daemons: [a, b] } = await daemons(2, ['--http', '127.0.0.1:0']);
+    const [a, b] = trio.daemons;
     const rest = (d: DaemonProcess, path: string, init: RequestInit = {}) =>
       fetch(`http://${d.discovery.httpAddress}${path}`, { ...init, headers: { authorization: `Bearer ${d.discovery.token}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
     const wrote = await rest(a!, '/v1/facts', { method: 'POST', body: JSON.stringify({ agent_id: 'web', text: 'the staging server restarts at noon' }) });
@@ -95,7 +109,7 @@ describe('several daemons on one PostgreSQL store', () => {
   });
 
   test('a request id replayed through another daemon is answered from the first write, also when both race', async () => {
-    const { daemons: [a, b] } = await daemons(2);
+    const [a, b] = trio.daemons;
     const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
     const requestId = randomUUID();
     const first = await viaA.put('ledger', 'invoice 1042 was paid', { requestId });
@@ -112,7 +126,7 @@ describe('several daemons on one PostgreSQL store', () => {
   });
 
   test('the same text written through two daemons at the same moment is stored once, singly or in batches; once forgotten it is stored again', async () => {
-    const { daemons: [a, b] } = await daemons(2);
+    const [a, b] = trio.daemons;
     const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
     for (let round = 0; round < 8; round++) {
       const text = `the backup rotates on disk ${round}`;
@@ -139,18 +153,18 @@ describe('several daemons on one PostgreSQL store', () => {
   });
 
   test('changes of one fact through two daemons at once both land: the later one plans again on the stored version', async () => {
-    const { daemons: [a, b] } = await daemons(2);
+    const [a, b] = trio.daemons;
     const [viaA, viaB] = [await clientOf(a!), await clientOf(b!)];
-    const facts = await Promise.all(Array.from({ length: 10 }, (_, i) => viaA.put('ops', `runbook step ${i}`).then((r) => r.fact)));
+    const facts = await Promise.all(Array.from({ length: 10 }, (_, i) => viaA.put('ops-changes', `runbook step ${i}`).then((r) => r.fact)));
     const readerB = await clientOf(b!, { minChange: viaA.lastChange });
-    await readerB.list('ops');
-    await Promise.all(facts.flatMap((f) => [viaA.pin('ops', f.id), viaB.setConfidence('ops', f.id, 'verified')]));
+    await readerB.list('ops-changes');
+    await Promise.all(facts.flatMap((f) => [viaA.pin('ops-changes', f.id), viaB.setConfidence('ops-changes', f.id, 'verified')]));
     const reader = await clientOf(a!, { minChange: Math.max(viaA.lastChange, viaB.lastChange) });
-    for (const f of facts) expect(await reader.get('ops', f.id)).toMatchObject({ pinned: true, confidence: 'verified' });
+    for (const f of facts) expect(await reader.get('ops-changes', f.id)).toMatchObject({ pinned: true, confidence: 'verified' });
   });
 
   test('agent tokens made or revoked through one daemon hold on every daemon', async () => {
-    const { daemons: [a, b] } = await daemons(2);
+    const [a, b] = trio.daemons;
     const adminA = await clientOf(a!);
     const { token, info } = await adminA.createToken({ agents: ['alice'] });
     const onB = await waitFor(async () => {
