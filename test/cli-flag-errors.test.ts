@@ -28,8 +28,10 @@ function expectUsage(run: { code: number | null; stdout: string; stderr: string 
   return lines[0]!;
 }
 
+// The usage errors below write nothing, so their runs go at once (test.concurrent, Promise.all):
+// each is a process of its own against the one daemon.
 describe('weight lists take plain decimal numbers', () => {
-  test.each([
+  test.concurrent.each([
     ['an empty item', '1,,1', 'keyword', ''],
     ['a hex item', '0x10,1,1', 'vector', '0x10'],
     ['an empty last item', '1,1,', 'recency', ''],
@@ -52,15 +54,21 @@ describe('weight lists take plain decimal numbers', () => {
   });
 
   test('the other number flags of recall refuse "" and hex too', async () => {
-    expectUsage(await engram(['recall', agent, 'tea', '--min-relevance', '']), 'recall', '--min-relevance');
-    expectUsage(await engram(['recall', agent, 'tea', '--min-relevance', '0x1']), 'recall', '--min-relevance');
-    expectUsage(await engram(['recall', agent, 'tea', '--confidence-weight', '0x0']), 'recall', '--confidence-weight');
-    expectUsage(await engram(['recall', agent, 'tea', '-k', '0x10']), 'recall', '--top-k');
+    const runs = await Promise.all([
+      engram(['recall', agent, 'tea', '--min-relevance', '']),
+      engram(['recall', agent, 'tea', '--min-relevance', '0x1']),
+      engram(['recall', agent, 'tea', '--confidence-weight', '0x0']),
+      engram(['recall', agent, 'tea', '-k', '0x10']),
+    ]);
+    expectUsage(runs[0]!, 'recall', '--min-relevance');
+    expectUsage(runs[1]!, 'recall', '--min-relevance');
+    expectUsage(runs[2]!, 'recall', '--confidence-weight');
+    expectUsage(runs[3]!, 'recall', '--top-k');
   });
 });
 
 describe('a refused flag value names the flag and exits 2', () => {
-  test.each([
+  test.concurrent.each([
     ['--confidence-weight 0.6', ['--confidence-weight', '0.6'], '--confidence-weight: must be a finite number in [0, 0.5], got 0.6'],
     ['--weights -1,1,0.5', ['--weights', '-1,1,0.5'], '--weights: vector: must be a finite number in [0, 100], got -1'],
     ['--weights 1,101,1', ['--weights', '1,101,1'], '--weights: keyword: must be a finite number in [0, 100], got 101'],
@@ -79,7 +87,7 @@ describe('a refused flag value names the flag and exits 2', () => {
   });
 
   // Parsed before the command's action runs, these pointed at "engram --help".
-  test.each([
+  test.concurrent.each([
     ['list', [agent, '--limit', '0'], '--limit'],
     ['logs', ['-n', 'abc'], '--lines'],
     ['import', [agent, 'facts.jsonl', '--concurrency', '0'], '--concurrency'],
