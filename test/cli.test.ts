@@ -1,11 +1,14 @@
 // The `engram` command, run as a user runs it (`node bin/engram.js ...`) against a real daemon:
 // every command's output (human and --json shapes), and its exit codes (0 success, 1 the
 // operation failed, 2 usage).
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { FACT_ID, useCliDaemon } from './fixtures/cli.ts';
-import { removeDir, startDaemon, tempDataDir, type DaemonProcess } from './fixtures/daemon.ts';
+import { removeDir, tempDataDir, useDaemon } from './fixtures/daemon.ts';
 
 const env = useCliDaemon();
+/** A second daemon, serving HTTP, that no test writes to: the status test reads its HTTP address,
+ *  the doctor tests check its store as a fresh one. */
+const fresh = useDaemon({ embedder: 'none', args: ['--http', '127.0.0.1:0'] });
 const { engram, engramJson } = env;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -82,39 +85,43 @@ describe('recall', () => {
   });
 
   test('batch-recall marks each query\'s filler as recall does, in text and JSON', async () => {
-    const run = await engram(['batch-recall', agent, 'deploy', 'lunch']);
+    const [run, json] = await Promise.all([engram(['batch-recall', agent, 'deploy', 'lunch']), engramJson(['batch-recall', agent, 'deploy', 'lunch'])]);
     expect(run.code, run.stderr).toBe(0);
     const sections = run.stdout.split(/^# /m).filter(Boolean);
     expect(sections.map((s) => s.split('\n')[0])).toEqual(['deploy', 'lunch', 'merged']);
     expect(sections[0]).toMatch(/lunch is at noon on Fridays  \(filler\)$/m);
     expect(sections[0]).toContain('(3 of 4 matched the query; the rest only fill --top-k)');
     expect(sections[1]).toMatch(/^\S{26}  \d{4}-\d{2}-\d{2}  \d\.\d{4} kw\+rec\s+lunch is at noon on Fridays$/m);
-    const json = await engramJson(['batch-recall', agent, 'deploy', 'lunch']);
     expect(json.per_query.map((q: { matched: number }) => q.matched)).toEqual([3, 1]);
     const lunch = json.per_query[1];
     expect(lunch.matches.map((m: { matched: boolean }) => m.matched)).toEqual([true, false, false, false]);
   });
 
   test('an unquoted multi-word query is one query; nothing matching is said plainly', async () => {
-    const quoted = await engramJson(['recall', agent, 'deploy window']);
-    const unquoted = await engramJson(['recall', agent, 'deploy', 'window']);
+    const [quoted, unquoted, nothing, json] = await Promise.all([
+      engramJson(['recall', agent, 'deploy window']),
+      engramJson(['recall', agent, 'deploy', 'window']),
+      engram(['recall', agent, 'quantum', 'chromodynamics', 'lecture', 'notes']),
+      engramJson(['recall', agent, 'quantum chromodynamics', '--min-relevance', '0.5']),
+    ]);
     expect(unquoted.query).toBe('deploy window');
     expect(unquoted.facts.map((f: { id: string }) => f.id)).toEqual(quoted.facts.map((f: { id: string }) => f.id));
-    const nothing = await engram(['recall', agent, 'quantum', 'chromodynamics', 'lecture', 'notes']);
     expect(nothing.stdout.split('\n')[0]).toBe('Nothing matched "quantum chromodynamics lecture notes"; these 4 facts only fill the count:');
-    const json = await engramJson(['recall', agent, 'quantum chromodynamics', '--min-relevance', '0.5']);
     expect(json).toMatchObject({ count: 0, matched: 0, facts: [] });
   });
 
   test('a query that barely matches gets a hint: a misspelt word, or only stopwords', async () => {
-    const typo = await engram(['recall', agent, 'deplyo']);
+    const [typo, stopwords, json, plain] = await Promise.all([
+      engram(['recall', agent, 'deplyo']),
+      engram(['recall', agent, 'what', 'is', 'it']),
+      engramJson(['recall', agent, 'what is it']),
+      engramJson(['recall', agent, 'deploy']),
+    ]);
     expect(typo.stdout.trim().split('\n').at(-1)).toBe('hint: Only 0 of 1 query terms occur in memory. If "deplyo" means one of "deploy", add an alias (engram alias <agent> "deplyo" "<equivalent>") so future queries match.');
-    const stopwords = await engram(['recall', agent, 'what', 'is', 'it']);
     expect(stopwords.stdout).toMatch(/^Nothing matched "what is it"/);
     expect(stopwords.stdout.trim().split('\n').at(-1)).toBe('hint: Every word of the query ("what", "is", "it") is too common to search by keyword, so no fact matched a keyword. Add a word that names what you are looking for.');
-    const json = await engramJson(['recall', agent, 'what is it']);
     expect(json.feedback).toMatchObject({ query_terms: 0, known_terms: 0 });
-    expect((await engramJson(['recall', agent, 'deploy'])).feedback).toBeUndefined();
+    expect(plain.feedback).toBeUndefined();
   });
 
   test('an empty query lists the most recent facts, none labelled filler', async () => {
@@ -186,13 +193,12 @@ describe('recall', () => {
   });
 
   test('--all also searches the shared namespace; without it shared facts stay out', async () => {
-    const all = await engramJson(['recall', agent, 'deploy freeze', '--all']);
+    const [all, own] = await Promise.all([engramJson(['recall', agent, 'deploy freeze', '--all']), engramJson(['recall', agent, 'deploy freeze'])]);
     const shared = all.facts.find((f: any) => f.id === sharedId);
     expect(shared, JSON.stringify(all.facts)).toBeDefined();
     expect(shared.agent_id).toBe('__shared__');
     expect(all.facts.some((f: any) => f.agent_id === agent)).toBe(true);
 
-    const own = await engramJson(['recall', agent, 'deploy freeze']);
     expect(own.facts.map((f: any) => f.id)).not.toContain(sharedId);
   });
 });
@@ -304,31 +310,16 @@ describe('status', () => {
   });
 
   test('names the HTTP address of a daemon started with --http', async () => {
-    const withHttp = await startDaemon({ embedder: 'none', args: ['--http', '127.0.0.1:0'] });
-    try {
-      const run = await engram(['status'], { dataDir: withHttp.dataDir });
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toContain(`http      http://${withHttp.discovery.httpAddress} (REST, MCP at /mcp, the inspector at /inspector/)`);
-    } finally {
-      await withHttp.stop();
-    }
+    const withHttp = fresh.daemon;
+    const run = await engram(['status'], { dataDir: withHttp.dataDir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`http      http://${withHttp.discovery.httpAddress} (REST, MCP at /mcp, the inspector at /inspector/)`);
   });
 });
 
 describe('doctor', () => {
-  let fresh: DaemonProcess;
-
-  beforeAll(async () => {
-    fresh = await startDaemon({ embedder: 'none' });
-  });
-
-  afterAll(async () => {
-    await fresh?.stop();
-    if (fresh) removeDir(fresh.dataDir);
-  });
-
   test('a fresh store is healthy (exit 0)', async () => {
-    const out = await engramJson(['doctor'], { dataDir: fresh.dataDir });
+    const out = await engramJson(['doctor'], { dataDir: fresh.daemon.dataDir });
     expect(out.healthy).toBe(true);
     expect(out.rebuilt).toBe(false);
     expect(out.checks.length).toBeGreaterThan(0);
@@ -336,7 +327,7 @@ describe('doctor', () => {
   });
 
   test('--rebuild exits 0 and reports a healthy rebuilt store', async () => {
-    const out = await engramJson(['doctor', '--rebuild'], { dataDir: fresh.dataDir });
+    const out = await engramJson(['doctor', '--rebuild'], { dataDir: fresh.daemon.dataDir });
     expect(out).toMatchObject({ healthy: true, rebuilt: true });
   });
 
@@ -348,7 +339,7 @@ describe('doctor', () => {
 });
 
 describe('exit codes', () => {
-  test.each([
+  test.concurrent.each([
     ['a missing argument', ['remember', 'cli-usage'], /missing required argument 'text'/],
     ['-k 0', ['recall', 'cli-usage', 'anything', '-k', '0'], /--top-k must be a positive integer/],
     ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
@@ -449,26 +440,27 @@ describe('front-door rough edges', () => {
   });
 
   test('usage errors exit 2 with one line that points at the command\'s --help', async () => {
-    for (const args of [['recall'], ['recall', agent, 'x', '--top-k', 'many'], ['checkpoint', 'save', agent], ['remember', agent, 'x', '--bogus']]) {
-      const run = await engram(args);
+    const refused = [['recall'], ['recall', agent, 'x', '--top-k', 'many'], ['checkpoint', 'save', agent], ['remember', agent, 'x', '--bogus']];
+    // Nothing is written by any of them: run at once.
+    const runs = await Promise.all(refused.map((args) => engram(args)));
+    for (const [i, args] of refused.entries()) {
+      const run = runs[i]!;
       expect(run.code, args.join(' ')).toBe(2);
       const lines = run.stderr.trim().split('\n');
       expect(lines, run.stderr).toHaveLength(1);
       expect(lines[0]).toMatch(new RegExp(`^engram: .*\\(see "engram ${args[0] === 'checkpoint' ? 'checkpoint save' : args[0]} --help"\\)$`));
       expect(run.stdout).toBe('');
     }
-    expect((await engram(['checkpoint', 'save', agent])).stderr).toMatch(/--state is required/);
+    expect(runs[2]!.stderr).toMatch(/--state is required/);
   });
 
   test('with --json every error is JSON: {"error": {kind, message, field}}', async () => {
-    const bad = await engram(['get', agent, 'not-a-fact-id', '--json']);
+    const [bad, missing, unknown] = await Promise.all([engram(['get', agent, 'not-a-fact-id', '--json']), engram(['recall', '--json']), engram(['get', agent, '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--json'])]);
     // A malformed argument is the user's usage error, named as the command's help names it.
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toEqual({ error: { kind: 'usage', message: expect.stringMatching(/^<fact-id>: "not-a-fact-id" is not a fact id/), field: 'fact-id' } });
-    const missing = await engram(['recall', '--json']);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.stdout).error).toMatchObject({ kind: 'usage', field: 'agent' });
-    const unknown = await engram(['get', agent, '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--json']);
     expect(JSON.parse(unknown.stdout).error.kind).toBe('not_found');
   });
 
