@@ -1,8 +1,7 @@
 // The settings of a context assembly as the doors take them (the REST body, the MCP tool): one
 // zod declaration each, spread into both schemas.
 import { z } from 'zod';
-
-export const CONTEXT_MODES = ['cheap', 'balanced', 'deep', 'forensic'] as const;
+import { CONTEXT_MODES } from '../context-modes.ts';
 
 export const CONTEXT_FIELDS = {
   query: z.string().describe('What the context is for: the facts recalled for it follow the slots and pinned facts. "" or omitted: slots and pinned facts only.').optional(),

@@ -3,7 +3,7 @@
 // what was cut and the count go to stderr.
 import type { Command } from 'commander';
 import { contextJson } from '../../../shared/json/shapes.ts';
-import { CONTEXT_MODES } from '../../../shared/schemas/context-fields.ts';
+import { CONTEXT_MODES } from '../../../shared/context-modes.ts';
 import type { ContextOptions } from '../../../shared/model.ts';
 import { out, positiveInt, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
 

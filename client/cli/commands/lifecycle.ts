@@ -5,7 +5,6 @@ import { makeDirectory } from '../../../shared/make-directory.ts';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { prettyFactory } from 'pino-pretty';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
 import { DaemonStartError, liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
@@ -101,7 +100,7 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
         setExit(1);
         return;
       }
-      const render = opts.json ? (line: string) => line : readable();
+      const render = opts.json ? (line: string) => line : await readable();
       const offset = await printLines(path, 0, o.lines, render);
       if (o.follow) await follow(path, offset, render);
     });
@@ -117,8 +116,10 @@ function withoutOwnFlags(args: readonly string[]): string[] {
   return out;
 }
 
-/** JSON log lines as "time LEVEL message"; any other line as it is. */
-function readable(): (line: string) => string {
+/** JSON log lines as "time LEVEL message"; any other line as it is. The formatter is loaded
+ *  here, not with the CLI: every other command would pay for loading it. */
+async function readable(): Promise<(line: string) => string> {
+  const { prettyFactory } = await import('pino-pretty');
   const pretty = prettyFactory({ colorize: Boolean(process.stdout.isTTY), ignore: 'pid,hostname', translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l' });
   return (line) => {
     if (!line.startsWith('{')) return line;
