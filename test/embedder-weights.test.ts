@@ -4,24 +4,24 @@
 import { execFile } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
-import { ENGRAM_BIN, useDaemonPool } from './fixtures/daemon.ts';
+import { ENGRAM_BIN, useDaemon, useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
+// A daemon of each embedder with its default weights, shared by the tests that only read them
+// (and write to namespaces of their own).
+const local = useDaemon({ embedder: 'local' });
+const none = useDaemon({ embedder: 'none' });
 
 describe('default signal weights', () => {
   test('each embedder brings its own: local weights vectors lightly, none not at all', async () => {
-    const local = await pool.start({ dataDir: pool.newDir(), embedder: 'local' });
-    const client = await local.client();
+    const { client } = local;
     expect(client.daemon.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
     await client.put('w', 'The boiler service code is 4471');
     const { retrieval } = await client.recall('w', 'boiler code');
     expect(retrieval.weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
-    client.close();
 
-    const none = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
-    const noVectors = await none.client();
+    const noVectors = none.client;
     expect(noVectors.daemon.defaultWeights).toEqual({ vector: 0, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
-    noVectors.close();
   });
 
   test('--signal-weights overrides the embedder, and per-call weights override both', async () => {
@@ -59,11 +59,13 @@ describe('default signal weights', () => {
   });
 
   test('engram status shows the recall defaults, in text and JSON', async () => {
-    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'local' });
-    const text = await runEngram(['status'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
+    const { daemon } = local;
+    const [text, json] = await Promise.all([
+      runEngram(['status'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 }),
+      runEngram(['status', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 }),
+    ]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^weights {3}v=0\.2 kw=1 rec=0\.5 \(recall defaults\)$/m);
-    const json = await runEngram(['status', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, timeoutMs: 30_000 });
     expect(JSON.parse(json.stdout).daemon.default_signal_weights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
   });
 });
@@ -83,10 +85,9 @@ describe('--signal-weights and ENGRAM_SIGNAL_WEIGHTS take plain decimal numbers'
     ['an empty last item', '1,1,', 'recency', ''],
     ['an overflow', '1,1,1e400', 'recency', '1e400'],
   ])('%s stops start-up with exit 2 naming the flag and the item', async (_name, weights, signal, item) => {
-    const flag = await daemonRun(pool.newDir(), ['--signal-weights', weights]);
+    const [flag, variable] = await Promise.all([daemonRun(pool.newDir(), ['--signal-weights', weights]), daemonRun(pool.newDir(), [], { ENGRAM_SIGNAL_WEIGHTS: weights })]);
     expect(flag.code, flag.stderr).toBe(2);
     expect(flag.stderr).toContain(`--signal-weights: ${signal}: must be a number, got "${item}" (in "${weights}")`);
-    const variable = await daemonRun(pool.newDir(), [], { ENGRAM_SIGNAL_WEIGHTS: weights });
     expect(variable.code, variable.stderr).toBe(2);
     expect(variable.stderr).toContain("from env 'ENGRAM_SIGNAL_WEIGHTS'");
     expect(variable.stderr).toContain(`--signal-weights: ${signal}: must be a number, got "${item}"`);
