@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { processAlive as isAlive, type Discovery } from '../shared/discovery.ts';
 import { runEngram } from './fixtures/cli.ts';
-import { removeDir, startDaemon, tempDataDir, waitFor } from './fixtures/daemon.ts';
+import { removeDir, startDaemon, tempDataDir, useDaemon, waitFor } from './fixtures/daemon.ts';
 import { openStdio } from './fixtures/mcp.ts';
 import { describeMcpContract } from './fixtures/mcp-contract.ts';
 
@@ -18,6 +18,8 @@ describeMcpContract('stdio (engram mcp)', async () => {
 });
 
 describe('engram mcp start-up', () => {
+  // The daemon of the tests that start none themselves: each uses a namespace of its own.
+  const serving = useDaemon();
   const dirs: string[] = [];
   const pids: number[] = [];
   afterAll(async () => {
@@ -82,20 +84,17 @@ describe('engram mcp start-up', () => {
   });
 
   test('a line that is not JSON, or not JSON-RPC, is answered with -32700 / -32600 (id null), and the next request still is', async () => {
-    const daemon = await startDaemon();
-    dirs.push(daemon.dataDir);
+    const { daemon } = serving;
     const input = ['this is not json', '{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"foo":1}', ''].join('\n');
     const run = await runEngram(['mcp', '--data-dir', daemon.dataDir], { dataDir: null, cwd: daemon.dataDir, input });
     expect(run.code, run.stderr).toBe(0);
     const answers = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number | null; error?: { code: number }; result?: unknown });
     expect(answers.filter((a) => a.id === null).map((a) => a.error!.code).sort()).toEqual([-32700, -32600].sort());
     expect(answers.find((a) => a.id === 1)).toMatchObject({ result: {} });
-    await daemon.stop();
   });
 
   test('--tools serves only the tools named; another is an unknown tool, and an unknown name in the list is a usage error', async () => {
-    const daemon = await startDaemon();
-    dirs.push(daemon.dataDir);
+    const { daemon } = serving;
     const session = await openStdio(['--data-dir', daemon.dataDir, '--tools', 'memory_add, memory_search']);
     try {
       expect(session.tools.map((t) => t.name).sort()).toEqual(['memory_add', 'memory_search']);
@@ -112,18 +111,15 @@ describe('engram mcp start-up', () => {
     const printed = await runEngram(['mcp', '--print-config', '--tools', 'memory_add,memory_serch', '--agent', ' '], { dataDir: null, cwd: daemon.dataDir });
     expect(printed).toMatchObject({ code: 2, stdout: '' });
     expect(printed.stderr).toContain('--agent must name a namespace');
-    await daemon.stop();
   });
 
   test('--address names a daemon directly and never starts one', async () => {
-    const daemon = await startDaemon();
-    dirs.push(daemon.dataDir);
+    const { daemon } = serving;
     const session = await openStdio(['--address', daemon.discovery.address, '--data-dir', join(daemon.dataDir, 'unused')]);
     await session.ok('memory_add', { agent_id: 'by-address', text: 'Reached through --address' });
     expect(session.stderr()).not.toMatch(/started one/);
     expect(existsSync(join(daemon.dataDir, 'unused'))).toBe(false);
     await session.close();
-    await daemon.stop();
   });
 });
 
