@@ -1,9 +1,9 @@
 // The daemon's log: structured (pino JSON lines: time, level, msg) with levels. A detached daemon
 // writes to its log file; in the foreground it writes to stderr, as readable lines on a terminal.
 // `engram logs` renders the file the same way (client/cli/commands/lifecycle.ts).
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import pino from 'pino';
-import pretty from 'pino-pretty';
 import { makeDirectory } from '../shared/make-directory.ts';
 
 /** What the daemon's parts log through. */
@@ -30,7 +30,11 @@ export function createLog(options: LogOptions): Log {
     makeDirectory(dirname(options.file));
     return pino(base, pino.destination({ dest: options.file, sync: true }));
   }
-  if (process.stderr.isTTY) return pino(base, pretty({ destination: 2, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+  if (process.stderr.isTTY) {
+    // Loaded only for a terminal: a detached daemon (most) would pay its start-up cost for nothing.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+    return pino(base, pretty({ destination: 2, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+  }
   return pino(base, pino.destination({ dest: 2, sync: true }));
 }
 

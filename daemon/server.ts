@@ -32,7 +32,7 @@ import { BearerAuthenticator } from './auth/bearer.ts';
 import { Engram } from './core/engram.ts';
 import { createEmbedder, type EmbedderConfig, type EmbedderName } from './embed/index.ts';
 import { SENTENCE_MODEL_WEIGHTS, type Embedder } from './embed/provider.ts';
-import { startHttpServer, type HttpServer } from './http/server.ts';
+import type { HttpServer, HttpServerOptions } from './http/server.ts';
 import { Metrics } from './http/rest/metrics.ts';
 import type { RecallDefaults } from './recall/plan.ts';
 import type { Weights } from './recall/registry.ts';
@@ -51,7 +51,7 @@ import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { openStore } from './store/open.ts';
-import { redacted } from './store/postgres/postgres-store.ts';
+import { redacted } from './store/postgres/url.ts';
 import type { Log } from './log.ts';
 import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
 import { createExtractor, type ExtractorName } from './extract/index.ts';
@@ -249,6 +249,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     tcpAddress = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
   }
 
+  // The HTTP doors (REST, MCP, the inspector) load their libraries only when a daemon serves them.
+  const startHttpServer = async (surfaceCore: Engram, httpOptions: HttpServerOptions): Promise<HttpServer> => (await import('./http/server.ts')).startHttpServer(surfaceCore, httpOptions);
   const http: HttpServer | undefined = options.http
     ? await startHttpServer(core, { listen: options.http, surfaces: profile.capabilities.includes(Capability.Inspector) ? ['rest', 'mcp', 'inspector'] : ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent, metrics })
     : undefined;

@@ -1,7 +1,7 @@
 // Entities of a message, offline, with compromise's English tagger: named things (people, places,
 // organisations), other proper nouns and acronyms first, then the head nouns of its noun phrases
 // — lowercased, without duplicates, in order of appearance.
-import nlp from 'compromise';
+import { nlp } from './nlp.ts';
 import { STOPWORDS } from '../index/stopwords.ts';
 
 const MAX_ENTITIES = 8;
@@ -16,7 +16,7 @@ export interface TypedEntity {
 }
 
 export function typedEntitiesOf(message: string): TypedEntity[] {
-  const doc = nlp(message);
+  const doc = nlp()(message);
   const as = (type: string, phrases: string[]) => phrases.map((raw) => ({ raw, type }));
   const candidates = [
     ...as('person', doc.people().out('array') as string[]),

@@ -8,7 +8,7 @@ import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import { HEADINGS, pinnedLine, recalledLine, slotLine } from '../context/lines.ts';
 import { pack, type PackItem, type Section } from '../context/pack.ts';
-import { countTokens, TOKENIZER } from '../context/tokens.ts';
+import { TOKENIZER, tokenCounter } from '../context/tokens.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { RecallEngine } from '../recall/engine.ts';
 import { planFromOptions, type RecallDefaults } from '../recall/plan.ts';
@@ -82,7 +82,7 @@ export class Assembler {
       { kind: 'pinned', heading: HEADINGS.pinned, items: pinned.map((fact) => entry({ kind: 'pinned', id: fact.id, text: pinnedLine(fact), tokens: 0, fact })) },
       { kind: 'recalled', heading: HEADINGS.recalled, items: recalledItems },
     ];
-    const packed = pack(sections, tokenBudget, countTokens);
+    const packed = pack(sections, tokenBudget, await tokenCounter());
     // A use is counted for what goes into the block, not for what the budget cut.
     this.parts.recall.recordAccess(packed.kept.filter((k) => k.kind === 'recalled').map((k) => items.get(`recalled\u0000${k.id}`)!.fact!));
     return {

@@ -35,6 +35,7 @@ import { loadIndexes, saveIndexSnapshot, sealSnapshot } from './startup.ts';
 import type { Log } from '../log.ts';
 import type { DecayConfig } from '../lifecycle/decay.ts';
 import { analyzeForRecall, analyzeMessage } from '../analysis/analyze.ts';
+import { loadNlp } from '../analysis/nlp.ts';
 import type { ContextAssembly, RecallAdvice, SaveAdvice } from '../../shared/model.ts';
 import { Collector, type GcInput, type GcResult } from './collect.ts';
 import { Promoter, type PromoteInput, type PromoteResult } from './promote.ts';
@@ -206,6 +207,8 @@ export class Engram {
     makeDirectory(options.vectorDir);
     const loss = store.openedWithLoss;
     if (loss) options.log.error(`the store's write-ahead log was damaged: LevelDB skipped ${loss.droppedBytes} bytes of it while opening, and the writes in them are lost (${loss.reasons.join('; ')}). The log as it was is kept in ${loss.keptIn}; restore what is missing from an export, and see engram doctor`);
+    // Entity extraction at write is synchronous: its tagger must be there before the first write.
+    if (options.kg) await loadNlp();
     const core = new Engram(options, store);
     const covered = await loadIndexes(store, core.indexer, options.dataDir, options.log);
     await core.access.load(store);
@@ -453,13 +456,17 @@ export class Engram {
   }
 
   /** Whether a message is worth saving (advice; nothing is stored). */
-  analyzeMessage(_ctx: CallContext, input: { message: unknown }): SaveAdvice {
-    return analyzeMessage(check.factText(input.message, this.limits, 'message'));
+  async analyzeMessage(_ctx: CallContext, input: { message: unknown }): Promise<SaveAdvice> {
+    const message = check.factText(input.message, this.limits, 'message');
+    await loadNlp();
+    return analyzeMessage(message);
   }
 
   /** Whether a message asks for something remembered, and what to search for. */
-  analyzeForRecall(_ctx: CallContext, input: { message: unknown }): RecallAdvice {
-    return analyzeForRecall(check.factText(input.message, this.limits, 'message'));
+  async analyzeForRecall(_ctx: CallContext, input: { message: unknown }): Promise<RecallAdvice> {
+    const message = check.factText(input.message, this.limits, 'message');
+    await loadNlp();
+    return analyzeForRecall(message);
   }
 
   /** Retires every fact a query matches (up to top_k); what was retired, and what failed. Only

@@ -7,6 +7,7 @@ import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import type { Extractor } from '../extract/llm.ts';
 import { extractByRules, type Turn } from '../extract/rules.ts';
+import { loadNlp } from '../analysis/nlp.ts';
 import type { CallContext } from './context.ts';
 import type { BatchItemInput, BatchSlot } from './writes.ts';
 
@@ -14,7 +15,13 @@ export type { ExtractResult } from '../../shared/model.ts';
 
 export const MAX_TURNS = 500;
 
-export const rulesExtractor: Extractor = { id: 'rules', extract: async (turns) => ({ facts: extractByRules(turns) }) };
+export const rulesExtractor: Extractor = {
+  id: 'rules',
+  extract: async (turns) => {
+    await loadNlp();
+    return { facts: extractByRules(turns) };
+  },
+};
 
 export interface ExtractInput {
   agentId: unknown;

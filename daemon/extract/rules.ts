@@ -3,7 +3,7 @@
 // proposed as one fact, found with whole-word patterns and compromise's sentence splitter and
 // date tags. Questions and chit-chat propose nothing. Deterministic: the same input, the same
 // proposals in the same order.
-import nlp from 'compromise';
+import { nlp } from '../analysis/nlp.ts';
 import type { ExtractedFact, FactKind } from './proposal.ts';
 import { entitiesOf } from '../analysis/entities.ts';
 
@@ -34,7 +34,7 @@ export function extractByRules(turns: readonly Turn[]): ExtractedFact[] {
   const out: ExtractedFact[] = [];
   const seen = new Set<string>();
   for (const turn of turns) {
-    for (const raw of nlp(turn.text).sentences().out('array') as string[]) {
+    for (const raw of nlp()(turn.text).sentences().out('array') as string[]) {
       const sentence = raw.trim();
       const kind = sentence.split(/\s+/u).length >= 3 ? kindOf(sentence) : undefined;
       if (!kind) continue;

@@ -1,8 +1,12 @@
 // Message analysis, table-driven: for each message, whether it is worth saving and whether it
 // asks for something remembered — explicit requests, durable facts, recall questions, neither,
 // and near-misses that must not trigger on a substring ("remembered", "notebook", "recalled").
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { analyzeForRecall, analyzeMessage } from '../../daemon/analysis/analyze.ts';
+import { loadNlp } from '../../daemon/analysis/nlp.ts';
+
+// The daemon loads its tagger before the first analysis; so does this file.
+beforeAll(() => loadNlp());
 
 type Row = [message: string, save: boolean, search: boolean];
 

@@ -3,9 +3,14 @@
 // slot or pinned fact was cut, keeps recalled facts as a prefix of recall order, keeps every
 // kind's items in their order, and accounts for every item exactly once (kept or cut, with why).
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { pack, type ItemKind, type Section } from '../../daemon/context/pack.ts';
-import { countTokens } from '../../daemon/context/tokens.ts';
+import { tokenCounter, type CountTokens } from '../../daemon/context/tokens.ts';
+
+let countTokens: CountTokens;
+beforeAll(async () => {
+  countTokens = await tokenCounter();
+});
 
 const WORDS = ['deploy', 'never', 'Friday', 'postgres', '16', 'row-level', 'security', 'en-GB', 'weekly', 'report', '{"db":', '"rls":', 'true}', 'émigré', '数据库', '🚀', 'the', 'a'];
 const line = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 40 }).map((w) => `- ${w.join(' ')}\n`);

@@ -1,7 +1,11 @@
 // The offline extractor, table-driven: which sentences of a message it proposes as durable facts,
 // and as what kind; questions and chit-chat propose nothing.
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { loadNlp } from '../../daemon/analysis/nlp.ts';
 import { extractByRules } from '../../daemon/extract/rules.ts';
+
+// The daemon loads its tagger before the first extraction; so does this file.
+beforeAll(() => loadNlp());
 
 const kinds = (text: string) => extractByRules([{ text }]).map((f) => [f.kind, f.text]);
 

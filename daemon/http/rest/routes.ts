@@ -524,14 +524,14 @@ export const ROUTES: readonly Route[] = [
     'POST',
     '/v1/analysis/save',
     { body: 'AnalyzeRequest', operationId: 'analyzeMessage', summary: 'Is a message worth saving? Advice only: nothing is stored', status: 200, response: 'SaveAdvice', description: 'The decision, its confidence, suggested entities, tags and strength.', errors: ['400'] },
-    async ({ core, ctx, body: b }) => ok('SaveAdvice', saveAdviceJson(core.analyzeMessage(ctx, { message: b.message }))),
+    async ({ core, ctx, body: b }) => ok('SaveAdvice', saveAdviceJson(await core.analyzeMessage(ctx, { message: b.message }))),
   ),
 
   route(
     'POST',
     '/v1/analysis/recall',
     { body: 'AnalyzeRequest', operationId: 'analyzeForRecall', summary: 'Does a message ask for something remembered? Advice only: nothing is searched', status: 200, response: 'RecallAdvice', description: 'The decision, its confidence and a suggested query.', errors: ['400'] },
-    async ({ core, ctx, body: b }) => ok('RecallAdvice', recallAdviceJson(core.analyzeForRecall(ctx, { message: b.message }))),
+    async ({ core, ctx, body: b }) => ok('RecallAdvice', recallAdviceJson(await core.analyzeForRecall(ctx, { message: b.message }))),
   ),
 
   route(

@@ -6,6 +6,7 @@
 // conflict the write pipeline plans again. Every commit is numbered from one counter row and
 // announced on a channel, so followers apply every daemon's changes in order.
 import pg from 'pg';
+import { redacted } from './url.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { decodeFact, type FactRecord } from '../record.ts';
@@ -663,16 +664,6 @@ function openRefused(where: string, error: Error): EngramError {
   return unreachable(where, error, 'could not open it', 'Check that the server is running, then try again.');
 }
 
-/** The URL without its password. */
-export function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://…';
-  }
-}
 
 function toFloat32(raw: Buffer): Float32Array {
   const copy = new Uint8Array(raw.byteLength);
