@@ -3,9 +3,9 @@
 // with the other sources), in source order, within a length budget — so the same facts always
 // give the same summary. A chat model can write it instead; its answer is validated, and one
 // that does not fit is refused whole (the run then writes nothing).
-import { z } from 'zod';
 import { terms } from '../index/tokenizer.ts';
-import { chatClient, parseJsonAnswer, type ChatConfig, type ChatProvider } from '../llm/chat.ts';
+import { answerCheck } from '../llm/answer-check.ts';
+import { chatClient, type ChatConfig, type ChatProvider } from '../llm/chat.ts';
 import { joinSentences, sentenceKey, sentencesOf } from './sentences.ts';
 
 export interface SummarySource {
@@ -70,18 +70,12 @@ export const SUMMARY_PROMPT = [
   `Answer with JSON only, exactly: {"summary": "..."} — at most ${SUMMARY_CHARS} characters of plain text.`,
 ].join(' ');
 
-const LlmSummary = z.object({ summary: z.string().trim().min(1).max(SUMMARY_CHARS) }).strict();
+const checkSummary = answerCheck((z) => z.object({ summary: z.string().trim().min(1).max(SUMMARY_CHARS) }).strict(), '{"summary": "..."}');
 
 /** The model's answer → a summary, or why it is refused. */
-export function parseSummary(content: unknown): Summary {
-  const answer = parseJsonAnswer(content);
-  if ('rejected' in answer) return { rejected: answer.rejected };
-  const parsed = LlmSummary.safeParse(answer.json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { rejected: `the model's answer does not fit {"summary": "..."}: ${issue.path.join('.') || 'answer'}: ${issue.message}` };
-  }
-  return { text: parsed.data.summary };
+export async function parseSummary(content: unknown): Promise<Summary> {
+  const checked = await checkSummary(content);
+  return checked.rejected !== undefined ? { rejected: checked.rejected } : { text: checked.value.summary };
 }
 
 export function chatSummarizer(provider: ChatProvider, config: ChatConfig): Summarizer {

@@ -1,8 +1,8 @@
 // Fact extraction through a chat model: Ollama's /api/chat or any OpenAI-compatible
 // /v1/chat/completions endpoint. The model is asked for JSON in one fixed shape; its answer is
 // validated (proposal.ts) and an answer that does not fit is rejected whole, never half-stored.
-import { chatClient, parseJsonAnswer, type ChatConfig, type ChatProvider } from '../llm/chat.ts';
-import { LlmProposal, type ExtractedFact } from './proposal.ts';
+import { chatClient, type ChatConfig, type ChatProvider } from '../llm/chat.ts';
+import { checkProposal, type ExtractedFact } from './proposal.ts';
 import type { Turn } from './rules.ts';
 
 export type ChatExtractorConfig = ChatConfig;
@@ -26,15 +26,10 @@ export const EXTRACTION_PROMPT = [
 const transcript = (turns: readonly Turn[]): string => turns.map((t) => (t.speaker ? `${t.speaker}: ${t.text}` : t.text)).join('\n');
 
 /** The model's text → proposals, or the reason it is refused. */
-export function parseProposal(content: unknown): Extraction {
-  const answer = parseJsonAnswer(content);
-  if ('rejected' in answer) return { facts: [], rejected: answer.rejected };
-  const parsed = LlmProposal.safeParse(answer.json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { facts: [], rejected: `the model's answer does not fit {"facts": [{text, kind, entities}]}: ${issue.path.join('.') || 'answer'}: ${issue.message}` };
-  }
-  return { facts: parsed.data.facts.map((f) => ({ text: f.text, kind: f.kind, entities: f.entities ?? [] })) };
+export async function parseProposal(content: unknown): Promise<Extraction> {
+  const checked = await checkProposal(content);
+  if (checked.rejected !== undefined) return { facts: [], rejected: checked.rejected };
+  return { facts: checked.value.facts.map((f) => ({ text: f.text, kind: f.kind, entities: f.entities ?? [] })) };
 }
 
 /** An extractor asking the configured chat server. */
