@@ -182,10 +182,12 @@ describe('import (JSONL)', () => {
     const again = await engram(['alias', agent, 'k8s', 'kubernetes']);
     expect(again.stdout).toBe(`alias ${first.fact.id}: ${first.fact.text} (already stored)\n`);
     // Not the export's line: no id or request id of its own, so only the daemon can tell.
-    const path = file('known-alias.jsonl', jsonl([{ text: first.fact.text, kind: 'alias', meta: { alias_term: 'k8s', alias_equivalents: ['kubernetes'] } }, { text: 'The cluster runs k8s 1.30' }]));
+    // A retired, pinned copy (from another agent's export): the live alias is left as it is.
+    const path = file('known-alias.jsonl', jsonl([{ text: first.fact.text, kind: 'alias', meta: { alias_term: 'k8s', alias_equivalents: ['kubernetes'] }, superseded_by: 'agent', pinned: true }, { text: 'The cluster runs k8s 1.30' }]));
     const run = await engram(['import', agent, path]);
     expect([run.code, run.stdout], run.stderr).toEqual([0, '1 imported, 1 already present\n']);
-    expect((await env.client.list(agent)).facts.filter((f) => f.kind === 'alias')).toHaveLength(1);
+    const aliases = (await env.client.list(agent)).facts.filter((f) => f.kind === 'alias');
+    expect(aliases.map((f) => [f.id, f.supersededBy ?? null, f.pinned])).toEqual([[first.fact.id, null, false]]);
   });
 
   test('a superseded_by or relation naming a line that was not imported: the fact stays live, the line to mend is named, and a re-run after mending it applies both', async () => {
@@ -256,25 +258,34 @@ describe('import (JSONL)', () => {
     expect(new Set(texts).size).toBe(total);
   });
 
-  test('Ctrl-C mid-import: the writes in flight finish, the summary counts what is stored, the line to resume from is named (exit 130); the re-run completes it', async () => {
-    const agent = 'io-import-ctrl-c';
-    const total = 6000;
-    const path = file('ctrl-c.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ text: `interrupted fact number ${i}` }))));
-    const importing = startEngram(env.daemon.dataDir, ['import', agent, path]);
+  test.each([
+    ['SIGINT', 'text', 130],
+    ['SIGTERM', '--json', 143],
+  ] as const)('%s mid-import (%s): the writes in flight finish, the summary counts what is stored, the line to resume from is named (exit %i); the re-run completes it', async (signal, mode, exitCode) => {
+    const agent = `io-import-${signal.toLowerCase()}`;
+    const total = 8000;
+    const path = file(`${signal}.jsonl`, jsonl(Array.from({ length: total }, (_, i) => ({ text: `interrupted fact number ${i}` }))));
+    const importing = startEngram(env.daemon.dataDir, ['import', agent, path, ...(mode === '--json' ? ['--json'] : [])]);
     await progressShown(importing.output);
-    importing.kill('SIGINT');
+    importing.kill(signal);
     const run = await importing.done;
-    expect(run.code, run.stderr).toBe(130);
+    expect(run.code, run.stderr).toBe(exitCode);
     expect(run.stderr).toMatch(/stopping the import after the writes in flight/);
-    const where = /import interrupted at line (\d+); re-run the same command to resume/.exec(run.stderr);
-    expect(where, run.stderr).not.toBeNull();
     // Nothing was in flight when it reported: what it says is stored is what is stored, and the
     // line it names is the first one not stored.
     const stored = (await env.client.stats(agent)).factCount;
     expect(stored).toBeGreaterThan(0);
     expect(stored).toBeLessThan(total);
-    expect(run.stdout).toBe(`${stored} imported, 0 already present\n`);
-    expect(Number(where![1])).toBe(stored + 1);
+    if (mode === 'text') {
+      const where = /import interrupted at line (\d+); re-run the same command to resume/.exec(run.stderr);
+      expect(where, run.stderr).not.toBeNull();
+      expect(run.stdout).toBe(`${stored} imported, 0 already present\n`);
+      expect(Number(where![1])).toBe(stored + 1);
+    } else {
+      const out = JSON.parse(run.stdout);
+      expect(out).toMatchObject({ imported: stored, already_present: 0, stopped: { where: `at line ${stored + 1}`, error: { kind: 'interrupted' } } });
+      expect(out.stopped.next).toMatch(/re-run the same command to resume/);
+    }
 
     const resumed = await engram(['import', agent, path]);
     expect([resumed.code, resumed.stdout], resumed.stderr).toEqual([0, `${total - stored} imported, ${stored} already present\n`]);

@@ -27,19 +27,32 @@ export class Interrupted extends Error {
   }
 }
 
-/** The first signal aborts `signal` (with an Interrupted reason): the work finishes what is in
- *  flight, so what it then reports is what was stored, and stops. A second signal exits at once,
- *  with `atOnce` said on stderr. */
-export function stopOnInterrupt(notice: string, atOnce: string): { signal: AbortSignal; dispose(): void } {
+export interface StoppableWork {
+  /** Aborted (with an Interrupted reason) by the first signal once writing has started. */
+  signal: AbortSignal;
+  /** Marks that writing has started: from then on the first signal lets it finish what is in flight. */
+  writing(): void;
+  dispose(): void;
+}
+
+/** Before `writing()`, a signal exits at once (nothing was written: there is nothing to report).
+ *  After it, the first signal aborts `signal`: the work finishes what is in flight, so what it then
+ *  reports is what was stored, and stops; a second exits at once, with `atOnce` said on stderr. */
+export function stopOnInterrupt(notice: string, atOnce: string): StoppableWork {
   const controller = new AbortController();
+  let writing = false;
   const watching = onInterrupt((signal) => {
+    if (!writing) {
+      process.stderr.write(`\nengram: interrupted before anything was written\n`);
+      process.exit(exitCodeOf(signal));
+    }
     if (!controller.signal.aborted) {
-      process.stderr.write(`\nengram: ${notice} (press Ctrl-C again to stop at once)\n`);
+      process.stderr.write(`\nengram: ${notice} (interrupt again to stop at once)\n`);
       controller.abort(new Interrupted(signal));
       return;
     }
     process.stderr.write(`\nengram: stopped at once; ${atOnce}\n`);
     process.exit(exitCodeOf(signal));
   });
-  return { signal: controller.signal, dispose: watching.dispose };
+  return { signal: controller.signal, writing: () => (writing = true), dispose: watching.dispose };
 }

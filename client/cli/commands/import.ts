@@ -18,7 +18,7 @@ import { parseConversationFile } from '../io/conversation-file.ts';
 import { readNamedFile } from '../io/read-file.ts';
 import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
-import { Interrupted, stopOnInterrupt } from '../interrupt.ts';
+import { Interrupted, stopOnInterrupt, type StoppableWork } from '../interrupt.ts';
 
 interface LineError {
   line: number;
@@ -178,8 +178,8 @@ const LOOKUPS_IN_FLIGHT = 16;
 interface JsonlOptions {
   concurrency: number;
   allowDuplicate: boolean;
-  /** Aborted (Ctrl-C): the writes in flight finish, then the import stops and says where. */
-  signal: AbortSignal;
+  /** Ctrl-C: the writes in flight finish, then the import stops and says where. */
+  interrupt: StoppableWork;
 }
 
 /** Fact lines parsed ahead of those being written, in batches of the daemon's size: while one
@@ -259,7 +259,13 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   // Pass 1: store every record in file order (in batches where the daemon has them); remember
   // where each source id went. A line with an id may already be in the namespace under it (an
   // export imported back): those are looked up first, 16 at a time.
+  const { signal } = options.interrupt;
+  /** Stops the import before line `line` once Ctrl-C was pressed. */
+  const unlessInterrupted = (line: number) => {
+    if (signal.aborted) throw new ImportStopped(summary, `at line ${line}`, signal.reason);
+  };
   const writeWindow = async (records: Numbered[]) => {
+    unlessInterrupted(records[0]!.line);
     const present = new Map<number, Fact | null>(); // line → the fact already there, null: a lookup failed
     await pool(
       records.filter(({ record }) => record.id),
@@ -273,7 +279,10 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
           present.set(line, null);
         }
       },
+      signal,
     );
+    // A line whose lookup did not run must not be written as if it were new.
+    unlessInterrupted(records[0]!.line);
     let segment: Numbered[] = [];
     /** Writes the lines gathered since the last flush, as batches. */
     const flush = async () => {
@@ -283,9 +292,10 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       const results: (BatchItemResult | undefined)[] = new Array(lines.length);
       let stopped: { cause: unknown } | undefined;
       try {
+        options.interrupt.writing();
         await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate)), {
           concurrency: options.concurrency,
-          signal: options.signal,
+          signal,
           onProgress: (n) => {
             done = before + n;
             progress();
@@ -321,11 +331,13 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       } else if (record.alias) {
         // An alias is its own kind of write; the lines before it go first, so the order holds.
         await flush();
+        unlessInterrupted(line);
+        options.interrupt.writing();
         try {
           const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
           if (res.replayed || res.duplicate) summary.alreadyPresent++;
           else summary.imported++;
-          stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false });
+          stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false, matched: res.duplicate });
         } catch (error) {
           lineError(line, error, record);
         }
@@ -350,15 +362,26 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   await writing;
   stored.sort((a, b) => a.line - b.line);
   for (const s of stored) if (s.record.id) ids.set(s.record.id, s.factId);
-  /** Why a line's step waits for another line of the file, when it does. */
-  const waitsFor = (id: string, what: string, mend: string) => {
-    const line = ids.has(id) ? undefined : notStored.get(id);
-    return line === undefined ? undefined : `${what} is line ${line}'s fact, which was not imported (mend line ${line} and re-run${mend})`;
+  /** The fact a line's relation or superseded_by names: the one the file's line became, else the
+   *  agent's own of that id; else the refused line it waits for; else none. */
+  const target = async (s: Stored, id: string): Promise<{ factId: string } | { waitsFor: number } | undefined> => {
+    const fromFile = ids.get(id);
+    if (fromFile) return { factId: fromFile };
+    let inAgent: Fact | undefined;
+    try {
+      inAgent = await lookup(c, agent, id);
+    } catch (error) {
+      throw new ImportStopped(summary, `at line ${s.line}`, error);
+    }
+    if (inAgent) return { factId: inAgent.id };
+    const line = notStored.get(id);
+    return line === undefined ? undefined : { waitsFor: line };
   };
+  const notImported = (line: number, mend = '') => `is line ${line}'s fact, which was not imported (mend line ${line} and re-run${mend})`;
 
   // A lifecycle step after the line's fact is stored: its failure says the fact is there.
   const after = async (s: Stored, what: string, step: () => Promise<unknown>): Promise<boolean> => {
-    if (options.signal.aborted) throw new ImportStopped(summary, `at line ${s.line}`, options.signal.reason);
+    unlessInterrupted(s.line);
     try {
       await step();
       return true;
@@ -381,14 +404,12 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   for (const s of stored) {
     if (s.record.supersededBy || s.record.relations.length === 0) continue;
     for (const r of s.record.relations) {
-      const waiting = waitsFor(r.targetId, `its ${r.type} target ${r.targetId}`, '');
-      if (waiting) {
-        summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related yet: ${waiting}`, storedAs: s.factId });
-        continue;
-      }
-      const to = ids.get(r.targetId) ?? (await lookup(c, agent, r.targetId))?.id;
-      if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: its ${r.type} target ${r.targetId} is neither in the file nor in the agent`, storedAs: s.factId });
-      else await after(s, `related (${r.type} ${to})`, () => c.relate(agent, s.factId, r.type, to));
+      unlessInterrupted(s.line);
+      const to = await target(s, r.targetId);
+      const what = `its ${r.type} target ${r.targetId}`;
+      if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: ${what} is neither in the file nor in the agent`, storedAs: s.factId });
+      else if ('waitsFor' in to) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related yet: ${what} ${notImported(to.waitsFor)}`, storedAs: s.factId });
+      else await after(s, `related (${r.type} ${to.factId})`, () => c.relate(agent, s.factId, r.type, to.factId));
     }
   }
 
@@ -396,17 +417,17 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   for (const s of stored) {
     const { supersededBy } = s.record;
     if (!supersededBy || s.retired || s.matched) continue;
-    const waiting = waitsFor(supersededBy, `its superseded_by ${supersededBy}`, '; the fact stays live until then');
-    if (waiting) {
-      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not retired yet: ${waiting}`, storedAs: s.factId });
+    unlessInterrupted(s.line);
+    const by = supersededBy === 'agent' ? { factId: 'agent' } : await target(s, supersededBy);
+    const what = `its superseded_by ${supersededBy}`;
+    if (by && 'waitsFor' in by) {
+      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not retired yet: ${what} ${notImported(by.waitsFor, '; the fact stays live until then')}`, storedAs: s.factId });
       continue;
     }
+    if (by === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} and retired as forgotten: ${what} is neither in the file nor in the agent`, storedAs: s.factId });
     await after(s, 'retired', async () => {
-      let by = supersededBy === 'agent' ? 'agent' : ids.get(supersededBy);
-      if (by === undefined && (await lookup(c, agent, supersededBy))) by = supersededBy;
-      if (by === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} and retired as forgotten: its superseded_by ${supersededBy} is neither in the file nor in the agent`, storedAs: s.factId });
-      if (by === undefined || by === 'agent') await c.forget(agent, s.factId);
-      else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by });
+      if (by === undefined || by.factId === 'agent') await c.forget(agent, s.factId);
+      else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by.factId });
     });
   }
   bar.done();
@@ -414,7 +435,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   return summary;
 }
 
-async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurrency: number | undefined, signal: AbortSignal, bar: ProgressBar): Promise<Summary> {
+async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurrency: number | undefined, interrupt: StoppableWork, bar: ProgressBar): Promise<Summary> {
   const text = utf8(bytes);
   if (text === null) throw new EngramError(ErrorKind.InvalidArgument, 'the file is not valid UTF-8 (save it as UTF-8); nothing was imported');
   const { sessions, problems, ignored } = parseConversationFile(text);
@@ -436,10 +457,11 @@ async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurr
   const total = sessions.reduce((n, s) => n + s.turns.length, 0);
   let done = 0;
   let replayed: number;
+  interrupt.writing();
   try {
     ({ replayed } = await importConversation(c, agent, sessions, {
       ...(concurrency ? { concurrency } : {}),
-      signal,
+      signal: interrupt.signal,
       onProgress: (p) => bar.update('import', (done = p.done), p.total),
     }));
   } catch (error) {
@@ -523,10 +545,11 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
       try {
         summary = await withClient(opts, (c) =>
           o.format === 'conversation'
-            ? importChat(c, agent, bytes, o.concurrency, interrupt.signal, bar)
-            : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true, signal: interrupt.signal }, bar),
+            ? importChat(c, agent, bytes, o.concurrency, interrupt, bar)
+            : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true, interrupt }, bar),
         );
       } catch (error) {
+        bar.done(); // what is said next starts on a line of its own
         if (!(error instanceof ImportStopped)) throw error;
         reportStopped(error, agent, opts.json);
         if (error.cause instanceof Interrupted) return setExit(error.cause.exitCode);
