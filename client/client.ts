@@ -842,9 +842,9 @@ export class EngramClient {
     return { facts: res.facts.map(toFact), ...matchesOf(res, this.daemon), receipts: [], retrieval: toRetrieval(res.retrieval), hints: 'kgHints' in res ? res.kgHints.map(toHint) : [] };
   }
 
-  /** Stores "term = equivalents": later queries containing the term also match its equivalents. */
-  /** Stores "term = equivalents"; `duplicate`: the agent already had this alias (the fact is that
-   *  one, nothing was written; an older daemon never says so). */
+  /** Stores "term = equivalents": later queries containing the term also match its equivalents.
+   *  `duplicate`: the agent already had this alias (the fact is that one and nothing was written;
+   *  an older daemon never says so). */
   async alias(agentId: string, term: string, equivalents: string[], options: { requestId?: string } = {}): Promise<{ fact: Fact; replayed: boolean; duplicate: boolean }> {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Alias, 'alias');

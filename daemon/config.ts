@@ -11,7 +11,7 @@ import { SIGNAL_NAMES, type Weights } from './recall/registry.ts';
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
 import { normalizeListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
-import { isPostgresUrl } from './store/open.ts';
+import { isPostgresUrl } from './store/postgres-url.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { EXTRACTOR_NAMES, type ExtractorName } from './extract/index.ts';
 import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from './lifecycle/decay.ts';

@@ -32,6 +32,7 @@ export function createLog(options: LogOptions): Log {
   }
   if (process.stderr.isTTY) {
     // Loaded only for a terminal: a detached daemon (most) would pay its start-up cost for nothing.
+    // Required, not import()ed: the log is made synchronously, before anything else of the daemon.
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
     return pino(base, pretty({ destination: 2, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
   }

@@ -8,9 +8,8 @@ import { ProgressBar } from '../shared/progress-bar.ts';
 import { dataPaths, resolveDataDir } from '../shared/discovery.ts';
 import { LevelStore } from './store/level/level-store.ts';
 import { migrateStore, MigrationRefused } from './store/migrate.ts';
-import { isPostgresUrl } from './store/postgres/url.ts';
 import { PostgresStore } from './store/postgres/postgres-store.ts';
-import { redacted } from './store/postgres/url.ts';
+import { isPostgresUrl, redacted } from './store/postgres-url.ts';
 import { StoreFormatError, StoreLockedError } from './store/store.ts';
 
 const fail = (message: string, code = 1): number => {

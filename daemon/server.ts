@@ -51,7 +51,7 @@ import { handshakeService } from './rpc/handshake-service.ts';
 import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { openStore } from './store/open.ts';
-import { redacted } from './store/postgres/url.ts';
+import { redacted } from './store/postgres-url.ts';
 import type { Log } from './log.ts';
 import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
 import { createExtractor, type ExtractorName } from './extract/index.ts';
@@ -249,8 +249,6 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     tcpAddress = `${options.listen.slice(0, options.listen.lastIndexOf(':'))}:${port}`;
   }
 
-  // The HTTP doors (REST, MCP, the inspector) load their libraries only when a daemon serves them.
-  const startHttpServer = async (surfaceCore: Engram, httpOptions: HttpServerOptions): Promise<HttpServer> => (await import('./http/server.ts')).startHttpServer(surfaceCore, httpOptions);
   const http: HttpServer | undefined = options.http
     ? await startHttpServer(core, { listen: options.http, surfaces: profile.capabilities.includes(Capability.Inspector) ? ['rest', 'mcp', 'inspector'] : ['rest', 'mcp'], authenticator, noAuth: options.noAuth, log, mcpAgent: options.mcpAgent, metrics })
     : undefined;
@@ -362,3 +360,8 @@ function writePrivateFile(path: string, content: string): void {
 }
 
 export type { ReleaseProfile };
+
+/** The HTTP doors (REST, MCP, the inspector) load their libraries only when a daemon serves them. */
+async function startHttpServer(core: Engram, options: HttpServerOptions): Promise<HttpServer> {
+  return (await import('./http/server.ts')).startHttpServer(core, options);
+}

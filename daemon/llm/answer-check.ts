@@ -2,7 +2,6 @@
 // built on first use, so zod is loaded then: most daemons never ask a model, and loading it cost
 // every daemon's start-up about 0.15 s of CPU.
 import type { z as Zod, ZodType } from 'zod';
-import { parseJsonAnswer } from './chat.ts';
 
 export type CheckedAnswer<T> = { value: T; rejected?: undefined } | { value?: undefined; rejected: string };
 
@@ -20,4 +19,14 @@ export function answerCheck<T>(build: (z: typeof Zod) => ZodType<T>, shape: stri
     }
     return { value: parsed.data };
   };
+}
+
+/** The model's answer text as JSON, or why it is not. */
+function parseJsonAnswer(content: unknown): { json: unknown } | { rejected: string } {
+  if (typeof content !== 'string') return { rejected: 'the model answered without text' };
+  try {
+    return { json: JSON.parse(content) };
+  } catch {
+    return { rejected: `the model's answer is not JSON: ${content.slice(0, 120)}` };
+  }
 }

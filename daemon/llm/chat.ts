@@ -63,13 +63,3 @@ function openAiChat(config: ChatConfig, role: string): ChatClient {
 
 /** A client of the configured chat server; `role` names what it is for in errors. */
 export const chatClient = (provider: ChatProvider, config: ChatConfig, role: string): ChatClient => (provider === 'ollama' ? ollamaChat(config, role) : openAiChat(config, role));
-
-/** The model's answer text as JSON, or why it is not. */
-export function parseJsonAnswer(content: unknown): { json: unknown } | { rejected: string } {
-  if (typeof content !== 'string') return { rejected: 'the model answered without text' };
-  try {
-    return { json: JSON.parse(content) };
-  } catch {
-    return { rejected: `the model's answer is not JSON: ${content.slice(0, 120)}` };
-  }
-}

@@ -1,11 +1,8 @@
 // Which store a daemon serves: the embedded LevelDB store of its data dir, or a PostgreSQL
 // database several daemons share.
 import { LevelStore } from './level/level-store.ts';
-import { isPostgresUrl } from './postgres/url.ts';
+import { isPostgresUrl } from './postgres-url.ts';
 import type { MemoryStore } from './store.ts';
-
-/** Whether a store location names a PostgreSQL database (the rest of the daemon asks here, not the driver's module). */
-export { isPostgresUrl };
 
 /** `where`: "level" (the store at `levelPath`) or a postgres:// URL. The PostgreSQL driver is
  *  loaded only for a PostgreSQL store. */

@@ -6,7 +6,9 @@ import { analyzeForRecall, analyzeMessage } from '../../daemon/analysis/analyze.
 import { loadNlp } from '../../daemon/analysis/nlp.ts';
 
 // The daemon loads its tagger before the first analysis; so does this file.
-beforeAll(() => loadNlp());
+beforeAll(async () => {
+  await loadNlp();
+});
 
 type Row = [message: string, save: boolean, search: boolean];
 

@@ -5,7 +5,9 @@ import { loadNlp } from '../../daemon/analysis/nlp.ts';
 import { extractByRules } from '../../daemon/extract/rules.ts';
 
 // The daemon loads its tagger before the first extraction; so does this file.
-beforeAll(() => loadNlp());
+beforeAll(async () => {
+  await loadNlp();
+});
 
 const kinds = (text: string) => extractByRules([{ text }]).map((f) => [f.kind, f.text]);
 

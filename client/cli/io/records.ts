@@ -98,7 +98,6 @@ function aliasOf(metaJson: string): { term: string; equivalents: string[] } {
   return { term, equivalents };
 }
 
-/** Parses and checks one line; throws an Error whose message is the reason it is refused. */
 /** The source id of a line `parseImportLine` refused, when it names one: other lines may point
  *  at it, and they are told which line to mend rather than that nothing has that id. */
 export function refusedLineId(line: string): string | undefined {
@@ -107,6 +106,7 @@ export function refusedLineId(line: string): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
+/** Parses and checks one line; throws an Error whose message is the reason it is refused. */
 export function parseImportLine(agentId: string, line: string, limits: Limits): ImportRecord {
   const parsed = check.parseJsonObject(line);
   if ('syntax' in parsed) throw new Error(`not JSON: ${parsed.syntax}`);

@@ -548,10 +548,11 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/aliases',
-    { body: 'AliasRequest', operationId: 'alias', summary: 'Declare that a term means the same as other words, so recall reaches facts using either', status: 201, response: 'AliasResult', description: 'The stored alias.' },
+    { body: 'AliasRequest', operationId: 'alias', summary: 'Declare that a term means the same as other words, so recall reaches facts using either', status: 201, response: 'AliasResult', description: 'The stored alias (201); one the agent already had is answered with 200 and duplicate: true.' },
     async ({ core, ctx, body: b }) => {
       const { fact, duplicate } = await core.alias(ctx, { agentId: b.agent_id, term: b.term, equivalents: b.equivalents });
-      return ok('AliasResult', { agent_id: b.agent_id, term: b.term, equivalents: b.equivalents, fact_id: fact.id, duplicate }, { status: 201 });
+      // Nothing is created when the agent already had it: 200, as for a fact said again.
+      return ok('AliasResult', { agent_id: b.agent_id, term: b.term, equivalents: b.equivalents, fact_id: fact.id, duplicate }, { status: duplicate ? 200 : 201 });
     },
   ),
 

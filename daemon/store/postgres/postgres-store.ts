@@ -6,7 +6,7 @@
 // conflict the write pipeline plans again. Every commit is numbered from one counter row and
 // announced on a channel, so followers apply every daemon's changes in order.
 import pg from 'pg';
-import { redacted } from './url.ts';
+import { redacted } from '../postgres-url.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { IdGenerator } from '../ids.ts';
 import { decodeFact, type FactRecord } from '../record.ts';
@@ -663,7 +663,6 @@ function openRefused(where: string, error: Error): EngramError {
   if (code.startsWith('28')) return new EngramError(ErrorKind.FailedPrecondition, `the PostgreSQL server refused the login to ${where} (${error.message}): check the user and its password (PGPASSWORD or ~/.pgpass), then try again`);
   return unreachable(where, error, 'could not open it', 'Check that the server is running, then try again.');
 }
-
 
 function toFloat32(raw: Buffer): Float32Array {
   const copy = new Uint8Array(raw.byteLength);
