@@ -35,13 +35,14 @@ describe('a daemon that cannot start', () => {
 
   test('a failed start in a directory it made leaves no directory behind; one that existed keeps its log', async () => {
     const fresh = join(work, 'fresh', 'data');
-    const { code, stderr } = await run(['start', '--embedder', 'bogus'], fresh);
+    const kept = join(work, 'refused');
+    // Two starts in two directories: at once.
+    const [{ code, stderr }, keptRun] = await Promise.all([run(['start', '--embedder', 'bogus'], fresh), run(['start', '--embedder', 'bogus'], kept)]);
     expect(code).toBe(2);
     expect(stderr).toContain("argument 'bogus' is invalid");
     expect(stderr).toContain(`(${fresh} did not exist before; nothing was left there)`);
     expect(existsSync(fresh)).toBe(false);
-    const kept = join(work, 'refused');
-    expect((await run(['start', '--embedder', 'bogus'], kept)).stderr).toContain(`(its log: ${join(kept, 'daemon.log')})`);
+    expect(keptRun.stderr).toContain(`(its log: ${join(kept, 'daemon.log')})`);
     expect(readdirSync(kept)).toEqual(['daemon.log']);
   });
 
