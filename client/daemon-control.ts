@@ -91,7 +91,9 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     const discovery = liveDiscovery(dataDir);
     if (discovery && (await answers(dataDir))) return { started: discovery.pid === child.pid, pid: discovery.pid, address: discovery.address, logPath };
     // Ours exited (e.g. it lost the lock race): give the winner a moment to write its discovery file.
-    if (exit && Date.now() - exit.at > LOSER_GRACE_MS) {
+    // Not after exit status 2: refused flags are refused before the store is opened, so no race
+    // was lost and there is no winner to wait for.
+    if (exit && (exit.code === 2 || Date.now() - exit.at > LOSER_GRACE_MS)) {
       const lines = startLines(logPath, logFrom);
       const removed = madeHere && removeIfOnlyLog(dataDir, logPath);
       const where = removed ? `(${dataDir} did not exist before; nothing was left there)` : `(its log: ${logPath})`;
