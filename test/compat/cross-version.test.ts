@@ -109,6 +109,10 @@ for (const version of releases) {
         ok(ENGRAM_BIN, ['--data-dir', dataDir, 'remember', 'cross', 'written by today against the old daemon']);
         const recalled = JSON.parse(ok(ENGRAM_BIN, ['--data-dir', dataDir, 'recall', 'cross', 'old daemon', '--json'])) as { facts: { text: string }[] };
         expect(recalled.facts.map((f) => f.text)).toEqual(['written by today against the old daemon']);
+        // An alias said again: a daemon from before `duplicate` on aliases never says so.
+        ok(ENGRAM_BIN, ['--data-dir', dataDir, 'alias', 'cross', 'k8s', 'kubernetes']);
+        const again = JSON.parse(ok(ENGRAM_BIN, ['--data-dir', dataDir, 'alias', 'cross', 'k8s', 'kubernetes', '--json'])) as { stored: boolean; duplicate: boolean };
+        expect(again).toMatchObject({ stored: true, duplicate: false });
         const status = JSON.parse(ok(ENGRAM_BIN, ['--data-dir', dataDir, 'status', '--json'])) as { daemon: { version: string } };
         expect(status.daemon.version).toBe(version);
       } finally {
