@@ -31,3 +31,13 @@ export function positiveInt(script: string, flag: string, value: string | undefi
   if (value === undefined || !/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) badArgument(script, `--${flag} must be a whole number of 1 or more, got ${JSON.stringify(value)}`);
   return n;
 }
+
+/** The embedders a bench daemon runs with: the offline default, and none (keyword and recency only). */
+export const BENCH_EMBEDDERS = ['local', 'none'] as const;
+export type BenchEmbedder = (typeof BENCH_EMBEDDERS)[number];
+
+/** An embedder given to `flag`, one of BENCH_EMBEDDERS. */
+export function embedderArg(script: string, flag: string, value: string): BenchEmbedder {
+  if (!(BENCH_EMBEDDERS as readonly string[]).includes(value)) badArgument(script, `--${flag} takes ${BENCH_EMBEDDERS.join(' or ')}, got ${JSON.stringify(value)}`);
+  return value as BenchEmbedder;
+}

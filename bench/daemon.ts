@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GRAPH_THREAD_NAME } from '../daemon/index/graph-thread.ts';
+import type { BenchEmbedder } from './args.ts';
 
 const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -116,7 +117,7 @@ export interface BenchDaemon {
 const STOP_GRACE_MS = 180_000;
 
 export interface StartOptions {
-  embedder: 'local' | 'none';
+  embedder: BenchEmbedder;
   /** Directory for V8 CPU profiles of the daemon (written when it exits). */
   cpuProfDir?: string;
   /** More `engram daemon` flags. */

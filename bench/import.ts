@@ -11,15 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { cleanup, exitedChildrenCpuSeconds, installSignalCleanup, machineCpuSeconds, startDaemon, tempDir, track } from './daemon.ts';
 import { generateFacts } from './corpus.ts';
 import { ms, table } from './stats.ts';
-import { badArgument, benchArgs, positiveInt } from './args.ts';
+import { benchArgs, embedderArg, positiveInt } from './args.ts';
 
 const ENGRAM_BIN = fileURLToPath(new URL('../dist/engram.js', import.meta.url));
 const TARGET_PER_SECOND = 10_000;
 
 const { values } = benchArgs('bench:import', '[--facts 100000] [--embedder local|none] [--cpu-prof DIR]', { facts: { type: 'string', default: '100000' }, embedder: { type: 'string', default: 'local' }, 'cpu-prof': { type: 'string' } });
 const count = positiveInt('bench:import', 'facts', values.facts);
-const embedder = values.embedder as 'local' | 'none';
-if (embedder !== 'local' && embedder !== 'none') badArgument('bench:import', `--embedder must be local or none, got ${JSON.stringify(values.embedder)}`);
+const embedder = embedderArg('bench:import', 'embedder', values.embedder);
 
 const DAY = 86_400_000;
 /** With --cpu-prof, `engram import` writes its own profile beside the daemon's. */

@@ -14,7 +14,7 @@ import { cleanup, installSignalCleanup, removeTempDir, startDaemon, tempDir } fr
 import { LOCOMO_DEV } from './corpus.ts';
 import { CATEGORIES, loadLocomo, type LocomoSample } from './locomo.ts';
 import { ms, summarize, table } from './stats.ts';
-import { badArgument, benchArgs, positiveInt } from './args.ts';
+import { badArgument, benchArgs, embedderArg, positiveInt } from './args.ts';
 import { ProgressBar } from '../shared/progress-bar.ts';
 
 const { values } = benchArgs('bench:quality', '[--data FILE] [--k-max 20] [--embedder local|none] [--kg] [--weights v,k,r[,d[,g]]]... [--recipe NAME]... [--save-recipe NAME:field=value,...]...', {
@@ -33,9 +33,8 @@ const { values } = benchArgs('bench:quality', '[--data FILE] [--k-max 20] [--emb
     kg: { type: 'boolean', default: false },
 });
 const kMax = positiveInt('bench:quality', 'k-max', values['k-max']);
-const embedder = values.embedder as 'local' | 'none';
+const embedder = embedderArg('bench:quality', 'embedder', values.embedder);
 if (kMax < 10) badArgument('bench:quality', `--k-max must be 10 or more, got ${kMax}`);
-if (embedder !== 'local' && embedder !== 'none') badArgument('bench:quality', `--embedder must be local or none, got ${JSON.stringify(embedder)}`);
 if (!existsSync(values.data)) badArgument('bench:quality', `--data: no file ${values.data} (the LoCoMo data is read from ../shared/data beside the repository unless --data names a file)`);
 /** What each evaluation varies on the same store: weights, a recipe, or nothing (the daemon's defaults). */
 interface Run {

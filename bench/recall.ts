@@ -8,6 +8,7 @@ import { generateFacts, generateQueries } from './corpus.ts';
 import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
 import { FLOOR_SLICES, healthClient } from './floor.ts';
 import { percentile, summarize, type Summary } from './stats.ts';
+import type { BenchEmbedder } from './args.ts';
 
 const AGENT = 'bench-agent';
 /** Never written: a recall there is the call's fixed cost (protocol, checks, an empty ranking). */
@@ -18,7 +19,7 @@ const CONNECTIONS = 4;
 const IN_FLIGHT = 32;
 
 export interface RecallOptions {
-  embedder: 'local' | 'none';
+  embedder: BenchEmbedder;
   sizes: number[];
   queries: number;
   warmup: number;

@@ -7,11 +7,10 @@ import { FLOOR_SLICES } from './floor.ts';
 import { runRecall, type RecallReport } from './recall.ts';
 import { ms, summarize as summarizeLatency, table } from './stats.ts';
 import { runWrites, SCENARIOS, type WriteResult } from './writes.ts';
-import { badArgument, benchArgs, positiveInt } from './args.ts';
+import { benchArgs, embedderArg, positiveInt } from './args.ts';
 
 /** As ratios to the floor measured in the same run, since absolute times move with the machine's load. */
 const TARGET = { recallSize: 30_000, p50Ratio: 2.0, p99Ratio: 3.0, writesOfFloor: 0.6 };
-type Embedder = 'local' | 'none';
 
 const USAGE = `[--quick] [--sizes 1000,10000,30000] [--queries 300] [--seconds 5]
                      [--embedders local,none] [--skip-recall] [--skip-writes] [--cpu-prof DIR]
@@ -32,8 +31,7 @@ const quick = values.quick;
 const sizes = (values.sizes ?? (quick ? '1000,5000' : '1000,10000,30000')).split(',').map((size) => positiveInt('bench', 'sizes', size));
 const queries = positiveInt('bench', 'queries', values.queries ?? (quick ? '200' : '300'));
 const seconds = positiveInt('bench', 'seconds', values.seconds ?? (quick ? '2' : '5'));
-const embedders = values.embedders.split(',') as Embedder[];
-if (embedders.some((e) => e !== 'local' && e !== 'none')) badArgument('bench', `--embedders takes local and none, got ${JSON.stringify(values.embedders)}`);
+const embedders = values.embedders.split(',').map((e) => embedderArg('bench', 'embedders', e));
 
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
 

@@ -14,7 +14,7 @@ import { snapshotSealPath } from '../daemon/index/snapshot.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
 import { cleanup, installSignalCleanup, startDaemon, tempDir } from './daemon.ts';
 import { ms, summarize, table } from './stats.ts';
-import { benchArgs, positiveInt } from './args.ts';
+import { benchArgs, embedderArg, positiveInt } from './args.ts';
 
 const { values } = benchArgs('bench:scale', '[--sizes 30000,100000,1000000] [--embedder local|none] [--queries 300] [--keep DIR] [--cpu-prof DIR]', {
   sizes: { type: 'string', default: '30000,100000,1000000' },
@@ -24,7 +24,7 @@ const { values } = benchArgs('bench:scale', '[--sizes 30000,100000,1000000] [--e
   'cpu-prof': { type: 'string' },
 });
 const sizes = values.sizes.split(',').map((size) => positiveInt('bench:scale', 'sizes', size));
-const embedder = values.embedder as 'local' | 'none';
+const embedder = embedderArg('bench:scale', 'embedder', values.embedder);
 const queryCount = positiveInt('bench:scale', 'queries', values.queries);
 const AGENT = 'scale';
 /** Writes the facts through a real daemon in batch writes, as `engram import` does (two batches in

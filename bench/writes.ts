@@ -11,6 +11,7 @@ import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
 import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, track } from './daemon.ts';
 import { FLOOR_SLICES, healthClient } from './floor.ts';
+import type { BenchEmbedder } from './args.ts';
 
 const WRITER = fileURLToPath(new URL('./writer.ts', import.meta.url));
 const AGENT = 'bench-writer';
@@ -111,7 +112,7 @@ const SLICE_WARMUP_MS = 200;
 
 export async function runWrites(
   scenario: Scenario,
-  embedder: 'local' | 'none',
+  embedder: BenchEmbedder,
   warmupMs: number,
   durationMs: number,
   cpuProfDir?: string,
