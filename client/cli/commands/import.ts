@@ -265,7 +265,6 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     if (signal.aborted) throw new ImportStopped(summary, `at line ${line}`, signal.reason);
   };
   const writeWindow = async (records: Numbered[]) => {
-    unlessInterrupted(records[0]!.line);
     const present = new Map<number, Fact | null>(); // line → the fact already there, null: a lookup failed
     await pool(
       records.filter(({ record }) => record.id),
@@ -281,7 +280,8 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       },
       signal,
     );
-    // A line whose lookup did not run must not be written as if it were new.
+    // Ctrl-C stops the window before its writes: also a line whose lookup did not run (the pool
+    // starts none once interrupted) must not be written as if it were new.
     unlessInterrupted(records[0]!.line);
     let segment: Numbered[] = [];
     /** Writes the lines gathered since the last flush, as batches. */
@@ -365,6 +365,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   /** The fact a line's relation or superseded_by names: the one the file's line became, else the
    *  agent's own of that id; else the refused line it waits for; else none. */
   const target = async (s: Stored, id: string): Promise<{ factId: string } | { waitsFor: number } | undefined> => {
+    unlessInterrupted(s.line);
     const fromFile = ids.get(id);
     if (fromFile) return { factId: fromFile };
     let inAgent: Fact | undefined;
@@ -379,7 +380,8 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   };
   const notImported = (line: number, mend = '') => `is line ${line}'s fact, which was not imported (mend line ${line} and re-run${mend})`;
 
-  // A lifecycle step after the line's fact is stored: its failure says the fact is there.
+  // A lifecycle step after the line's fact is stored: its failure says the fact is there. It and
+  // `target` (the lookups) are where the passes below stop on Ctrl-C.
   const after = async (s: Stored, what: string, step: () => Promise<unknown>): Promise<boolean> => {
     unlessInterrupted(s.line);
     try {
@@ -404,7 +406,6 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   for (const s of stored) {
     if (s.record.supersededBy || s.record.relations.length === 0) continue;
     for (const r of s.record.relations) {
-      unlessInterrupted(s.line);
       const to = await target(s, r.targetId);
       const what = `its ${r.type} target ${r.targetId}`;
       if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: ${what} is neither in the file nor in the agent`, storedAs: s.factId });
@@ -417,7 +418,6 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   for (const s of stored) {
     const { supersededBy } = s.record;
     if (!supersededBy || s.retired || s.matched) continue;
-    unlessInterrupted(s.line);
     const by = supersededBy === 'agent' ? { factId: 'agent' } : await target(s, supersededBy);
     const what = `its superseded_by ${supersededBy}`;
     if (by && 'waitsFor' in by) {
@@ -430,7 +430,6 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by.factId });
     });
   }
-  bar.done();
   summary.errors.sort((a, b) => a.line - b.line);
   return summary;
 }
@@ -468,7 +467,6 @@ async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurr
     // How many of those were new is not known until the re-run replays them.
     throw new ImportStopped(null, `after ${done} of ${total} turns were acknowledged`, error);
   }
-  bar.done();
   return { imported: total - replayed, alreadyPresent: replayed, errors: [] };
 }
 
@@ -547,9 +545,8 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
           o.format === 'conversation'
             ? importChat(c, agent, bytes, o.concurrency, interrupt, bar)
             : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true, interrupt }, bar),
-        );
+        ).finally(() => bar.done()); // what is said next, a summary or a stop, starts on a line of its own
       } catch (error) {
-        bar.done(); // what is said next starts on a line of its own
         if (!(error instanceof ImportStopped)) throw error;
         reportStopped(error, agent, opts.json);
         if (error.cause instanceof Interrupted) return setExit(error.cause.exitCode);
