@@ -92,6 +92,17 @@ describe('several daemons on one PostgreSQL store', () => {
     await expect(ahead.recall('notes', 'parking')).rejects.toMatchObject({ kind: 'unavailable', field: 'engram-min-change', message: expect.stringMatching(/has applied changes up to \d+, not yet \d+/) });
   });
 
+  // The README promises at most 10 s of waiting for a change the daemon has not applied: a caller
+  // with a long deadline must get the reason then, not hang until its deadline (60 s here; the
+  // test's own limit, 30 s, fails a daemon that waits for the whole deadline).
+  test('a read asking for a change no daemon has reached is refused after the 10 s wait, also under a long deadline', async () => {
+    const [a, b] = trio.daemons;
+    const writer = await clientOf(a!);
+    await writer.put('deadline', 'the boiler is serviced every October');
+    const ahead = await clientOf(b!, { minChange: writer.lastChange + 1000, timeoutMs: 60_000 });
+    await expect(ahead.recall('deadline', 'boiler')).rejects.toMatchObject({ kind: 'unavailable', field: 'engram-min-change', message: expect.stringMatching(/has applied changes up to \d+, not yet \d+/) });
+  }, 30_000);
+
   test('over REST: a write answers with Engram-Change, a read through another daemon carrying it as Engram-Min-Change sees it, a bad one is a 400', async () => {
     const [a, b] = trio.daemons;
     const rest = (d: DaemonProcess, path: string, init: RequestInit = {}) =>
