@@ -291,7 +291,7 @@ export class Writes {
         if (existing) {
           return (): Commit<PutResult> => ({ changes: [], result: { fact: existing, replayed: false, duplicate: true }, record: { op: 'fact', factId: existing.id, duplicate: true } });
         }
-        const stamp = await this.staging.created(draft, { embedded: embedded?.(), contentKey, ...(dedup && !same ? { claim: contentKey } : {}) });
+        const stamp = await this.staging.created(draft, { embedded: embedded?.(), contentKey, claim: dedup && !same });
         return (): Commit<PutResult> => {
           const { fact, change, apply } = stamp();
           return { changes: [change], result: { fact, replayed: false, duplicate: false }, record: { op: 'fact', factId: fact.id }, apply };

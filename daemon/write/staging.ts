@@ -2,7 +2,7 @@
 // derived rows: keyword terms, vector) and the index update to apply once it is committed. The
 // one place that decides what is derived from a fact, for every writer.
 import type { AccessTracker } from '../lifecycle/access.ts';
-import { embeddingText, isIndexed, sameIndexInputs, termsOf, toStoredTerms } from '../index/derive.ts';
+import { contentKeyOf, embeddingText, isIndexed, sameIndexInputs, termsOf, toStoredTerms } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { Embedded } from '../index/vector-space.ts';
 import { SUPERSEDED_BY_AGENT, type FactRecord } from '../store/record.ts';
@@ -29,11 +29,12 @@ export class FactStaging {
   /** A new fact (its id, created_at and updated_at still unset). Recallable facts are embedded
    *  now, unless `embedded` brings the vector of their text (a batch embeds its texts together);
    *  the returned stamp takes the id, to be called right before the commit. `contentKey`: the
-   *  draft's contentKeyOf, when the writer computed it already; `claim`: the content key the fact
-   *  claims (a write under dedup), so another process sharing the store cannot store it again
-   *  meanwhile. */
-  async created(draft: FactRecord, known: { embedded?: Embedded; contentKey?: string; claim?: string } = {}): Promise<() => Staged> {
-    const { embedded, contentKey, claim } = known;
+   *  draft's contentKeyOf, when the writer computed it already; `claim`: the fact claims its
+   *  content key (a write under dedup), so another process sharing the store cannot store it
+   *  again meanwhile. */
+  async created(draft: FactRecord, known: { embedded?: Embedded; contentKey?: string; claim?: boolean } = {}): Promise<() => Staged> {
+    const { embedded, claim } = known;
+    const contentKey = known.contentKey ?? (claim ? contentKeyOf(draft) : undefined);
     const fact = { ...draft };
     let staged: Omit<Staged, 'fact'>;
     if (!isIndexed(fact)) {
@@ -45,7 +46,7 @@ export class FactStaging {
       fact.vectorKey = vector ? this.store.nextVectorKey() : 0;
       const terms = termsOf(fact);
       staged = {
-        change: { type: 'putFact', fact, derived: { terms: toStoredTerms(terms), ...(vector ? { vector } : {}) }, ...(claim ? { claim } : {}) },
+        change: { type: 'putFact', fact, derived: { terms: toStoredTerms(terms), ...(vector ? { vector } : {}) }, ...(claim ? { claim: contentKey } : {}) },
         apply: () => this.indexer.indexed(fact, terms, vector, contentKey),
       };
     }
