@@ -748,6 +748,17 @@ describe('checkpoint', () => {
     expect(text.stdout).toMatch(new RegExp(`^checkpoint ${third} of "io-cp", saved \\S+\\n\\{\\n  "step": 3\\n\\}\\n$`));
   });
 
+  test('--state "" saves the empty state, as an empty state is on the library, REST and MCP', async () => {
+    const agent = 'io-cp-empty';
+    const saved = await engram(['checkpoint', 'save', agent, '--state', '']);
+    expect(saved.code, saved.stderr).toBe(0);
+    const viaCli = /^saved checkpoint (\S+) for "io-cp-empty"\n$/.exec(saved.stdout)![1];
+    expect(await engramJson(['checkpoint', 'resume', agent])).toEqual({ id: viaCli, created_at: expect.any(String), state: {} });
+    // The library's empty state is the same checkpoint state.
+    const viaLibrary = await env.client.checkpointSave(agent, '');
+    expect(await engramJson(['checkpoint', 'resume', agent])).toEqual({ id: viaLibrary.id, created_at: expect.any(String), state: {} });
+  });
+
   test('a state that is not a JSON object is a usage error (2); an unreadable file fails (1)', async () => {
     const usage = [['--state', '[1, 2]'], ['--state', '{oops'], ['--state', '{}', '--state-file', 'x.json']];
     const runs = await Promise.all([

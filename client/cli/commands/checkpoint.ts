@@ -16,6 +16,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function readState(o: { state?: string; stateFile?: string }): Record<string, unknown> {
   if (o.state !== undefined && o.stateFile !== undefined) usage('give --state or --state-file, not both', '--state');
   if (o.state === undefined && o.stateFile === undefined) usage("--state is required: a JSON object, \"-\" for stdin, or --state-file FILE (--state '{}' saves an empty state)", '--state');
+  // An empty --state is the empty state, as an empty state is on every other door (MCP's "",
+  // REST's omitted state, the library's checkpointSave(agent, "")). An empty file or stdin is
+  // not: that is more likely a producer that failed than a wish to save {}.
+  if (o.state === '') return {};
   let text = o.state;
   let from = '--state';
   if (o.stateFile !== undefined || o.state === '-') {
@@ -45,7 +49,7 @@ export function registerCheckpointCommands({ program, globals }: Cli): void {
     .command('save')
     .description('save a checkpoint (the daemon keeps the newest ones per agent)')
     .argument('<agent>', 'agent id (namespace)')
-    .option('--state <json>', 'the state, a JSON object ("-" reads it from stdin)')
+    .option('--state <json>', 'the state, a JSON object ("-" reads it from stdin; "" saves an empty state)')
     .option('--state-file <file>', 'read the state from a file ("-" for stdin)')
     .option('--json', 'print JSON')
     .action(async (agent: string, o, cmd: Command) => {
