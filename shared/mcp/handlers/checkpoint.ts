@@ -30,11 +30,13 @@ export async function checkpointResume(args: arg.Args, backend: McpBackend): Pro
     const empty: CheckpointResumePayload = { found: false, agent_id: agentId };
     return success(empty, resumeText(empty));
   }
-  // state and message_count are omitted when empty: the payload marks them optional.
+  // The state is always said, {} included, as every other door says it: an empty state is a
+  // state the agent saved, not a missing one. (Release 0.2.0's schema has it optional, so a
+  // client of that schema takes it either way.) message_count is omitted when there is none.
   const payload: CheckpointResumePayload = {
     id: latest.id,
     created_at: rfc3339(latest.createdAt),
-    ...(Object.keys(latest.state).length ? { state: latest.state } : {}),
+    state: latest.state,
     ...(latest.messageCount ? { message_count: latest.messageCount } : {}),
   };
   return success(payload, resumeText(payload));
