@@ -1,7 +1,9 @@
 // Touch, observed use and gc through every front door (the library, the CLI, REST, MCP over stdio
 // and over HTTP) against one real daemon whose facts fade within seconds: each door reinforces
 // alike, reports the same observed results, and collects the same faded facts.
+import { tmpdir } from 'node:os';
 import { describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
 import { useDoors } from './fixtures/doors.ts';
 import type { McpSession } from './fixtures/mcp.ts';
 
@@ -113,6 +115,28 @@ describe('decay through every door', () => {
       expect(await door.gc(agent, true), name).toEqual([faded]);
       expect((await doors.client.list(agent)).facts.map((f) => f.id), name).toEqual([used]);
     }
+  });
+});
+
+describe('promotion through every door', () => {
+  test('a dry run without a vault lists the candidate and says no vault is configured, on every door', async () => {
+    const agent = 'promote-doors';
+    const id = (await doors.client.put(agent, 'The runbook lives in the ops wiki')).fact.id;
+    const message = 'Would promote 1 memory to obsidian, but no vault is configured: start the daemon with --vault DIR (or LTM_VAULT_PATH) to promote memories to notes';
+    const library = await doors.client.promote(agent, { factId: id, force: true, dryRun: true });
+    expect(library).toMatchObject({ candidatesFound: 1, candidates: [{ id }], message });
+    const args = { agent_id: agent, memory_id: id, force: true, dry_run: true };
+    const answers: [string, any][] = [
+      ['cli', await doors.cli(['promote', agent, id, '--force', '--dry-run'])],
+      ['rest', await doors.rest('POST', '/v1/promotions', { agent_id: agent, fact_id: id, force: true, dry_run: true })],
+      ['mcp stdio', await doors.stdio.ok('promote_memory', args)],
+      ['mcp http', await doors.http.ok('promote_memory', args)],
+    ];
+    for (const [name, r] of answers) expect(r, name).toMatchObject({ dry_run: true, candidates_found: 1, candidates: [{ id }], message });
+    // What the user reads: the candidate line, then the message.
+    const text = await runEngram(['promote', agent, id, '--force', '--dry-run'], { dataDir: doors.daemon.dataDir, cwd: tmpdir() });
+    expect(text.stdout).toBe(`${id} Forced: The runbook lives in the ops wiki\n${message}\n`);
+    expect((await doors.client.get(agent, id)).promotedAt).toBeFalsy();
   });
 });
 

@@ -249,7 +249,7 @@ describe('promotion to long-term notes', () => {
     const client = await daemon.client();
     const ids = [(await client.put('q', 'first keeper')).fact.id, (await client.put('q', 'second keeper')).fact.id];
     const dry = await client.promote('q', { autoDetect: true, dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, candidatesFound: 2, promotedCount: 0 });
+    expect(dry).toMatchObject({ dryRun: true, candidatesFound: 2, promotedCount: 0, message: 'Would promote 2 memories to obsidian' });
     expect(dry.candidates.map((c) => c.reason)).toEqual(['High score (1.00 >= 0.65)', 'High score (1.00 >= 0.65)']);
     expect(existsSync(join(vault, 'q'))).toBe(false);
     expect((await client.promote('q', { autoDetect: true })).promotedIds.sort()).toEqual([...ids].sort());
@@ -259,6 +259,19 @@ describe('promotion to long-term notes', () => {
     const { fact } = await other.put('q', 'no vault here');
     await expect(other.promote('q', { factId: fact.id, force: true })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'target' });
     await expect(other.promote('q', {})).rejects.toMatchObject({ kind: 'invalid_argument', field: 'memory_id' });
+  });
+
+  test('without a vault a dry run still lists the candidates, and says no vault is configured and how to configure one', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--promote-min-age-days', '0'] });
+    const client = await daemon.client();
+    const ids = [(await client.put('nv', 'first keeper')).fact.id, (await client.put('nv', 'second keeper')).fact.id];
+    const dry = await client.promote('nv', { autoDetect: true, dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, candidatesFound: 2, promotedCount: 0, promotedIds: [] });
+    expect(dry.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+    // The same words as the refusal of the real run, which follows.
+    expect(dry.message).toBe('Would promote 2 memories to obsidian, but no vault is configured: start the daemon with --vault DIR (or LTM_VAULT_PATH) to promote memories to notes');
+    await expect(client.promote('nv', { autoDetect: true })).rejects.toMatchObject({ kind: 'failed_precondition', field: 'target', message: expect.stringContaining('no vault is configured: start the daemon with --vault DIR (or LTM_VAULT_PATH)') });
+    expect((await client.get('nv', ids[0]!)).promotedAt).toBeFalsy();
   });
 });
 

@@ -28,6 +28,8 @@ export const PROMOTE_WINDOW_DAYS = 14;
 export const PROMOTION_TARGETS = ['obsidian'] as const;
 
 const DAY_MS = 86_400_000;
+/** Why promotion cannot write, said by the refusal and by a dry run alike. */
+const NO_VAULT = 'no vault is configured: start the daemon with --vault DIR (or LTM_VAULT_PATH) to promote memories to notes';
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
 export interface PromoteInput {
@@ -101,7 +103,7 @@ export class Promoter {
     if (!factId && !autoDetect) throw invalidArgument('memory_id', 'name a memory to promote, or set auto_detect');
     if (factId && autoDetect) throw invalidArgument('auto_detect', 'give memory_id or auto_detect, not both');
     const vault = this.vault;
-    if (!vault && !dryRun) throw new EngramError(ErrorKind.FailedPrecondition, 'no vault is configured: start the daemon with --vault DIR (or LTM_VAULT_PATH) to promote memories to notes', 'target');
+    if (!vault && !dryRun) throw new EngramError(ErrorKind.FailedPrecondition, NO_VAULT, 'target');
 
     const now = Date.now();
     const candidates = factId ? await this.named(agentId, factId, force, now) : await this.withPreviews(agentId, this.detected(agentId, now));
@@ -115,8 +117,10 @@ export class Promoter {
       if (failed) throw failed.reason;
       candidates.forEach((c, i) => (done[i] as PromiseFulfilledResult<boolean>).value && promoted.push(c.id));
     }
+    // A dry run without a vault still lists the candidates, but says that the real run would be
+    // refused, and how to configure a vault: every door shows this message as it is.
     const message = dryRun
-      ? `Would promote ${candidates.length} memor${candidates.length === 1 ? 'y' : 'ies'} to ${target}`
+      ? `Would promote ${candidates.length} memor${candidates.length === 1 ? 'y' : 'ies'} to ${target}${vault ? '' : `, but ${NO_VAULT}`}`
       : `Promoted ${promoted.length} memor${promoted.length === 1 ? 'y' : 'ies'} to ${target}`;
     return { dryRun, candidatesFound: candidates.length, promotedCount: promoted.length, promotedIds: promoted, candidates, message };
   }
