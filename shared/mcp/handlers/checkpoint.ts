@@ -32,12 +32,13 @@ export async function checkpointResume(args: arg.Args, backend: McpBackend): Pro
   }
   // The state is always said, {} included, as every other door says it: an empty state is a
   // state the agent saved, not a missing one. (Release 0.2.0's schema has it optional, so a
-  // client of that schema takes it either way.) message_count is omitted when there is none.
+  // client of that schema takes it either way.) message_count is the length of the state's
+  // messages list, 0 for an empty one; it is omitted when the state has no such list.
   const payload: CheckpointResumePayload = {
     id: latest.id,
     created_at: rfc3339(latest.createdAt),
     state: latest.state,
-    ...(latest.messageCount ? { message_count: latest.messageCount } : {}),
+    ...(latest.messageCount !== undefined ? { message_count: latest.messageCount } : {}),
   };
   return success(payload, resumeText(payload));
 }
