@@ -55,4 +55,25 @@ describe('vector index saves', () => {
     expect(healthy).toBe(true);
     client.close();
   });
+
+  // USearch 2.25 wrote such a graph correctly but corrupted the heap loading it back: the daemon
+  // aborted ("free(): corrupted unsorted chunks") at every start, and stayed down.
+  test('a namespace that forgot most of its facts saves an index the next start loads', async () => {
+    const dataDir = pool.newDir();
+    let daemon = await pool.start({ dataDir, embedder: 'local' });
+    let client = await daemon.client();
+    const written = await client.putBatch(Array.from({ length: 200 }, (_, i) => ({ agentId: 'churn', text: `setting ${i}: the harbour crane ${i % 2 ? 'lifts containers' : 'rests at night'}` })));
+    const ids = written.map((r) => r.factId!);
+    for (const id of ids.slice(0, 120)) await client.forget('churn', id);
+    client.close();
+    await daemon.stop();
+
+    daemon = await pool.start({ dataDir, embedder: 'local' });
+    client = await daemon.client();
+    expect((await client.stats('churn')).vectorCount).toBe(80);
+    const byVector = await client.recall('churn', 'crane lifts containers', { weights: { vector: 1, keyword: 0, recency: 0 }, topK: 5 });
+    expect(byVector.facts).toHaveLength(5);
+    for (const fact of byVector.facts) expect(ids.slice(120)).toContain(fact.id);
+    client.close();
+  });
 });
