@@ -1,7 +1,7 @@
 // Vector index files: a save rewrites only the namespaces that changed since their last save
 // (with thousands of namespaces, rewriting all of them stalled every client), and what a crash
 // leaves is still caught up from the store: no fact loses its vector.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { useDaemonPool } from './fixtures/daemon.ts';
@@ -74,6 +74,18 @@ describe('vector index saves', () => {
     const byVector = await client.recall('churn', 'crane lifts containers', { weights: { vector: 1, keyword: 0, recency: 0 }, topK: 5 });
     expect(byVector.facts).toHaveLength(5);
     for (const fact of byVector.facts) expect(ids.slice(120)).toContain(fact.id);
+    client.close();
+    await daemon.stop();
+
+    // Had that load aborted the daemon, it would have left its mark beside the file: the next
+    // start rebuilds the namespace from the store instead of aborting again.
+    const [saved] = readdirSync(join(dataDir, 'vectors')).filter((name) => name.endsWith('.usearch'));
+    writeFileSync(join(dataDir, 'vectors', saved!.replace(/\.usearch$/, '.loading')), '');
+    daemon = await pool.start({ dataDir, embedder: 'local' });
+    client = await daemon.client();
+    expect((await client.stats('churn')).vectorCount).toBe(80);
+    expect((await client.recall('churn', 'crane lifts containers', { weights: { vector: 1, keyword: 0, recency: 0 }, topK: 1 })).facts).toHaveLength(1);
+    expect(daemon.log()).toContain(JSON.stringify('loading the saved vector index of "churn" stopped the daemon last time: rebuilding it from the stored vectors').slice(1, -1));
     client.close();
   });
 });

@@ -11,7 +11,7 @@ import type { MemoryStore } from '../store/store.ts';
 import type { Catalog } from './catalog.ts';
 import { isIndexed } from './derive.ts';
 import type { NamespaceIndex } from './namespace.ts';
-import { MAX_PENDING, VectorIndex } from './vectors.ts';
+import { MAX_PENDING, STOPPED_LOADING, VectorIndex } from './vectors.ts';
 
 export interface Embedded {
   vector: Float32Array | null;
@@ -163,11 +163,11 @@ export class VectorSpace {
     const manifestSeq = useSaved ? this.manifestSeq() : 0;
     for (const ns of catalog.all()) {
       const base = this.indexBase(ns.agentId);
-      const file = useSaved ? await (preloaded.get(base) ?? VectorIndex.load(base, this.embedder.id, this.dimensions)) : null;
-      if (useSaved && !file && existsSync(`${base}.usearch`)) {
-        // Rebuilt below (so changed), it is written anew at the next save.
-        this.log.warn(`the saved vector index of "${ns.agentId}" is damaged, foreign or unverifiable: rebuilding it from the stored vectors`);
-      }
+      const loaded = useSaved ? await (preloaded.get(base) ?? VectorIndex.load(base, this.embedder.id, this.dimensions)) : null;
+      const file = loaded === STOPPED_LOADING ? null : loaded;
+      // Rebuilt below (so changed), it is written anew at the next save.
+      if (loaded === STOPPED_LOADING) this.log.warn(`loading the saved vector index of "${ns.agentId}" stopped the daemon last time: rebuilding it from the stored vectors`);
+      else if (useSaved && !file && existsSync(`${base}.usearch`)) this.log.warn(`the saved vector index of "${ns.agentId}" is damaged, foreign or unverifiable: rebuilding it from the stored vectors`);
       const coveredSeq = file ? Math.max(file.info.coveredSeq, manifestSeq) : 0;
       if (file && coveredSeq >= store.changesKeptAfter) saved.set(ns.agentId, { index: file.index, coveredSeq });
     }

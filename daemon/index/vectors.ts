@@ -1,7 +1,7 @@
 // The vector index of one namespace: USearch HNSW, cosine. A derived structure: the vectors
 // themselves live in the store; this index is saved with the change number it covers and the
 // keys it holds, then caught up from the store's change log at start-up instead of being rebuilt.
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFileAtomically } from '../files/atomic-file.ts';
 import { GRAPH_SETTINGS } from './graph-settings.ts';
 import { Graph } from './graph-thread.ts';
@@ -241,9 +241,27 @@ export class VectorIndex {
     return info as SavedIndexInfo;
   }
 
-  /** Loads a saved index, or returns null if there is none or it was made for another model. */
-  static async load(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null> {
+  /** Loads a saved index, or returns null if there is none or it was made for another model;
+   *  STOPPED_LOADING if loading it took the process down last time (its files are removed, so
+   *  the namespace is rebuilt from the store). USearch trusts what it loads: a file of the right
+   *  digest can still abort the process if the library has a bug reading it (2.25 did, with
+   *  graphs that had removed many vectors), and without this mark every start would abort. */
+  static async load(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null | typeof STOPPED_LOADING> {
     if (!existsSync(`${base}.usearch`)) return null;
+    const mark = `${base}.loading`;
+    if (existsSync(mark)) {
+      for (const file of [`${base}.usearch`, `${base}.json`, mark]) rmSync(file, { force: true });
+      return STOPPED_LOADING;
+    }
+    writeFileSync(mark, '');
+    try {
+      return await VectorIndex.loadMarked(base, embedder, dimensions);
+    } finally {
+      rmSync(mark, { force: true });
+    }
+  }
+
+  private static async loadMarked(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null> {
     try {
       const info = VectorIndex.readInfo(base);
       if (!info || info.embedder !== embedder || info.dimensions !== dimensions || info.scalar !== GRAPH_SETTINGS.scalar) return null;
@@ -261,6 +279,9 @@ export class VectorIndex {
     }
   }
 }
+
+/** What VectorIndex.load answers for a saved index whose last load took the process down. */
+export const STOPPED_LOADING = 'stopped-loading';
 
 /** An insert or removal nobody waits for failed: the graph may now miss or keep a vector, which
  *  only the next start's rebuild would mend, so it is said loudly. */

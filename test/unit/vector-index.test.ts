@@ -1,11 +1,11 @@
 // The in-memory vector index over real USearch: adding a key it already holds replaces the vector
 // (a daemon following a shared store may apply one fact's state twice) instead of failing; a saved
 // graph loads only if it stores its vectors as this version's graphs do.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { VectorIndex } from '../../daemon/index/vectors.ts';
+import { STOPPED_LOADING, VectorIndex } from '../../daemon/index/vectors.ts';
 import { GRAPH_THREAD_NAME } from '../../daemon/index/graph-thread.ts';
 
 const unit = (...v: number[]) => {
@@ -39,14 +39,34 @@ describe('vector index', () => {
       index.add(8, unit(0, 1, 0));
       await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
       const loaded = await VectorIndex.load(base, 'test', 3);
-      expect((await loaded!.index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(8);
-      expect(loaded?.info.scalar).toBe('i8');
+      if (!loaded || loaded === STOPPED_LOADING) throw new Error(`not loaded: ${loaded}`);
+      expect((await loaded.index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(8);
+      expect(loaded.info.scalar).toBe('i8');
+      expect(existsSync(`${base}.loading`)).toBe(false);
 
       const info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Record<string, unknown>;
       writeFileSync(`${base}.json`, JSON.stringify({ ...info, scalar: 'f16' })); // as the version before i8 wrote it
       expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
       delete info.scalar; // as the versions before f16 wrote it
       writeFileSync(`${base}.json`, JSON.stringify(info));
+      expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A load that aborts the process (a library bug reading a file it wrote) leaves its mark: the
+  // next start must not try that file again, or every start would abort.
+  test('a saved graph whose last load took the process down is not loaded again but removed, so it is rebuilt', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
+    try {
+      const base = join(dir, 'agent');
+      const index = new VectorIndex(3);
+      index.add(7, unit(1, 0, 0));
+      await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
+      writeFileSync(`${base}.loading`, ''); // what a load that aborted the process leaves
+      expect(await VectorIndex.load(base, 'test', 3)).toBe(STOPPED_LOADING);
+      expect(readdirSync(dir)).toEqual([]);
       expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
     } finally {
       rmSync(dir, { recursive: true, force: true });
