@@ -884,7 +884,8 @@ export class EngramClient {
     return [...res.agentIds];
   }
 
-  /** One namespace's counts, or the whole store's when agentId is omitted. */
+  /** One namespace's counts, or the whole store's when agentId is omitted. storeBytes is the
+   *  whole store's size on disk either way (there is none per namespace). */
   async stats(agentId?: string): Promise<Stats> {
     if (agentId !== undefined) check.agentId(agentId);
     return toStats(await this.read(() => this.connection.memory.stats({ agentId })));

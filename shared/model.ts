@@ -406,12 +406,15 @@ export interface Stats {
   liveCount: number;
   retiredCount: number;
   pinnedCount: number;
+  /** Bytes of the facts' text: the namespace's, or the whole store's. */
   textBytes: number;
   oldestCreatedAt: number;
   newestCreatedAt: number;
   agentCount: number;
   vectorCount: number;
   pendingEmbeddings: number;
+  /** Bytes the whole store takes on disk, every namespace together, also in one namespace's stats
+   *  (the store keeps no size per namespace; textBytes is the namespace's own). */
   storeBytes: number;
   embedder: string;
   /** Live facts by their confidence (no label counts as inferred); zeros from daemons before inspector-v1. */

@@ -256,6 +256,10 @@ describe('stats', () => {
     const run = await engram(['stats', agent]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^facts\s+3 \(3 live, 0 retired, 0 pinned\) in 1 namespace\(s\)$/m);
+    // The text is the namespace's; the size on disk is the whole store's (there is none per
+    // namespace), and says so rather than passing for the agent's.
+    expect(run.stdout).toMatch(/^text\s+11 bytes in "cli-stats"$/m);
+    expect(run.stdout).toMatch(/^store\s+\d+ KiB on disk for the whole store \(every namespace, not "cli-stats" alone\)$/m);
   });
 
   test('without an agent counts the whole store', async () => {

@@ -83,6 +83,8 @@ describe('the inspector', () => {
     expect(await count('Verified')).toBe(String(stats.live_by_confidence.verified));
     expect(await count('Unverified')).toBe(String(stats.live_by_confidence.unverified));
     expect(await count('Pending embeddings')).toBe(String(stats.pending_embeddings));
+    // The size on disk is the whole store's, and labelled so on a namespace's page.
+    expect(await count('Store size (all namespaces)')).toMatch(/^[\d.]+ (B|KiB|MiB|GiB)$/);
     expect(await count('Summaries written')).toBe('0');
     await screenshot(page, '1-overview');
 

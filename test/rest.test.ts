@@ -422,6 +422,10 @@ describe('routes', () => {
     expectSchema('Stats', all.json);
     expect(all.json.agent_id).toBeNull();
     expect(all.json.fact_count).toBeGreaterThan(one.json.fact_count);
+    // store_bytes is the whole store's size for one namespace too (there is none per namespace):
+    // the contract says so, since the field name cannot.
+    const stats = (await call('GET', '/v1/openapi.json')).json.components.schemas.Stats;
+    expect(stats.properties.store_bytes.description).toMatch(/^Bytes the whole store takes on disk, every namespace together, also when agent_id names one/);
   });
 
   it('POST /v1/checkpoints saves (201) and GET /v1/checkpoints/latest resumes the newest (404 when none)', async () => {

@@ -84,11 +84,18 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
   });
 }
 
-export function printStats(s: Stats, print: Print): void {
+/** `agentId`: the counts are that namespace's. The size on disk is always the whole store's (the
+ *  store keeps no figure per namespace), so it is then said to be. */
+export function printStats(s: Stats, print: Print, agentId?: string): void {
   print(`facts     ${s.factCount} (${s.liveCount} live, ${s.retiredCount} retired, ${s.pinnedCount} pinned) in ${s.agentCount} namespace(s)`);
   const c = s.liveByConfidence;
   if (c.verified + c.inferred + c.unverified > 0) print(`confidence ${c.verified} verified, ${c.inferred} inferred, ${c.unverified} unverified (live facts)`);
   print(`vectors   ${s.vectorCount}${s.pendingEmbeddings ? `, ${s.pendingEmbeddings} waiting for an embedding` : ''}`);
-  print(`store     ${(s.storeBytes / 1024).toFixed(0)} KiB on disk, ${s.textBytes} bytes of text`);
+  const kib = (s.storeBytes / 1024).toFixed(0);
+  if (agentId === undefined) print(`store     ${kib} KiB on disk, ${s.textBytes} bytes of text`);
+  else {
+    print(`text      ${s.textBytes} bytes in ${JSON.stringify(agentId)}`);
+    print(`store     ${kib} KiB on disk for the whole store (every namespace, not ${JSON.stringify(agentId)} alone)`);
+  }
   if (s.factCount) print(`span      ${day(s.oldestCreatedAt)} … ${day(s.newestCreatedAt)}`);
 }

@@ -33,7 +33,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       const opts = globals(cmd);
       const stats = await withClient(opts, (c) => c.stats(agent));
       if (opts.json) printJson({ agent_id: agent ?? null, ...statsJson(stats) });
-      else printStats(stats, out);
+      else printStats(stats, out, agent);
     });
 
   program

@@ -629,7 +629,7 @@ export const ROUTES: readonly Route[] = [
   route(
     'GET',
     '/v1/stats',
-    { query: OptionalAgentQuery, operationId: 'stats', summary: 'Counts for one namespace or the whole store', status: 200, response: 'Stats', description: 'Counts.' },
+    { query: OptionalAgentQuery, operationId: 'stats', summary: 'Counts for one namespace or the whole store', status: 200, response: 'Stats', description: "Counts; store_bytes is the whole store's size on disk, also for one namespace." },
     async ({ core, ctx, query: q }) => ok('Stats', { agent_id: q.agent_id ?? null, ...statsJson(await core.stats(ctx, q.agent_id)) }),
   ),
 

@@ -1,5 +1,5 @@
 // A namespace at a glance: its counts, what waits for an embedding, the daemon's consolidation
-// totals, the store's size, and facts over time.
+// totals, the whole store's size (labelled so: there is none per namespace), and facts over time.
 import { get } from '../api.ts';
 import { TimelineChart } from '../charts/timeline-chart.tsx';
 import { bytes, when } from '../format.ts';
@@ -25,7 +25,7 @@ export function Overview({ agent }: { agent: string }) {
             <Count label="Unverified" value={s.live_by_confidence.unverified} to={list({ confidence: 'unverified', retired: 'false' })} />
             <Count label="Pending embeddings" value={s.pending_embeddings} />
             <Count label="Vectors" value={s.vector_count} />
-            <Count label="Store size" value={bytes(s.store_bytes)} />
+            <Count label="Store size (all namespaces)" value={bytes(s.store_bytes)} />
             <Count label="Embedder" value={s.embedder} />
             <Count label="Oldest" value={when(s.oldest_created_at)} />
             <Count label="Newest" value={when(s.newest_created_at)} />

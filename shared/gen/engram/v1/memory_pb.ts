@@ -817,6 +817,9 @@ export type StatsResponse = Message<"engram.v1.StatsResponse"> & {
   pendingEmbeddings: bigint;
 
   /**
+   * Bytes the whole store takes on disk, every namespace together, also when agent_id names one
+   * (the store keeps no size per namespace; text_bytes is the namespace's own).
+   *
    * @generated from field: uint64 store_bytes = 11;
    */
   storeBytes: bigint;
