@@ -657,6 +657,7 @@ export interface ContextItem<F = Fact> {
 export interface ContextCut {
   kind: 'slot' | 'pinned' | 'recalled';
   id: string;
+  /** Its tokens, counted alone (the reason adds what its section's heading would have cost). */
   tokens: number;
   reason: string;
 }

@@ -64,7 +64,7 @@ describe('context assembly', () => {
   });
 
   test('a small budget cuts recalled facts first and says why; one too small for a slot keeps no recalled fact', async () => {
-    const { client, post } = await start();
+    const { daemon, client, post } = await start();
     const small = await post({ agent_id: AGENT, query: 'migration row counts', project_id: 'atlas', token_budget: 160 });
     expect(small.json.tokens).toBeLessThanOrEqual(160);
     expect(small.json.items.filter((i: any) => i.kind !== 'recalled')).toHaveLength(3);
@@ -74,6 +74,14 @@ describe('context assembly', () => {
     // A use is counted for what went into the block, not for what the budget cut.
     for (const c of small.json.cut) expect((await client.get(AGENT, c.id)).accessCount, c.id).toBe(0);
     for (const i of small.json.items.filter((x: any) => x.kind === 'recalled')) expect((await client.get(AGENT, i.id)).accessCount).toBe(1);
+    // The CLI names each cut with its own tokens once; the reason counts the budget left, and the
+    // item again only as what it would have cost with its section's heading.
+    const cli = await runEngram(['context', AGENT, 'migration', 'row', 'counts', '--project', 'atlas', '--budget', '160'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(cli.code, cli.stderr).toBe(0);
+    const cuts = cli.stderr.split('\n').filter((l) => l.startsWith('cut '));
+    expect(cuts.length).toBeGreaterThan(0);
+    expect(cuts[0]).toMatch(/^cut recalled \S+ \(\d+ tokens\): over the budget: \d+ of 160 tokens left( \(with the heading of its section it would have cost \d+\))?$/);
+    for (const l of cuts.slice(1)) expect(l).toMatch(/^cut recalled \S+ \(\d+ tokens\): (over the budget after a higher-ranked recalled fact|the whole block counted \d+ tokens, over the budget of 160)$/);
 
     const tiny = await post({ agent_id: AGENT, query: 'migration row counts', project_id: 'atlas', token_budget: 30 });
     expect(tiny.json.tokens).toBeLessThanOrEqual(30);

@@ -24,7 +24,10 @@ export interface Section {
 export interface Cut {
   kind: ItemKind;
   id: string;
+  /** The item's tokens counted alone, as a kept item's are. */
   tokens: number;
+  /** Why, in words that name no other count of the item but what it would have cost with the
+   *  heading of its section, when that made the difference. */
   reason: string;
 }
 
@@ -44,6 +47,13 @@ function render(sections: readonly Section[], kept: readonly PackItem[]): string
     if (items.length) parts.push(`${section.heading}\n${items.map((i) => i.text).join('')}`);
   }
   return parts.join('\n');
+}
+
+/** A cut's own tokens are in its tokens field; its reason says the budget left and, only when the
+ *  heading of its section (not in the block yet) would have come with it, what it would have cost
+ *  then — so a cut never shows two counts of itself a reader cannot tell apart. */
+function overBudget(left: number, budget: number, tokens: number, cost: number): string {
+  return `over the budget: ${left} of ${budget} tokens left${cost > tokens ? ` (with the heading of its section it would have cost ${cost})` : ''}`;
 }
 
 export function pack(sections: readonly Section[], budget: number, count: (text: string) => number): Packed {
@@ -69,7 +79,7 @@ export function pack(sections: readonly Section[], budget: number, count: (text:
         opened = true;
         continue;
       }
-      cut.push({ kind: item.kind, id: item.id, tokens, reason: `over the budget: ${cost} tokens needed, ${budget - used} left of ${budget}` });
+      cut.push({ kind: item.kind, id: item.id, tokens, reason: overBudget(budget - used, budget, tokens, cost) });
       if (item.kind === 'recalled') recalledStopped = true;
       else mustHaveCut = true;
     }

@@ -553,7 +553,9 @@ export const ContextJson = z
     recipe: AppliedRecipeJson.describe('The retrieval in effect: the mode\'s built-in recipe, or the named one.'),
     count: count.describe('Items in the block.'),
     items: z.array(ContextItemJson),
-    cut: z.array(z.object({ kind: z.enum(['slot', 'pinned', 'recalled']), id: z.string(), tokens: count, reason: z.string() }).strict()).describe('What applied but is not in the block, and why.'),
+    cut: z
+      .array(z.object({ kind: z.enum(['slot', 'pinned', 'recalled']), id: z.string(), tokens: count.describe("Its tokens counted alone, as an item's."), reason: z.string().describe("Why; when the heading of its section would have come with it, what it would have cost then.") }).strict())
+      .describe('What applied but is not in the block, and why.'),
     retrieval: RetrievalJson,
   })
   .strict();

@@ -68,4 +68,18 @@ describe('packing a context to a token budget', () => {
     expect(packed.block).toBe('## Memory slots\n- do_not_do: "never deploy on Friday"\n\n## Pinned facts\n- the db is postgres 16\n\n## Recalled facts\n- reports go out weekly\n');
     expect(packed.tokens).toBe(countTokens(packed.block));
   });
+
+  test("a cut says its own tokens once; the reason adds only what its section's heading would have cost", () => {
+    // One token per word, so the counts are plain: each line 4, the heading 3.
+    const words: CountTokens = (text) => text.split(/\s+/).filter(Boolean).length;
+    const recalled = (budget: number) =>
+      pack([{ kind: 'recalled', heading: '## Recalled facts', items: ['r0', 'r1'].map((id) => ({ kind: 'recalled' as const, id, text: `- fact ${id} here\n` })) }], budget, words);
+    // The section is open (r0 and its heading are in): r1 would have cost its own 4 tokens.
+    expect(recalled(8).cut).toEqual([{ kind: 'recalled', id: 'r1', tokens: 4, reason: 'over the budget: 1 of 8 tokens left' }]);
+    // Nothing is in yet: r0 would have brought the heading with it.
+    expect(recalled(5).cut).toEqual([
+      { kind: 'recalled', id: 'r0', tokens: 4, reason: 'over the budget: 5 of 5 tokens left (with the heading of its section it would have cost 7)' },
+      { kind: 'recalled', id: 'r1', tokens: 4, reason: 'over the budget after a higher-ranked recalled fact' },
+    ]);
+  });
 });
