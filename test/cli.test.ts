@@ -288,6 +288,12 @@ describe('forget', () => {
       [gone, 'agent'],
       [kept, null],
     ]);
+
+    // The text says what retired each fact: "agent" is a sentinel of superseded_by, not a name.
+    const revised = await engramJson(['revise', agent, kept!, '--text', 'the vpn host is vpn3']);
+    const lines = (await engram(['list', agent])).stdout.split('\n');
+    expect(lines.find((l) => l.startsWith(gone!))).toMatch(/  \(retired by the agent\)$/);
+    expect(lines.find((l) => l.startsWith(kept!))).toMatch(new RegExp(`  \\(superseded by ${revised.replacement.id}\\)$`));
   });
 });
 

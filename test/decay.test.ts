@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { decayFactor, decayScore, DEFAULT_DECAY, type DecayModel } from '../daemon/lifecycle/decay.ts';
+import { runEngram } from './fixtures/cli.ts';
 import { useDaemon, useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
@@ -141,6 +142,9 @@ describe('garbage collection', () => {
     const archived = await client.get('g', ids[0]!);
     expect(archived.supersededBy).toBe('agent');
     expect(archived.retiredReason).toMatch(/^gc: score [\d.e-]+ below the forget threshold 0\.05$/);
+    // engram list words the archive for a person (it read "retired→agent": the sentinel).
+    const listed = await runEngram(['list', 'g'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(listed.stdout.split('\n').find((l) => l.startsWith(ids[0]!))).toMatch(/  \(retired by gc: score [\d.e-]+ below the forget threshold 0\.05\)$/);
     expect(await client.collectGarbage('g', { dryRun: false, archiveInstead: true, limit: 1, requestId: 'gc-1' })).toMatchObject({ replayed: true, factIds: [ids[0]] });
 
     const removed = await client.collectGarbage('g', { dryRun: false });

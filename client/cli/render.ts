@@ -3,6 +3,7 @@
 import type { FactMatch } from '../client.ts';
 import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats } from '../types.ts';
 import type { AppliedRecipe, KgHint } from '../../shared/model.ts';
+import { retiredText } from '../../shared/retired.ts';
 
 type Print = (line: string) => void;
 
@@ -10,7 +11,7 @@ const day = (ms: number) => (ms ? new Date(ms).toISOString().slice(0, 10) : '-')
 
 /** `filler`: label a fact no query signal matched (not when there was no query to match). */
 function factLine(fact: Fact, match?: FactMatch, filler = true): string {
-  const flags = [filler && match && !match.matched ? 'filler' : '', fact.supersededBy ? `retired→${fact.supersededBy}` : '', fact.pinned ? 'pinned' : '', fact.confidence ?? '']
+  const flags = [filler && match && !match.matched ? 'filler' : '', fact.supersededBy ? retiredText(fact.supersededBy, fact.retiredReason) : '', fact.pinned ? 'pinned' : '', fact.confidence ?? '']
     .filter(Boolean)
     .join(', ');
   const ns = fact.agentId === '__shared__' ? ' [shared]' : '';

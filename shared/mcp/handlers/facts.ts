@@ -1,6 +1,7 @@
 // memory_list, memory_get, memory_forget and memory_delete: one fact (or one page) by id, so an
 // agent can see what it holds and retire or erase exactly what it means to.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { retiredText } from '../../retired.ts';
 import { MAX_PAGE_SIZE } from '../../validate.ts';
 import * as arg from '../args.ts';
 import type { McpBackend } from '../backend.ts';
@@ -17,7 +18,7 @@ export async function memoryList(args: arg.Args, backend: McpBackend): Promise<C
 
   const page = await backend.list(agentId, pageSize, pageToken);
   const payload: ListPayload = { agent_id: agentId, count: page.facts.length, facts: page.facts, next_page_token: page.nextPageToken };
-  const lines = page.facts.map((f, i) => `${i + 1}. [${f.id}]${f.superseded_by ? ` (retired: ${f.superseded_by})` : ''}${f.pinned ? ' (pinned)' : ''} ${f.text}`);
+  const lines = page.facts.map((f, i) => `${i + 1}. [${f.id}]${f.superseded_by ? ` (${retiredText(f.superseded_by, f.retired_reason)})` : ''}${f.pinned ? ' (pinned)' : ''} ${f.text}`);
   const more = page.nextPageToken ? `\n\nMore facts follow: call memory_list again with page_token ${q(page.nextPageToken)}.` : '';
   const head = page.facts.length ? `${page.facts.length} facts of agent ${q(agentId)}:\n\n${lines.join('\n')}` : `Agent ${q(agentId)} has no facts${pageToken ? ' after this page token' : ''}.`;
   return success(payload, head + more);
@@ -29,7 +30,7 @@ export async function memoryGet(args: arg.Args, backend: McpBackend): Promise<Ca
 
   const fact = await backend.get(agentId, factId);
   const payload: GetPayload = { fact };
-  return success(payload, `Fact ${fact.id} of agent ${q(agentId)}${fact.superseded_by ? ` (retired: ${fact.superseded_by})` : ''}:\n${JSON.stringify(fact, null, 2)}`);
+  return success(payload, `Fact ${fact.id} of agent ${q(agentId)}${fact.superseded_by ? ` (${retiredText(fact.superseded_by, fact.retired_reason)})` : ''}:\n${JSON.stringify(fact, null, 2)}`);
 }
 
 export async function memoryForget(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
