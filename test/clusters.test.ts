@@ -62,6 +62,11 @@ describe('clusters and consolidation', () => {
     const [teaCluster] = (await client.clusterMemories('c2', { threshold: 0.5 })).clusters;
     expect(teaCluster!.memoryIds).toEqual(plain.map((f) => f.id));
     expect((await client.consolidateMemories('c2', teaCluster!.id, { threshold: 0.5 })).merged.text).toBe('Bob likes green tea. Bob likes green tea in the morning');
+
+    // A size the wire cannot carry is refused before sending, in the daemon's words for its own
+    // range (not "a whole number of 0 or more that fits in 32 bits").
+    await expect(client.clusterMemories('c', { maxClusterSize: -1 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 0 and 4294967295, got -1' });
+    await expect(client.clusterMemories('c', { maxClusterSize: 0 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 1 and 1000, got 0' });
   });
 
   test("a pinned member's pin goes to the merged fact; a merge over the text limit is refused by the preview as by apply", async () => {

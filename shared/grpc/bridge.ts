@@ -322,12 +322,20 @@ function unencodable(error: unknown): RpcError {
   return new RpcError(errorStatus(grpc.status.INVALID_ARGUMENT, field ? `${field}: ${why}` : why, field));
 }
 
-/** The wire's own words for a number it cannot carry, said as a rule the caller can follow. */
+/** What each integer type of the wire holds, as numbers a caller can compare a value with. */
+const WIRE_RANGES: Record<string, string> = {
+  int32: 'between -2147483648 and 2147483647',
+  uint32: 'between 0 and 4294967295',
+  int64: 'between -9223372036854775808 and 9223372036854775807',
+  uint64: 'between 0 and 18446744073709551615',
+};
+
+/** The wire's own words for a number it cannot carry, said as a rule the caller can follow, in
+ *  the words the daemon's own range checks use ("must be a whole number between 1 and 1000"). */
 function wireLimit(reason: string): string {
-  const m = /^invalid (u?int)(32|64): (.*)$/.exec(reason);
+  const m = /^invalid (u?int(?:32|64)): (.*)$/.exec(reason);
   if (!m) return reason;
-  const unsigned = m[1] === 'uint';
-  return `must be a whole number${unsigned ? ' of 0 or more' : ''}${m[2] === '32' ? ` that fits in ${m[2]} bits` : ''}, got ${m[3]}`;
+  return `must be a whole number ${WIRE_RANGES[m[1]!]}, got ${m[2]}`;
 }
 
 function unaryMethod(service: DescService, method: DescMethod, client: grpc.Client, defaults: () => CallOptions) {
