@@ -78,6 +78,12 @@ const DOORS: [string, Door][] = [
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A REST call the daemon refuses: its error message. */
+async function restRefusal(path: string, body: unknown): Promise<string> {
+  const res = await fetch(`http://${doors.daemon.discovery.httpAddress}${path}`, { method: 'POST', headers: { authorization: `Bearer ${doors.daemon.discovery.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(400);
+  return ((await res.json()) as { error: { message: string } }).error.message;
+}
 const MISSING = '01M8RSZZ6VPMS0AHKF5A1FJPGT';
 
 describe('decay through every door', () => {
@@ -115,6 +121,17 @@ describe('decay through every door', () => {
       expect(await door.gc(agent, true), name).toEqual([faded]);
       expect((await doors.client.list(agent)).facts.map((f) => f.id), name).toEqual([used]);
     }
+  });
+
+  test("gc: a limit past a double's exact integers (1e20) is refused naming gc's own maximum on every door", async () => {
+    const limit = 1e20;
+    await expect(doors.client.collectGarbage('gc-limit', { limit })).rejects.toMatchObject({ field: 'limit', message: 'limit: must be a whole number between 1 and 100000, got 100000000000000000000' });
+    const cli = await runEngram(['gc', 'gc-limit', '--limit', '1e20'], { dataDir: doors.daemon.dataDir, cwd: doors.daemon.dataDir });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain('--limit: must be a whole number between 1 and 100000, got 100000000000000000000');
+    // REST and MCP said "must be at most 9007199254740991", zod's bound for any integer.
+    expect(await restRefusal('/v1/gc', { agent_id: 'gc-limit', limit })).toBe('limit: must be at most 100000');
+    for (const session of [doors.stdio, doors.http]) expect(await session.fails('gc', { agent_id: 'gc-limit', limit })).toMatch(/limit: must be at most 100000(?!\d)/);
   });
 });
 
@@ -177,6 +194,8 @@ describe('unified search through every door', () => {
       ['mcp http', (await doors.http.ok<{ results: { id: string }[] }>('search_unified', { agent_id: agent, query: 'ferry', verbose: true })).results.map((r) => r.id)],
     ];
     for (const [name, got] of answers) expect(got, name).toEqual(library);
+    // A limit with no bound of its own but z.int()'s names that bound as a person reads it.
+    expect(await restRefusal('/v1/search/unified', { agent_id: agent, query: 'ferry', limit: 1e20 })).toBe('limit: must be at most 2^53 - 1, that is 9007199254740991: past it a JSON number cannot hold every whole number exactly');
   });
 });
 

@@ -24,10 +24,18 @@ const article = (type: string) => {
   return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
 };
 
+/** z.int()'s own bounds: the whole numbers a double holds exactly, ±(2^53 - 1). */
+const SAFE = Number.MAX_SAFE_INTEGER;
+const beyondSafe = (issue: z.core.$ZodIssue): boolean =>
+  issue.code === 'too_big' ? issue.origin === 'int' && issue.maximum === SAFE : issue.code === 'too_small' && issue.origin === 'int' && issue.minimum === -SAFE;
+
 /** The first issue of a failed parse (zod reports the first problem of each field in order).
  *  `unknownKey`: what a key the schema does not declare is called ("a parameter of this tool"). */
 export function problemOf(error: z.ZodError, input: unknown, root = 'body', unknownKey = 'is not a field of this request'): InputProblem {
-  const issue = error.issues[0]!;
+  let issue = error.issues[0]!;
+  // A number past a double's exact integers (1e20) breaks z.int()'s bound first; the field's own
+  // bound, when it has one, is the rule the caller can follow ("at most 100000", as 100001 is told).
+  if (beyondSafe(issue)) issue = error.issues.find((other) => other !== issue && other.code === issue.code && fieldPath(other.path) === fieldPath(issue.path)) ?? issue;
   if (issue.code === 'unrecognized_keys') return { field: fieldPath([...issue.path, issue.keys[0]!], root), problem: unknownKey };
   const field = fieldPath(issue.path, root);
   const value = valueAt(input, issue.path);
@@ -42,8 +50,10 @@ export function problemOf(error: z.ZodError, input: unknown, root = 'body', unkn
     case 'invalid_value':
       return { field, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };
     case 'too_small':
+      if (beyondSafe(issue)) return { field, problem: `must be at least -(2^53 - 1), that is ${-SAFE}: past it a JSON number cannot hold every whole number exactly` };
       return { field, problem: issue.origin === 'array' ? `must hold at least ${issue.minimum} value${issue.minimum === 1 ? '' : 's'}` : issue.origin === 'string' ? 'must not be empty' : `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${issue.minimum}` };
     case 'too_big':
+      if (beyondSafe(issue)) return { field, problem: `must be at most 2^53 - 1, that is ${SAFE}: past it a JSON number cannot hold every whole number exactly` };
       return { field, problem: issue.origin === 'array' ? `must hold at most ${issue.maximum} values` : `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}` };
     default:
       return { field, problem: issue.message };
