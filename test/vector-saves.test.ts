@@ -80,7 +80,7 @@ describe('vector index saves', () => {
     // Had that load aborted the daemon, it would have left its mark beside the file: the next
     // start rebuilds the namespace from the store instead of aborting again.
     const [saved] = readdirSync(join(dataDir, 'vectors')).filter((name) => name.endsWith('.usearch'));
-    writeFileSync(join(dataDir, 'vectors', saved!.replace(/\.usearch$/, '.loading')), '');
+    writeFileSync(join(dataDir, 'vectors', `${saved!}.loading`), '');
     daemon = await pool.start({ dataDir, embedder: 'local' });
     client = await daemon.client();
     expect((await client.stats('churn')).vectorCount).toBe(80);

@@ -8,6 +8,13 @@
 import { Worker } from 'node:worker_threads';
 
 /** The graph thread's name, as the operating system shows it (Linux: `top -H`, /proc). */
+/** The file that exists, beside a saved graph, only while the graph thread loads it: found at a
+ *  start, it means that load took the process down. USearch trusts what it loads, and a file of
+ *  the right digest can still abort the process when the library has a bug reading it (2.25 did,
+ *  with graphs that had removed many vectors). Written by the thread right before the load, so
+ *  the graphs still waiting their turn are not marked too. */
+export const loadingMark = (graphPath: string): string => `${graphPath}.loading`;
+
 export const GRAPH_THREAD_NAME = 'engram-graph';
 
 type GraphOp =

@@ -2,13 +2,13 @@
 // runs one request at a time, in the order they were posted, so a search sees every insert posted
 // before it, and a save holds exactly what was posted before it.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { Index as GraphIndex, ScalarKind } from 'usearch';
 import { syncPath } from '../files/atomic-file.ts';
 import { GRAPH_SETTINGS } from './graph-settings.ts';
-import { GRAPH_THREAD_NAME, type FileDigest, type GraphReply, type GraphRequest } from './graph-thread.ts';
+import { GRAPH_THREAD_NAME, loadingMark, type FileDigest, type GraphReply, type GraphRequest } from './graph-thread.ts';
 
 // Required, not imported: under tsx (which runs the sources in the tests) importing USearch's ES
 // module build inside a worker thread never settles; its CommonJS build loads at once.
@@ -85,7 +85,12 @@ function run(request: GraphRequest): GraphReply['value'] {
       if (statSync(request.path).size !== request.bytes) return null;
       if (fileDigest(request.path).sha256 !== request.sha256) return null;
       const loaded = createGraph(request.dimensions);
-      loaded.load(request.path);
+      writeFileSync(loadingMark(request.path), '', { mode: 0o600 });
+      try {
+        loaded.load(request.path);
+      } finally {
+        rmSync(loadingMark(request.path), { force: true });
+      }
       graphs.set(request.graph, loaded);
       return loaded.size();
     }

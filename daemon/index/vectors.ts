@@ -1,10 +1,10 @@
 // The vector index of one namespace: USearch HNSW, cosine. A derived structure: the vectors
 // themselves live in the store; this index is saved with the change number it covers and the
 // keys it holds, then caught up from the store's change log at start-up instead of being rebuilt.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from '../files/atomic-file.ts';
 import { GRAPH_SETTINGS } from './graph-settings.ts';
-import { Graph } from './graph-thread.ts';
+import { Graph, loadingMark } from './graph-thread.ts';
 
 const BACKGROUND_BATCH = 256;
 const BACKGROUND_DELAY_MS = 10;
@@ -242,26 +242,18 @@ export class VectorIndex {
   }
 
   /** Loads a saved index, or returns null if there is none or it was made for another model;
-   *  STOPPED_LOADING if loading it took the process down last time (its files are removed, so
-   *  the namespace is rebuilt from the store). USearch trusts what it loads: a file of the right
-   *  digest can still abort the process if the library has a bug reading it (2.25 did, with
-   *  graphs that had removed many vectors), and without this mark every start would abort. */
+   *  STOPPED_LOADING if loading it took the process down last time (see loadingMark): its files
+   *  are removed, so the namespace is rebuilt from the store instead of every start aborting. */
   static async load(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null | typeof STOPPED_LOADING> {
     if (!existsSync(`${base}.usearch`)) return null;
-    const mark = `${base}.loading`;
-    if (existsSync(mark)) {
-      for (const file of [`${base}.usearch`, `${base}.json`, mark]) rmSync(file, { force: true });
+    if (existsSync(loadingMark(`${base}.usearch`))) {
+      for (const file of [`${base}.usearch`, `${base}.json`, loadingMark(`${base}.usearch`)]) rmSync(file, { force: true });
       return STOPPED_LOADING;
     }
-    writeFileSync(mark, '');
-    try {
-      return await VectorIndex.loadMarked(base, embedder, dimensions);
-    } finally {
-      rmSync(mark, { force: true });
-    }
+    return VectorIndex.loadChecked(base, embedder, dimensions);
   }
 
-  private static async loadMarked(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null> {
+  private static async loadChecked(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null> {
     try {
       const info = VectorIndex.readInfo(base);
       if (!info || info.embedder !== embedder || info.dimensions !== dimensions || info.scalar !== GRAPH_SETTINGS.scalar) return null;

@@ -42,7 +42,7 @@ describe('vector index', () => {
       if (!loaded || loaded === STOPPED_LOADING) throw new Error(`not loaded: ${loaded}`);
       expect((await loaded.index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(8);
       expect(loaded.info.scalar).toBe('i8');
-      expect(existsSync(`${base}.loading`)).toBe(false);
+      expect(existsSync(`${base}.usearch.loading`)).toBe(false);
 
       const info = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Record<string, unknown>;
       writeFileSync(`${base}.json`, JSON.stringify({ ...info, scalar: 'f16' })); // as the version before i8 wrote it
@@ -64,7 +64,7 @@ describe('vector index', () => {
       const index = new VectorIndex(3);
       index.add(7, unit(1, 0, 0));
       await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
-      writeFileSync(`${base}.loading`, ''); // what a load that aborted the process leaves
+      writeFileSync(`${base}.usearch.loading`, ''); // what a load that aborted the process leaves
       expect(await VectorIndex.load(base, 'test', 3)).toBe(STOPPED_LOADING);
       expect(readdirSync(dir)).toEqual([]);
       expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
