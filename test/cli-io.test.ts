@@ -175,6 +175,17 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent7)).facts.map((f) => [f.text, f.supersededBy ?? null])).toEqual([['an old plan', 'agent'], ['a live fact', null]]);
   });
 
+  test('a superseded_by naming the line\'s own id is refused when read, saying what to fix; nothing of it is stored', async () => {
+    const agent = 'io-import-self-superseded';
+    const id = '01M8ZM927QSEHB2N5KREAT2B9Z';
+    const path = file('self-superseded.jsonl', jsonl([{ id, text: 'a fact replacing itself', superseded_by: id }, { text: 'a live fact' }]));
+    const run = await engram(['import', agent, path]);
+    expect([run.code, run.stdout]).toEqual([1, '1 imported, 0 already present, 1 failed\n']);
+    expect(run.stderr).toMatch(/line 1: superseded_by: names the line's own id 01M8ZM927QSEHB2N5KREAT2B9Z, and a fact cannot replace itself \(name the fact that replaced this one/);
+    expect(run.stderr).not.toMatch(/stored as/);
+    expect((await env.client.list(agent)).facts.map((f) => f.text)).toEqual(['a live fact']);
+  });
+
   test('an alias line the agent already has is already present, not imported again; `engram alias` says it was already stored', async () => {
     const agent = 'io-import-known-alias';
     const first = await engramJson(['alias', agent, 'k8s', 'kubernetes']);

@@ -137,6 +137,9 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
   if (o.pinned !== undefined && o.pinned !== null && typeof o.pinned !== 'boolean') throw new Error(`pinned: must be true or false, got ${check.kindOf(o.pinned)}`);
   const supersededBy = optionalString(o.superseded_by, 'superseded_by');
   if (supersededBy !== '' && supersededBy !== 'agent') check.factId(supersededBy, 'superseded_by');
+  // Stored, it could never be retired (the daemon refuses a fact replacing itself): every re-run
+  // would fail on it again. Refused here, before anything of it is written.
+  if (id && supersededBy === id) throw new Error(`superseded_by: names the line's own id ${id}, and a fact cannot replace itself (name the fact that replaced this one, "agent" if it was forgotten, or drop superseded_by to keep it live)`);
 
   const record: Omit<ImportRecord, 'requestId'> = {
     text,
