@@ -186,6 +186,18 @@ describe('import (JSONL)', () => {
     expect((await env.client.list(agent)).facts.map((f) => f.text)).toEqual(['a live fact']);
   });
 
+  test('a second line with an id already used in the file is refused, naming the first; a superseded_by naming that id points at the first', async () => {
+    const agent = 'io-import-same-id';
+    const id = '01M8ZM927QSEHB2N5KREAT2B9Z';
+    const path = file('same-id.jsonl', jsonl([{ id, text: 'the first line with the id' }, { id, text: 'the second line with the id' }, { text: 'an old plan', superseded_by: id }]));
+    const run = await engram(['import', agent, path]);
+    expect([run.code, run.stdout]).toEqual([1, '2 imported, 0 already present, 1 failed\n']);
+    expect(run.stderr).toMatch(/line 2: id 01M8ZM927QSEHB2N5KREAT2B9Z was already used by line 1 \(each line's id names one fact: give this line its own id, or drop it\)/);
+    const facts = new Map((await env.client.list(agent)).facts.map((f) => [f.text, f]));
+    expect([...facts.keys()]).toEqual(['the first line with the id', 'an old plan']);
+    expect(facts.get('an old plan')!.supersededBy).toBe(facts.get('the first line with the id')!.id);
+  });
+
   test('an alias line the agent already has is already present, not imported again; `engram alias` says it was already stored', async () => {
     const agent = 'io-import-known-alias';
     const first = await engramJson(['alias', agent, 'k8s', 'kubernetes']);

@@ -195,6 +195,15 @@ const PARSE_SLICE = 256;
 async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, refuse: (error: LineError, sourceId?: string) => void): AsyncGenerator<Numbered[]> {
   let window: Numbered[] = [];
   let sinceYield = 0;
+  /** Source id → the first line that named it (refused or not): a superseded_by or relation names
+   *  one fact, so a second line with that id is refused rather than silently taking its place. */
+  const idLines = new Map<string, number>();
+  const firstWith = (id: string | undefined, line: number) => {
+    if (id === undefined) return undefined;
+    const first = idLines.get(id);
+    if (first === undefined) idLines.set(id, line);
+    return first;
+  };
   for (const { line, text } of numberedLines(bytes)) {
     if (++sinceYield >= PARSE_SLICE) {
       sinceYield = 0;
@@ -204,12 +213,20 @@ async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size
       refuse({ line, reason: 'is not valid UTF-8 (save the file as UTF-8)' });
       continue;
     }
+    let record: ImportRecord;
     try {
-      window.push({ line, record: parseImportLine(agent, text, limits) });
+      record = parseImportLine(agent, text, limits);
     } catch (error) {
-      refuse({ line, reason: (error as Error).message }, refusedLineId(text));
+      const id = refusedLineId(text);
+      refuse({ line, reason: (error as Error).message }, firstWith(id, line) === undefined ? id : undefined);
       continue;
     }
+    const first = firstWith(record.id, line);
+    if (first !== undefined) {
+      refuse({ line, reason: `id ${record.id} was already used by line ${first} (each line's id names one fact: give this line its own id, or drop it)` });
+      continue;
+    }
+    window.push({ line, record });
     if (window.length >= size) {
       yield window;
       window = [];
