@@ -198,6 +198,28 @@ describe('import (JSONL)', () => {
     expect(facts.get('an old plan')!.supersededBy).toBe(facts.get('the first line with the id')!.id);
   });
 
+  test('a cycle of superseded_by links in the file leaves its facts live, each of its lines said with the cycle (exit 1); a line pointing into it is retired', async () => {
+    const agent = 'io-import-supersede-cycle';
+    const [a, b, c, d, e] = ['01M8ZM927QSEHB2N5KREAT2B9A', '01M8ZM927QSEHB2N5KREAT2B9B', '01M8ZM927QSEHB2N5KREAT2B9C', '01M8ZM927QSEHB2N5KREAT2B9D', '01M8ZM927QSEHB2N5KREAT2B9E'];
+    const lines = [
+      { id: a, text: 'plan A', superseded_by: b },
+      { id: b, text: 'plan B', superseded_by: a },
+      { id: c, text: 'plan C', superseded_by: d },
+      { text: 'an older plan', superseded_by: c },
+      { id: d, text: 'plan D', superseded_by: e },
+      { id: e, text: 'plan E', superseded_by: c },
+    ];
+    const run = await engram(['import', agent, file('supersede-cycle.jsonl', jsonl(lines))]);
+    expect([run.code, run.stdout], run.stderr).toEqual([1, '6 imported (5 of them stored incompletely), 0 already present\n']);
+    const said = run.stderr.split('\n').filter((l) => l.startsWith('engram: line '));
+    expect(said.map((l) => Number(/^engram: line (\d+):/.exec(l)![1]))).toEqual([1, 2, 3, 5, 6]);
+    for (const l of said.slice(0, 2)) expect(l).toMatch(/stored as \w+ but not retired: its superseded_by \w+ is part of a cycle, lines 1 → 2 → 1 \(each would retire the next, leaving none of them live; drop superseded_by from the line that is current and re-run\)$/);
+    for (const l of said.slice(2)) expect(l).toMatch(/is part of a cycle, lines 3 → 5 → 6 → 3 /);
+    const facts = new Map((await env.client.list(agent)).facts.map((f) => [f.text, f]));
+    for (const text of ['plan A', 'plan B', 'plan C', 'plan D', 'plan E']) expect(facts.get(text)!.supersededBy, text).toBeFalsy();
+    expect(facts.get('an older plan')!.supersededBy).toBe(facts.get('plan C')!.id);
+  });
+
   test('an alias line the agent already has is already present, not imported again; `engram alias` says it was already stored', async () => {
     const agent = 'io-import-known-alias';
     const first = await engramJson(['alias', agent, 'k8s', 'kubernetes']);

@@ -174,6 +174,34 @@ type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean; ty
 
 const LOOKUPS_IN_FLIGHT = 16;
 
+/** The lines whose superseded_by links, from a line of the file to another, come back to where
+ *  they started (A by B, B by A): each such line → the lines of its cycle, in link order from the
+ *  first of them. Retiring them would leave none of those facts live. Only the links the
+ *  retirement pass applies count (not a line already retired, nor one that is a live fact's). */
+function supersedeCycles(stored: Stored[]): Map<number, number[]> {
+  const byId = new Map<string, Stored>();
+  for (const s of stored) if (s.record.id) byId.set(s.record.id, s);
+  const next = (s: Stored) => (s.retired || s.matched || s.record.supersededBy === 'agent' ? undefined : byId.get(s.record.supersededBy));
+  const cycles = new Map<number, number[]>();
+  const visited = new Set<Stored>();
+  for (const start of stored) {
+    const path: Stored[] = [];
+    let s: Stored | undefined = start;
+    while (s && !visited.has(s)) {
+      visited.add(s);
+      path.push(s);
+      s = next(s);
+    }
+    const from = s ? path.indexOf(s) : -1;
+    if (from < 0) continue; // the chain ends, or joins one seen before
+    const lines = path.slice(from).map((c) => c.line);
+    const first = lines.indexOf(Math.min(...lines));
+    const cycle = [...lines.slice(first), ...lines.slice(0, first)];
+    for (const line of cycle) cycles.set(line, cycle);
+  }
+  return cycles;
+}
+
 
 interface JsonlOptions {
   concurrency: number;
@@ -431,10 +459,18 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     }
   }
 
-  // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it.
+  // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it. The
+  // lines of a cycle stay live: retired, none of their facts would be (every re-run says so).
+  const cycles = supersedeCycles(stored);
   for (const s of stored) {
     const { supersededBy } = s.record;
     if (!supersededBy || s.retired || s.matched) continue;
+    const cycle = cycles.get(s.line);
+    if (cycle) {
+      const lines = [...cycle, cycle[0]].join(' → ');
+      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not retired: its superseded_by ${supersededBy} is part of a cycle, lines ${lines} (each would retire the next, leaving none of them live; drop superseded_by from the line that is current and re-run)`, storedAs: s.factId });
+      continue;
+    }
     const by = supersededBy === 'agent' ? { factId: 'agent' } : await target(s, supersededBy);
     const what = `its superseded_by ${supersededBy}`;
     if (by && 'waitsFor' in by) {
