@@ -220,6 +220,21 @@ describe('import (JSONL)', () => {
     expect(facts.get('an older plan')!.supersededBy).toBe(facts.get('plan C')!.id);
   });
 
+  test('a re-run says the incomplete lines beside the count they are in: imported, or already present', async () => {
+    const agent = 'io-import-incomplete-rerun';
+    const waited = '01M8ZM927QSEHB2N5KREAT2B9Z';
+    const lines = [{ id: waited, text: 'The plan is to launch in May', confidence: 'certain' }, { text: 'The plan is to launch in March', superseded_by: waited }];
+    const first = await engram(['import', agent, file('incomplete-rerun.jsonl', jsonl(lines))]);
+    expect([first.code, first.stdout]).toEqual([1, '1 imported (1 of them stored incompletely), 0 already present, 1 failed\n']);
+    // The same file again, and a line more that also waits for line 1.
+    const more = [...lines, { text: 'Launch checklist lives in the wiki', relations: [{ type: 'related', target_id: waited }] }];
+    const again = await engram(['import', agent, file('incomplete-rerun-more.jsonl', jsonl(more))]);
+    expect([again.code, again.stdout]).toEqual([1, '1 imported (1 of them stored incompletely), 1 already present (1 of them stored incompletely), 1 failed\n']);
+    const json = await engram(['import', agent, file('incomplete-rerun-more.jsonl', jsonl(more)), '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ imported: 0, already_present: 2, failed: 1, incomplete: 2 });
+  });
+
   test('an alias line the agent already has is already present, not imported again; `engram alias` says it was already stored', async () => {
     const agent = 'io-import-known-alias';
     const first = await engramJson(['alias', agent, 'k8s', 'kubernetes']);

@@ -26,6 +26,8 @@ interface LineError {
   /** The line was stored (as this fact) but a later step of it did not finish: counted as
    *  imported or already present, not as failed. */
   storedAs?: string;
+  /** Such a line was counted as already present (stored by an earlier run, or found). */
+  present?: boolean;
 }
 
 interface Summary {
@@ -170,7 +172,8 @@ type Numbered = { line: number; record: ImportRecord };
 /** A line whose fact is in the namespace (stored now, or found there). */
 /** `matched`: the line says what a live fact already said (write dedup): that fact is not the
  *  line's, so the line's pin and retirement are not applied to it. */
-type Stored = Numbered & { factId: string; pinned: boolean; retired: boolean; types?: Record<string, string>; matched?: boolean };
+/** `fresh`: stored by this run, so counted as imported (else as already present). */
+type Stored = Numbered & { factId: string; fresh: boolean; pinned: boolean; retired: boolean; types?: Record<string, string>; matched?: boolean };
 
 const LOOKUPS_IN_FLIGHT = 16;
 
@@ -356,7 +359,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         if (r.error) return lineError(line, r.error, record);
         if (r.replayed || r.duplicate) summary.alreadyPresent++;
         else summary.imported++;
-        stored.push({ line, record, factId: r.factId, pinned: false, retired: false, matched: r.duplicate });
+        stored.push({ line, record, factId: r.factId, fresh: !(r.replayed || r.duplicate), pinned: false, retired: false, matched: r.duplicate });
       });
       if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
       done = before + lines.length;
@@ -370,7 +373,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       }
       if (fact) {
         summary.alreadyPresent++;
-        stored.push({ line, record, factId: fact.id, pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes });
+        stored.push({ line, record, factId: fact.id, fresh: false, pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes });
         done++;
         progress();
       } else if (record.alias) {
@@ -382,7 +385,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
           const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
           if (res.replayed || res.duplicate) summary.alreadyPresent++;
           else summary.imported++;
-          stored.push({ line, record, factId: res.fact.id, pinned: res.fact.pinned, retired: false, matched: res.duplicate });
+          stored.push({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), pinned: res.fact.pinned, retired: false, matched: res.duplicate });
         } catch (error) {
           lineError(line, error, record);
         }
@@ -423,6 +426,8 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     const line = notStored.get(id);
     return line === undefined ? undefined : { waitsFor: line };
   };
+  /** A stored line whose later step did not finish: counted where it was, imported or present. */
+  const unfinished = (s: Stored, reason: string) => summary.errors.push({ line: s.line, reason, storedAs: s.factId, ...(s.fresh ? {} : { present: true }) });
   const notImported = (line: number, mend = '') => `is line ${line}'s fact, which was not imported (mend line ${line} and re-run${mend})`;
 
   // A lifecycle step after the line's fact is stored: its failure says the fact is there. It and
@@ -434,7 +439,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       return true;
     } catch (error) {
       if (!isItemError(error)) throw new ImportStopped(summary, `at line ${s.line}`, error);
-      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not ${what} (re-run to finish): ${reasonOf(error)}`, storedAs: s.factId });
+      unfinished(s, `stored as ${s.factId} but not ${what} (re-run to finish): ${reasonOf(error)}`);
       return false;
     }
   };
@@ -453,8 +458,8 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     for (const r of s.record.relations) {
       const to = await target(s, r.targetId);
       const what = `its ${r.type} target ${r.targetId}`;
-      if (to === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related: ${what} is neither in the file nor in the agent`, storedAs: s.factId });
-      else if ('waitsFor' in to) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not related yet: ${what} ${notImported(to.waitsFor)}`, storedAs: s.factId });
+      if (to === undefined) unfinished(s, `stored as ${s.factId} but not related: ${what} is neither in the file nor in the agent`);
+      else if ('waitsFor' in to) unfinished(s, `stored as ${s.factId} but not related yet: ${what} ${notImported(to.waitsFor)}`);
       else await after(s, `related (${r.type} ${to.factId})`, () => c.relate(agent, s.factId, r.type, to.factId));
     }
   }
@@ -468,16 +473,16 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     const cycle = cycles.get(s.line);
     if (cycle) {
       const lines = [...cycle, cycle[0]].join(' → ');
-      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not retired: its superseded_by ${supersededBy} is part of a cycle, lines ${lines} (each would retire the next, leaving none of them live; drop superseded_by from the line that is current and re-run)`, storedAs: s.factId });
+      unfinished(s, `stored as ${s.factId} but not retired: its superseded_by ${supersededBy} is part of a cycle, lines ${lines} (each would retire the next, leaving none of them live; drop superseded_by from the line that is current and re-run)`);
       continue;
     }
     const by = supersededBy === 'agent' ? { factId: 'agent' } : await target(s, supersededBy);
     const what = `its superseded_by ${supersededBy}`;
     if (by && 'waitsFor' in by) {
-      summary.errors.push({ line: s.line, reason: `stored as ${s.factId} but not retired yet: ${what} ${notImported(by.waitsFor, '; the fact stays live until then')}`, storedAs: s.factId });
+      unfinished(s, `stored as ${s.factId} but not retired yet: ${what} ${notImported(by.waitsFor, '; the fact stays live until then')}`);
       continue;
     }
-    if (by === undefined) summary.errors.push({ line: s.line, reason: `stored as ${s.factId} and retired as forgotten: ${what} is neither in the file nor in the agent`, storedAs: s.factId });
+    if (by === undefined) unfinished(s, `stored as ${s.factId} and retired as forgotten: ${what} is neither in the file nor in the agent`);
     await after(s, 'retired', async () => {
       if (by === undefined || by.factId === 'agent') await c.forget(agent, s.factId);
       else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by.factId });
@@ -529,9 +534,12 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
     printJson(summaryJson(summary, agent));
     return;
   }
-  const { failed, incomplete } = tally(summary);
-  // The incomplete are among the imported: said beside them, not after the failures.
-  out(`${summary.imported} imported${incomplete ? ` (${incomplete} of them stored incompletely)` : ''}, ${summary.alreadyPresent} already present${failed ? `, ${failed} failed` : ''}`);
+  const failed = tally(summary).failed;
+  // The incomplete are among the imported or the already present: each said beside its count
+  // (after the failures they would read as more lines than the file has).
+  const unfinished = (present: boolean) => new Set(summary.errors.filter((e) => e.storedAs !== undefined && (e.present === true) === present).map((e) => e.line)).size;
+  const ofThem = (n: number) => (n ? ` (${n} of them stored incompletely)` : '');
+  out(`${summary.imported} imported${ofThem(unfinished(false))}, ${summary.alreadyPresent} already present${ofThem(unfinished(true))}${failed ? `, ${failed} failed` : ''}`);
 }
 
 /** Each line counts once: failed (nothing of it stored) or stored; a stored line whose later
