@@ -417,6 +417,39 @@ describe('import (JSONL)', () => {
     for (const [done, total] of shown) expect(done).toBeLessThanOrEqual(total!);
   });
 
+  test('progress shows each pass as its own phase; ids are looked up (shown) only in an agent that had facts', async () => {
+    const [a, b, c] = ['01M8ZM927QSEHB2N5KREAT2B9A', '01M8ZM927QSEHB2N5KREAT2B9B', '01M8ZM927QSEHB2N5KREAT2B9C'];
+    const path = file('phases.jsonl', jsonl([
+      { id: a, text: 'The plan is to launch in May', pinned: true },
+      { id: b, text: 'Launch checklist lives in the wiki', relations: [{ type: 'related', target_id: a }] },
+      { id: c, text: 'The plan is to launch in March', superseded_by: a },
+    ]));
+    /** The progress phases on stderr, in order, each once. */
+    const phases = (stderr: string) => [...stderr.matchAll(/^(.+?): \d+% \(\d+\/\d+\)$/gm)].map((m) => m[1]).filter((p, i, all) => p !== all[i - 1]);
+    const imported = async (agent: string) => {
+      const facts = new Map((await env.client.list(agent)).facts.map((f) => [f.text, f]));
+      const may = facts.get('The plan is to launch in May')!;
+      expect(may.pinned).toBe(true);
+      expect(facts.get('Launch checklist lives in the wiki')!.relations).toMatchObject([{ type: 'related', targetId: may.id }]);
+      expect(facts.get('The plan is to launch in March')!.supersededBy).toBe(may.id);
+    };
+
+    // A new agent (an export imported elsewhere): nothing to look up.
+    const fresh = await engram(['import', 'io-import-phases-new', path]);
+    expect([fresh.code, fresh.stdout], fresh.stderr).toEqual([0, '3 imported, 0 already present\n']);
+    expect(phases(fresh.stderr)).toEqual(['import', 'pinning', 'relating', 'retiring']);
+    await imported('io-import-phases-new');
+
+    const agent = 'io-import-phases-known';
+    await env.client.put(agent, 'A fact the agent had before');
+    const known = await engram(['import', agent, path]);
+    expect([known.code, known.stdout], known.stderr).toEqual([0, '3 imported, 0 already present\n']);
+    expect(phases(known.stderr)).toEqual(['looking up ids', 'import', 'pinning', 'relating', 'retiring']);
+    expect(known.stderr).toMatch(/^looking up ids: 100% \(3\/3\)$/m);
+    expect(known.stderr).toMatch(/^retiring: 100% \(1\/1\)$/m);
+    await imported(agent);
+  });
+
   test('bad lines are reported with their number and reason, skipped whole, and the exit code is 1', async () => {
     const agent4 = 'io-import-bad';
     const lines = [
