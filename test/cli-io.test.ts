@@ -351,6 +351,25 @@ describe('import (JSONL)', () => {
     expect([resumed.code, resumed.stdout], resumed.stderr).toEqual([0, `${total - stored} imported, ${stored} already present\n`]);
   });
 
+  test('--json interrupted before anything was written: stdout says so in the shape of any other stop (exit 130)', async () => {
+    const agent = 'io-import-sigint-early';
+    // The agent has a fact, so every line's id is looked up before the first write: seconds for these.
+    await env.client.put(agent, 'A fact the agent had before');
+    const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    const ulid = (i: number) => '01M8ZM927QSEHB' + Array.from({ length: 12 }, (_, k) => crockford[Math.floor(i / 32 ** k) % 32]).join('');
+    const path = file('sigint-early.jsonl', jsonl(Array.from({ length: 6000 }, (_, i) => ({ id: ulid(i), text: `never written fact ${i}` }))));
+    const importing = startEngram(env.daemon.dataDir, ['import', agent, path, '--json']);
+    await waitFor(async () => (/looking up ids: \d+%/.test(importing.output.stderr) ? true : undefined), 30_000, () => importing.output.stderr);
+    importing.kill('SIGINT');
+    const run = await importing.done;
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/interrupted before anything was written/);
+    const out = JSON.parse(run.stdout);
+    expect(out).toMatchObject({ agent_id: agent, stopped: { where: 'before anything was written', error: { kind: 'interrupted', message: 'interrupted (Ctrl-C)' } } });
+    expect(out.stopped.next).toMatch(/re-run the same command to resume/);
+    expect((await env.client.stats(agent)).factCount).toBe(1);
+  });
+
   test.each([
     ['text', false],
     ['--json', true],

@@ -35,14 +35,16 @@ export interface StoppableWork {
   dispose(): void;
 }
 
-/** Before `writing()`, a signal exits at once (nothing was written: there is nothing to report).
- *  After it, the first signal aborts `signal`: the work finishes what is in flight, so what it then
- *  reports is what was stored, and stops; a second exits at once, with `atOnce` said on stderr. */
-export function stopOnInterrupt(notice: string, atOnce: string): StoppableWork {
+/** Before `writing()`, a signal exits at once (nothing was written: there is nothing to report but
+ *  the stop, which `beforeWriting` may say, as --json does on stdout). After it, the first signal
+ *  aborts `signal`: the work finishes what is in flight, so what it then reports is what was stored,
+ *  and stops; a second exits at once, with `atOnce` said on stderr. */
+export function stopOnInterrupt(notice: string, atOnce: string, beforeWriting?: (signal: NodeJS.Signals) => void): StoppableWork {
   const controller = new AbortController();
   let writing = false;
   const watching = onInterrupt((signal) => {
     if (!writing) {
+      beforeWriting?.(signal);
       process.stderr.write(`\nengram: interrupted before anything was written\n`);
       process.exit(exitCodeOf(signal));
     }
