@@ -104,6 +104,19 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   }
 }
 
+/** Why the daemon would refuse these arguments (its own message, as `engram daemon` prints it),
+ *  or undefined when it would take them. Asked of `engram daemon --check` with the arguments a
+ *  start would give it, so a restart can refuse a bad flag before it stops the daemon that
+ *  serves: the flags are the daemon's, and only its parser knows them. */
+export async function refusedArgs(dataDir: string, args: readonly string[]): Promise<string | undefined> {
+  const command = [process.argv[1]!, 'daemon', '--check', '--data-dir', dataDir, '--log-file', logPathOf(dataDir), ...args];
+  const child = spawn(process.execPath, command, { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+  let said = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (said += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));
+  return code === 2 ? said.trimEnd() : undefined;
+}
+
 /** What a starting daemon says before it serves, as it says it: the plain "engram: …" lines it
  *  writes to the log (a first start builds the word-vector cache for a while, and says so).
  *  Returns where the next look starts (only whole lines are shown). */

@@ -116,6 +116,7 @@ interface ParsedOptions {
   checkpointKeep: number;
   logLevel: LogLevel;
   logFile?: string;
+  check?: boolean;
   decayModel: DecayModel;
   plHalflifeDays: number;
   plAlpha: number;
@@ -143,7 +144,7 @@ interface ParsedOptions {
 }
 
 /** The daemon's options, and how it logs. */
-export type DaemonSettings = Omit<DaemonOptions, 'log'> & { logLevel: LogLevel; logFile?: string };
+export type DaemonSettings = Omit<DaemonOptions, 'log'> & { logLevel: LogLevel; logFile?: string; checkOnly?: boolean };
 
 /** The `engram daemon` command: every flag with its variable and default. */
 export function daemonCommand(): Command {
@@ -201,6 +202,7 @@ export function daemonCommand(): Command {
     .addOption(option('--auto-reinforce <bool>', 'whether observed use (observe_memory_usage) reinforces facts', 'ENGRAM_AUTO_REINFORCE').argParser(booleanText('--auto-reinforce')).default(DEFAULT_DECAY.autoReinforce))
     .addOption(option('--log-level <level>', 'the least severe level logged', 'ENGRAM_LOG_LEVEL').choices(LOG_LEVELS).default('info'))
     .addOption(option('--log-file <path>', 'append JSON log lines to this file instead of stderr (engram start: DIR/daemon.log)', 'ENGRAM_LOG_FILE'))
+    .addOption(option('--check', 'check the flags and variables and exit, starting nothing: 0 when the daemon would take them, 2 and the reason when it refuses one (engram start and restart ask this before they stop or leave a daemon serving)'))
     .addHelpText(
       'after',
       '\nAlso read: ENGRAM_CACHE_DIR (where the local embedder keeps its converted word vectors; default the per-user cache directory, ~/.cache/engram on Linux), OPENAI_API_KEY.',
@@ -250,6 +252,7 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     } satisfies DecayConfig,
     logLevel: parsed.logLevel,
     ...(parsed.logFile ? { logFile: parsed.logFile } : {}),
+    ...(parsed.check ? { checkOnly: true } : {}),
   };
 }
 

@@ -75,6 +75,8 @@ function isDamagedStore(error: unknown): boolean {
 export async function main(argv: string[]): Promise<void> {
   const settings = options(argv);
   if (!settings) return;
+  // --check: the flags were taken (a refused one exited 2 above); nothing is opened or started.
+  if (settings.checkOnly) return;
   let log: ReturnType<typeof createLog>;
   try {
     log = createLog({ level: settings.logLevel, ...(settings.logFile ? { file: settings.logFile } : {}) });

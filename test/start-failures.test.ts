@@ -1,7 +1,8 @@
 // `engram start` and `engram restart` when the daemon cannot start: the daemon's own reason in a
 // few lines (only what this start logged), no stack trace, exit 2 for a refused flag as `engram
 // daemon` exits; a restart whose new flags fail starts the daemon that served again; a start that
-// finds one serving says the flags it was given did not apply.
+// finds one serving says the flags it was given did not apply; a flag the daemon would refuse is
+// refused before a serving daemon is stopped.
 import { createServer, type Server } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,5 +63,23 @@ describe('a daemon that cannot start', () => {
     const { code, stdout } = await run(['start', '--http', '127.0.0.1:1']);
     expect(code).toBe(0);
     expect(stdout).toContain('nothing started, so --http 127.0.0.1:1 did not apply (engram restart --http 127.0.0.1:1 restarts it with them)');
+  });
+
+  test('a flag the daemon would refuse is refused before the serving daemon is stopped, by restart and by start', async () => {
+    expect((await run(['start', '--embedder', 'none'])).code).toBe(0);
+    const pid = async () => (JSON.parse((await run(['status', '--json'])).stdout) as { pid: number }).pid;
+    const before = await pid();
+    const restarted = await run(['restart', '--signal-weights', '1,,1']);
+    expect(restarted.code).toBe(2);
+    expect(restarted.stderr).toContain("option '--signal-weights <v,k,r[,d[,g]]>' argument '1,,1' is invalid");
+    expect(restarted.stderr).toContain(`nothing was stopped: the daemon for ${dataDir} serves on as it was (pid ${before})`);
+    expect(restarted.stderr).not.toContain('started the daemon again');
+    expect(await pid()).toBe(before);
+    // Nor does a start suggest a restart that would fail.
+    const started = await run(['start', '--signal-weights', '1,,1']);
+    expect(started.code).toBe(2);
+    expect(started.stderr).toContain("argument '1,,1' is invalid");
+    expect(started.stdout).not.toContain('engram restart');
+    expect(await pid()).toBe(before);
   });
 });

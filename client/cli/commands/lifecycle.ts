@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
-import { DaemonStartError, liveDiscovery, logPathOf, startDetached, stopDaemon } from '../../daemon-control.ts';
+import { DaemonStartError, liveDiscovery, logPathOf, refusedArgs, startDetached, stopDaemon } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
 /** What a starting daemon says while it gets ready, on stderr (stdout keeps the result). */
@@ -41,6 +41,10 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
+      const running = liveDiscovery(dir);
+      // A start that finds a daemon serving suggests restarting it with the flags: not with ones
+      // the daemon would refuse (a start with none serving reports the daemon's own refusal).
+      if (running && cmd.args.length > 0) await refuseBadFlags(dir, cmd.args, `a daemon is already serving ${dir} (pid ${running.pid}); nothing started`);
       const daemon = await startDetached(dir, cmd.args, say);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else if (!daemon.started) {
@@ -58,6 +62,9 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
+      const running = liveDiscovery(dir);
+      // Flags the daemon would refuse are refused before the daemon that serves is stopped.
+      if (running && cmd.args.length > 0) await refuseBadFlags(dir, cmd.args, `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})`);
       const stopped = await stopDaemon(dir);
       if (opts.json) printJson({ data_dir: dir, stopped: stopped.stopped, pid: stopped.pid ?? null });
       else out(stopped.stopped ? `stopped the daemon for ${dir} (pid ${stopped.pid})` : `no daemon is serving ${dir}; nothing stopped`);
@@ -72,6 +79,9 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
+      const running = liveDiscovery(dir);
+      // Flags the daemon would refuse are refused before the daemon that serves is stopped.
+      if (running && cmd.args.length > 0) await refuseBadFlags(dir, cmd.args, `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})`);
       const stopped = await stopDaemon(dir);
       const previous = withoutOwnFlags(stopped.args ?? []);
       const daemon = await startDetached(dir, cmd.args.length > 0 ? cmd.args : previous, say).catch(async (error: unknown) => {
@@ -104,6 +114,12 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const offset = await printLines(path, 0, o.lines, render);
       if (o.follow) await follow(path, offset, render);
     });
+}
+
+/** Throws the daemon's refusal of `args` (exit 2, as a refused start), followed by `outcome`. */
+async function refuseBadFlags(dir: string, args: readonly string[], outcome: string): Promise<void> {
+  const refusal = await refusedArgs(dir, args);
+  if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome}`, 2);
 }
 
 /** The daemon's arguments without the ones `engram start` sets itself. */
