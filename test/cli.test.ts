@@ -192,6 +192,17 @@ describe('recall', () => {
     expect(out.explained.map((r: any) => r.provenance.fact_id)).toEqual(plain.facts.map((f: any) => f.id));
   });
 
+  test('--explain labels and counts the filler as recall does, and says when nothing matched', async () => {
+    const [run, nothing] = await Promise.all([engram(['recall', agent, 'deploy', '--explain']), engram(['recall', agent, 'quantum', 'chromodynamics', '--explain'])]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toContain('4. lunch is at noon on Fridays  (filler)');
+    expect(lines.filter((l) => l.endsWith('(filler)'))).toHaveLength(1);
+    expect(lines.at(-1)).toBe('(3 of 4 matched the query; the rest only fill --top-k)');
+    expect(nothing.stdout).toContain('Nothing matched "quantum chromodynamics"; these 4 facts only fill the count:\n1. ');
+    expect(nothing.stdout.split('\n').filter((l) => /^\d\. /.test(l)).every((l) => l.endsWith('  (filler)'))).toBe(true);
+  });
+
   test('--all also searches the shared namespace; without it shared facts stay out', async () => {
     const [all, own] = await Promise.all([engramJson(['recall', agent, 'deploy freeze', '--all']), engramJson(['recall', agent, 'deploy freeze'])]);
     const shared = all.facts.find((f: any) => f.id === sharedId);

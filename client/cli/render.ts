@@ -35,16 +35,26 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
     print('No memories found.');
     return;
   }
-  const matched = matches?.filter((m) => m.matched).length;
   if (query.trim() === '') print(`No query: the ${facts.length === 1 ? 'most recent fact' : `${facts.length} most recent facts`}:`);
-  else if (matched === 0) print(`Nothing matched ${JSON.stringify(query)}; ${facts.length === 1 ? 'this fact only fills' : `these ${facts.length} facts only fill`} the count:`);
+  else printNoneMatched(facts.length, matches, query, print);
   facts.forEach((fact, i) => {
     print(factLine(fact, matches?.[i], query.trim() !== ''));
     for (const e of matches?.[i]?.evidence ?? []) print(`    evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`);
   });
-  if (matched !== undefined && matched > 0 && matched < facts.length) print(`(${matched} of ${facts.length} matched the query; the rest only fill --top-k)`);
+  printSomeMatched(facts.length, matches, print);
   if (hints.length) print('related (knowledge graph; no confidence receipts):');
   for (const h of hints) print(`  ~ ${h.label} (${h.relation}${h.factId ? ` ${h.factId}` : ''}, via ${h.via})`);
+}
+
+/** Before the results: that none of them matched the query (they only fill the count). */
+function printNoneMatched(count: number, matches: FactMatch[] | undefined, query: string, print: Print): void {
+  if (matches?.length && matches.every((m) => !m.matched)) print(`Nothing matched ${JSON.stringify(query)}; ${count === 1 ? 'this fact only fills' : `these ${count} facts only fill`} the count:`);
+}
+
+/** After the results: how many of them matched the query, when some did not. */
+function printSomeMatched(count: number, matches: FactMatch[] | undefined, print: Print): void {
+  const matched = matches?.filter((m) => m.matched).length;
+  if (matched !== undefined && matched > 0 && matched < count) print(`(${matched} of ${count} matched the query; the rest only fill --top-k)`);
 }
 
 /** "v=0.2 kw=1 rec=0.5" */
@@ -57,15 +67,20 @@ export function recipeLine(r: AppliedRecipe): string {
   return `recipe ${r.id}: lexical ${r.lexicalTopK}, vector ${r.vectorTopK}, graph depth ${r.graphDepth}, reranker ${r.rerankerStage || 'off'}${flags.length ? `, ${flags.join(', ')}` : ''}`;
 }
 
-export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print): void {
+/** --explain: each result's score as the sum it is, with the fillers labelled and counted as
+ *  recall labels them (`matches`, one per receipt, from daemons that say which matched). */
+export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata, print: Print, query = '', matches?: FactMatch[]): void {
   const w = retrieval.weights;
   if (retrieval.recipe) print(recipeLine(retrieval.recipe));
   print(`signals: ${retrieval.signals.join(' + ') || 'none'}  weights ${weightsText(w)}  k=${retrieval.rrfK}`);
   for (const note of retrieval.notes) print(`note: ${note}`);
   if (receipts.length === 0) print('No memories found.');
+  // With no query every fact is a most recent one, none a filler.
+  const labelled = query.trim() === '' ? undefined : matches;
+  if (receipts.length > 0) printNoneMatched(receipts.length, labelled, query, print);
   receipts.forEach((r, i) => {
     const ranks = r.ranks;
-    print(`${i + 1}. ${r.text}`);
+    print(`${i + 1}. ${r.text}${labelled?.[i] && !labelled[i].matched ? '  (filler)' : ''}`);
     const terms =
       [
         ranks.vectorRank ? `${w.vector}/(${ranks.k}+${ranks.vectorRank}) vector` : '',
@@ -83,6 +98,7 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
     print(`   score ${r.weight.toFixed(6)} = ${formula}`);
     print(`   ${r.provenance.factId}, written ${day(r.provenance.writtenAt)}, ${r.ageDays.toFixed(1)} days old`);
   });
+  printSomeMatched(receipts.length, labelled, print);
 }
 
 /** `agentId`: the counts are that namespace's. The size on disk is always the whole store's (the

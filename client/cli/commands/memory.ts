@@ -135,7 +135,7 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
         if (o.explain) {
           const { receipts, retrieval, feedback, matches } = await c.recallExplain(agent, query, options);
           if (opts.json) printJson({ agent_id: agent, query, count: receipts.length, ...matchedJson(matches), facts: [], explained: receipts.map(receiptJson), retrieval: retrievalJson(retrieval), ...feedbackJson(feedback) });
-          else printReceipts(receipts, retrieval, out);
+          else printReceipts(receipts, retrieval, out, query, matches);
           if (!opts.json && feedback) out(`hint: ${feedback.advice}`);
           return;
         }
