@@ -104,7 +104,7 @@ export class ClientBackend implements McpBackend {
   /** In batches where the daemon has them, else one put per fact (writeAll). */
   async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
     const results = await writeAll(this.client, facts.map((fact) => ({ ...fact, agentId, requestId: randomUUID() })));
-    return results.map((r) => (r.error ? { error: r.error.message } : { factId: r.factId, duplicate: r.duplicate }));
+    return results.map((r) => (r.error ? { error: r.error.message, ...(r.error.field ? { field: r.error.field } : {}) } : { factId: r.factId, duplicate: r.duplicate }));
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {

@@ -109,7 +109,7 @@ export class CoreBackend implements McpBackend {
   async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
     const items = facts.map(({ meta, ...fact }) => ({ ...fact, agentId, requestId: randomUUID(), ...(meta !== undefined ? { meta: JSON.stringify(metaDepth(meta)) } : {}) }));
     const slots = await this.core.putBatch(this.ctx, { items });
-    return slots.map((s) => (s.error ? { error: s.error.message } : { factId: s.result.fact.id, duplicate: s.result.duplicate }));
+    return slots.map((s) => (s.error ? { error: s.error.message, ...(s.error.field ? { field: s.error.field } : {}) } : { factId: s.result.fact.id, duplicate: s.result.duplicate }));
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {

@@ -130,7 +130,9 @@ export interface GcRequest {
 }
 
 /** One fact of a batch write: stored (or already remembered), or refused with why. */
-export type BatchWritten = { factId: string; duplicate: boolean; error?: undefined } | { error: string; factId?: undefined };
+/** A refused fact's `error` and `field` are as the write said them, which may name the item in
+ *  its own batch ("items[3].text"); the tool names it as its caller sent it (write.ts). */
+export type BatchWritten = { factId: string; duplicate: boolean; error?: undefined } | { error: string; field?: string; factId?: undefined };
 
 export interface FactPage {
   facts: FactJson[];

@@ -46,15 +46,25 @@ export async function memoryAddBatch(args: arg.Args, backend: McpBackend): Promi
     stored: written.filter((w) => w.error === undefined && !w.duplicate).length,
     duplicates: written.filter((w) => w.error === undefined && w.duplicate).length,
     failed: written.filter((w) => w.error).length,
-    results: written.map((w) => (w.error !== undefined ? { error: w.error } : { fact_id: w.factId, duplicate: w.duplicate })),
+    results: written.map((w, i) => (w.error !== undefined ? { error: factError(i, w.error, w.field) } : { fact_id: w.factId, duplicate: w.duplicate })),
   };
-  const refused = written.flatMap((w, i) => (w.error ? [`fact ${i + 1}: ${w.error}`] : []));
+  const refused = payload.results.flatMap((r) => (r.error ? [r.error] : []));
   const text =
     `Stored ${payload.stored} new ${payload.stored === 1 ? 'fact' : 'facts'} for agent ${JSON.stringify(agentId)}` +
     (payload.duplicates ? `; ${payload.duplicates} already remembered` : '') +
     (refused.length ? `; refused: ${refused.join('; ')}` : '') +
     '.';
   return success(payload, text);
+}
+
+/** A refused fact's error, named as the tool's caller sent it: "facts[2].text: …" (the write
+ *  names the item in the batch it was sent in, "items[2].text", or not at all). */
+function factError(at: number, message: string, field = ''): string {
+  const inBatch = /^items\[\d+\]\.?/;
+  const own = field.replace(inBatch, '');
+  const said = message.replace(inBatch, '').replace(/^: /, '');
+  if (!own) return `facts[${at}]: ${said}`;
+  return said.startsWith(`${own}: `) ? `facts[${at}].${said}` : `facts[${at}].${own}: ${said}`;
 }
 
 const isLabel = (value: string): value is ConfidenceLabel => (CONFIDENCE_LABELS as readonly string[]).includes(value);
