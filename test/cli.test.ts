@@ -110,6 +110,13 @@ describe('recall', () => {
     expect(json).toMatchObject({ count: 0, matched: 0, facts: [] });
   });
 
+  test('weights that turn off every signal matching words say so, not that nothing matched the query', async () => {
+    const [decay, both] = await Promise.all([engram(['recall', agent, 'deploy', '--weights', '0,0,0,1']), engram(['recall', agent, 'deploy', '--weights', '0,0,1,1', '--explain'])]);
+    expect(decay.code, decay.stderr).toBe(0);
+    expect(decay.stdout.split('\n')[0]).toBe('Nothing could match "deploy": the weights left only decay on, which orders facts and matches no words (vector, keyword and graph are 0); these 4 facts only fill the count:');
+    expect(both.stdout).toContain('Nothing could match "deploy": the weights left only recency and decay on, which order facts and match no words');
+  });
+
   test('a query that barely matches gets a hint: a misspelt word, or only stopwords', async () => {
     const [typo, stopwords, json, plain] = await Promise.all([
       engram(['recall', agent, 'deplyo']),

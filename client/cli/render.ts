@@ -36,7 +36,7 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
     return;
   }
   if (query.trim() === '') print(`No query: the ${facts.length === 1 ? 'most recent fact' : `${facts.length} most recent facts`}:`);
-  else printNoneMatched(facts.length, matches, query, print);
+  else printNoneMatched(facts.length, matches, query, print, retrieval?.weights);
   facts.forEach((fact, i) => {
     print(factLine(fact, matches?.[i], query.trim() !== ''));
     for (const e of matches?.[i]?.evidence ?? []) print(`    evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`);
@@ -46,10 +46,19 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
   for (const h of hints) print(`  ~ ${h.label} (${h.relation}${h.factId ? ` ${h.factId}` : ''}, via ${h.via})`);
 }
 
-/** Before the results: that none of them matched the query (they only fill the count). */
-function printNoneMatched(count: number, matches: FactMatch[] | undefined, query: string, print: Print): void {
-  if (matches?.length && matches.every((m) => !m.matched)) print(`Nothing matched ${JSON.stringify(query)}; ${count === 1 ? 'this fact only fills' : `these ${count} facts only fill`} the count:`);
+/** Before the results: that none of them matched the query (they only fill the count), and why
+ *  when the weights left no signal that matches words on: no fact could match, however worded. */
+function printNoneMatched(count: number, matches: FactMatch[] | undefined, query: string, print: Print, weights?: SignalWeights): void {
+  if (!matches?.length || matches.some((m) => m.matched)) return;
+  const fill = `${count === 1 ? 'this fact only fills' : `these ${count} facts only fill`} the count:`;
+  const ordering = weights && MATCH_SIGNALS.every((s) => !weights[s]) ? ORDER_SIGNALS.filter((s) => weights[s]) : undefined;
+  if (ordering) print(`Nothing could match ${JSON.stringify(query)}: the weights left only ${ordering.join(' and ') || 'no signal'} on, which ${ordering.length === 1 ? 'orders' : 'order'} facts and ${ordering.length === 1 ? 'matches' : 'match'} no words (vector, keyword and graph are 0); ${fill}`);
+  else print(`Nothing matched ${JSON.stringify(query)}; ${fill}`);
 }
+
+/** The signals that match a query's words, and those that only order facts (the daemon's registry). */
+const MATCH_SIGNALS = ['vector', 'keyword', 'graph'] as const;
+const ORDER_SIGNALS = ['recency', 'decay'] as const;
 
 /** After the results: how many of them matched the query, when some did not. */
 function printSomeMatched(count: number, matches: FactMatch[] | undefined, print: Print): void {
@@ -77,7 +86,7 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
   if (receipts.length === 0) print('No memories found.');
   // With no query every fact is a most recent one, none a filler.
   const labelled = query.trim() === '' ? undefined : matches;
-  if (receipts.length > 0) printNoneMatched(receipts.length, labelled, query, print);
+  if (receipts.length > 0) printNoneMatched(receipts.length, labelled, query, print, w);
   receipts.forEach((r, i) => {
     const ranks = r.ranks;
     print(`${i + 1}. ${r.text}${labelled?.[i] && !labelled[i].matched ? '  (filler)' : ''}`);
