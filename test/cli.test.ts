@@ -378,6 +378,14 @@ describe('exit codes', () => {
     expect(run.stdout).toBe('');
   });
 
+  test('an unknown command that is another word for one suggests that command; others keep commander\'s guess by spelling', async () => {
+    const [search, add, typo] = await Promise.all([engram(['search', 'cli-usage', 'tea']), engram(['add', 'cli-usage', 'tea']), engram(['statr'])]);
+    expect(search.code).toBe(2);
+    expect(search.stderr).toBe(`engram: unknown command 'search'\n(Did you mean recall? engram recall [options] <agent> <query...>) (see "engram --help")\n`);
+    expect(add.stderr).toContain('(Did you mean remember? engram remember [options] <agent> <text...>)');
+    expect(typo.stderr).toContain('(Did you mean one of start, stats?)');
+  });
+
   test('2 for a refused argument: an empty agent id names <agent>, and nothing is stored', async () => {
     const before = await env.client.stats();
     const run = await engram(['remember', '', 'a fact for nobody']);

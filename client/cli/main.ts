@@ -240,7 +240,8 @@ function describeError(error: unknown): Report | undefined {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return undefined;
     if (error.code === 'commander.help') return { code: error.exitCode === 0 ? 0 : 2, kind: 'usage', message: '' };
     const command = (error as { command?: Command }).command ?? running;
-    const message = error.message.replace(/^error: /, '');
+    const said = error.message.replace(/^error: /, '');
+    const message = error.code === 'commander.unknownCommand' && command ? withSynonym(said, command) : said;
     const field = error instanceof UsageError ? error.field : /'([^' ]+)/.exec(message)?.[1];
     return { code: 2, kind: 'usage', message, ...(field ? { field } : {}), hint: `see "${commandPath(command)} --help"` };
   }
@@ -254,6 +255,19 @@ function describeError(error: unknown): Report | undefined {
   }
   if (isFileError(error)) return { code: 1, kind: 'file', message: error.message };
   return { code: 1, kind: 'internal', message: String((error as Error)?.stack ?? error) };
+}
+
+/** Words a user may type for a command that has another name here. Commander suggests commands
+ *  spelt alike ("search" → "start"), which cannot know these. */
+const SYNONYMS: Record<string, string> = { search: 'recall', find: 'recall', query: 'recall', lookup: 'recall', add: 'remember', put: 'remember', save: 'remember', store: 'remember', ls: 'list', rm: 'forget', remove: 'forget' };
+
+/** An unknown command's error with the command its word means, in place of commander's guess by
+ *  spelling; any other unknown command keeps commander's suggestion. */
+function withSynonym(message: string, parent: Command): string {
+  const word = /^unknown command '([^']+)'/.exec(message)?.[1];
+  const meant = word === undefined ? undefined : parent.commands.find((c) => c.name() === SYNONYMS[word]);
+  if (!meant) return message;
+  return `unknown command '${word}'\n(Did you mean ${meant.name()}? ${commandPath(meant)} ${meant.usage()})`;
 }
 
 /** A file the user named could not be read or written (ENOENT, EACCES…): no stack trace. */
