@@ -77,8 +77,9 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   const command = [process.argv[1]!, 'daemon', '--data-dir', dataDir, '--log-file', logPath, ...args];
   const child = spawn(process.execPath, command, { detached: true, stdio: ['ignore', 'ignore', early], env: process.env });
   closeSync(early);
-  let exit: { code: number; at: number } | undefined;
-  child.once('exit', (code) => (exit = { code: code ?? -1, at: Date.now() }));
+  // How it ended, in words: a crash has no exit status, only the signal that killed it.
+  let exit: { code: number | null; how: string; at: number } | undefined;
+  child.once('exit', (code, signal) => (exit = { code, how: code === null ? `killed by ${signal ?? 'a signal'}` : `exit status ${code}`, at: Date.now() }));
   child.unref();
 
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -97,7 +98,7 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
       const lines = startLines(logPath, logFrom);
       const removed = madeHere && removeIfOnlyLog(dataDir, logPath);
       const where = removed ? `(${dataDir} did not exist before; nothing was left there)` : `(its log: ${logPath})`;
-      throw new DaemonStartError(`the daemon for ${dataDir} did not start (exit status ${exit.code}):\n${lines}\n${where}`, exit.code === 2 ? 2 : 1);
+      throw new DaemonStartError(`the daemon for ${dataDir} did not start (${exit.how}):\n${lines}\n${where}`, exit.code === 2 ? 2 : 1);
     }
     if (Date.now() > deadline) throw new DaemonStartError(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see engram logs --data-dir ${dataDir}`, 1);
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -2,7 +2,7 @@
 // few lines (only what this start logged), no stack trace, exit 2 for a refused flag as `engram
 // daemon` exits; a restart whose new flags fail starts the daemon that served again; a start that
 // finds one serving says the flags it was given did not apply; a flag the daemon would refuse is
-// refused before a serving daemon is stopped.
+// refused before a serving daemon is stopped; a daemon killed by a signal is said to be.
 import { createServer, type Server } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,17 @@ describe('a daemon that cannot start', () => {
     expect(existsSync(fresh)).toBe(false);
     expect(keptRun.stderr).toContain(`(its log: ${join(kept, 'daemon.log')})`);
     expect(readdirSync(kept)).toEqual(['daemon.log']);
+  });
+
+  test('a daemon killed by a signal before it serves is said to be, not to have exit status -1', async () => {
+    // The daemon process (argv: node engram.js daemon …), not the engram start that spawns it,
+    // kills itself as it loads: a crash, as a SIGABRT or an out-of-memory kill would be.
+    const crash = "--import=data:text/javascript,if(process.argv[2]==='daemon')process.kill(process.pid,'SIGKILL')";
+    const fresh = join(work, 'crashed');
+    const { code, stderr } = await runEngram(['--data-dir', fresh, 'start'], { dataDir: null, cwd: work, timeoutMs: 120_000, env: { NODE_OPTIONS: crash } });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`the daemon for ${fresh} did not start (killed by SIGKILL):`);
+    expect(stderr).not.toContain('exit status');
   });
 
   test('a restart whose new flags fail starts the daemon that served again, and says so', async () => {
