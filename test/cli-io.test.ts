@@ -793,11 +793,39 @@ describe('export', () => {
     );
   });
 
-  test('an agent without facts exports nothing and succeeds, saying so on stderr (a misspelt agent is seen)', async () => {
-    const run = await engram(['export', 'io-nobody']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/"io-nobody" has no facts, so nothing was exported \(engram agents lists the agents that have\)/);
+  test('an agent without facts (a misspelt name) fails, exit 1, naming it, and leaves an earlier export at --out as it was', async () => {
+    const nobody = /^engram: not_found: "io-nobody" has no facts, so nothing was exported(; .+ was left as it was)? \(engram agents lists the agents that have\)\n$/;
+    const stdout = await engram(['export', 'io-nobody']);
+    expect(stdout.code, stdout.stderr).toBe(1);
+    expect(stdout.stdout).toBe('');
+    expect(stdout.stderr).toMatch(nobody);
+
+    const backup = file('nobody-backup.jsonl', 'an earlier backup\n');
+    const jsonl = await engram(['export', 'io-nobody', '--out', backup]);
+    expect(jsonl.code, jsonl.stderr).toBe(1);
+    expect(jsonl.stdout).toBe('');
+    expect(jsonl.stderr).toMatch(nobody);
+    expect(jsonl.stderr).toContain(`; ${backup} was left as it was`);
+    expect(readFileSync(backup, 'utf8')).toBe('an earlier backup\n');
+    const json = await engram(['export', 'io-nobody', '--out', backup, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ kind: 'not_found', field: 'agent', message: expect.stringContaining('"io-nobody" has no facts') });
+    expect(readFileSync(backup, 'utf8')).toBe('an earlier backup\n');
+
+    const missing = join(env.cwd, 'nobody-vault');
+    expect((await engram(['export', 'io-nobody', '--format', 'markdown', '--out', missing])).code).toBe(1);
+    expect(existsSync(missing)).toBe(false);
+    // A namespace whose facts were all erased since its last export: that export stays whole.
+    const emptied = 'io-export-emptied';
+    const id = (await env.client.put(emptied, 'The kiln is being repaired')).fact.id;
+    const vault = join(env.cwd, 'emptied-vault');
+    expect((await engram(['export', emptied, '--format', 'markdown', '--out', vault])).code).toBe(0);
+    await env.client.delete(emptied, id);
+    const markdown = await engram(['export', emptied, '--format', 'markdown', '--out', vault]);
+    expect(markdown.code, markdown.stderr).toBe(1);
+    expect(markdown.stderr).toContain(`"${emptied}" has no facts, so nothing was exported; ${vault} was left as it was`);
+    expect(readdirSync(vault).sort()).toEqual([`${id}.md`, 'index.md']);
+    expect(readdirSync(env.cwd).filter((f) => f.includes('.partial-'))).toEqual([]);
   });
 });
 

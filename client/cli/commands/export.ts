@@ -19,10 +19,26 @@ import { exitCodeOf, onInterrupt } from '../interrupt.ts';
 /** One export line: the --json fact shape plus the embedder that made its vector. */
 export const exportLine = (f: Fact) => JSON.stringify({ ...factJson(f), embedder: f.embedder ?? null });
 
-async function each(c: EngramClient, agent: string, bar: ProgressBar, visit: (f: Fact) => Promise<void> | void): Promise<number> {
+/** The namespace's facts, once it is known to have one. An agent with none (most often a misspelt
+ *  name in a backup script) is refused before anything is written: an earlier export at --out is
+ *  never replaced by an empty one, and stdout gets nothing a script could take for a backup. */
+async function factsOf(c: EngramClient, agent: string, out: string | undefined): Promise<AsyncIterable<Fact>> {
+  const facts = c.listAll(agent);
+  const first = await facts.next();
+  if (first.done) {
+    const kept = out !== undefined && existsSync(out) ? `; ${out} was left as it was` : '';
+    throw new EngramError(ErrorKind.NotFound, `"${agent}" has no facts, so nothing was exported${kept} (engram agents lists the agents that have)`, 'agent');
+  }
+  return (async function* () {
+    yield first.value;
+    yield* facts;
+  })();
+}
+
+async function each(c: EngramClient, agent: string, facts: AsyncIterable<Fact>, bar: ProgressBar, visit: (f: Fact) => Promise<void> | void): Promise<number> {
   const total = (await c.stats(agent)).factCount;
   let done = 0;
-  for await (const fact of c.listAll(agent)) {
+  for await (const fact of facts) {
     await visit(fact);
     done++;
     bar.update('export', done, Math.max(total, done));
@@ -43,17 +59,18 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
       if (error.code === 'EPIPE') process.exit(0);
       throw error;
     });
-    return each(c, agent, bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
+    return each(c, agent, await factsOf(c, agent, path), bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
   }
   // Checked first: the rename at the end could not replace a directory, after the whole export.
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) usage(`--out: ${path} is a directory; name a file inside it, or use --format markdown to write a note per fact there`, '--out');
+  const facts = await factsOf(c, agent, path);
   const partial = `${path}.partial-${process.pid}`;
   // Opened here, synchronously, so a path that cannot be written is one clear error, not an
   // unhandled stream event.
   const stream: WriteStream = createWriteStream('', { fd: openOut(() => openSync(partial, 'w', 0o600), path) });
   const interrupted = removedIfInterrupted(partial);
   try {
-    const count = await each(c, agent, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
+    const count = await each(c, agent, facts, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
     stream.end();
     await once(stream, 'finish');
     renameSync(partial, path);
@@ -97,9 +114,10 @@ function vaultDir(dir: string): void {
 
 async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<number> {
   refuseOtherNamespace(dir, agent);
+  const facts = await factsOf(c, agent, dir);
   vaultDir(dir);
   const entries: IndexEntry[] = [];
-  const count = await each(c, agent, bar, (f) => {
+  const count = await each(c, agent, facts, bar, (f) => {
     openOut(() => writeFileSync(join(dir, `${f.id}.md`), factNote(f), { mode: 0o600 }), dir);
     entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== undefined, entities: f.entities });
   });
@@ -144,9 +162,6 @@ export function registerExportCommand({ program, globals }: Cli): void {
       if (opts.json && !o.out) usage('--json needs --out (without it the export itself goes to stdout)');
       const bar = new ProgressBar();
       const count = await withClient(opts, (c) => (o.format === 'markdown' ? exportMarkdown(c, agent, o.out, bar) : exportJsonl(c, agent, o.out, bar)));
-      // Not an error (an agent may have no facts yet), but a misspelt agent in a backup script
-      // would otherwise make an empty backup unnoticed.
-      if (count === 0) process.stderr.write(`engram: "${agent}" has no facts, so nothing was exported (engram agents lists the agents that have)\n`);
       if (!o.out) return;
       const path = resolve(o.out);
       if (opts.json) printJson({ agent_id: agent, format: o.format, out: path, count });
