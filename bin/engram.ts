@@ -4,11 +4,22 @@
 // the side it needs, so client/ and daemon/ stay independent and a CLI call never loads the
 // daemon's code.
 
-// `engram list x | head` closes the pipe early: that is the reader's choice, not an error.
+import { getSystemErrorMap } from 'node:util';
+
+// `engram list x | head` closes the pipe early: that is the reader's choice, not an error. Any
+// other failed write of the output (a full disk, > /dev/full) fails the command in one line, for
+// every command at once: it is not a bug of the command, so no stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
-  throw error;
+  process.stderr.write(`engram: cannot write to standard output: ${systemErrorText(error)}\n`);
+  process.exit(1);
 });
+
+/** "no space left on device (ENOSPC)": the system's words for an error, without Node's call. */
+function systemErrorText(error: NodeJS.ErrnoException): string {
+  const words = error.errno === undefined ? undefined : getSystemErrorMap().get(error.errno)?.[1];
+  return words && error.code ? `${words} (${error.code})` : error.message;
+}
 const argv = process.argv.slice(2);
 const [command, ...rest] = argv;
 

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { engramEnv, useCliDaemon, type CliRun } from './fixtures/cli.ts';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildProgram } from '../client/cli/main.ts';
 import { ENGRAM_BIN, removeDir, startDaemon, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
@@ -826,6 +826,42 @@ describe('export', () => {
     expect(markdown.stderr).toContain(`"${emptied}" has no facts, so nothing was exported; ${vault} was left as it was`);
     expect(readdirSync(vault).sort()).toEqual([`${id}.md`, 'index.md']);
     expect(readdirSync(env.cwd).filter((f) => f.includes('.partial-'))).toEqual([]);
+  });
+});
+
+/** Runs `engram <args>` with its standard output opened on `target` (/dev/full: every write fails
+ *  with ENOSPC), or on a pipe closed after the first output (`engram … | head -1`). */
+function engramOutputFailing(target: '/dev/full' | 'closed pipe', args: string[]): Promise<CliRun> {
+  const fd = target === '/dev/full' ? openSync(target, 'w') : 'pipe';
+  const child = spawn(process.execPath, [ENGRAM_BIN, '--data-dir', env.daemon.dataDir, ...args], { cwd: env.cwd, env: engramEnv(), stdio: ['ignore', fd, 'pipe'] });
+  if (typeof fd === 'number') closeSync(fd);
+  child.stdout?.once('data', () => child.stdout!.destroy());
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout: '', stderr })));
+}
+
+describe('output that cannot be written', () => {
+  const agent = 'io-output';
+
+  beforeAll(async () => {
+    for (const from of [0, 1000]) {
+      await env.client.putBatch(Array.from({ length: 1000 }, (_, i) => ({ agentId: agent, text: `an output fact number ${from + i} about tea, with words to fill the pipe` })));
+    }
+  });
+
+  test.skipIf(!existsSync('/dev/full'))('a full disk fails every command in one line on stderr, exit 1, no stack trace', async () => {
+    for (const args of [['export', agent], ['recall', agent, 'tea'], ['list', agent, '--limit', '5'], ['stats', agent, '--json']]) {
+      const run = await engramOutputFailing('/dev/full', args);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr.replace(/^export: .*\n/gm, ''), args.join(' ')).toBe('engram: cannot write to standard output: no space left on device (ENOSPC)\n');
+    }
+  });
+
+  test('a reader that stops early (engram export a | head -1) ends the command quietly, exit 0', async () => {
+    const run = await engramOutputFailing('closed pipe', ['export', agent]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/engram:|Error|\n\s+at /);
   });
 });
 

@@ -54,11 +54,7 @@ async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<voi
 /** JSONL to a file (written aside, then renamed: an interrupted export leaves no half file) or stdout. */
 async function exportJsonl(c: EngramClient, agent: string, path: string | undefined, bar: ProgressBar): Promise<number> {
   if (!path) {
-    // `engram export a | head` closes the pipe early: that is the reader's choice, not a failure.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
-      throw error;
-    });
+    // A failed write (EPIPE of `engram export a | head`, a full disk) is bin/engram.ts's to report.
     return each(c, agent, await factsOf(c, agent, path), bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
   }
   // Checked first: the rename at the end could not replace a directory, after the whole export.
