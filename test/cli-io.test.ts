@@ -793,6 +793,20 @@ describe('export', () => {
     );
   });
 
+  test('an --out that cannot be written (inside a missing directory, under a file) is a usage error naming --out, exit 2', async () => {
+    const notADirectory = file('not-a-directory', 'a file\n');
+    for (const args of [['--out', join(env.cwd, 'missing', 'x.jsonl')], ['--out', join(notADirectory, 'x.jsonl')], ['--format', 'markdown', '--out', join(notADirectory, 'vault')]]) {
+      const run = await engram(['export', agent, ...args]);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^engram: --out: cannot write ${args.at(-1)} \\((ENOENT|ENOTDIR)\\); choose a directory you can write to \\(see "engram export --help"\\)\\n$`));
+      const json = await engram(['export', agent, ...args, '--json']);
+      expect(json.code).toBe(2);
+      expect(JSON.parse(json.stdout).error).toMatchObject({ kind: 'usage', field: '--out' });
+    }
+    expect(existsSync(join(env.cwd, 'missing'))).toBe(false);
+    expect(readdirSync(env.cwd).filter((f) => f.includes('.partial-'))).toEqual([]);
+  });
+
   test('an agent without facts (a misspelt name) fails, exit 1, naming it, and leaves an earlier export at --out as it was', async () => {
     const nobody = /^engram: not_found: "io-nobody" has no facts, so nothing was exported(; .+ was left as it was)? \(engram agents lists the agents that have\)\n$/;
     const stdout = await engram(['export', 'io-nobody']);

@@ -59,7 +59,7 @@ describe('private files', () => {
     expect(modes(vault).map((m) => (m.dir ? m.mode === 0o700 : m.mode === 0o600))).not.toContain(false);
     for (const args of [['--out', '/proc/engram-x.jsonl'], ['--format', 'markdown', '--out', '/proc/engram-xdir'], ['--out', '/nonexistent/dir/x.jsonl']]) {
       const run = await cli(['export', 'vault', ...args]);
-      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/--out: cannot write/);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }

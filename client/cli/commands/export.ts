@@ -58,12 +58,12 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
     return each(c, agent, await factsOf(c, agent, path), bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
   }
   // Checked first: the rename at the end could not replace a directory, after the whole export.
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) usage(`--out: ${path} is a directory; name a file inside it, or use --format markdown to write a note per fact there`, '--out');
+  if (outChecked(() => statSync(path, { throwIfNoEntry: false }), path)?.isDirectory()) usage(`--out: ${path} is a directory; name a file inside it, or use --format markdown to write a note per fact there`, '--out');
   const facts = await factsOf(c, agent, path);
   const partial = `${path}.partial-${process.pid}`;
   // Opened here, synchronously, so a path that cannot be written is one clear error, not an
   // unhandled stream event.
-  const stream: WriteStream = createWriteStream('', { fd: openOut(() => openSync(partial, 'w', 0o600), path) });
+  const stream: WriteStream = createWriteStream('', { fd: outChecked(() => openSync(partial, 'w', 0o600), path) });
   const interrupted = removedIfInterrupted(partial);
   try {
     const count = await each(c, agent, facts, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
@@ -89,19 +89,34 @@ function removedIfInterrupted(path: string): { dispose: () => void } {
   });
 }
 
+const cannotWrite = (out: string, error: unknown): string => {
+  const e = error as NodeJS.ErrnoException;
+  return `--out: cannot write ${out} (${e.code ?? e.message}); choose a directory you can write to`;
+};
+
 /** Runs a file-system step of the export; its failure says which --out and what to do. */
 function openOut<T>(step: () => T, out: string): T {
   try {
     return step();
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    throw new EngramError(ErrorKind.InvalidArgument, `--out: cannot write ${out} (${e.code ?? e.message}); choose a directory you can write to`, '--out');
+    throw new EngramError(ErrorKind.InvalidArgument, cannotWrite(out, error), '--out');
+  }
+}
+
+/** Opens or makes --out, before anything is exported. A path that cannot be written (inside a
+ *  missing directory, say) is then a mistake of the flag, a usage error (exit 2) like an --out
+ *  naming a directory; what fails later, while writing, fails the export (exit 1). */
+function outChecked<T>(step: () => T, out: string): T {
+  try {
+    return step();
+  } catch (error) {
+    return usage(cannotWrite(out, error), '--out');
   }
 }
 
 /** The vault's directory, private like the store it comes from, with any missing parents. */
 function vaultDir(dir: string): void {
-  openOut(() => {
+  outChecked(() => {
     makeDirectory(dir, 0o700);
     if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK);
