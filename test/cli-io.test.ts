@@ -570,6 +570,19 @@ describe('import mistakes', () => {
     expect((await env.client.stats('io-mistakes')).factCount).toBe(0);
   });
 
+  test('a JSON array on one line (a file or stdin) is refused as a whole the same way (exit 2), not as "line 1: must be a JSON object"', async () => {
+    const array = JSON.stringify([{ text: 'One fact' }, { text: 'Another fact' }]);
+    const path = file('one-line-array.json', `${array}\n`);
+    for (const [source, input] of [[path, undefined], ['-', array]] as const) {
+      const run = await engram(['import', 'io-mistakes', source], { input });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toBe(`engram: <file>: ${source === '-' ? 'stdin' : path} is a JSON array, not JSON lines: write one object per line (for example with \`jq -c '.[]'\`) and import that; nothing was imported (see "engram import --help")\n`);
+    }
+    // One object on one line is JSON lines of one fact, imported as before.
+    expect((await engram(['import', 'io-mistakes-one', '-'], { input: JSON.stringify({ text: 'One fact' }) })).stdout).toBe('1 imported, 0 already present\n');
+    expect((await env.client.stats('io-mistakes')).factCount).toBe(0);
+  });
+
   test('engram logs without a log exits 1', async () => {
     const run = await engram(['logs'], { dataDir: join(env.cwd, 'no-daemon-here') });
     expect(run.code).toBe(1);

@@ -54,12 +54,15 @@ class ImportStopped extends Error {
 const reasonOf = (error: unknown) => (error instanceof EngramError ? `${error.kind}: ${error.message}` : (error as Error).message);
 
 /** A file given as JSON lines that is really one JSON document spread over lines (a chat export,
- *  a pretty-printed array): every line would fail on its own, so it is refused as a whole, with
- *  what to do instead, before anything is sent. */
+ *  a pretty-printed array), or a JSON array on one line: every line would fail on its own, so it
+ *  is refused as a whole, with what to do instead, before anything is sent. */
 function refuseWholeDocument(bytes: Buffer, file: string): void {
   const text = bytes.toString('utf8');
   const first = text.split('\n').find((line) => line.trim() !== '');
-  if (first === undefined || !/^\s*[[{]/.test(first) || jsonValue(first) || !text.trim().includes('\n')) return;
+  if (first === undefined || !/^\s*[[{]/.test(first)) return;
+  // One line holding one object is JSON lines of one fact; holding an array, it is not.
+  const oneLine = !text.trim().includes('\n');
+  if (oneLine ? !Array.isArray(jsonValue(first)?.value) : jsonValue(first)) return;
   const whole = jsonValue(text);
   if (!whole) return;
   const { value } = whole;
