@@ -35,16 +35,26 @@ async function factsOf(c: EngramClient, agent: string, out: string | undefined):
   })();
 }
 
-async function each(c: EngramClient, agent: string, facts: AsyncIterable<Fact>, bar: ProgressBar, visit: (f: Fact) => Promise<void> | void): Promise<number> {
+/** What an export wrote: every record, of which `aliases` are alias records. */
+interface Exported {
+  count: number;
+  aliases: number;
+}
+
+/** Visits every record. The progress counts facts as `engram stats` does (alias records are word
+ *  mappings, not memories, and stats leaves them out), so it ends at the total it showed. */
+async function each(c: EngramClient, agent: string, facts: AsyncIterable<Fact>, bar: ProgressBar, visit: (f: Fact) => Promise<void> | void): Promise<Exported> {
   const total = (await c.stats(agent)).factCount;
-  let done = 0;
+  let count = 0;
+  let aliases = 0;
   for await (const fact of facts) {
     await visit(fact);
-    done++;
-    bar.update('export', done, Math.max(total, done));
+    count++;
+    if (fact.kind === 'alias') aliases++;
+    else bar.update('export', count - aliases, Math.max(total, count - aliases));
   }
   bar.done();
-  return done;
+  return { count, aliases };
 }
 
 async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
@@ -52,7 +62,7 @@ async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<voi
 }
 
 /** JSONL to a file (written aside, then renamed: an interrupted export leaves no half file) or stdout. */
-async function exportJsonl(c: EngramClient, agent: string, path: string | undefined, bar: ProgressBar): Promise<number> {
+async function exportJsonl(c: EngramClient, agent: string, path: string | undefined, bar: ProgressBar): Promise<Exported> {
   if (!path) {
     // A failed write (EPIPE of `engram export a | head`, a full disk) is bin/engram.ts's to report.
     return each(c, agent, await factsOf(c, agent, path), bar, (f) => writeTo(process.stdout, `${exportLine(f)}\n`));
@@ -66,11 +76,11 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
   const stream: WriteStream = createWriteStream('', { fd: outChecked(() => openSync(partial, 'w', 0o600), path) });
   const interrupted = removedIfInterrupted(partial);
   try {
-    const count = await each(c, agent, facts, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
+    const exported = await each(c, agent, facts, bar, (f) => writeTo(stream, `${exportLine(f)}\n`));
     stream.end();
     await once(stream, 'finish');
     renameSync(partial, path);
-    return count;
+    return exported;
   } catch (error) {
     stream.destroy();
     rmSync(partial, { force: true });
@@ -123,18 +133,18 @@ function vaultDir(dir: string): void {
   }, dir);
 }
 
-async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<number> {
+async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<Exported> {
   refuseOtherNamespace(dir, agent);
   const facts = await factsOf(c, agent, dir);
   vaultDir(dir);
   const entries: IndexEntry[] = [];
-  const count = await each(c, agent, facts, bar, (f) => {
+  const exported = await each(c, agent, facts, bar, (f) => {
     openOut(() => writeFileSync(join(dir, `${f.id}.md`), factNote(f), { mode: 0o600 }), dir);
     entries.push({ id: f.id, text: f.text, retired: f.supersededBy !== undefined, entities: f.entities });
   });
   removeStaleNotes(dir, agent, new Set(entries.map((e) => `${e.id}.md`)));
   openOut(() => writeFileSync(join(dir, 'index.md'), indexNote(agent, entries, Date.now()), { mode: 0o600 }), dir);
-  return count;
+  return exported;
 }
 
 /** Two namespaces exported to one directory would share one index and mix their notes. */
@@ -172,10 +182,11 @@ export function registerExportCommand({ program, globals }: Cli): void {
       if (o.format === 'markdown' && !o.out) usage('--format markdown needs --out DIR');
       if (opts.json && !o.out) usage('--json needs --out (without it the export itself goes to stdout)');
       const bar = new ProgressBar();
-      const count = await withClient(opts, (c) => (o.format === 'markdown' ? exportMarkdown(c, agent, o.out, bar) : exportJsonl(c, agent, o.out, bar)));
+      const { count, aliases } = await withClient(opts, (c) => (o.format === 'markdown' ? exportMarkdown(c, agent, o.out, bar) : exportJsonl(c, agent, o.out, bar)));
       if (!o.out) return;
       const path = resolve(o.out);
-      if (opts.json) printJson({ agent_id: agent, format: o.format, out: path, count });
-      else out(`exported ${counted(count, 'fact')} of "${agent}" to ${path}`);
+      // count: every record written (its lines or notes), aliases among them.
+      if (opts.json) printJson({ agent_id: agent, format: o.format, out: path, count, aliases });
+      else out(`exported ${counted(count - aliases, 'fact')}${aliases ? ` and ${counted(aliases, 'alias', 'aliases')}` : ''} of "${agent}" to ${path}`);
     });
 }
