@@ -41,10 +41,9 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
-      const running = liveDiscovery(dir);
       // A start that finds a daemon serving suggests restarting it with the flags: not with ones
       // the daemon would refuse (a start with none serving reports the daemon's own refusal).
-      if (running && cmd.args.length > 0) await refuseBadFlags(dir, cmd.args, `a daemon is already serving ${dir} (pid ${running.pid}); nothing started`);
+      await refuseBadFlagsWhileServing(dir, cmd.args, (pid) => `a daemon is already serving ${dir} (pid ${pid}); nothing started`);
       const daemon = await startDetached(dir, cmd.args, say);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else if (!daemon.started) {
@@ -62,9 +61,6 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
-      const running = liveDiscovery(dir);
-      // Flags the daemon would refuse are refused before the daemon that serves is stopped.
-      if (running && cmd.args.length > 0) await refuseBadFlags(dir, cmd.args, `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})`);
       const stopped = await stopDaemon(dir);
       if (opts.json) printJson({ data_dir: dir, stopped: stopped.stopped, pid: stopped.pid ?? null });
       else out(stopped.stopped ? `stopped the daemon for ${dir} (pid ${stopped.pid})` : `no daemon is serving ${dir}; nothing stopped`);
@@ -79,9 +75,8 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
       const { dir } = locateDataDir(opts.dataDir);
-      const running = liveDiscovery(dir);
       // Flags the daemon would refuse are refused before the daemon that serves is stopped.
-      if (running && cmd.args.length > 0) await refuseBadFlags(dir, cmd.args, `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})`);
+      await refuseBadFlagsWhileServing(dir, cmd.args, (pid) => `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${pid})`);
       const stopped = await stopDaemon(dir);
       const previous = withoutOwnFlags(stopped.args ?? []);
       const daemon = await startDetached(dir, cmd.args.length > 0 ? cmd.args : previous, say).catch(async (error: unknown) => {
@@ -116,10 +111,14 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     });
 }
 
-/** Throws the daemon's refusal of `args` (exit 2, as a refused start), followed by `outcome`. */
-async function refuseBadFlags(dir: string, args: readonly string[], outcome: string): Promise<void> {
+/** Before a start or restart acts on a daemon that serves `dir`: throws the daemon's refusal of
+ *  `args` (exit 2, as a refused start), followed by what was left as it was (`outcome`, given the
+ *  serving pid). With none serving, the start itself reports a refusal. */
+async function refuseBadFlagsWhileServing(dir: string, args: readonly string[], outcome: (pid: number) => string): Promise<void> {
+  const running = liveDiscovery(dir);
+  if (!running || args.length === 0) return;
   const refusal = await refusedArgs(dir, args);
-  if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome}`, 2);
+  if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome(running.pid)}`, 2);
 }
 
 /** The daemon's arguments without the ones `engram start` sets itself. */
