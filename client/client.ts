@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Capability } from '../shared/capabilities.ts';
 import { readDiscovery, resolveDataDir } from '../shared/discovery.ts';
+import { SUPERSEDED_BY_AGENT } from '../shared/retired.ts';
 import { errorStatus, RpcError } from '../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind, invalidArgument, itemError, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
@@ -373,7 +374,7 @@ export class EngramClient {
 
   /** Retires a fact (superseded_by = "agent"): it stops being recalled but stays in `list`. */
   forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
-    return this.lifecycle(agentId, factId, { forget: true }, (f) => (f.supersededBy ? f : { ...f, supersededBy: 'agent' }), options);
+    return this.lifecycle(agentId, factId, { forget: true }, (f) => (f.supersededBy ? f : { ...f, supersededBy: SUPERSEDED_BY_AGENT }), options);
   }
 
   /** Changes a fact's confidence label (needs confidence-lifecycle-v1). */

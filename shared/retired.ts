@@ -3,12 +3,13 @@
 // which leaves its reason ("gc: score … below …") in retired_reason. The sentinel names no one
 // and is no id, so it is never shown as it is.
 
-/** The sentinel (the daemon's SUPERSEDED_BY_AGENT, which shared/ cannot import). */
-const BY_AGENT = 'agent';
+/** superseded_by of a fact retired without a replacement: forgotten by its agent, or archived by
+ *  gc. Stored and sent as it is, so it never changes. */
+export const SUPERSEDED_BY_AGENT = 'agent';
 
 /** "superseded by <id>", "retired by the agent", or "retired by gc: score … below …". */
 export function retiredText(supersededBy: string, retiredReason?: string | null): string {
-  if (supersededBy !== BY_AGENT) return `superseded by ${supersededBy}`;
+  if (supersededBy !== SUPERSEDED_BY_AGENT) return `superseded by ${supersededBy}`;
   // A reason is the daemon's own and begins with what retired the fact ("gc: …").
   return retiredReason ? `retired by ${retiredReason}` : 'retired by the agent';
 }

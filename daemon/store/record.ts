@@ -14,8 +14,7 @@ export interface FactRecord extends FactFields {
   requestId?: string;
 }
 
-/** superseded_by value of a fact the agent retired without a replacement (forget). */
-export const SUPERSEDED_BY_AGENT = 'agent';
+export { SUPERSEDED_BY_AGENT } from '../../shared/retired.ts';
 
 export function decodeFact(raw: Partial<FactRecord> & { id: string; agentId: string; text: string }): FactRecord {
   return {

@@ -6,6 +6,7 @@
 import { canonicalJson } from '../../../shared/canonical-json.ts';
 import { digestOf } from '../../../shared/digest.ts';
 import * as check from '../../../shared/validate.ts';
+import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { parseEventTime } from './times.ts';
 import { RELATION_TYPES, type RelationType } from '../../../shared/model.ts';
@@ -136,7 +137,7 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
   const id = o.id === undefined || o.id === null ? undefined : optionalString(o.id, 'id');
   if (o.pinned !== undefined && o.pinned !== null && typeof o.pinned !== 'boolean') throw new Error(`pinned: must be true or false, got ${check.kindOf(o.pinned)}`);
   const supersededBy = optionalString(o.superseded_by, 'superseded_by');
-  if (supersededBy !== '' && supersededBy !== 'agent') check.factId(supersededBy, 'superseded_by');
+  if (supersededBy !== '' && supersededBy !== SUPERSEDED_BY_AGENT) check.factId(supersededBy, 'superseded_by');
   // Stored, it could never be retired (the daemon refuses a fact replacing itself): every re-run
   // would fail on it again. Refused here, before anything of it is written.
   if (id && supersededBy === id) throw new Error(`superseded_by: names the line's own id ${id}, and a fact cannot replace itself (name the fact that replaced this one, "agent" if it was forgotten, or drop superseded_by to keep it live)`);
