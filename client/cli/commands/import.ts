@@ -18,6 +18,7 @@ import { parseConversationFile } from '../io/conversation-file.ts';
 import { readNamedFile } from '../io/read-file.ts';
 import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
+import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
 import { Interrupted, stopOnInterrupt, type StoppableWork } from '../interrupt.ts';
 
 interface LineError {
@@ -172,10 +173,10 @@ function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): Bat
 }
 
 type Numbered = { line: number; record: ImportRecord };
-/** A line whose fact is in the namespace (stored now, or found there). */
-/** `matched`: the line says what a live fact already said (write dedup): that fact is not the
- *  line's, so the line's pin and retirement are not applied to it. */
-/** `fresh`: stored by this run, so counted as imported (else as already present). */
+/** A line whose fact is in the namespace (stored now, or found there). `fresh`: stored by this
+ *  run, so counted as imported (else as already present). `matched`: the line says what a live
+ *  fact already said (write dedup): that fact is not the line's, so the line's pin and retirement
+ *  are not applied to it. */
 type Stored = Numbered & { factId: string; fresh: boolean; pinned: boolean; retired: boolean; types?: Record<string, string>; matched?: boolean };
 
 const LOOKUPS_IN_FLIGHT = 16;
@@ -187,7 +188,7 @@ const LOOKUPS_IN_FLIGHT = 16;
 function supersedeCycles(stored: Stored[]): Map<number, number[]> {
   const byId = new Map<string, Stored>();
   for (const s of stored) if (s.record.id) byId.set(s.record.id, s);
-  const next = (s: Stored) => (s.retired || s.matched || s.record.supersededBy === 'agent' ? undefined : byId.get(s.record.supersededBy));
+  const next = (s: Stored) => (s.retired || s.matched || s.record.supersededBy === SUPERSEDED_BY_AGENT ? undefined : byId.get(s.record.supersededBy));
   const cycles = new Map<number, number[]>();
   const visited = new Set<Stored>();
   for (const start of stored) {
@@ -300,6 +301,12 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     skipped++;
   };
   const stored: Stored[] = [];
+  /** A line whose fact is in the namespace, counted as imported (stored now) or already present. */
+  const keep = (s: Stored) => {
+    if (s.fresh) summary.imported++;
+    else summary.alreadyPresent++;
+    stored.push(s);
+  };
   const lineError = (line: number, error: unknown, record?: ImportRecord) => {
     if (!isItemError(error)) throw new ImportStopped(summary, `at line ${line}`, error);
     summary.errors.push({ line, reason: reasonOf(error) });
@@ -383,9 +390,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         const { line, record } = lines[i]!;
         if (!r) return; // not written: the import stopped first
         if (r.error) return lineError(line, r.error, record);
-        if (r.replayed || r.duplicate) summary.alreadyPresent++;
-        else summary.imported++;
-        stored.push({ line, record, factId: r.factId, fresh: !(r.replayed || r.duplicate), pinned: false, retired: false, matched: r.duplicate });
+        keep({ line, record, factId: r.factId, fresh: !(r.replayed || r.duplicate), pinned: false, retired: false, matched: r.duplicate });
       });
       if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
       done = before + lines.length;
@@ -398,8 +403,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         continue;
       }
       if (fact) {
-        summary.alreadyPresent++;
-        stored.push({ line, record, factId: fact.id, fresh: false, pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes });
+        keep({ line, record, factId: fact.id, fresh: false, pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes });
         done++;
         progress();
       } else if (record.alias) {
@@ -409,9 +413,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         options.interrupt.writing();
         try {
           const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
-          if (res.replayed || res.duplicate) summary.alreadyPresent++;
-          else summary.imported++;
-          stored.push({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), pinned: res.fact.pinned, retired: false, matched: res.duplicate });
+          keep({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), pinned: res.fact.pinned, retired: false, matched: res.duplicate });
         } catch (error) {
           lineError(line, error, record);
         }
@@ -510,7 +512,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       unfinished(s, `stored as ${s.factId} but not retired: its superseded_by ${supersededBy} is part of a cycle, lines ${lines} (each would retire the next, leaving none of them live; drop superseded_by from the line that is current and re-run)`);
       return;
     }
-    const by = supersededBy === 'agent' ? { factId: 'agent' } : await target(s, supersededBy);
+    const by = supersededBy === SUPERSEDED_BY_AGENT ? { factId: SUPERSEDED_BY_AGENT } : await target(s, supersededBy);
     const what = `its superseded_by ${supersededBy}`;
     if (by && 'waitsFor' in by) {
       unfinished(s, `stored as ${s.factId} but not retired yet: ${what} ${notImported(by.waitsFor, '; the fact stays live until then')}`);
@@ -518,7 +520,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     }
     if (by === undefined) unfinished(s, `stored as ${s.factId} and retired as forgotten: ${what} is neither in the file nor in the agent`);
     await after(s, 'retired', async () => {
-      if (by === undefined || by.factId === 'agent') await c.forget(agent, s.factId);
+      if (by === undefined || by.factId === SUPERSEDED_BY_AGENT) await c.forget(agent, s.factId);
       else await c.updateFact(agent, { ...(await c.get(agent, s.factId)), supersededBy: by.factId });
     });
   });
@@ -568,20 +570,24 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
     printJson(summaryJson(summary, agent));
     return;
   }
-  const failed = tally(summary).failed;
+  const { failed } = tally(summary);
   // The incomplete are among the imported or the already present: each said beside its count
   // (after the failures they would read as more lines than the file has).
-  const unfinished = (present: boolean) => new Set(summary.errors.filter((e) => e.storedAs !== undefined && (e.present === true) === present).map((e) => e.line)).size;
   const ofThem = (n: number) => (n ? ` (${n} of them stored incompletely)` : '');
-  out(`${summary.imported} imported${ofThem(unfinished(false))}, ${summary.alreadyPresent} already present${ofThem(unfinished(true))}${failed ? `, ${failed} failed` : ''}`);
+  out(`${summary.imported} imported${ofThem(incompleteLines(summary, false))}, ${summary.alreadyPresent} already present${ofThem(incompleteLines(summary, true))}${failed ? `, ${failed} failed` : ''}`);
 }
 
 /** Each line counts once: failed (nothing of it stored) or stored; a stored line whose later
  *  step did not finish is also counted as incomplete. */
 function tally(summary: Summary): { failed: number; incomplete: number } {
-  const failed = summary.errors.filter((e) => e.storedAs === undefined).length;
-  const incomplete = new Set(summary.errors.filter((e) => e.storedAs !== undefined).map((e) => e.line)).size;
-  return { failed, incomplete };
+  return { failed: summary.errors.filter((e) => e.storedAs === undefined).length, incomplete: incompleteLines(summary) };
+}
+
+/** Stored lines a later step of which did not finish, each once however many steps failed;
+ *  `present`: only those counted as already present (true) or as imported (false). */
+function incompleteLines(summary: Summary, present?: boolean): number {
+  const of = summary.errors.filter((e) => e.storedAs !== undefined && (present === undefined || (e.present === true) === present));
+  return new Set(of.map((e) => e.line)).size;
 }
 
 function summaryJson(summary: Summary, agent: string): Record<string, unknown> {
