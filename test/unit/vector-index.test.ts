@@ -13,6 +13,20 @@ const unit = (...v: number[]) => {
   return Float32Array.from(v.map((x) => x / n));
 };
 
+/** Runs `use` on an index of these vectors saved at `base` in a temporary directory (removed after). */
+async function withSavedIndex(vectors: [number, Float32Array][], use: (base: string, dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
+  try {
+    const base = join(dir, 'agent');
+    const index = new VectorIndex(3);
+    for (const [key, vector] of vectors) index.add(key, vector);
+    await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
+    await use(base, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('vector index', () => {
   test('a key added again, before or after its batch joined the graph, keeps only the later vector', async () => {
     const index = new VectorIndex(3);
@@ -31,13 +45,7 @@ describe('vector index', () => {
   });
 
   test('a saved graph loads again; one saved with other vectors (16-bit before i8 graphs, 32-bit before f16 ones) is not loaded, so it is rebuilt', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
-    try {
-      const base = join(dir, 'agent');
-      const index = new VectorIndex(3);
-      index.add(7, unit(1, 0, 0));
-      index.add(8, unit(0, 1, 0));
-      await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
+    await withSavedIndex([[7, unit(1, 0, 0)], [8, unit(0, 1, 0)]], async (base) => {
       const loaded = await VectorIndex.load(base, 'test', 3);
       if (!loaded || loaded === STOPPED_LOADING) throw new Error(`not loaded: ${loaded}`);
       expect((await loaded.index.search(unit(0, 1, 0.1), 1))[0]?.key).toBe(8);
@@ -50,27 +58,18 @@ describe('vector index', () => {
       delete info.scalar; // as the versions before f16 wrote it
       writeFileSync(`${base}.json`, JSON.stringify(info));
       expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   // A load that aborts the process (a library bug reading a file it wrote) leaves its mark: the
   // next start must not try that file again, or every start would abort.
   test('a saved graph whose last load took the process down is not loaded again but removed, so it is rebuilt', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'engram-vectors-'));
-    try {
-      const base = join(dir, 'agent');
-      const index = new VectorIndex(3);
-      index.add(7, unit(1, 0, 0));
-      await index.save(base, { agentId: 'a', embedder: 'test', dimensions: 3, coveredSeq: 2 });
+    await withSavedIndex([[7, unit(1, 0, 0)]], async (base, dir) => {
       writeFileSync(`${base}.usearch.loading`, ''); // what a load that aborted the process leaves
       expect(await VectorIndex.load(base, 'test', 3)).toBe(STOPPED_LOADING);
       expect(readdirSync(dir)).toEqual([]);
       expect(await VectorIndex.load(base, 'test', 3)).toBeNull();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   // An operator finds the graph's inserts in `top -H` by name, not as one more "node" thread.
