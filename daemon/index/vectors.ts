@@ -245,9 +245,10 @@ export class VectorIndex {
    *  STOPPED_LOADING if loading it took the process down last time (see loadingMark): its files
    *  are removed, so the namespace is rebuilt from the store instead of every start aborting. */
   static async load(base: string, embedder: string, dimensions: number): Promise<{ index: VectorIndex; info: SavedIndexInfo } | null | typeof STOPPED_LOADING> {
-    if (!existsSync(`${base}.usearch`)) return null;
-    if (existsSync(loadingMark(`${base}.usearch`))) {
-      for (const file of [`${base}.usearch`, `${base}.json`, loadingMark(`${base}.usearch`)]) rmSync(file, { force: true });
+    const graphFile = `${base}.usearch`;
+    if (!existsSync(graphFile)) return null;
+    if (existsSync(loadingMark(graphFile))) {
+      for (const file of [graphFile, `${base}.json`, loadingMark(graphFile)]) rmSync(file, { force: true });
       return STOPPED_LOADING;
     }
     return VectorIndex.loadChecked(base, embedder, dimensions);
