@@ -117,6 +117,13 @@ describe('recall', () => {
     expect(both.stdout).toContain('Nothing could match "deploy": the weights left only recency and decay on, which order facts and match no words');
   });
 
+  test('a vector weight under an embedder that makes no vectors is not a signal that could match', async () => {
+    // This daemon runs with --embedder none: with keyword 0, only recency ran.
+    const run = await engram(['recall', agent, 'deploy', '--weights', '1,0,1']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe('Nothing could match "deploy": the weights left only recency on, which orders facts and matches no words (keyword and graph are 0; vector is off for this query); these 4 facts only fill the count:');
+  });
+
   test('a query that barely matches gets a hint: a misspelt word, or only stopwords', async () => {
     const [typo, stopwords, json, plain] = await Promise.all([
       engram(['recall', agent, 'deplyo']),

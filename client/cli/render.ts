@@ -36,7 +36,7 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
     return;
   }
   if (query.trim() === '') print(`No query: the ${facts.length === 1 ? 'most recent fact' : `${facts.length} most recent facts`}:`);
-  else printNoneMatched(facts.length, matches, query, print, retrieval?.weights);
+  else printNoneMatched(facts.length, matches, query, print, retrieval);
   facts.forEach((fact, i) => {
     print(factLine(fact, matches?.[i], query.trim() !== ''));
     for (const e of matches?.[i]?.evidence ?? []) print(`    evidence (${e.kind}) ${e.ref}${e.text ? `: ${e.text}` : ''}${e.retired ? ' [retired]' : ''}`);
@@ -47,14 +47,31 @@ export function printRecall(facts: Fact[], matches: FactMatch[] | undefined, que
 }
 
 /** Before the results: that none of them matched the query (they only fill the count), and why
- *  when the weights left no signal that matches words on: no fact could match, however worded. */
-function printNoneMatched(count: number, matches: FactMatch[] | undefined, query: string, print: Print, weights?: SignalWeights): void {
+ *  when no signal that matches words ran (the weights turned them off, or vectors are off): no
+ *  fact could match, however worded. */
+function printNoneMatched(count: number, matches: FactMatch[] | undefined, query: string, print: Print, retrieval?: RetrievalMetadata): void {
   if (!matches?.length || matches.some((m) => m.matched)) return;
   const fill = `${count === 1 ? 'this fact only fills' : `these ${count} facts only fill`} the count:`;
-  const ordering = weights && MATCH_SIGNALS.every((s) => !weights[s]) ? ORDER_SIGNALS.filter((s) => weights[s]) : undefined;
-  if (ordering) print(`Nothing could match ${JSON.stringify(query)}: the weights left only ${ordering.join(' and ') || 'no signal'} on, which ${ordering.length === 1 ? 'orders' : 'order'} facts and ${ordering.length === 1 ? 'matches' : 'match'} no words (vector, keyword and graph are 0); ${fill}`);
+  const why = retrieval && noWordSignal(retrieval);
+  if (why) print(`Nothing could match ${JSON.stringify(query)}: ${why}; ${fill}`);
   else print(`Nothing matched ${JSON.stringify(query)}; ${fill}`);
 }
+
+/** Why no signal could match the query's words, when none ran: "the weights left only decay on,
+ *  which orders facts and matches no words (vector, keyword and graph are 0)". A signal with a
+ *  weight that did not run (vectors off, say) is named as off, not as 0. */
+function noWordSignal({ weights, signals }: RetrievalMetadata): string | undefined {
+  if (MATCH_SIGNALS.some((s) => signals.includes(s))) return undefined;
+  const zero = MATCH_SIGNALS.filter((s) => !weights[s]);
+  const off = MATCH_SIGNALS.filter((s) => weights[s]);
+  const ordering = ORDER_SIGNALS.filter((s) => signals.includes(s));
+  const one = ordering.length === 1;
+  const reasons = [zero.length ? `${listed(zero)} ${zero.length === 1 ? 'is' : 'are'} 0` : '', off.length ? `${listed(off)} ${off.length === 1 ? 'is' : 'are'} off for this query` : ''].filter(Boolean);
+  return `the weights left only ${listed(ordering) || 'no signal'} on, which ${one ? 'orders' : 'order'} facts and ${one ? 'matches' : 'match'} no words (${reasons.join('; ')})`;
+}
+
+/** "a", "a and b", "a, b and c" */
+const listed = (names: readonly string[]): string => (names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
 
 /** The signals that match a query's words, and those that only order facts (the daemon's registry). */
 const MATCH_SIGNALS = ['vector', 'keyword', 'graph'] as const;
@@ -86,7 +103,7 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
   if (receipts.length === 0) print('No memories found.');
   // With no query every fact is a most recent one, none a filler.
   const labelled = query.trim() === '' ? undefined : matches;
-  if (receipts.length > 0) printNoneMatched(receipts.length, labelled, query, print, w);
+  if (receipts.length > 0) printNoneMatched(receipts.length, labelled, query, print, retrieval);
   receipts.forEach((r, i) => {
     const ranks = r.ranks;
     print(`${i + 1}. ${r.text}${labelled?.[i] && !labelled[i].matched ? '  (filler)' : ''}`);
