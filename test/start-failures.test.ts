@@ -93,4 +93,20 @@ describe('a daemon that cannot start', () => {
     expect(started.stdout).not.toContain('engram restart');
     expect(await pid()).toBe(before);
   });
+
+  test("--check, the daemon's own flag, is refused by restart (which would leave no daemon) and by start", async () => {
+    expect((await run(['start', '--embedder', 'none'])).code).toBe(0);
+    const status = async () => JSON.parse((await run(['status', '--json'])).stdout) as { pid: number; running: boolean };
+    const before = (await status()).pid;
+    const restarted = await run(['restart', '--embedder', 'none', '--check']);
+    expect(restarted.code).toBe(2);
+    expect(restarted.stderr).toContain('--check is a flag of engram daemon, not of engram restart');
+    expect(restarted.stderr).toContain('nothing was stopped');
+    expect((await status()).pid).toBe(before);
+    const fresh = join(work, 'checked');
+    const started = await run(['start', '--check'], fresh);
+    expect(started.code).toBe(2);
+    expect(started.stderr).toContain('--check is a flag of engram daemon, not of engram start');
+    expect(existsSync(fresh)).toBe(false);
+  });
 });

@@ -40,6 +40,7 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .allowExcessArguments()
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
+      refuseCheckFlag('start', cmd.args);
       const { dir } = locateDataDir(opts.dataDir);
       // A start that finds a daemon serving suggests restarting it with the flags: not with ones
       // the daemon would refuse (a start with none serving reports the daemon's own refusal).
@@ -74,6 +75,7 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .allowExcessArguments()
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
+      refuseCheckFlag('restart', cmd.args);
       const { dir } = locateDataDir(opts.dataDir);
       // Flags the daemon would refuse are refused before the daemon that serves is stopped.
       await refuseBadFlagsWhileServing(dir, cmd.args, (pid) => `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${pid})`);
@@ -119,6 +121,13 @@ async function refuseBadFlagsWhileServing(dir: string, args: readonly string[], 
   if (!running || args.length === 0) return;
   const refusal = await refusedArgs(dir, args);
   if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome(running.pid)}`, 2);
+}
+
+/** `--check` passed on to the daemon would start one that only checks its flags and exits: a
+ *  restart would stop the daemon that served and leave none. Start and restart check the flags
+ *  they pass on themselves. */
+function refuseCheckFlag(command: string, args: readonly string[]): void {
+  if (args.includes('--check')) usage(`--check is a flag of engram daemon, not of engram ${command}, which checks the flags it passes on itself; nothing was ${command === 'start' ? 'started' : 'stopped'} (engram daemon --check FLAGS checks flags alone)`);
 }
 
 /** The daemon's arguments without the ones `engram start` sets itself. */
