@@ -819,6 +819,10 @@ describe('export', () => {
       const json = await engram(['export', agent, ...args, '--json']);
       expect(json.code).toBe(2);
       expect(JSON.parse(json.stdout).error).toMatchObject({ kind: 'usage', field: '--out' });
+      // The flag's mistake is the one reported, also for an agent with no facts.
+      const nobody = await engram(['export', 'io-nobody', ...args]);
+      expect(nobody.code, args.join(' ')).toBe(2);
+      expect(nobody.stderr).toContain(`engram: --out: cannot write ${args.at(-1)}`);
     }
     expect(existsSync(join(env.cwd, 'missing'))).toBe(false);
     expect(readdirSync(env.cwd).filter((f) => f.includes('.partial-'))).toEqual([]);

@@ -2,7 +2,7 @@
 // JSONL (a fact's whole record per line — `engram import` reads it back) to a file or stdout, or
 // a markdown/Obsidian vault in a directory (see shared/markdown/notes.ts).
 import { accessSync, constants, createWriteStream, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { makeDirectory } from '../../../shared/make-directory.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { once } from 'node:events';
@@ -69,6 +69,7 @@ async function exportJsonl(c: EngramClient, agent: string, path: string | undefi
   }
   // Checked first: the rename at the end could not replace a directory, after the whole export.
   if (outChecked(() => statSync(path, { throwIfNoEntry: false }), path)?.isDirectory()) usage(`--out: ${path} is a directory; name a file inside it, or use --format markdown to write a note per fact there`, '--out');
+  refuseUnwritable(path, false);
   const facts = await factsOf(c, agent, path);
   const partial = `${path}.partial-${process.pid}`;
   // Opened here, synchronously, so a path that cannot be written is one clear error, not an
@@ -124,6 +125,19 @@ function outChecked<T>(step: () => T, out: string): T {
   }
 }
 
+/** Refuses an --out that could not be written before the namespace is read, so a mistake of the
+ *  flag is reported as one (exit 2) even for an agent with no facts; nothing is made. The place
+ *  checked is the file's directory, or for a vault (made with its parents) the nearest directory
+ *  that exists. */
+function refuseUnwritable(out: string, makesParents: boolean): void {
+  outChecked(() => {
+    let place = makesParents ? resolve(out) : dirname(resolve(out));
+    while (makesParents && !existsSync(place)) place = dirname(place);
+    if (!statSync(place).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    accessSync(place, constants.W_OK);
+  }, out);
+}
+
 /** The vault's directory, private like the store it comes from, with any missing parents. */
 function vaultDir(dir: string): void {
   outChecked(() => {
@@ -135,6 +149,7 @@ function vaultDir(dir: string): void {
 
 async function exportMarkdown(c: EngramClient, agent: string, dir: string, bar: ProgressBar): Promise<Exported> {
   refuseOtherNamespace(dir, agent);
+  refuseUnwritable(dir, true);
   const facts = await factsOf(c, agent, dir);
   vaultDir(dir);
   const entries: IndexEntry[] = [];
