@@ -370,6 +370,37 @@ describe('import (JSONL)', () => {
     expect((await env.client.stats(agent)).factCount).toBe(1);
   });
 
+  test('--json interrupted twice (stop at once, writes in flight): stdout still says so in one document (exit 130); the re-run completes it', async () => {
+    const own = await startDaemon({ embedder: 'none' });
+    try {
+      const total = 3000;
+      const path = file('twice.jsonl', jsonl(Array.from({ length: total }, (_, i) => ({ text: `twice interrupted fact ${i}` }))));
+      const importing = startEngram(own.dataDir, ['import', 'io-twice', path, '--json']);
+      await progressShown(importing.output);
+      // The daemon paused: the writes in flight cannot finish, so the second Ctrl-C is the one that stops it.
+      own.child.kill('SIGSTOP');
+      importing.kill('SIGINT');
+      await waitFor(async () => (/interrupt again to stop at once/.test(importing.output.stderr) ? true : undefined), 30_000, () => importing.output.stderr);
+      importing.kill('SIGINT');
+      const run = await importing.done;
+      own.child.kill('SIGCONT');
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toMatch(/stopped at once; the last writes' outcome is unknown/);
+      const out = JSON.parse(run.stdout);
+      expect(out).toMatchObject({ agent_id: 'io-twice', stopped: { where: 'at once, with writes in flight', error: { kind: 'interrupted' } } });
+      expect(out.stopped.next).toMatch(/re-run the same command to resume/);
+      const resumed = await startEngram(own.dataDir, ['import', 'io-twice', path]).done;
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const c = await own.client();
+      expect((await c.stats('io-twice')).factCount).toBe(total);
+      c.close();
+    } finally {
+      own.child.kill('SIGCONT');
+      await own.kill9();
+      removeDir(own.dataDir);
+    }
+  });
+
   test.each([
     ['text', false],
     ['--json', true],

@@ -35,16 +35,19 @@ export interface StoppableWork {
   dispose(): void;
 }
 
+/** Where a stop that exits at once left the work. */
+export type StoppedAt = 'before anything was written' | 'at once, with writes in flight';
+
 /** Before `writing()`, a signal exits at once (nothing was written: there is nothing to report but
- *  the stop, which `beforeWriting` may say, as --json does on stdout). After it, the first signal
- *  aborts `signal`: the work finishes what is in flight, so what it then reports is what was stored,
- *  and stops; a second exits at once, with `atOnce` said on stderr. */
-export function stopOnInterrupt(notice: string, atOnce: string, beforeWriting?: (signal: NodeJS.Signals) => void): StoppableWork {
+ *  the stop). After it, the first signal aborts `signal`: the work finishes what is in flight, so
+ *  what it then reports is what was stored, and stops; a second exits at once, with `atOnce` said
+ *  on stderr. `exiting` may say either stop where it must be said too (--json, on stdout). */
+export function stopOnInterrupt(notice: string, atOnce: string, exiting?: (signal: NodeJS.Signals, where: StoppedAt) => void): StoppableWork {
   const controller = new AbortController();
   let writing = false;
   const watching = onInterrupt((signal) => {
     if (!writing) {
-      beforeWriting?.(signal);
+      exiting?.(signal, 'before anything was written');
       process.stderr.write(`\nengram: interrupted before anything was written\n`);
       process.exit(exitCodeOf(signal));
     }
@@ -53,6 +56,7 @@ export function stopOnInterrupt(notice: string, atOnce: string, beforeWriting?: 
       controller.abort(new Interrupted(signal));
       return;
     }
+    exiting?.(signal, 'at once, with writes in flight');
     process.stderr.write(`\nengram: stopped at once; ${atOnce}\n`);
     process.exit(exitCodeOf(signal));
   });

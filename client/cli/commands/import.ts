@@ -639,9 +639,9 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
       const bytes = readNamedFile(file, 'nothing was imported');
       if (o.format === 'jsonl') refuseWholeDocument(bytes, file);
       const bar = new ProgressBar();
-      const interrupt = stopOnInterrupt('stopping the import after the writes in flight', `the last writes' outcome is unknown: ${RESUME}`, (signal) => {
+      const interrupt = stopOnInterrupt('stopping the import after the writes in flight', `the last writes' outcome is unknown: ${RESUME}`, (signal, where) => {
         // --json: stdout says it too, in the shape of any other stop (a script reads one document).
-        if (opts.json) reportStopped(new ImportStopped(null, 'before anything was written', new Interrupted(signal)), agent, true);
+        if (opts.json) reportStopped(new ImportStopped(null, where, new Interrupted(signal)), agent, true);
       });
       let summary: Summary;
       try {
