@@ -4,6 +4,7 @@
 // source daemon must be stopped (its store is opened here); daemons then start with --store.
 import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { counted } from '../shared/counted.ts';
 import { ProgressBar } from '../shared/progress-bar.ts';
 import { dataPaths, resolveDataDir } from '../shared/discovery.ts';
 import { LevelStore } from './store/level/level-store.ts';
@@ -23,6 +24,10 @@ const usage = (message: string): number => fail(`${message} (see engram migrate 
 /** What the user gave as --to, safe to repeat: a URL's password is masked, and a value that
  *  is not a URL is shown as given unless it may hold credentials ("user:secret@host"). */
 const shownTarget = (to: string): string => (to.includes('@') ? redacted(to) : to);
+
+/** One phase's count: facts and aliases as the words engram stats and export use, other
+ *  phases by their names (meta, requests, records:slots…). */
+const copiedOf = (phase: string, n: number): string => (phase === 'facts' ? counted(n, 'fact') : phase === 'aliases' ? counted(n, 'alias', 'aliases') : `${n} ${phase}`);
 
 export async function main(argv: string[]): Promise<number> {
   const command = new Command('engram migrate')
@@ -54,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     const bar = new ProgressBar();
     const report = await migrateStore(from, to, path, (e) => bar.update(e.phase, e.done, e.total), batch);
     bar.done();
-    const copied = Object.entries(report.copied).map(([phase, n]) => `${n} ${phase}`).join(', ') || 'nothing left to copy';
+    const copied = Object.entries(report.copied).map(([phase, n]) => copiedOf(phase, n)).join(', ') || 'nothing left to copy';
     process.stdout.write(`${report.resumed ? 'resumed and finished' : 'finished'}: ${copied}. Start daemons with --store ${to.where} (engram doctor checks the copy).\n`);
     return 0;
   } catch (error) {

@@ -30,8 +30,13 @@ export interface MigrationEvent {
 
 export interface MigrationReport {
   resumed: boolean;
+  /** Items copied by this run, by phase; alias records apart from facts, as `aliases`. */
   copied: Record<string, number>;
 }
+
+const add = (counts: Record<string, number>, name: string, n: number): void => {
+  counts[name] = (counts[name] ?? 0) + n;
+};
 
 export class MigrationRefused extends Error {
   constructor(message: string) {
@@ -51,10 +56,14 @@ export async function migrateStore(from: MemoryStore, to: MemoryStore, source: s
   let progress: Progress = previous ?? { source, phase: 'meta', after: '', copied: 0 };
   if (progress.phase === 'done') return { resumed: true, copied: {} };
 
-  const commitBatch = async (phase: Phase, changes: Change[], lastKey: string, n: number) => {
-    progress = { source, phase, after: lastKey, copied: progress.copied + n };
+  const commitBatch = async (phase: Phase, changes: Change[], lastKey: string, items: unknown[]) => {
+    progress = { source, phase, after: lastKey, copied: progress.copied + items.length };
     await to.commit([...changes, { type: 'putMeta', name: MIGRATION_META, value: progress as unknown as Json }]);
-    report.copied[phase] = (report.copied[phase] ?? 0) + n;
+    // Alias records are rows of the facts table, but not remembered facts (stats leave them out):
+    // the report counts them apart, so its facts are the facts engram stats shows.
+    const aliases = phase === 'facts' ? (items as ScannedFact[]).filter((s) => s.fact.kind === 'alias').length : 0;
+    add(report.copied, phase, items.length - aliases);
+    if (aliases > 0) add(report.copied, 'aliases', aliases);
   };
 
   for (const phase of PHASES.slice(PHASES.indexOf(progress.phase as Phase))) {
@@ -68,7 +77,7 @@ export async function migrateStore(from: MemoryStore, to: MemoryStore, source: s
       // Access counts are not part of a commit (rewriting them on a resume changes nothing).
       if (phase === 'access') await to.writeAccess(items as [FactKey, AccessRow][]);
       const changes = await changesOf(from, phase, items);
-      await commitBatch(phase, changes, batch[batch.length - 1]!.key, batch.length);
+      await commitBatch(phase, changes, batch[batch.length - 1]!.key, items);
       done += batch.length;
       onProgress({ phase, done, total });
     }
