@@ -171,7 +171,7 @@ describe('write and list flags are checked before anything is sent', () => {
 
   test.concurrent.each([
     ['--limit 100000', ['--limit', '100000'], '--limit', '--limit: must be an integer between 1 and 1000'],
-    ['--page-token bogus', ['--page-token', 'bogus'], '--page-token', '--page-token: "bogus" is not a fact id'],
+    ['--page-token bogus', ['--page-token', 'bogus'], '--page-token', '--page-token: "bogus" is not a page token (pass the next_page_token of the previous page)'],
     ['--tag ""', ['--tag', ''], '--tag', '--tag[0]: must not be empty'],
   ])('list %s names the flag', async (_name, flags, flag, message) => {
     const line = expectUsage(await engram(['list', agent, ...flags]), 'list', flag);

@@ -411,10 +411,13 @@ describe('List paging', () => {
     expect((await memory.list({ agentId: 'list-paging', pageSize: 1000 })).facts).toHaveLength(1);
   });
 
-  test('a garbage page_token is rejected', async () => {
+  test('a garbage page_token is rejected as not a page token, plain or ordered (a caller never sees page tokens called fact ids)', async () => {
     await expectNothingWritten(async () => {
       for (const pageToken of ['garbage', 'x'.repeat(26), '../../etc']) {
-        await expectInvalid(memory.list({ agentId: 'list-paging', pageToken }), 'page_token');
+        for (const newestFirst of [false, true]) {
+          const error = await expectInvalid(memory.list({ agentId: 'list-paging', pageToken, newestFirst }), 'page_token');
+          expect(error.message).toMatch(/is not a page token \(pass the next_page_token of the previous page\)/);
+        }
       }
     });
   });

@@ -52,7 +52,7 @@ export interface BrowsePlan {
 export function checkBrowse(input: BrowseInput): BrowsePlan {
   const order = input.order === undefined || input.order === '' ? 'oldest' : input.order;
   if (order !== 'oldest' && order !== 'newest') throw invalidArgument('order', `must be "oldest" or "newest", got ${JSON.stringify(input.order)}`);
-  const after = input.pageToken === undefined || input.pageToken === '' ? '' : check.factId(input.pageToken, 'page_token');
+  const after = input.pageToken === undefined || input.pageToken === '' ? '' : check.pageToken(input.pageToken);
   return { filter: checkFilter(input.filter ?? {}), order, pageSize: check.pageSize(input.pageSize), after };
 }
 

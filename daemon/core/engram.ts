@@ -508,7 +508,7 @@ export class Engram {
     const agentId = check.agentId(agentIdInput);
     authorize(ctx, 'read', agentId);
     const pageSize = check.pageSize(pageSizeInput);
-    const token = pageTokenInput === undefined || pageTokenInput === '' ? '' : check.factId(pageTokenInput, 'page_token');
+    const token = pageTokenInput === undefined || pageTokenInput === '' ? '' : check.pageToken(pageTokenInput);
     const rows = await this.store.listFacts(agentId, token, pageSize + 1);
     const facts = withinPageBytes(rows.slice(0, pageSize)).map((f) => this.access.overlay(f));
     return { facts, nextPageToken: rows.length > facts.length ? facts[facts.length - 1]!.id : '' };

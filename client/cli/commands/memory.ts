@@ -64,7 +64,7 @@ function factTextArgument(value: string, what: string): string {
 const pageSizeFlag = (value: string): number => checkedFlag('--limit', () => check.pageSize(positiveInt('--limit')(value), '--limit'));
 
 /** A page token is the id of the last fact of the page before. */
-const pageTokenFlag = (value: string): string => checkedFlag('--page-token', () => check.factId(value, '--page-token'));
+const pageTokenFlag = (value: string): string => checkedFlag('--page-token', () => check.pageToken(value, '--page-token'));
 
 export function registerMemoryCommands({ program, globals, setExit }: Cli): void {
   addWriteFlags(
