@@ -370,6 +370,45 @@ describe('import (JSONL)', () => {
     expect((await env.client.stats(agent)).factCount).toBe(1);
   });
 
+  test('Ctrl-C during the retirement pass stops at the next line, says where (while retiring, after the writes), exit 130; the re-run retires the rest', async () => {
+    const own = await startDaemon({ embedder: 'none' });
+    try {
+      const pairs = 250;
+      // Ids as an export writes them (26 characters, Crockford base32): each old line superseded by its new one.
+      const id = (kind: 'A' | 'B', i: number) => `01M96T2VAR8B1S55W9XY6${kind}${String(i).padStart(4, '0')}`;
+      const lines = Array.from({ length: pairs }, (_, i) => [
+        { id: id('A', i), text: `the locker code was ${i} before the change`, superseded_by: id('B', i) },
+        { id: id('B', i), text: `the locker code is ${i + 5000} since the change` },
+      ]).flat();
+      const path = file('retiring.jsonl', jsonl(lines));
+      const importing = startEngram(own.dataDir, ['import', 'io-retiring', path]);
+      await waitFor(async () => (/retiring: \d+%/.test(importing.output.stderr) ? true : undefined), 60_000, () => importing.output.stderr);
+      // The daemon paused, so the pass cannot finish before the signal is heard.
+      own.child.kill('SIGSTOP');
+      importing.kill('SIGINT');
+      await waitFor(async () => (/stopping the import after the writes in flight/.test(importing.output.stderr) ? true : undefined), 30_000, () => importing.output.stderr);
+      own.child.kill('SIGCONT');
+      const run = await importing.done;
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toMatch(/at line \d+, while retiring \(after the writes\)/);
+      const resumed = await startEngram(own.dataDir, ['import', 'io-retiring', path]).done;
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const c = await own.client();
+      const live: string[] = [];
+      for (let page = ''; ; ) {
+        const got = await c.list('io-retiring', { pageSize: 1000, pageToken: page });
+        live.push(...got.facts.filter((f) => !f.supersededBy).map((f) => f.text));
+        if (!(page = got.nextPageToken)) break;
+      }
+      expect(live.sort()).toEqual(lines.filter((l) => !('superseded_by' in l)).map((l) => l.text).sort());
+      c.close();
+    } finally {
+      own.child.kill('SIGCONT');
+      await own.kill9();
+      removeDir(own.dataDir);
+    }
+  });
+
   test('--json interrupted twice (stop at once, writes in flight): stdout still says so in one document (exit 130); the re-run completes it', async () => {
     const own = await startDaemon({ embedder: 'none' });
     try {
