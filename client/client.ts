@@ -985,7 +985,8 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
     check.agentId(agentId);
-    const stateJson = typeof state === 'string' ? state : JSON.stringify(state);
+    // Checked before JSON.stringify, which runs out of stack on a state nested thousands deep.
+    const stateJson = typeof state === 'string' ? state : JSON.stringify(check.metaDepth(state, 'state_json'));
     const requestId = options.requestId ?? randomUUID();
     const res = await this.write('SaveCheckpoint', requestId, () => this.connection.checkpoints.saveCheckpoint({ requestId, agentId, stateJson }));
     return toCheckpoint(res.checkpoint!);

@@ -44,6 +44,24 @@ describe('refused at the door, nothing written', () => {
     expect((await cli(['export', 'm'])).code).toBe(0);
   });
 
+  test(`a checkpoint state nested deeper than ${MAX_META_DEPTH} levels is refused on every door, so resume keeps working`, async () => {
+    const { client, post, cli } = doors();
+    await client.checkpointSave('cp', { step: 1 });
+    // Saved, such a state crashed every resume (REST 500, an MCP tool error, a CLI stack).
+    await expect(client.checkpointSave('cp', nested(5000))).rejects.toMatchObject({ kind: 'invalid_argument', field: 'state_json' });
+    await expect(client.checkpointSave('cp', JSON.parse(nested(5000)) as Record<string, unknown>)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'state_json' });
+    const rest = await post('/v1/checkpoints', `{"agent_id":"cp","state":${nested(5000)}}`);
+    expect(rest.status).toBe(400);
+    expect(rest.json.error.field).toBe('state');
+    const viaCli = await cli(['checkpoint', 'save', 'cp', '--state', nested(5000)]);
+    expect(viaCli.code).toBe(2);
+    expect(viaCli.stderr).toMatch(/--state: nests deeper than 64 levels/);
+    expect(viaCli.stderr).not.toMatch(/\n\s+at /);
+    expect((await post('/v1/checkpoints', `{"agent_id":"cp","state":${nested(MAX_META_DEPTH)}}`)).status).toBe(201);
+    expect(await client.checkpointList('cp')).toHaveLength(2);
+    expect((await cli(['checkpoint', 'resume', 'cp', '--json'])).code).toBe(0);
+  });
+
   test('dates a person types: "May 8" and 2024-02-30 are refused, 2024-05-08 is midnight UTC', async () => {
     const { client, post, cli } = doors();
     // The refused commands are independent of each other: run at once.

@@ -8,7 +8,9 @@ import type { CheckpointRecord } from '../store/store.ts';
 export const DEFAULT_CHECKPOINT_KEEP = 20;
 const MAX_STATE_BYTES = 1024 * 1024;
 
-/** "" is the empty object; anything else must be a JSON object within 1 MiB. */
+/** "" is the empty object; anything else must be a JSON object within 1 MiB, nested no deeper
+ *  than meta may be: a deeper state saves, but every door's JSON writer runs out of stack
+ *  resuming it, so the agent could never read its checkpoint back. */
 export function checkState(value: unknown): string {
   if (value === undefined || value === '') return '{}';
   if (typeof value !== 'string') throw invalidArgument('state_json', 'must be a string holding a JSON object');
@@ -16,6 +18,7 @@ export function checkState(value: unknown): string {
   const parsed = check.parseJsonObject(value);
   if ('syntax' in parsed) throw invalidArgument('state_json', 'must be a JSON object (it does not parse)');
   if ('got' in parsed) throw invalidArgument('state_json', 'must be a JSON object');
+  check.metaDepth(parsed.object, 'state_json');
   return value;
 }
 

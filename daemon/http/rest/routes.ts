@@ -638,7 +638,7 @@ export const ROUTES: readonly Route[] = [
     '/v1/checkpoints',
     { body: 'CheckpointRequest', operationId: 'saveCheckpoint', summary: "Save an agent's working state (older checkpoints beyond the per-agent count expire)", status: 201, response: 'CheckpointSaved', description: 'The saved checkpoint.' },
     async ({ core, ctx, body: b }) => {
-      const saved = await core.saveCheckpoint(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, state: b.state === undefined ? '' : JSON.stringify(b.state) });
+      const saved = await core.saveCheckpoint(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, state: b.state === undefined ? '' : JSON.stringify(metaDepth(b.state, 'state_json')) });
       return ok('CheckpointSaved', checkpointSavedJson(checkpointView(saved)) as ResponseOf<'CheckpointSaved'>, { status: 201 });
     },
   ),
