@@ -155,6 +155,18 @@ describe('promotion through every door', () => {
     expect(text.stdout).toBe(`${id} Forced: The runbook lives in the ops wiki\n${message}\n`);
     expect((await doors.client.get(agent, id)).promotedAt).toBeFalsy();
   });
+
+  test("REST's refusals name the fact_id it was sent, not MCP's memory_id", async () => {
+    const agent = 'promote-rest-names';
+    const id = (await doors.client.put(agent, 'The pager rota is in the ops wiki')).fact.id;
+    const refusal = async (body: unknown) => {
+      const res = await fetch(`http://${doors.daemon.discovery.httpAddress}/v1/promotions`, { method: 'POST', headers: { authorization: `Bearer ${doors.daemon.discovery.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent, ...(body as object) }) });
+      return ((await res.json()) as { error: { message: string; field?: string } }).error;
+    };
+    expect(await refusal({ fact_id: 'NOPE' })).toMatchObject({ field: 'fact_id', message: expect.stringMatching(/^fact_id: "NOPE" is not a fact id/) });
+    expect(await refusal({})).toMatchObject({ field: 'fact_id', message: expect.stringMatching(/^fact_id: /) });
+    expect(await refusal({ fact_id: id, dry_run: true })).toMatchObject({ field: 'fact_id', message: expect.stringMatching(/too new/) });
+  });
 });
 
 describe('message analysis through every door', () => {

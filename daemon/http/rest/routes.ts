@@ -23,6 +23,8 @@ export type { Method, Reply, Route } from './route.ts';
 export const CORE_FIELDS: Readonly<Record<string, string>> = {
   cluster_id: 'id',
   fact_id: 'id',
+  // promote_memory's name (CortexGraph's) for the fact POST /v1/promotions takes as fact_id.
+  memory_id: 'fact_id',
   occurred_at_ms: 'occurred_at',
   meta_json: 'meta',
   state_json: 'state',
