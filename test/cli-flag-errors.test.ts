@@ -234,6 +234,14 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['slots put "" v', ['slots', 'put', '', 'v'], 'slots put', '<name>'],
     ['slots put --evidence ""', ['slots', 'put', 'flag-slot', 'v', '--evidence', ''], 'slots put', '--evidence'],
     ['promote AGENT FACT --auto', ['promote', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', '--auto'], 'promote', '--auto'],
+    ['recall --recipe nope', ['recall', other, 'tea', '--recipe', 'nope'], 'recall', '--recipe'],
+    ['batch-recall --recipe nope', ['batch-recall', other, 'tea', 'cups', '--recipe', 'nope'], 'batch-recall', '--recipe'],
+    ['context --recipe nope', ['context', other, 'tea', '--recipe', 'nope'], 'context', '--recipe'],
+    ['observe AGENT ID nope', ['observe', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', 'nope'], 'observe', '<fact-ids...>'],
+    ['observe --tag ""', ['observe', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', '--tag', ''], 'observe', '--tag'],
+    ['remember --meta nested 100 deep', ['remember', other, 'deep meta', '--meta', `${'{"a":'.repeat(99)}{}${'}'.repeat(99)}`], 'remember', '--meta'],
+    ['remember --source (2000 bytes)', ['remember', other, 'long source', '--source', 's'.repeat(2000)], 'remember', '--source'],
+    ['alias AGENT "" eq', ['alias', other, '', 'eq'], 'alias', '<term>'],
   ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
     expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);
