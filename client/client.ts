@@ -617,7 +617,8 @@ export class EngramClient {
     const req = {
       requestId,
       slotName: slot.slotName,
-      ...(slot.slotValue !== undefined ? { slotValueJson: JSON.stringify(slot.slotValue) } : {}),
+      // The depth first: JSON.stringify runs out of stack on a value nested thousands deep.
+      ...(slot.slotValue !== undefined ? { slotValueJson: JSON.stringify(check.metaDepth(slot.slotValue, 'slot_value')) } : {}),
       scope: slot.scope,
       projectId: slot.projectId ?? '',
       locked: slot.locked,

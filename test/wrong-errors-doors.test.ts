@@ -62,6 +62,16 @@ describe('refused at the door, nothing written', () => {
     expect((await cli(['checkpoint', 'resume', 'cp', '--json'])).code).toBe(0);
   });
 
+  test('a slot value nested thousands deep is refused naming it by the library and the CLI, not a stack', async () => {
+    const { client, cli } = doors();
+    await expect(client.putSlot({ slotName: 'deep-slot', slotValue: JSON.parse(nested(5000)) })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'slot_value' });
+    const viaCli = await cli(['slots', 'put', 'deep-slot', nested(5000)]);
+    expect(viaCli.code).toBe(2);
+    expect(viaCli.stderr).toMatch(/\[value\.\.\.\]: nests deeper than 64 levels/);
+    expect(viaCli.stderr).not.toMatch(/\n\s+at /);
+    expect((await client.listSlots({})).slots.filter((s) => s.slotName === 'deep-slot')).toEqual([]);
+  });
+
   test('dates a person types: "May 8" and 2024-02-30 are refused, 2024-05-08 is midnight UTC', async () => {
     const { client, post, cli } = doors();
     // The refused commands are independent of each other: run at once.
