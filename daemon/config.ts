@@ -94,6 +94,17 @@ const storeLocation = (value: string): string => {
   throw new InvalidArgumentError(`--store must be "level" or a postgres:// URL, got "${value}"`);
 };
 
+/** A namespace id, refused as the flag's usage error (not a stack trace at start-up); empty is
+ *  "not given", so an ENGRAM_AGENT set to nothing keeps the default namespace. */
+const mcpAgent = (value: string): string => {
+  if (value === '') return value;
+  try {
+    return check.agentId(value, '--mcp-agent');
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+
 /** The settings as commander parsed them (camelCased flag names). */
 interface ParsedOptions {
   dataDir?: string;
@@ -171,7 +182,7 @@ export function daemonCommand(): Command {
     .addOption(option('--default-confidence-weight <w>', `advertised default confidence weight in [0, ${check.MAX_CONFIDENCE_WEIGHT}] (default: not advertised, 0)`, 'ENGRAM_DEFAULT_CONFIDENCE_WEIGHT').argParser(confidenceWeight))
     .addOption(option('--http <[host:]port>', 'also serve HTTP: the REST API and MCP at /mcp (loopback by default; bearer token unless --no-auth)', 'ENGRAM_HTTP').argParser(address('--http')))
     .addOption(option('--mcp-http <[host:]port>', 'also serve MCP alone over streamable HTTP at /mcp (loopback by default; bearer token)', 'ENGRAM_MCP_HTTP').argParser(address('--mcp-http')))
-    .addOption(option('--mcp-agent <id>', 'the namespace of the MCP tools whose agent_id is optional (save_memory, search_memory, touch_memory, observe_memory_usage, gc; default "default")', 'ENGRAM_AGENT'))
+    .addOption(option('--mcp-agent <id>', 'the namespace of the MCP tools whose agent_id is optional (save_memory, search_memory, touch_memory, observe_memory_usage, gc; default "default")', 'ENGRAM_AGENT').argParser(mcpAgent))
     .addOption(option('--token <token>', "bearer token for --listen, --http and --mcp-http instead of the data dir's token file", 'ENGRAM_TOKEN'))
     .addOption(option('--no-auth', 'serve --http without a token (loopback addresses only)'))
     .addOption(option('--reconcile-ms <ms>', 'how often facts waiting for a vector are retried', 'ENGRAM_RECONCILE_MS').argParser(positiveInt('--reconcile-ms')).default(5000))
@@ -232,7 +243,7 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
     kg: parsed.kg,
     consolidation: { ...DEFAULT_CONSOLIDATION, every: parsed.consolidateEvery, below: parsed.consolidateBelow, maxSources: parsed.consolidateMaxSources, intervalMs: parsed.consolidateInterval * 1000 },
     summarizer: parsed.summarizer,
-    ...(parsed.mcpAgent ? { mcpAgent: check.agentId(parsed.mcpAgent, '--mcp-agent') } : {}),
+    ...(parsed.mcpAgent ? { mcpAgent: parsed.mcpAgent } : {}),
     token: parsed.token || undefined,
     noAuth: !parsed.auth,
     decay: {

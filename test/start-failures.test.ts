@@ -109,4 +109,22 @@ describe('a daemon that cannot start', () => {
     expect(started.stderr).toContain('--check is a flag of engram daemon, not of engram start');
     expect(existsSync(fresh)).toBe(false);
   });
+
+  test('an --mcp-agent (or ENGRAM_AGENT) that is no namespace id is a refused flag: exit 2 by --check and by start, no stack trace', async () => {
+    const daemon = (args: string[], env?: Record<string, string>) => runEngram(['daemon', ...args], { dataDir: null, cwd: work, timeoutMs: 120_000, ...(env ? { env } : {}) });
+    const fresh = join(work, 'bad-agent');
+    const checked = await daemon(['--data-dir', fresh, '--mcp-agent', ' ', '--check']);
+    expect(checked.code, checked.stderr).toBe(2);
+    expect(checked.stderr).toContain('--mcp-agent: must not be only whitespace');
+    expect(checked.stderr).not.toMatch(/\n\s+at /);
+    const fromEnv = await daemon(['--data-dir', fresh, '--check'], { ENGRAM_AGENT: 'a'.repeat(300) });
+    expect(fromEnv.code, fromEnv.stderr).toBe(2);
+    expect(fromEnv.stderr).toContain("from env 'ENGRAM_AGENT' is invalid");
+    // Set to nothing, the variable is not given: the default namespace.
+    expect((await daemon(['--data-dir', fresh, '--check'], { ENGRAM_AGENT: '' })).code).toBe(0);
+    const started = await run(['start', '--embedder', 'none', '--mcp-agent', ' '], fresh);
+    expect(started.code, started.stderr).toBe(2);
+    expect(started.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(fresh)).toBe(false);
+  });
 });
