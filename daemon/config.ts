@@ -9,7 +9,7 @@ import * as check from '../shared/validate.ts';
 import { EMBEDDER_NAMES, type EmbedderName } from './embed/index.ts';
 import { SIGNAL_NAMES, type Weights } from './recall/registry.ts';
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
-import { normalizeListen } from './http/listen.ts';
+import { isLoopbackHost, normalizeListen, parseListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
 import { isPostgresUrl } from './store/postgres-url.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
@@ -272,5 +272,17 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
 export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) => void; writeErr: (s: string) => void }): DaemonSettings {
   const command = daemonCommand().configureOutput({ ...output, outputError: () => {} });
   command.parse(argv, { from: 'user' });
-  return optionsFrom(command.opts<ParsedOptions>());
+  const parsed = command.opts<ParsedOptions>();
+  const refused = refusedCombination(parsed);
+  if (refused) command.error(refused, { exitCode: 2, code: 'engram.refusedCombination' });
+  return optionsFrom(parsed);
+}
+
+/** Flags each fine alone that the daemon cannot serve together: refused with the flags' usage
+ *  errors, so --check (and engram start) refuse them before a store is made or opened. */
+function refusedCombination(parsed: ParsedOptions): string | undefined {
+  if (parsed.auth || !parsed.http) return undefined;
+  const { host } = parseListen(parsed.http);
+  if (isLoopbackHost(host)) return undefined;
+  return `--no-auth is allowed only on a loopback address (127.0.0.1, ::1, localhost), not "${host}" of --http ${parsed.http}: drop --no-auth (callers then send the bearer token), or serve --http on loopback`;
 }

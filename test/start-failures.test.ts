@@ -127,4 +127,18 @@ describe('a daemon that cannot start', () => {
     expect(started.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(fresh)).toBe(false);
   });
+
+  test('--no-auth with --http beyond loopback is refused by --check and by start (exit 2) before a store is made', async () => {
+    const fresh = join(work, 'open-http');
+    const checked = await runEngram(['daemon', '--data-dir', fresh, '--http', '0.0.0.0:0', '--no-auth', '--check'], { dataDir: null, cwd: work, timeoutMs: 120_000 });
+    expect(checked.code, checked.stderr).toBe(2);
+    expect(checked.stderr).toContain('--no-auth is allowed only on a loopback address');
+    expect(existsSync(fresh)).toBe(false);
+    const started = await run(['start', '--embedder', 'none', '--http', '0.0.0.0:0', '--no-auth'], fresh);
+    expect(started.code, started.stderr).toBe(2);
+    expect(started.stderr).toContain('drop --no-auth');
+    expect(existsSync(fresh)).toBe(false);
+    // On loopback the pair is fine.
+    expect((await runEngram(['daemon', '--data-dir', fresh, '--http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
+  });
 });
