@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from '../shared/make-directory.ts';
 import { join } from 'node:path';
+import { isAgentToken } from '../shared/agent-token.ts';
 import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
 import { connect } from './client.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
@@ -50,6 +51,16 @@ export function liveDiscovery(dataDir: string): Discovery | undefined {
   }
 }
 
+/** The environment a daemon is started with. An agent token in ENGRAM_TOKEN is this command's
+ *  credential (`ENGRAM_TOKEN=… engram mcp` starts a daemon when none serves), never the daemon's
+ *  own token, which the daemon would take from the same variable. */
+function daemonEnv(): NodeJS.ProcessEnv {
+  const token = process.env.ENGRAM_TOKEN;
+  if (token === undefined || !isAgentToken(token)) return process.env;
+  const { ENGRAM_TOKEN: _agents, ...env } = process.env;
+  return env;
+}
+
 /** How long a start runs before what the daemon says is shown as it goes. */
 const PROGRESS_AFTER_MS = 1000;
 
@@ -75,7 +86,7 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   // Whatever the daemon writes before its logger runs (a bad flag, a busy port) lands in the log too.
   const early = openSync(logPath, 'a', 0o600);
   const command = [process.argv[1]!, 'daemon', '--data-dir', dataDir, '--log-file', logPath, ...args];
-  const child = spawn(process.execPath, command, { detached: true, stdio: ['ignore', 'ignore', early], env: process.env });
+  const child = spawn(process.execPath, command, { detached: true, stdio: ['ignore', 'ignore', early], env: daemonEnv() });
   closeSync(early);
   // How it ended, in words: a crash has no exit status, only the signal that killed it.
   let exit: { code: number | null; how: string; at: number } | undefined;
@@ -111,7 +122,7 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
  *  serves: the flags are the daemon's, and only its parser knows them. */
 export async function refusedArgs(dataDir: string, args: readonly string[]): Promise<string | undefined> {
   const command = [process.argv[1]!, 'daemon', '--check', '--data-dir', dataDir, '--log-file', logPathOf(dataDir), ...args];
-  const child = spawn(process.execPath, command, { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+  const child = spawn(process.execPath, command, { stdio: ['ignore', 'ignore', 'pipe'], env: daemonEnv() });
   let said = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (said += chunk));
   const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));

@@ -3,6 +3,7 @@
 // the flag). `engram daemon --help` prints this table; the README's daemon section mirrors it.
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { isAgentToken } from '../shared/agent-token.ts';
 import { RELEASE_PROFILES } from '../shared/capabilities.ts';
 import { resolveDataDir } from '../shared/discovery.ts';
 import * as check from '../shared/validate.ts';
@@ -273,9 +274,19 @@ export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) 
   const command = daemonCommand().configureOutput({ ...output, outputError: () => {} });
   command.parse(argv, { from: 'user' });
   const parsed = command.opts<ParsedOptions>();
-  const refused = refusedCombination(parsed);
-  if (refused) command.error(refused, { exitCode: 2, code: 'engram.refusedCombination' });
+  const refused = refusedCombination(parsed) ?? refusedToken(parsed, command.getOptionValueSource('token'));
+  if (refused) command.error(refused, { exitCode: 2, code: 'engram.refusedFlags' });
   return optionsFrom(parsed);
+}
+
+/** The daemon's own token opens everything, so it is never an agent's, which opens only its
+ *  grant: ENGRAM_TOKEN is also the agents' variable, and a daemon started where it holds an agent
+ *  token would hand that agent every namespace and token. (The token is not echoed: the message
+ *  may go to the log.) */
+function refusedToken(parsed: ParsedOptions, source: string | undefined): string | undefined {
+  if (!parsed.token || !isAgentToken(parsed.token)) return undefined;
+  const given = source === 'env' ? 'ENGRAM_TOKEN holds' : '--token is';
+  return `${given} an agent token (from engram token create), and the daemon's own token opens everything: start the daemon without it (ENGRAM_TOKEN is the agents' variable; the daemon then uses the token file in its data directory), or give --token a token of its own`;
 }
 
 /** Flags each fine alone that the daemon cannot serve together: refused with the flags' usage

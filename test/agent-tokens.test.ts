@@ -266,6 +266,32 @@ describe('agent tokens', () => {
     expect(bad.stderr).toContain('"sudo" is not a right');
   });
 
+  test("an agent token in ENGRAM_TOKEN never becomes the daemon's own: engram daemon refuses it, engram start leaves it to the agent", async () => {
+    const dataDir = pool.newDir();
+    const cli = (args: string[], env?: Record<string, string>) => runEngram(args, { dataDir, cwd: dataDir, ...(env ? { env } : {}) });
+    expect((await cli(['start', '--embedder', 'none', '--http', '127.0.0.1:0'])).code).toBe(0);
+    try {
+      const token = (await cli(['token', 'create', '--agent', 'alice', '--rights', 'read'])).stdout.trim();
+      expect((await cli(['stop'])).code).toBe(0);
+      // The variable is the agents' (README: ENGRAM_TOKEN=… engram mcp): the daemon refuses it.
+      const daemon = await runEngram(['daemon', '--data-dir', dataDir, '--check'], { dataDir: null, cwd: dataDir, env: { ENGRAM_TOKEN: token } });
+      expect(daemon.code, daemon.stderr).toBe(2);
+      expect(daemon.stderr).toContain('ENGRAM_TOKEN holds an agent token');
+      expect(daemon.stderr).not.toContain(token);
+      // engram start (as engram mcp does) starts the daemon on its own token file instead.
+      const started = await cli(['start', '--embedder', 'none', '--http', '127.0.0.1:0'], { ENGRAM_TOKEN: token });
+      expect(started.code, started.stderr).toBe(0);
+      const discovery = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as { httpAddress: string; token: string };
+      expect(discovery.token).not.toBe(token);
+      const get = (bearer: string, path: string) => fetch(`http://${discovery.httpAddress}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
+      expect((await get(token, '/v1/tokens')).status).toBe(403);
+      expect((await get(token, '/v1/facts?agent_id=bob')).status).toBe(403);
+      expect((await get(discovery.token, '/v1/tokens')).status).toBe(200);
+    } finally {
+      await cli(['stop']);
+    }
+  });
+
   test('without auth (loopback), a caller that presents an agent token is still confined to it', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0', '--no-auth'] });
     const admin = await daemon.client();

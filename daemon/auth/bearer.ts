@@ -3,6 +3,7 @@
 // by digest in constant time, so neither its content nor its length leaks through timing; any
 // other token may be an agent token, which opens only what its grant names.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isAgentToken } from '../../shared/agent-token.ts';
 import type { Principal } from '../core/context.ts';
 
 export const TOKEN_PRINCIPAL: Principal = { id: 'token', via: 'bearer-token' };
@@ -16,10 +17,6 @@ export interface AgentTokenLookup {
 }
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
-
-/** An agent token: "engram_" + a 12-hex-digit id + "_" + 43 characters of secret. */
-export const AGENT_TOKEN = /^engram_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
-const looksLikeAgentToken = (token: string): boolean => AGENT_TOKEN.test(token);
 
 /** SHA-256 of a token: what is compared, and what the store keeps of an agent token. */
 export const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
@@ -39,7 +36,7 @@ export class BearerAuthenticator {
    *  token presented to a daemon that takes none (an older release profile, --compat). */
   refusal(header: string | undefined): string {
     const token = BEARER.exec(header ?? '')?.[1];
-    if (!this.agentTokens && token && looksLikeAgentToken(token)) {
+    if (!this.agentTokens && token && isAgentToken(token)) {
       return "an agent token, which this daemon does not take: it serves an older release profile (--compat) whose only token is the daemon's own; restart it without --compat to use agent tokens";
     }
     return TOKEN_REFUSED;

@@ -9,7 +9,8 @@ import type { CallContext, Principal } from '../core/context.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
 import { TOKENS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
 import { RIGHTS, type Grant, type Right, type TokenInfo } from '../../shared/model.ts';
-import { AGENT_TOKEN, digest } from './bearer.ts';
+import { AGENT_TOKEN } from '../../shared/agent-token.ts';
+import { digest } from './bearer.ts';
 import { authorizeDaemon } from './grant.ts';
 
 export type { TokenInfo } from '../../shared/model.ts';
