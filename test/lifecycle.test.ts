@@ -1,6 +1,8 @@
 // The daemon's lifecycle commands, run as a user runs them: engram start (detached), start again
 // (a no-op), restart (with the flags it had), logs, stop.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ENGRAM_BIN, removeDir, tempDataDir } from './fixtures/daemon.ts';
 
@@ -46,5 +48,18 @@ describe('engram start, restart, logs, stop', () => {
     expect(stopped.stopped).toBe(true);
     expect(engram('logs', '-n', '3').stdout).toMatch(/INFO: stopped cleanly/);
     expect(json('stop')).toMatchObject({ stopped: false });
+  });
+
+  test('start passes --token on to the daemon, as a flag after start (a team gives its daemons one token); restart keeps it', async () => {
+    const token = 'one-token-for-the-team';
+    expect(json('start', '--token', token, '--http', '127.0.0.1:0').started).toBe(true);
+    const discovery = () => JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as { token: string; httpAddress: string };
+    const agents = async () => (await fetch(`http://${discovery().httpAddress}/v1/agents`, { headers: { authorization: `Bearer ${token}` } })).status;
+    expect(discovery().token).toBe(token);
+    expect(await agents()).toBe(200);
+    json('restart');
+    expect(discovery().token).toBe(token);
+    expect(await agents()).toBe(200);
+    expect(json('stop').stopped).toBe(true);
   });
 });

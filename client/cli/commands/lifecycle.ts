@@ -40,16 +40,17 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .allowExcessArguments()
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
-      refuseCheckFlag('start', cmd.args);
+      const args = daemonArgs(cmd);
+      refuseCheckFlag('start', args);
       const { dir } = locateDataDir(opts.dataDir);
       // A start that finds a daemon serving suggests restarting it with the flags: not with ones
       // the daemon would refuse (a start with none serving reports the daemon's own refusal).
-      await refuseBadFlagsWhileServing(dir, cmd.args, (pid) => `a daemon is already serving ${dir} (pid ${pid}); nothing started`);
-      const daemon = await startDetached(dir, cmd.args, say);
+      await refuseBadFlagsWhileServing(dir, args, (pid) => `a daemon is already serving ${dir} (pid ${pid}); nothing started`);
+      const daemon = await startDetached(dir, args, say);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else if (!daemon.started) {
         // Flags given to a start that starts nothing would silently not apply: say so, and how.
-        const flags = cmd.args.join(' ');
+        const flags = args.join(' ');
         out(`a daemon is already serving ${dir} (pid ${daemon.pid}, ${daemon.address}); nothing started${flags ? `, so ${flags} did not apply (engram restart ${flags} restarts it with them)` : ''}`);
       }
       else out(`started the daemon for ${dir}: pid ${daemon.pid}, ${daemon.address}, log ${daemon.logPath}`);
@@ -75,16 +76,17 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
     .allowExcessArguments()
     .action(async (_o, cmd: Command) => {
       const opts = globals(cmd);
-      refuseCheckFlag('restart', cmd.args);
+      const args = daemonArgs(cmd);
+      refuseCheckFlag('restart', args);
       const { dir } = locateDataDir(opts.dataDir);
       // Flags the daemon would refuse are refused before the daemon that serves is stopped.
-      await refuseBadFlagsWhileServing(dir, cmd.args, (pid) => `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${pid})`);
+      await refuseBadFlagsWhileServing(dir, args, (pid) => `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${pid})`);
       const stopped = await stopDaemon(dir);
       const previous = withoutOwnFlags(stopped.args ?? []);
-      const daemon = await startDetached(dir, cmd.args.length > 0 ? cmd.args : previous, say).catch(async (error: unknown) => {
+      const daemon = await startDetached(dir, args.length > 0 ? args : previous, say).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
-        if (!stopped.stopped || cmd.args.length === 0 || !(error instanceof DaemonStartError)) throw error;
+        if (!stopped.stopped || args.length === 0 || !(error instanceof DaemonStartError)) throw error;
         const again = await startDetached(dir, previous, say);
         throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
       });
@@ -128,6 +130,15 @@ async function refuseBadFlagsWhileServing(dir: string, args: readonly string[], 
  *  they pass on themselves. */
 function refuseCheckFlag(command: string, args: readonly string[]): void {
   if (args.includes('--check')) usage(`--check is a flag of engram daemon, not of engram ${command}, which checks the flags it passes on itself; nothing was ${command === 'start' ? 'started' : 'stopped'} (engram daemon --check FLAGS checks flags alone)`);
+}
+
+/** The flags start and restart pass on to the daemon: those after the command, and --token
+ *  when given on the command line. --token is also every command's own flag (the client's
+ *  token), which commander takes wherever it stands; a start has no call to make with it, and
+ *  the README lists it among the daemon's flags, so it is the daemon's. */
+function daemonArgs(cmd: Command): string[] {
+  const token = cmd.getOptionValueSourceWithGlobals('token') === 'cli' ? (cmd.optsWithGlobals() as { token?: string }).token : undefined;
+  return token === undefined ? [...cmd.args] : [...cmd.args, '--token', token];
 }
 
 /** The daemon's arguments without the ones `engram start` sets itself. */
