@@ -48,6 +48,13 @@ export class CapabilityError extends EngramError {
   }
 }
 
+/** What the CLI and `engram mcp` say when the daemon refuses the token they presented (wrong,
+ *  revoked, or none over TCP). The daemon was reached and answered, so this points at the token
+ *  the user gave, not at the daemon; `said` is the daemon's own reason. */
+export function refusedTokenMessage(said: string): string {
+  return `the daemon refused the token: ${said}. Check ENGRAM_TOKEN (or --token), e.g. create a new one with engram token create`;
+}
+
 /** Status kinds after which a sent request may or may not have been executed. */
 export const UNCERTAIN_KINDS: ReadonlySet<string> = new Set([
   ErrorKind.Unavailable,

@@ -217,6 +217,14 @@ describe('agent tokens', () => {
     expect((await fetch(`${url}/v1/recall?agent_id=alice&q=binder`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     // Over the unix socket a revoked token is refused too, not taken for the local user.
     await expect(daemon.client({ token })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    // The CLI and engram mcp reached the daemon: they say it refused the token, and what to do.
+    const env = { ENGRAM_TOKEN: token };
+    const runs = [await runEngram(['recall', 'alice', 'binder'], { dataDir, cwd: dataDir, env }), await runEngram(['mcp', '--data-dir', dataDir], { dataDir: null, cwd: dataDir, env })];
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/the daemon refused the token: missing, wrong or revoked .*\. Check ENGRAM_TOKEN \(or --token\), e\.g\. create a new one with engram token create/);
+      expect(run.stderr).not.toContain('cannot reach');
+    }
     const listed = await runEngram(['token', 'list', '--json'], { dataDir, cwd: dataDir });
     expect(JSON.parse(listed.stdout).tokens[0]).toMatchObject({ id: info.id, agents: ['alice'], revoked_at: expect.any(String) });
     overTcp.close();

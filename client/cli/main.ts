@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { DaemonNotRunningError, DamagedDiscoveryError } from '../../shared/discovery.ts';
 import { DaemonStartError } from '../daemon-control.ts';
+import { refusedTokenMessage } from '../errors.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { parseMinChange } from '../../shared/changes.ts';
 import * as check from '../../shared/validate.ts';
@@ -258,6 +259,7 @@ function describeError(error: unknown): Report | undefined {
   if (error instanceof EngramError) {
     const flagError = asFlagError(error, running);
     if (flagError) return flagError;
+    if (error.kind === ErrorKind.Unauthenticated) return { code: 1, kind: error.kind, label: error.kind, message: refusedTokenMessage(error.message) };
     return { code: 1, kind: error.kind, label: error.kind, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
   if (isFileError(error)) return { code: 1, kind: 'file', message: error.message };

@@ -13,6 +13,8 @@ import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
 import { startDetached } from '../daemon-control.ts';
+import { refusedTokenMessage } from '../errors.ts';
+import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
 /** The tools that take the --agent namespace when a call names none: CortexGraph's own, whose
  *  calls need not name one (the analysis tools take no namespace at all). */
@@ -120,7 +122,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp' });
   } catch (error) {
-    say(`cannot reach the daemon: ${(error as Error).message}`);
+    // A refused token means the daemon was reached: the token is what to fix.
+    const refused = error instanceof EngramError && error.kind === ErrorKind.Unauthenticated;
+    say(refused ? refusedTokenMessage(error.message) : `cannot reach the daemon: ${(error as Error).message}`);
     return 1;
   }
 
