@@ -185,7 +185,7 @@ export function daemonCommand(): Command {
     .addOption(option('--mcp-http <[host:]port>', 'also serve MCP alone over streamable HTTP at /mcp (loopback by default; bearer token)', 'ENGRAM_MCP_HTTP').argParser(address('--mcp-http')))
     .addOption(option('--mcp-agent <id>', 'the namespace of the MCP tools whose agent_id is optional (save_memory, search_memory, touch_memory, observe_memory_usage, gc; default "default")', 'ENGRAM_AGENT').argParser(mcpAgent))
     .addOption(option('--token <token>', "bearer token for --listen, --http and --mcp-http instead of the data dir's token file", 'ENGRAM_TOKEN'))
-    .addOption(option('--no-auth', 'serve --http without a token (loopback addresses only)'))
+    .addOption(option('--no-auth', 'serve --http without a token (loopback addresses only; --mcp-http and --listen still ask for one)'))
     .addOption(option('--reconcile-ms <ms>', 'how often facts waiting for a vector are retried', 'ENGRAM_RECONCILE_MS').argParser(positiveInt('--reconcile-ms')).default(5000))
     .addOption(option('--checkpoint-keep <n>', 'checkpoints kept per agent', 'ENGRAM_CHECKPOINT_KEEP').argParser(positiveInt('--checkpoint-keep')).default(DEFAULT_CHECKPOINT_KEEP))
     .addOption(option('--decay-model <model>', 'how an unused fact fades (decay score = use_count^beta x f(time since last use) x strength)', 'ENGRAM_DECAY_MODEL').choices(DECAY_MODELS).default(DEFAULT_DECAY.model))
@@ -292,7 +292,13 @@ function refusedToken(parsed: ParsedOptions, source: string | undefined): string
 /** Flags each fine alone that the daemon cannot serve together: refused with the flags' usage
  *  errors, so --check (and engram start) refuse them before a store is made or opened. */
 function refusedCombination(parsed: ParsedOptions): string | undefined {
-  if (parsed.auth || !parsed.http) return undefined;
+  if (parsed.auth) return undefined;
+  // --no-auth opens --http alone: --mcp-http and --listen always ask for the bearer token, so
+  // without --http it would be taken and do nothing, and callers would meet a 401 they were told
+  // they would not.
+  if (!parsed.http) {
+    return `--no-auth applies only to --http, which is not given (--mcp-http and --listen always ask for the bearer token): to serve MCP without a token use --http 127.0.0.1:PORT --no-auth (MCP is at its /mcp), or drop --no-auth and send the token in the data directory's token file`;
+  }
   const { host } = parseListen(parsed.http);
   if (isLoopbackHost(host)) return undefined;
   return `--no-auth is allowed only on a loopback address (127.0.0.1, ::1, localhost), not "${host}" of --http ${parsed.http}: drop --no-auth (callers then send the bearer token), or serve --http on loopback`;

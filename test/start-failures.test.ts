@@ -141,4 +141,19 @@ describe('a daemon that cannot start', () => {
     // On loopback the pair is fine.
     expect((await runEngram(['daemon', '--data-dir', fresh, '--http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
   });
+
+  test('--no-auth without --http (--mcp-http alone, whose /mcp still asks for the token) is refused by --check and by start (exit 2), naming --http --no-auth instead', async () => {
+    const fresh = join(work, 'open-mcp');
+    const checked = await runEngram(['daemon', '--data-dir', fresh, '--mcp-http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work, timeoutMs: 120_000 });
+    expect(checked.code, checked.stderr).toBe(2);
+    expect(checked.stderr).toContain('--no-auth applies only to --http, which is not given');
+    expect(checked.stderr).toContain('--http 127.0.0.1:PORT --no-auth');
+    expect(existsSync(fresh)).toBe(false);
+    const started = await run(['start', '--embedder', 'none', '--mcp-http', '127.0.0.1:0', '--no-auth'], fresh);
+    expect(started.code, started.stderr).toBe(2);
+    expect(started.stderr).toContain('--no-auth applies only to --http');
+    expect(existsSync(fresh)).toBe(false);
+    // With --http it applies (to --http; --mcp-http beside it keeps its token).
+    expect((await runEngram(['daemon', '--data-dir', fresh, '--http', '127.0.0.1:0', '--mcp-http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
+  });
 });
