@@ -270,6 +270,19 @@ describe('sessions', () => {
     expect(again.json.error.message).toMatch(/engram inspect/);
   });
 
+  test("engram inspect with an agent token: the link signs in as that agent, and later sign-ins are with that token, not the daemon's", async () => {
+    await remember('linked', 'Seen through the inspect link');
+    const made = await rest('POST', '/v1/tokens', { agents: ['linked'], label: 'inspect link' });
+    expect(made.status).toBe(201);
+    const run = await runEngram(['inspect'], { dataDir: daemon.dataDir, cwd: daemon.dataDir, env: { ENGRAM_TOKEN: made.json.token } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('later, sign in with the agent token given to this command (ENGRAM_TOKEN or --token)');
+    expect(run.stdout).not.toContain(join(daemon.dataDir, 'token'));
+    const ticket = /ticket=([\w-]+)/.exec(run.stdout)![1];
+    const id = (await rest('POST', '/inspector/session', { ticket }, page())).json.session;
+    expect((await rest('GET', '/v1/agents', undefined, withSession(id))).json.agents).toEqual(['linked']);
+  });
+
   test('the page is served with a policy that keeps it to its own files; a missing file is a 404', async () => {
     const res = await fetch(`${base}/inspector/`);
     expect(res.status).toBe(200);

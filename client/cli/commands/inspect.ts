@@ -2,6 +2,7 @@
 // (good for a minute), so opening it signs the browser in without typing the token.
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+import { isAgentToken } from '../../../shared/agent-token.ts';
 import { Capability } from '../../../shared/capabilities.ts';
 import { describeChoice, locateDataDir, readDiscovery } from '../../../shared/discovery.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
@@ -29,9 +30,17 @@ export function registerInspectCommand({ program, globals }: Cli): void {
       const base = `http://${discovery.httpAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:')}`;
       const link = `${base}${await ticketPath(base, opts.token ?? discovery.token)}`;
       if (o.json) printJson({ url: link, expires_in_seconds: 60 });
-      else out(`${link}\n(the link signs a browser in once, within a minute; later, sign in with the token in ${choice.dir}/token)`);
+      else out(`${link}\n(the link signs a browser in once, within a minute; later, sign in with ${laterToken(opts.token, choice.dir)})`);
       if (o.open) openInBrowser(link);
     });
+}
+
+/** The token to sign in with once the ticket is spent: the one the command was given, whose
+ *  view the link opened (an agent token's is only its namespaces), else the daemon's own. */
+function laterToken(given: string | undefined, dataDir: string): string {
+  if (given === undefined) return `the token in ${dataDir}/token`;
+  if (isAgentToken(given)) return 'the agent token given to this command (ENGRAM_TOKEN or --token), which shows only the namespaces it may read';
+  return 'the token given to this command (ENGRAM_TOKEN or --token)';
 }
 
 async function ticketPath(base: string, token: string): Promise<string> {
