@@ -213,6 +213,18 @@ describe('agent tokens', () => {
 
     const revoked = await runEngram(['token', 'revoke', info.id], { dataDir, cwd: dataDir });
     expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout.trim()).toBe(`revoked ${info.id}`);
+    // Again: every door answers with the first revocation (idempotent), and the CLI says so.
+    const again = await runEngram(['token', 'revoke', info.id], { dataDir, cwd: dataDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^${info.id} was already revoked \\(at .+\\); nothing changed`));
+    const local = await daemon.client();
+    const revokedAt = new Date((await local.revokeToken(info.id)).revokedAt).toISOString();
+    local.close();
+    const overRest = await fetch(`${url}/v1/tokens/${info.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${daemon.discovery.token}` } });
+    expect(overRest.status).toBe(200);
+    expect(((await overRest.json()) as any).token.revoked_at).toBe(revokedAt);
+    expect(again.stdout).toContain(revokedAt);
     await expect(overTcp.recall('alice', 'binder')).rejects.toMatchObject({ kind: 'unauthenticated' });
     expect((await fetch(`${url}/v1/recall?agent_id=alice&q=binder`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     // Over the unix socket a revoked token is refused too, not taken for the local user.

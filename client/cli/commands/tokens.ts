@@ -54,8 +54,14 @@ export function registerTokenCommands({ program, globals }: Cli): void {
     .action(async (id: string, _o, cmd: Command) => {
       const opts = globals(cmd);
       if (id.trim() === '') usage('<id>: must name a token (engram token list shows their ids)', 'id');
-      const info = await withClient(opts, (c) => c.revokeToken(id));
+      // Every door answers a repeated revocation as the first (the token, with its first
+      // revoked_at), so the state before the call tells which this was.
+      const { before, info } = await withClient(opts, async (c) => {
+        const before = (await c.listTokens()).find((t) => t.id === id);
+        return { before, info: await c.revokeToken(id) };
+      });
       if (opts.json) printJson({ token: tokenJson(info) });
+      else if (before?.revokedAt) out(`${info.id} was already revoked (at ${new Date(info.revokedAt).toISOString()}); nothing changed`);
       else out(`revoked ${info.id}`);
     });
 }
