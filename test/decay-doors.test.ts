@@ -156,6 +156,26 @@ describe('promotion through every door', () => {
     expect((await doors.client.get(agent, id)).promotedAt).toBeFalsy();
   });
 
+  test('a dry run naming no fact lists the candidates on every door, as auto_detect does', async () => {
+    const agent = 'promote-dry-list';
+    await doors.client.put(agent, 'The on-call handbook is in the ops wiki');
+    const auto = await doors.client.promote(agent, { autoDetect: true, dryRun: true });
+    expect(auto.message).toMatch(/^Would promote 0 memories to obsidian, but no vault/);
+    const expected = { dry_run: true, candidates_found: auto.candidatesFound, promoted_count: 0, candidates: [], message: auto.message };
+    const library = await doors.client.promote(agent, { dryRun: true });
+    const answers: [string, any][] = [
+      ['library', { dry_run: library.dryRun, candidates_found: library.candidatesFound, promoted_count: library.promotedCount, candidates: library.candidates, message: library.message }],
+      ['cli', await doors.cli(['promote', agent, '--dry-run'])],
+      ['rest', await doors.rest('POST', '/v1/promotions', { agent_id: agent, dry_run: true })],
+      ['mcp stdio', await doors.stdio.ok('promote_memory', { agent_id: agent, dry_run: true })],
+      ['mcp http', await doors.http.ok('promote_memory', { agent_id: agent, dry_run: true })],
+    ];
+    for (const [name, r] of answers) expect(r, name).toMatchObject(expected);
+    const text = await runEngram(['promote', agent, '--dry-run'], { dataDir: doors.daemon.dataDir, cwd: tmpdir() });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe(`${expected.message}\n`);
+  });
+
   test("REST's refusals name the fact_id it was sent, not MCP's memory_id", async () => {
     const agent = 'promote-rest-names';
     const id = (await doors.client.put(agent, 'The pager rota is in the ops wiki')).fact.id;

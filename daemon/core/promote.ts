@@ -100,12 +100,14 @@ export class Promoter {
     const force = input.force === undefined ? false : check.boolean(input.force, 'force');
     const target = input.target === undefined || input.target === '' ? 'obsidian' : String(input.target);
     if (!(PROMOTION_TARGETS as readonly string[]).includes(target)) throw invalidArgument('target', `must be one of ${PROMOTION_TARGETS.join(', ')}, got ${JSON.stringify(target)}`);
-    if (!factId && !autoDetect) throw invalidArgument('memory_id', 'name a memory to promote, or set auto_detect');
+    if (!factId && !autoDetect && !dryRun) throw invalidArgument('memory_id', 'name a memory to promote, or set auto_detect (or dry_run to list the candidates)');
     if (factId && autoDetect) throw invalidArgument('auto_detect', 'give memory_id or auto_detect, not both');
     const vault = this.vault;
     if (!vault && !dryRun) throw new EngramError(ErrorKind.FailedPrecondition, NO_VAULT, 'target');
 
     const now = Date.now();
+    // A dry run that names no fact lists the candidates auto_detect would promote: asking what
+    // qualifies should not need the flag that promotes them all.
     const candidates = factId ? await this.named(agentId, factId, force, now) : await this.withPreviews(agentId, this.detected(agentId, now));
     const promoted: string[] = [];
     if (!dryRun) {

@@ -329,7 +329,7 @@ export const INPUT_TYPES = {
     .object({
       memory_id: z.string().describe('The memory to promote.').optional(),
       auto_detect: z.boolean().default(false).describe('Promote every memory that qualifies (score >= the promote threshold, or used often while young), instead of memory_id.'),
-      dry_run: z.boolean().default(false).describe('Preview without promoting.'),
+      dry_run: z.boolean().default(false).describe('Preview without promoting; without memory_id, list every memory that qualifies.'),
       target: z.enum(['obsidian']).default('obsidian').describe('Where promoted memories go: the daemon\'s markdown (Obsidian) vault.'),
       force: z.boolean().default(false).describe('Promote memory_id even if it does not meet the criteria.'),
       agent_id: cortexAgent,

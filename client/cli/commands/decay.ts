@@ -63,8 +63,11 @@ export function registerDecayCommands({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (agent: string, factId: string | undefined, o: { auto?: boolean; dryRun?: boolean; force?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
-      if (!factId && !o.auto) usage('name the fact to promote, or give --auto for every fact that qualifies', 'fact-id');
-      const r = await withClient(opts, (c) => c.promote(agent, { ...(factId ? { factId } : {}), autoDetect: o.auto === true, dryRun: o.dryRun === true, force: o.force === true }));
+      if (!factId && !o.auto && !o.dryRun) usage('name the fact to promote, give --auto for every fact that qualifies, or --dry-run to list them', 'fact-id');
+      // A dry run naming no fact lists the candidates, as --auto --dry-run does (sent as
+      // auto_detect, so a daemon that needs the flag answers the same).
+      const autoDetect = o.auto === true || (!factId && o.dryRun === true);
+      const r = await withClient(opts, (c) => c.promote(agent, { ...(factId ? { factId } : {}), autoDetect, dryRun: o.dryRun === true, force: o.force === true }));
       if (opts.json) return printJson(promoteJson(r));
       for (const c of r.candidates) out(`${c.id} ${c.reason}: ${c.contentPreview}`);
       out(r.message);

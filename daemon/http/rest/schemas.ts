@@ -293,7 +293,7 @@ export const REQUESTS = {
   PromoteRequest: z
     .object({
       agent_id: agentId,
-      fact_id: z.string().describe('The fact to promote; omitted with auto_detect: every fact that qualifies.').optional(),
+      fact_id: z.string().describe('The fact to promote; omitted with auto_detect or dry_run: every fact that qualifies.').optional(),
       auto_detect: z.boolean().optional(),
       dry_run: z.boolean().optional(),
       force: z.boolean().describe('Promote fact_id even if it does not qualify.').optional(),
