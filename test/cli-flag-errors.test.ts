@@ -248,6 +248,12 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     expect((await env.client.listSlots({})).slots.filter((s) => s.slotName.startsWith('flag-slot'))).toEqual([]);
   });
 
+  test('promote AGENT FACT --auto names the [fact-id] argument and --auto, not the request fields', async () => {
+    const line = expectUsage(await engram(['promote', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', '--auto']), 'promote', '--auto');
+    expect(line).toContain('give a [fact-id] or --auto (every fact that qualifies), not both');
+    expect(line).not.toMatch(/memory_id|auto_detect/);
+  });
+
   test('cluster --threshold abc is refused in the words of its range, as 5 is', async () => {
     expect(expectUsage(await engram(['cluster', other, '--threshold', 'abc']), 'cluster', '--threshold')).toContain('--threshold must be a number in (0, 1], got "abc"');
   });

@@ -64,6 +64,8 @@ export function registerDecayCommands({ program, globals }: Cli): void {
     .action(async (agent: string, factId: string | undefined, o: { auto?: boolean; dryRun?: boolean; force?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
       if (!factId && !o.auto && !o.dryRun) usage('name the fact to promote, give --auto for every fact that qualifies, or --dry-run to list them', 'fact-id');
+      // Checked here: the daemon's refusal names its request fields (memory_id, auto_detect).
+      if (factId && o.auto) usage('--auto: give a [fact-id] or --auto (every fact that qualifies), not both', '--auto');
       // A dry run naming no fact lists the candidates, as --auto --dry-run does (sent as
       // auto_detect, so a daemon that needs the flag answers the same).
       const autoDetect = o.auto === true || (!factId && o.dryRun === true);
