@@ -147,4 +147,20 @@ describe('the knowledge graph and consolidation through every door', () => {
     await expect(doors.client.relate(agent, a, 'related', b.replace(/.$/, 'Z'))).rejects.toMatchObject({ kind: 'not_found' });
     expect((await doors.client.get(agent, a)).relations).toEqual([]);
   });
+
+  test('an entity no live fact names is not found on every door, as an unknown fact is', async () => {
+    const agent = 'graph-unnamed';
+    await doors.client.put(agent, 'Otters hold hands while they sleep.', { entities: ['otters'] });
+    const message = `no live fact in namespace "${agent}" names entity "nothing"`;
+    await expect(doors.client.readGraph(agent, { entity: 'nothing' })).rejects.toMatchObject({ kind: 'not_found', message });
+    const cli = await (await import('./fixtures/cli.ts')).runEngram(['graph', agent, '--entity', 'nothing'], { dataDir: doors.daemon.dataDir, cwd: doors.daemon.dataDir });
+    expect([cli.code, cli.stdout]).toEqual([1, '']);
+    expect(cli.stderr).toContain(`not_found: ${message}`);
+    const res = await fetch(`http://${doors.daemon.discovery.httpAddress}/v1/graph?agent_id=${agent}&entity=nothing`, { headers: { authorization: `Bearer ${doors.daemon.discovery.token}` } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error.message).toBe(message);
+    for (const session of [doors.stdio, doors.http]) expect(await session.fails('read_graph', { agent_id: agent, entity: 'nothing' })).toContain(message);
+    // An entity a live fact names still answers its neighbourhood.
+    expect((await doors.client.readGraph(agent, { entity: 'Otters' })).edges).toHaveLength(1);
+  });
 });

@@ -117,8 +117,8 @@ describe('knowledge graph', () => {
     const retyped = await client.linkEntity('e', facts[0]!.id, 'BETA', { type: 'codename' });
     expect([retyped.entities.sort(), retyped.entityTypes]).toEqual([['alpha', 'beta'], { beta: 'codename' }]);
     await expect(client.linkEntity('e', facts[0]!.id, 'x'.repeat(300))).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
-    // An entity no live fact names is shown alone and not live (it was shown live before).
-    expect(await client.readGraph('e', { entity: 'Nobody' })).toEqual({ nodes: [{ id: 'entity:nobody', kind: 'entity', label: 'nobody', type: '', live: false }], edges: [] });
+    // An entity no live fact names is not found, as an unknown fact is (no empty neighbourhood).
+    await expect(client.readGraph('e', { entity: 'Nobody' })).rejects.toMatchObject({ kind: 'not_found', message: 'no live fact in namespace "e" names entity "Nobody"' });
   });
 
   test('with --kg, a fact written without entities gets the typed entities its text names', async () => {

@@ -186,7 +186,7 @@ describe("a route's own limit parameter is that route's, not the alias of page_s
     const sized = await call('GET', `/v1/memory-controls/slots${q({ page_size: 1 })}`);
     expect(sized.status, sized.text).toBe(200);
     expect(sized.json.slots).toHaveLength(1);
-    await client.put('kg', 'the api runs on postgres');
+    await client.put('kg', 'the api runs on postgres', { entities: ['postgres'] });
     const graph = await call('GET', `/v1/graph${q({ agent_id: 'kg', entity: 'postgres', limit: 5 })}`);
     expect(graph.status, graph.text).toBe(200);
     expectBadField(await call('GET', `/v1/memory-controls/slots${q({ limit: 'two' })}`), 'limit');

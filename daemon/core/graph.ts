@@ -163,9 +163,10 @@ export class Graph {
 
   private entityNeighbourhood(agentId: string, label: string, limit: number, view: ViewBuilder): void {
     const ns = this.indexer.namespace(agentId);
+    // No live fact names it (never did, or all of them were retired): there is no neighbourhood
+    // to show, and an empty one would read as an answer; not found, as an unknown fact is.
+    if (!ns || !ns.graph.hasEntity(label)) throw notFound(`no live fact in namespace "${agentId}" names entity "${label}"`);
     const center = view.entity(label, '');
-    // No live fact names it (never did, or all of them were retired): shown, but not live.
-    if (!ns || !ns.graph.hasEntity(label)) return view.unnamed(center);
     // The newest facts naming it (doc order is id order).
     const docs = [...ns.graph.naming(label)].sort((a, b) => b - a);
     const coMentions = new Map<string, number>();
@@ -220,10 +221,6 @@ class ViewBuilder {
     if (!this.nodes.has(id)) this.nodes.set(id, { id, kind: 'entity', label: entityKey(label), type: '', live: true });
     this.typeShown(label, type);
     return id;
-  }
-
-  unnamed(entityId: string): void {
-    this.nodes.get(entityId)!.live = false;
   }
 
   edge(from: string, to: string, type: string, weight = 1): void {
