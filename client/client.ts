@@ -505,6 +505,9 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'clustering');
     check.agentId(agentId);
+    // Checked here, as the daemon checks it: the wire's uint32 would refuse a larger size in its
+    // own range (0 to 4294967295), which is not the range accepted.
+    if (options.maxClusterSize !== undefined) check.count(options.maxClusterSize, 'max_cluster_size', check.MAX_CLUSTER_SIZE);
     const r = await this.read(() => this.connection.clusters.cluster({ agentId, strategy: '', threshold: options.threshold, maxClusterSize: options.maxClusterSize, findDuplicates: option(options.findDuplicates, 'findDuplicates'), duplicateThreshold: options.duplicateThreshold }));
     return {
       mode: r.mode === 'duplicate_detection' ? 'duplicate_detection' : 'clustering',

@@ -337,6 +337,9 @@ export function boolean(value: unknown, field: string): boolean {
 /** At most this many facts per garbage collection (one atomic commit). */
 export const MAX_GC_LIMIT = 100_000;
 
+/** At most this many facts per cluster (max_cluster_size). */
+export const MAX_CLUSTER_SIZE = 1000;
+
 /** How many facts one observed use may name. */
 export const MAX_OBSERVED_FACTS = 100;
 

@@ -254,6 +254,11 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     expect(line).not.toMatch(/memory_id|auto_detect/);
   });
 
+  test('cluster --max-size beyond the wire (uint32) is refused in the range accepted, as 100000 is', async () => {
+    const line = expectUsage(await engram(['cluster', other, '--max-size', '99999999999999999999']), 'cluster', '--max-size');
+    expect(line).toContain('--max-size: must be a whole number between 1 and 1000, got 100000000000000000000');
+  });
+
   test('cluster --threshold abc is refused in the words of its range, as 5 is', async () => {
     expect(expectUsage(await engram(['cluster', other, '--threshold', 'abc']), 'cluster', '--threshold')).toContain('--threshold must be a number in (0, 1], got "abc"');
   });

@@ -7,6 +7,20 @@ import { useDaemonPool } from './fixtures/daemon.ts';
 const pool = useDaemonPool();
 
 describe('clusters and consolidation', () => {
+  test('one cluster and one pair are said in the singular; a max size is refused in the range accepted, even beyond the wire', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
+    const client = await daemon.client();
+    await client.put('one', 'The boiler is serviced every October.');
+    await client.put('one', 'The boiler is serviced every October by Hans.');
+    await client.put('one', 'Penguins cannot fly.');
+    expect((await client.clusterMemories('one', { threshold: 0.5 })).message).toBe('Found 1 cluster using similarity strategy');
+    expect((await client.clusterMemories('one', { findDuplicates: true, duplicateThreshold: 0.6 })).message).toBe('Found 1 potential duplicate pair');
+    // 1e20 does not fit the wire's uint32: it was refused as "between 0 and 4294967295", though 0 is refused too.
+    for (const maxClusterSize of [0, 1001, 1e20]) {
+      await expect(client.clusterMemories('one', { maxClusterSize }), String(maxClusterSize)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: expect.stringContaining('must be a whole number between 1 and 1000, got') });
+    }
+  });
+
   test('token similarity without vectors: stable ids, duplicates, a consolidation with lineage, stale ids refused', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
     const client = await daemon.client();
@@ -26,8 +40,9 @@ describe('clusters and consolidation', () => {
     expect(cluster!.id).toMatch(/^cluster-[0-9a-f]{16}$/);
     expect(cluster!.cohesion).toBeGreaterThan(0.5);
 
+    expect(first.message).toBe('Found 2 clusters using similarity strategy');
     const dups = await client.clusterMemories('c', { findDuplicates: true, duplicateThreshold: 0.6 });
-    expect(dups).toMatchObject({ mode: 'duplicate_detection', message: `Found ${dups.duplicates.length} potential duplicate pairs` });
+    expect(dups).toMatchObject({ mode: 'duplicate_detection', message: `Found ${dups.duplicates.length} potential duplicate pair${dups.duplicates.length === 1 ? '' : 's'}` });
     expect(dups.duplicates.map((d) => [d.id1, d.id2])).toContainEqual([deploy[0]!.id, deploy[1]!.id]);
 
     const dry = await client.consolidateMemories('c', cluster!.id, { threshold: 0.5 });
@@ -63,9 +78,9 @@ describe('clusters and consolidation', () => {
     expect(teaCluster!.memoryIds).toEqual(plain.map((f) => f.id));
     expect((await client.consolidateMemories('c2', teaCluster!.id, { threshold: 0.5 })).merged.text).toBe('Bob likes green tea. Bob likes green tea in the morning');
 
-    // A size the wire cannot carry is refused before sending, in the daemon's words for its own
-    // range (not "a whole number of 0 or more that fits in 32 bits").
-    await expect(client.clusterMemories('c', { maxClusterSize: -1 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 0 and 4294967295, got -1' });
+    // A size the wire cannot carry is refused before sending, in the range the daemon accepts
+    // (not the wire's "between 0 and 4294967295", which 0 is not in).
+    await expect(client.clusterMemories('c', { maxClusterSize: -1 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 1 and 1000, got -1' });
     await expect(client.clusterMemories('c', { maxClusterSize: 0 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 1 and 1000, got 0' });
   });
 

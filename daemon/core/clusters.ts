@@ -88,7 +88,7 @@ export class Clusters {
     const agentId = check.agentId(input.agentId);
     if (input.strategy !== undefined && input.strategy !== 'similarity') throw invalidArgument('strategy', `must be "similarity", got ${JSON.stringify(input.strategy)}`);
     const threshold = input.threshold === undefined ? CLUSTER_DEFAULTS.threshold : fraction(input.threshold, 'threshold');
-    const maxSize = input.maxClusterSize === undefined ? CLUSTER_DEFAULTS.maxClusterSize : check.count(input.maxClusterSize, 'max_cluster_size', 1000);
+    const maxSize = input.maxClusterSize === undefined ? CLUSTER_DEFAULTS.maxClusterSize : check.count(input.maxClusterSize, 'max_cluster_size', check.MAX_CLUSTER_SIZE);
     const findDuplicates = input.findDuplicates === undefined ? false : check.boolean(input.findDuplicates, 'find_duplicates');
     const duplicateThreshold = input.duplicateThreshold === undefined ? CLUSTER_DEFAULTS.duplicateThreshold : fraction(input.duplicateThreshold, 'duplicate_threshold');
     const { members, mode } = await this.members(agentId);
@@ -105,7 +105,7 @@ export class Clusters {
         }
       }
       duplicates.sort((x, y) => y.similarity - x.similarity || (x.id1 + x.id2 < y.id1 + y.id2 ? -1 : 1));
-      return { mode: 'duplicate_detection', similarity: mode, threshold: duplicateThreshold, clusters: [], duplicates, message: `Found ${duplicates.length} potential duplicate pairs` };
+      return { mode: 'duplicate_detection', similarity: mode, threshold: duplicateThreshold, clusters: [], duplicates, message: `Found ${duplicates.length} potential duplicate pair${duplicates.length === 1 ? '' : 's'}` };
     }
 
     // Leader clustering in id order: each fact joins the first open cluster whose seed it matches.
@@ -118,7 +118,7 @@ export class Clusters {
     const listed = groups.filter((g) => g.length > 1);
     for (const g of listed) this.remember(agentId, g);
     const clusters = listed.map((g) => this.describe(g));
-    return { mode: 'clustering', similarity: mode, threshold, clusters, duplicates: [], message: `Found ${clusters.length} clusters using similarity strategy` };
+    return { mode: 'clustering', similarity: mode, threshold, clusters, duplicates: [], message: `Found ${clusters.length} cluster${clusters.length === 1 ? '' : 's'} using similarity strategy` };
   }
 
   private remember(agentId: string, group: Member[]): void {
