@@ -56,8 +56,9 @@ describe('memory slots', () => {
     const { slot } = await client.putSlot({ slotName: 'active_constraints', slotValue: { deploy: 'never on a Friday' }, projectId: 'atlas', locked: true, confidence: 0.95 });
     const refused = await rest('DELETE', `/v1/memory-controls/slots/${slot.id}`);
     expect(refused.status).toBe(409);
-    expect(refused.json.error.message).toBe('slot is locked');
-    await expect(client.deleteSlot(slot.id)).rejects.toMatchObject({ kind: 'failed_precondition', message: 'slot is locked' });
+    const unlock = 'slot is locked: unlock it first by writing it again with locked: false (slot_name "active_constraints", project_id "atlas", scope "user")';
+    expect(refused.json.error.message).toBe(unlock);
+    await expect(client.deleteSlot(slot.id)).rejects.toMatchObject({ kind: 'failed_precondition', message: unlock });
     // An update that does not mention the lock keeps it.
     await client.putSlot({ slotName: 'active_constraints', projectId: 'atlas', slotValue: { deploy: 'never on a Friday or a holiday' } });
     expect((await rest('DELETE', `/v1/memory-controls/slots/${slot.id}`)).status).toBe(409);
@@ -133,12 +134,22 @@ describe('memory slots', () => {
       for (let boot = 0; boot < 3; boot++) expect((await mcp.ok<{ created: boolean }>('memory_slot_set', set)).created).toBe(false);
       const id = first.slot.record_id;
 
-      await expect(client.deleteSlot(id)).rejects.toMatchObject({ message: 'slot is locked' });
-      expect((await rest('DELETE', `/v1/memory-controls/slots/${id}`)).status).toBe(409);
+      // Each refusal says how to unlock it: the fields of a slot write, or the CLI's own command.
+      const unlock = 'slot is locked: unlock it first by writing it again with locked: false (slot_name "do_not_do", project_id "atlas", scope "user")';
+      await expect(client.deleteSlot(id)).rejects.toMatchObject({ message: unlock });
+      const refused = await rest('DELETE', `/v1/memory-controls/slots/${id}`);
+      expect([refused.status, refused.json.error.message]).toEqual([409, unlock]);
       const cli = await runEngram(['slots', 'delete', id], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
       expect(cli.code).toBe(1);
-      expect(cli.stderr).toMatch(/slot is locked/);
-      expect(await mcp.fails('memory_slot_delete', { record_id: id })).toMatch(/slot is locked/);
+      expect(cli.stderr).toBe('engram: failed_precondition: slot is locked: unlock it first with engram slots put do_not_do --project atlas --unlock, then delete it\n');
+      expect(await mcp.fails('memory_slot_delete', { record_id: id })).toContain(unlock);
+      // A global slot of another scope, its name quoted for the shell.
+      const team = (await client.putSlot({ slotName: 'team rules', slotValue: 1, scope: 'team', locked: true })).slot;
+      await expect(client.deleteSlot(team.id)).rejects.toMatchObject({ message: expect.stringMatching(/locked: false \(slot_name "team rules", scope "team"\)$/) });
+      const teamCli = await runEngram(['slots', 'delete', team.id], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+      expect(teamCli.stderr).toContain("unlock it first with engram slots put 'team rules' --scope team --unlock, then delete it");
+      await client.putSlot({ slotName: 'team rules', scope: 'team', locked: false });
+      await client.deleteSlot(team.id);
       expect((await client.getSlot(id)).status).toBe('needs_review');
 
       const context = await mcp.ok<{ count: number; slots: { slot_name: string; locked: boolean }[] }>('memory_slot_context', { project_id: 'atlas' });

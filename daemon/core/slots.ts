@@ -95,7 +95,7 @@ export class Slots {
       plan: async (held) => {
         const before = await this.get(ctx, recordId);
         if (!held.has(`slot:${slotKey(before)}`)) throw new RelockNeeded([`slot:${slotKey(before)}`]);
-        if (before.locked) throw new EngramError(ErrorKind.FailedPrecondition, 'slot is locked', 'record_id');
+        if (before.locked) throw new EngramError(ErrorKind.FailedPrecondition, `slot is locked: ${howToUnlock(before)}`, 'record_id');
         return () => {
           const now = Date.now();
           const after: SlotRecord = { ...before, status: 'archived', updatedAt: now, version: before.version + 1 };
@@ -169,4 +169,12 @@ export class Slots {
   private change(ctx: CallContext, op: SlotChange['op'], before: SlotRecord | undefined, after: SlotRecord): SlotChange {
     return { recordId: after.id, version: after.version, at: after.updatedAt, by: ctx.principal.id, op, before: before ?? null, after };
   }
+}
+
+/** How to unlock a slot, in the fields every door's slot write takes (MCP memory_slot_set, REST
+ *  POST /v1/memory-controls/slots, the library's putSlot): "slot is locked" alone leaves a person
+ *  guessing, since a lock comes off only by writing the slot again. */
+function howToUnlock(slot: SlotRecord): string {
+  const which = [`slot_name ${JSON.stringify(slot.slotName)}`, ...(slot.projectId ? [`project_id ${JSON.stringify(slot.projectId)}`] : []), `scope ${JSON.stringify(slot.scope)}`];
+  return `unlock it first by writing it again with locked: false (${which.join(', ')})`;
 }

@@ -144,7 +144,7 @@ const TEXT: Record<ToolName, ToolText> = {
   },
   memory_slot_delete: {
     title: 'Archive a memory slot',
-    description: 'Archive a slot by record_id: it leaves ordinary listings and the context block but stays readable. A locked slot is refused ("slot is locked"): a person unlocks it first.',
+    description: 'Archive a slot by record_id: it leaves ordinary listings and the context block but stays readable. A locked slot is refused ("slot is locked"): a person unlocks it first (memory_slot_set with locked: false).',
     annotations: { title: 'Archive a memory slot', ...destructiveOnce },
   },
   memory_slot_context: {

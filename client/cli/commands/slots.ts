@@ -4,11 +4,22 @@ import { Option, type Command } from 'commander';
 import { slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
 import type { Slot } from '../../../shared/model.ts';
 import { CONVENTIONAL_SLOTS, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../../shared/slots.ts';
-import type { SlotWrite } from '../../client.ts';
+import type { EngramClient, SlotWrite } from '../../client.ts';
+import { EngramError, ErrorKind } from '../../../shared/errors.ts';
 import { out, positiveInt, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
 
 const line = (s: Slot): string =>
   `${s.id} ${s.projectId || '(global)'}/${s.scope}/${s.slotName}${s.locked ? ' [locked]' : ''} ${s.status} ${s.authority} confidence ${s.confidence}: ${JSON.stringify(s.slotValue)}`;
+
+/** A locked slot's refusal says how to unlock it in the command a CLI user runs (the daemon
+ *  says it in the request fields of a slot write); any other error stays as it is. */
+async function inCliWords(client: EngramClient, id: string, error: unknown): Promise<unknown> {
+  if (!(error instanceof EngramError) || error.kind !== ErrorKind.FailedPrecondition || !error.message.startsWith('slot is locked')) return error;
+  const slot = await client.getSlot(id);
+  const arg = (s: string) => (/^[\w.:@/-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+  const command = ['engram slots put', arg(slot.slotName), ...(slot.projectId ? ['--project', arg(slot.projectId)] : []), ...(slot.scope !== 'user' ? ['--scope', arg(slot.scope)] : []), '--unlock'].join(' ');
+  return new EngramError(error.kind, `slot is locked: unlock it first with ${command}, then delete it`, error.field);
+}
 
 function valueOf(text: string): unknown {
   try {
@@ -94,7 +105,13 @@ export function registerSlotCommands({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (id: string, _o, cmd: Command) => {
       const opts = globals(cmd);
-      const slot = await withClient(opts, (c) => c.deleteSlot(id));
+      const slot = await withClient(opts, async (c) => {
+        try {
+          return await c.deleteSlot(id);
+        } catch (error) {
+          throw await inCliWords(c, id, error);
+        }
+      });
       if (opts.json) printJson({ slot: slotJson(slot) });
       else out(`archived ${line(slot)}`);
     });
