@@ -228,8 +228,15 @@ describe('promotion to long-term notes', () => {
     expect(promoted.promotedAt).toBeGreaterThan(0);
     expect((await client.recall('p', 'release checklist')).facts[0]!.id).toBe(fact.id);
 
-    // Promoting again changes nothing; once faded, gc still leaves it.
-    expect((await client.promote('p', { factId: fact.id, force: true })).promotedCount).toBe(0);
+    // Promoting again changes nothing, and says why, forced or not (it said "too new", or
+    // "Forced" and "Promoted 0 memories"); once faded, gc still leaves it.
+    const again = `Promoted 0 memories to obsidian: fact ${fact.id} is already promoted`;
+    for (const force of [true, false]) expect(await client.promote('p', { factId: fact.id, force }), String(force)).toMatchObject({ candidatesFound: 0, promotedCount: 0, candidates: [], message: again });
+    expect((await client.promote('p', { factId: fact.id, dryRun: true })).message).toBe(`Would promote 0 memories to obsidian: fact ${fact.id} is already promoted`);
+    for (const flags of [[], ['--force']]) {
+      const run = await runEngram(['promote', 'p', fact.id, ...flags], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+      expect([run.code, run.stdout, run.stderr], flags.join(' ')).toEqual([0, `${again}\n`, '']);
+    }
     await sleep(3200);
     expect((await client.collectGarbage('p')).factIds).toEqual([]);
   });

@@ -121,17 +121,20 @@ export class Promoter {
     }
     // A dry run without a vault still lists the candidates, but says that the real run would be
     // refused, and how to configure a vault: every door shows this message as it is.
+    const already = factId && candidates.length === 0 ? `: fact ${factId} is already promoted` : '';
     const message = dryRun
-      ? `Would promote ${candidates.length} memor${candidates.length === 1 ? 'y' : 'ies'} to ${target}${vault ? '' : `, but ${NO_VAULT}`}`
-      : `Promoted ${promoted.length} memor${promoted.length === 1 ? 'y' : 'ies'} to ${target}`;
+      ? `Would promote ${candidates.length} memor${candidates.length === 1 ? 'y' : 'ies'} to ${target}${already}${vault ? '' : `, but ${NO_VAULT}`}`
+      : `Promoted ${promoted.length} memor${promoted.length === 1 ? 'y' : 'ies'} to ${target}${already}`;
     return { dryRun, candidatesFound: candidates.length, promotedCount: promoted.length, promotedIds: promoted, candidates, message };
   }
 
-  /** The named fact as a candidate: refused when it does not qualify (unless forced). */
+  /** The named fact as a candidate: refused when it does not qualify (unless forced); none when
+   *  it is promoted already (promoting again changes nothing, and the message says why). */
   private async named(agentId: string, factId: string, force: boolean, now: number): Promise<PromotionCandidate[]> {
     const [fact] = await this.store.getFacts([{ agentId, factId }]);
     if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
     if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} is retired: only live facts are promoted`, 'memory_id');
+    if (fact.promotedAt) return [];
     const reason = this.reason(fact, now) ?? (force ? 'Forced' : undefined);
     if (!reason) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} does not meet the promotion criteria: ${this.whyNot(fact, now)} (force: true promotes it anyway)`, 'memory_id');
     return [this.candidate(fact, reason, now)];
