@@ -52,8 +52,10 @@ function recallTable(reports: RecallReport[]): string {
   return `${table(rows)}\n${extra.join('\n')}`;
 }
 
+const us = (micros: number) => (Number.isFinite(micros) ? micros.toFixed(0) : '-');
+
 function writesTable(results: WriteResult[]): string {
-  const rows = [['scenario', 'embedder', 'calls/s', 'floor calls/s', 'vs floor', 'p50 ms', 'p99 ms', 'daemon CPU', 'client CPU', 'machine CPU', 'errors', `target (16 in flight: >= ${TARGET.writesOfFloor * 100}% of floor)`]];
+  const rows = [['scenario', 'embedder', 'calls/s', 'floor calls/s', 'vs floor', 'p50 ms', 'p99 ms', 'daemon CPU', 'client CPU', 'machine CPU', 'daemon µs/put main/graph/other', 'floor daemon µs/call', 'client µs/put', 'errors', `target (16 in flight: >= ${TARGET.writesOfFloor * 100}% of floor)`]];
   for (const r of results) {
     const l = r.latencies.length ? summarizeLatency(r.latencies) : { p50: NaN, p99: NaN };
     const ofFloor = r.perSecond / r.floorPerSecond;
@@ -68,6 +70,9 @@ function writesTable(results: WriteResult[]): string {
       `${r.daemonCores.toFixed(2)} cores`,
       `${r.clientCores.toFixed(2)} cores`,
       `${r.machineCores.toFixed(2)} cores`,
+      `${us(r.daemonUsPerPut.main)} / ${us(r.daemonUsPerPut.graph)} / ${us(r.daemonUsPerPut.other)}`,
+      us(r.floorDaemonUsPerCall),
+      us(r.count ? (r.clientCpu / r.count) * 1e6 : NaN),
       String(r.errors),
       r.totalInFlight === 16 ? mark(ofFloor >= TARGET.writesOfFloor) : '',
     ]);
@@ -108,7 +113,9 @@ async function main(): Promise<void> {
         }
       }
       print('', `2. Durable write throughput — acknowledged puts, fresh data dir and daemon per run, ${seconds} s in ${FLOOR_SLICES} slices after 1 s warm-up`,
-        '   floor: grpc.health.v1 Check (no store work) on the same daemon and socket at the same calls in flight, in slices alternating with the writes\'', writesTable(results));
+        '   floor: grpc.health.v1 Check (no store work) on the same daemon and socket at the same calls in flight, in slices alternating with the writes\'',
+        '   CPU per acknowledged put: the daemon\'s main thread (gRPC, planning, keyword index), its graph thread (USearch inserts) and its other threads (LevelDB, libuv, V8 helpers); beside it what one floor call costs the daemon, and the writing processes\' CPU per put',
+        writesTable(results));
     }
     print('', `total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts } from './corpus.ts';
-import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, track } from './daemon.ts';
+import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, track, type ThreadCpu } from './daemon.ts';
 import { FLOOR_SLICES, healthClient } from './floor.ts';
 import type { BenchEmbedder } from './args.ts';
 
@@ -102,6 +102,10 @@ export interface WriteResult extends WriteCounts {
   floorPerSecond: number;
   /** Daemon / writing processes' CPU use during the writes' slices, in cores. */
   daemonCores: number;
+  /** The daemon's CPU per acknowledged put (µs) by thread: where a write's time goes. */
+  daemonUsPerPut: ThreadCpu;
+  /** The daemon's CPU per floor call (µs): what any call costs it, without store work. */
+  floorDaemonUsPerCall: number;
   clientCores: number;
   /** Every process on the machine (other work included), in cores. */
   machineCores: number;
@@ -129,19 +133,26 @@ export async function runWrites(
     const slice = durationMs / FLOOR_SLICES;
     const written: WriteCounts[] = [];
     const floors: WriteCounts[] = [];
-    let [daemonCpu, machineCpu] = [0, 0];
+    let [daemonCpu, machineCpu, floorDaemonCpu] = [0, 0, 0];
+    const threads: ThreadCpu = { main: 0, graph: 0, other: 0 };
     for (let i = 0; i < FLOOR_SLICES; i++) {
       const window = windowOf(SLICE_WARMUP_MS, slice);
-      const [counts, daemonSlice, machineSlice] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window), sampleCpuAt(machineCpuSeconds, window)]);
+      const [counts, daemonSlice, machineSlice, threadSlice] = await Promise.all([writers.run(window), sampleCpuAt(daemon.cpuSeconds, window), sampleCpuAt(machineCpuSeconds, window), sampleThreadsAt(daemon.threadCpuSeconds, window)]);
       written.push(counts);
       daemonCpu += daemonSlice;
       machineCpu += machineSlice;
+      for (const k of THREADS) threads[k] += threadSlice[k];
       // The floor is the idle daemon's: the writes' own work still running (vectors joining
       // the graph, compactions) finishes first, so it does not slow the floor's calls.
       await settle(daemon, { maxMs: 2000, stepMs: 100 });
-      floors.push(await floor.run(windowOf(SLICE_WARMUP_MS, slice)));
+      const floorWindow = windowOf(SLICE_WARMUP_MS, slice);
+      const [floorCounts, floorSlice] = await Promise.all([floor.run(floorWindow), sampleCpuAt(daemon.cpuSeconds, floorWindow)]);
+      floors.push(floorCounts);
+      floorDaemonCpu += floorSlice;
     }
     const counts = mergeCounts(written);
+    const floorCalls = mergeCounts(floors).count;
+    const perPut = (seconds: number) => (counts.count ? (seconds / counts.count) * 1e6 : NaN);
     const seconds = durationMs / 1000;
     return {
       ...counts,
@@ -149,8 +160,10 @@ export async function runWrites(
       totalInFlight,
       embedder,
       perSecond: counts.count / seconds,
-      floorPerSecond: mergeCounts(floors).count / seconds,
+      floorPerSecond: floorCalls / seconds,
       daemonCores: daemonCpu / seconds,
+      daemonUsPerPut: { main: perPut(threads.main), graph: perPut(threads.graph), other: perPut(threads.other) },
+      floorDaemonUsPerCall: floorCalls ? (floorDaemonCpu / floorCalls) * 1e6 : NaN,
       clientCores: counts.clientCpu / seconds,
       machineCores: machineCpu / seconds,
     };
@@ -186,6 +199,17 @@ async function sampleCpuAt(cpuSeconds: () => number, window: Window): Promise<nu
   const before = cpuSeconds();
   await new Promise((r) => setTimeout(r, window.endAt - Date.now()));
   return cpuSeconds() - before;
+}
+
+const THREADS = ['main', 'graph', 'other'] as const;
+
+/** Each thread group's CPU seconds between measureFrom and endAt. */
+async function sampleThreadsAt(threadCpu: () => ThreadCpu, window: Window): Promise<ThreadCpu> {
+  await new Promise((r) => setTimeout(r, window.measureFrom - Date.now()));
+  const before = threadCpu();
+  await new Promise((r) => setTimeout(r, window.endAt - Date.now()));
+  const after = threadCpu();
+  return { main: after.main - before.main, graph: after.graph - before.graph, other: after.other - before.other };
 }
 
 /** Connected writers, waiting to be told the window. */
