@@ -263,6 +263,7 @@ export class EngramClient {
    *  fails only its own slot, and nothing of it is written. If the call's outcome is uncertain it
    *  throws UncertainWriteError with every request id: resend the same items to finish. */
   async putBatch(items: readonly BatchItem[]): Promise<BatchItemResult[]> {
+    batchShape(items);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.BatchWrite, 'a batch write');
     if (items.length === 0) return [];
@@ -1071,6 +1072,19 @@ function slotError(error: { code: number; message: string; field: string }): Rpc
   return new RpcError(errorStatus(error.code, error.message.replace(inItem, '').replace(/^: /, ''), field));
 }
 
+/** A batch the library can read: a list of objects whose agentId and text are strings. Checked
+ *  before anything is sent, for the whole batch: encoding would turn an agentId of 5 into the
+ *  namespace "5" (and a text of 5 into the fact "5") and crash on a null item. */
+function batchShape(items: unknown): void {
+  if (!Array.isArray(items)) throw invalidArgument('items', `must be a list of {agentId, text} items, got ${check.kindOf(items)}`);
+  items.forEach((item: unknown, at) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalidArgument(`items[${at}]`, `must be an object with agentId and text, got ${check.kindOf(item)}`);
+    const { agentId, text } = item as Record<string, unknown>;
+    if (typeof agentId !== 'string') throw itemError(invalidArgument('agent_id', `must be a string, got ${check.kindOf(agentId)}`), at);
+    if (typeof text !== 'string') throw itemError(invalidArgument('text', `must be a string, got ${check.kindOf(text)}`), at);
+  });
+}
+
 /** Whether a write's fields include a value of the wrong JavaScript type (not a wrong value). */
 function hasWrongType(options: WriteOptions): boolean {
   const { tags, entities, meta, occurredAt, source, context, metaJson } = options as Record<string, unknown>;
@@ -1086,8 +1100,9 @@ function fields(options: WriteOptions) {
     occurredAtMs: options.occurredAt === undefined ? undefined : BigInt(check.timestampMs(options.occurredAt, 'occurred_at')),
     tags: options.tags === undefined ? [] : check.tags(options.tags),
     entities: options.entities === undefined ? [] : check.tags(options.entities, 'entities'),
-    source: options.source ?? '',
-    context: options.context ?? '',
+    // A number here crashed the encoder (context) or was stored as text (source).
+    source: options.source === undefined ? '' : check.source(options.source),
+    context: options.context === undefined ? '' : check.string(options.context, 'context', Number.POSITIVE_INFINITY),
     metaJson: options.meta !== undefined ? metaText(options.meta) : (options.metaJson ?? ''),
   };
 }

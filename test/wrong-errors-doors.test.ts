@@ -131,6 +131,26 @@ describe('values of the wrong type or range, refused before anything is sent', (
     expect((await client.list('w')).facts).toHaveLength(1);
   });
 
+  test('the library: a batch that is not a list of items, an item whose agentId or text is not a string, a put whose source or context is not a string', async () => {
+    const { client } = doors();
+    const fine = { agentId: 'wb', text: 'a fine item' };
+    // These crashed (a TypeError) or were stored: an agentId of 5 as the namespace "5".
+    const refusals: [unknown, string][] = [
+      ['not a list', 'items'],
+      [null, 'items'],
+      [[fine, null], 'items[1]'],
+      [[fine, { agentId: 5, text: 'to namespace 5' }], 'items[1].agent_id'],
+      [[fine, { agentId: 'wb', text: 5 }], 'items[1].text'],
+    ];
+    for (const [items, field] of refusals) {
+      await expect(client.putBatch(items as never), field).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field });
+    }
+    await expect(client.put('wb', 'context as a number', { context: 5 as never })).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: 'context' });
+    await expect(client.put('wb', 'source as a number', { source: 5 as never })).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: 'source' });
+    expect(await client.listAgents()).not.toContain('5');
+    expect((await client.stats('wb')).factCount).toBe(0);
+  });
+
   test('export --out naming a directory is refused before the export, leaving the directory as it was', async () => {
     const { client, cli, daemon } = doors();
     await client.put('x', 'a fact to export');
