@@ -12,7 +12,7 @@ import { MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
-import { UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
+import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
 import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
 import {
@@ -209,7 +209,7 @@ export class EngramClient {
   /** Concurrent puts of one namespace, sent together (see write-coalescer.ts). */
   private readonly coalescer = new WriteCoalescer<CoalescedItem, PutReply>(
     (items, requestIds) => this.sendCoalesced(items, requestIds),
-    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], error.method, error.cause) : error),
+    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], error.method, error.cause, error.finish) : error),
   );
 
   constructor(
@@ -1024,13 +1024,14 @@ export class EngramClient {
   /** Sends a mutation once. The channel is READY before sending (else nothing is sent and the
    *  error says the daemon is unreachable); after sending, a transport failure is uncertain. */
   private async write<T>(method: string, requestId: string | readonly string[], send: () => Promise<T>): Promise<T> {
-    await this.connection.ready();
+    // The daemon the write goes to decides how its uncertain outcome can be settled.
+    const daemon = await this.connection.ready();
     try {
       return await send();
     } catch (error) {
       if (error instanceof RpcError && UNCERTAIN_KINDS.has(error.kind)) {
         this.connection.invalidate();
-        throw new UncertainWriteError(typeof requestId === 'string' ? [requestId] : requestId, method, error);
+        throw new UncertainWriteError(typeof requestId === 'string' ? [requestId] : requestId, method, error, finishFor(daemon.capabilities));
       }
       throw error;
     }

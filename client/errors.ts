@@ -1,12 +1,33 @@
 // Errors the client library adds to the shared vocabulary (shared/errors.ts).
+import { Capability } from '../shared/capabilities.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
+
+/** How an uncertain write is finished, which depends on what the daemon can do: ask it
+ *  (write-status-v1), resend with the same request id, which it stores at most once
+ *  (idempotent-write-v1), or, with neither, look for the write before writing it again. */
+export type UncertainFinish = 'writeStatus' | 'resend' | 'inspect';
+
+export function finishFor(capabilities: readonly string[]): UncertainFinish {
+  if (capabilities.includes(Capability.WriteStatus)) return 'writeStatus';
+  return capabilities.includes(Capability.IdempotentWrite) ? 'resend' : 'inspect';
+}
+
+const ADVICE: Record<UncertainFinish, (batch: boolean) => string> = {
+  writeStatus: (batch) =>
+    batch ? 'resend the same items with the same request ids (each is stored at most once).' : 'writeStatus(requestId) tells whether it committed before trying again.',
+  resend: (batch) =>
+    `this daemon cannot tell whether it committed (no write-status-v1): resend ${batch ? 'the same items with the same request ids' : 'it with the same requestId'}, which it stores at most once.`,
+  inspect: () =>
+    'this daemon can neither tell whether it committed (no write-status-v1) nor recognise a resend (no idempotent-write-v1): look for it (list or get) before writing it again.',
+};
 
 /**
  * A write was sent but its outcome is unknown: the connection dropped or the deadline passed
  * after the request may have reached the daemon. It may or may not have been committed.
- * The library never retries it; ask `client.writeStatus(err.requestId)` (write-status-v1), or
- * resend with the same requestId (a daemon with `idempotent-write-v1` then returns the original
- * instead of writing twice).
+ * The library never retries it. `finish` says how to settle it on the daemon it was sent to:
+ * `client.writeStatus(err.requestId)` (write-status-v1), a resend with the same requestId
+ * (idempotent-write-v1: the original is returned instead of writing twice), or, on a daemon with
+ * neither, looking for the write before writing it again.
  */
 export class UncertainWriteError extends EngramError {
   /** The request id of the write (the first item's, for a batch). */
@@ -17,14 +38,14 @@ export class UncertainWriteError extends EngramError {
     readonly requestIds: readonly string[],
     readonly method: string,
     readonly cause: unknown,
+    /** What the daemon the write was sent to lets the caller do about it. */
+    readonly finish: UncertainFinish = 'writeStatus',
   ) {
     const what = requestIds.length === 0 ? '' : requestIds.length === 1 ? ` request ${requestIds[0]}` : ` of ${requestIds.length} items`;
     super(
       ErrorKind.Unavailable,
-      `${method}${what}: outcome unknown (${(cause as Error)?.message ?? cause}). ` +
-        (requestIds.length <= 1
-          ? `It was not retried; ${requestIds.length ? 'writeStatus(requestId) tells whether it committed' : 'check whether it took effect'} before trying again.`
-          : 'It was not retried; resend the same items with the same request ids (each is stored at most once).'),
+      `${method}${what}: outcome unknown (${(cause as Error)?.message ?? cause}). It was not retried; ` +
+        (requestIds.length === 0 ? 'check whether it took effect before trying again.' : ADVICE[finish](requestIds.length > 1)),
     );
     this.name = 'UncertainWriteError';
     this.requestId = requestIds[0] ?? '';

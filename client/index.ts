@@ -7,6 +7,7 @@ export type { AppliedRecipe, ContextAssembly, ContextCut, ContextOptions, Contex
 export { importConversation } from './import/conversation.ts';
 export type { ConversationSession, ConversationTurn } from './import/conversation.ts';
 export { UncertainWriteError, CapabilityError } from './errors.ts';
+export type { UncertainFinish } from './errors.ts';
 export { DaemonNotRunningError, DamagedDiscoveryError } from '../shared/discovery.ts';
 export { EngramError, ErrorKind } from '../shared/errors.ts';
 export { RpcError } from '../shared/grpc/bridge.ts';

@@ -80,6 +80,39 @@ describe('uncertain writes', () => {
     checker.close();
   });
 
+  test('an uncertain write on a daemon without write-status-v1 says how that daemon lets it be finished, not writeStatus', async () => {
+    for (const [compat, finish, advice] of [
+      ['v0.2', 'resend', /resend it with the same requestId/],
+      ['legacy', 'inspect', /look for it \(list or get\) before writing it again/],
+    ] as const) {
+      const dataDir = newDir();
+      const daemon = await start(dataDir, ['--compat', compat]);
+      const client = await daemon.client({ timeoutMs: 5000, connectTimeoutMs: 1000 });
+      const text = (i: number) => `in flight ${i} ${'y'.repeat(20_000)}`;
+      const writes = Array.from({ length: 50 }, (_, i) => client.put('old-uncertain', text(i), { requestId: `old-${i}` }).then(() => 'ok' as const, (e: unknown) => e));
+      await new Promise((r) => setTimeout(r, 20));
+      await daemon.kill9();
+      const uncertain = (await Promise.all(writes)).filter((o) => o instanceof UncertainWriteError) as UncertainWriteError[];
+      client.close();
+      expect(uncertain.length, compat).toBeGreaterThan(0);
+      for (const error of uncertain) {
+        expect(error.finish, compat).toBe(finish);
+        expect(error.message, compat).toMatch(advice);
+        // That daemon has no WriteStatus: advice to call it would only meet a CapabilityError.
+        expect(error.message, compat).not.toMatch(/writeStatus/);
+      }
+      if (finish !== 'resend') continue;
+      // Following the advice settles every one: exactly one copy, whatever the killed daemon committed.
+      const again = await start(dataDir, ['--compat', compat]);
+      const checker = await again.client();
+      for (const { requestId } of uncertain) await checker.put('old-uncertain', text(Number(requestId.slice(4))), { requestId });
+      const counts = new Map<string, number>();
+      for await (const f of checker.listAll('old-uncertain')) counts.set(f.text, (counts.get(f.text) ?? 0) + 1);
+      checker.close();
+      for (const { requestId } of uncertain) expect(counts.get(text(Number(requestId.slice(4))))).toBe(1);
+    }
+  });
+
   test('a daemon killed while writes are in flight yields UncertainWriteError, and each is stored zero or one times', async () => {
     const dataDir = newDir();
     const daemon = await start(dataDir);
