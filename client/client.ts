@@ -795,6 +795,8 @@ export class EngramClient {
     check.queries(queries, daemon.limits);
     check.batchBudget(queries, options.topK ?? DEFAULT_TOP_K, daemon.limits);
     const weight = this.confidenceWeight(options, daemon);
+    recallOptions(options);
+    if (options.topK !== undefined) check.optionsTopK(options.topK, daemon.limits, 'top_k');
     const route = routeRecall(daemon, options, weight, true);
     if (route.kind !== 'options') throw new Error('unreachable: batch recall always uses its own RPC');
     const res = await this.read(() =>
@@ -817,9 +819,13 @@ export class EngramClient {
   /** One recall: the historical RPC when the call is effectively legacy, else RecallWithOptions. */
   private async recallIn(agentId: string, query: string, scope: RecallScope, explain: boolean, options: RecallOptions): Promise<ExplainResult> {
     const daemon = await this.connection.ready();
+    check.query(query, daemon.limits);
     const weight = this.confidenceWeight(options, daemon);
+    recallOptions(options);
     // Explain of the shared or merged scopes has no historical RPC.
     const route = routeRecall(daemon, options, weight, explain && scope !== RecallScope.AGENT);
+    // A legacy recall refuses a topK of 0; the options RPC reads it as the default.
+    if (options.topK !== undefined) (route.kind === 'legacy' ? check.topK : check.optionsTopK)(options.topK, daemon.limits, 'top_k');
     if (route.kind === 'legacy') return this.legacyRecall(agentId, query, scope, explain, options.topK);
     const res = await this.read(() => this.connection.memory.recallWithOptions({ agentId, query, scope, explain, options: route.message }));
     return {
@@ -1113,6 +1119,32 @@ function fields(options: WriteOptions) {
 function metaText(meta: unknown): string {
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw invalidArgument('meta', `must be an object, got ${check.kindOf(meta)}`);
   return Object.keys(meta).length ? JSON.stringify(check.metaDepth(meta)) : '';
+}
+
+/** A recall's options (but topK, whose rule depends on the RPC), checked as the daemon checks
+ *  them and named as it names them (the protocol's field path), before anything is sent: encoding
+ *  coerced a kg of "yes" or tags_any of "x", crashed on a time of NaN (a RangeError), and sent the
+ *  rest only for the daemon to refuse. window_days keeps the name it had as an encoding error. */
+function recallOptions(o: RecallOptions): void {
+  if (o.minRelevance !== undefined) check.minRelevance(o.minRelevance, 'options.min_relevance');
+  if (o.weights !== undefined) {
+    if (o.weights === null || typeof o.weights !== 'object') throw invalidArgument('options.signal_weights', `must be an object, got ${check.kindOf(o.weights)}`);
+    for (const [name, value] of Object.entries(o.weights)) if (value !== undefined) check.signalWeight(value, `options.signal_weights.${name}`);
+  }
+  if (o.kg !== undefined) check.boolean(o.kg, 'options.kg');
+  if (o.advice !== undefined) check.boolean(o.advice, 'advice');
+  if (o.recipe !== undefined) check.string(o.recipe, 'options.recipe', Number.POSITIVE_INFINITY);
+  const f = o.filters;
+  if (f === undefined) return;
+  const at = 'options.filters.';
+  if (f === null || typeof f !== 'object') throw invalidArgument('options.filters', `must be an object, got ${check.kindOf(f)}`);
+  if (f.windowDays !== undefined) check.windowDays(f.windowDays);
+  if (f.tagsAny !== undefined) check.tags(f.tagsAny, `${at}tags_any`);
+  if (f.tagsAll !== undefined) check.tags(f.tagsAll, `${at}tags_all`);
+  for (const [key, field] of [['createdAfter', 'created_after_ms'], ['createdBefore', 'created_before_ms'], ['occurredAfter', 'occurred_after_ms'], ['occurredBefore', 'occurred_before_ms']] as const) {
+    if (f[key] !== undefined) check.timestampMs(f[key], at + field);
+  }
+  if (f.minDecayScore !== undefined) check.minScore(f.minDecayScore, `${at}min_decay_score`);
 }
 
 /** The per-fact matches of a recall answer, when the daemon sent them (recall-matches-v1). */

@@ -131,6 +131,39 @@ describe('values of the wrong type or range, refused before anything is sent', (
     expect((await client.list('w')).facts).toHaveLength(1);
   });
 
+  test('the library: recall arguments of the wrong type or range are refused before sending, naming the field, never a crash or a coercion', async () => {
+    const { client, daemon } = doors();
+    await client.put('wr', 'a fact about the lighthouse');
+    const calls = async () => (await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } })).text().then((t) => t.split('\n').filter((l) => /^engram_grpc_calls_total\{.*Recall/.test(l)).join('\n'));
+    await client.recall('wr', 'lighthouse');
+    const before = await calls();
+    expect(before).toMatch(/Recall/);
+    // Each of these was coerced (a query of 5 searched for "5", a topK of "5" took 5), crashed
+    // with a RangeError (a time of NaN), or was sent for the daemon to refuse.
+    const refusals: [() => Promise<unknown>, string][] = [
+      [() => client.recall('wr', 5 as never), 'query'],
+      [() => client.recallExplain('wr', { text: 'x' } as never), 'query'],
+      [() => client.recall('wr', 'lighthouse', { topK: '5' as never }), 'top_k'],
+      [() => client.recall('wr', 'lighthouse', { topK: Number.NaN }), 'top_k'],
+      [() => client.recallExplain('wr', 'lighthouse', { topK: -3 }), 'top_k'],
+      [() => client.recall('wr', 'lighthouse', { filters: { createdAfter: Number.NaN } }), 'options.filters.created_after_ms'],
+      [() => client.recall('wr', 'lighthouse', { filters: { occurredBefore: 1.5 } }), 'options.filters.occurred_before_ms'],
+      [() => client.recall('wr', 'lighthouse', { filters: { tagsAny: 'x' as never } }), 'options.filters.tags_any'],
+      [() => client.recall('wr', 'lighthouse', { filters: { minDecayScore: Number.NaN } }), 'options.filters.min_decay_score'],
+      [() => client.recall('wr', 'lighthouse', { minRelevance: 2 }), 'options.min_relevance'],
+      [() => client.recall('wr', 'lighthouse', { weights: { vector: -1 } }), 'options.signal_weights.vector'],
+      [() => client.recall('wr', 'lighthouse', { kg: 'yes' as never }), 'options.kg'],
+      [() => client.batchRecall('wr', ['lighthouse'], { topK: 1.5 }), 'top_k'],
+    ];
+    for (const [call, field] of refusals) {
+      await expect(call(), field).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field });
+    }
+    expect(await calls()).toBe(before);
+    // Still served: an empty query (recency only), and a topK of 0 on the options RPC (the default).
+    expect((await client.recall('wr', '')).facts).toHaveLength(1);
+    expect((await client.recall('wr', 'lighthouse', { topK: 0, minRelevance: 0 })).facts).toHaveLength(1);
+  });
+
   test('the library: a batch that is not a list of items, an item whose agentId or text is not a string, a put whose source or context is not a string', async () => {
     const { client } = doors();
     const fine = { agentId: 'wb', text: 'a fine item' };
