@@ -276,7 +276,7 @@ export class EngramClient {
     // is sent; a value a rule refuses (an empty tag) fails in its own slot, as the daemon's
     // refusals do, and the others are still sent.
     const prepared = items.map((item, at) => {
-      const requestId = item.requestId ?? randomUUID();
+      const requestId = itemRequestId(item.requestId, at);
       try {
         return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengths[at] } } };
       } catch (error) {
@@ -321,7 +321,7 @@ export class EngramClient {
   ): Promise<WriteResult> {
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
-    const base: PutBase = { requestId: options.requestId ?? randomUUID(), text, fields: fields(options) };
+    const base: PutBase = { requestId: requestIdOf(options.requestId), text, fields: fields(options) };
     let res: PutReply;
     // A daemon without write dedup stores every write anyway: allowDuplicate is honoured as is.
     const allowDuplicate = option(options.allowDuplicate, 'allowDuplicate') && daemon.capabilities.includes(Capability.WriteDedup);
@@ -352,7 +352,7 @@ export class EngramClient {
     check.factText(text, daemon.limits);
     targetIds.forEach((id, i) => check.factId(id, `target_ids[${i}]`));
     const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('Revise', requestId, () =>
       this.connection.memory.revise({ requestId, agentId, targetIds, text, fields: fields(options), options: { confidence } }),
     );
@@ -400,7 +400,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     check.agentId(agentId);
     check.factId(factId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     if (daemon.capabilities.includes(Capability.ConfidenceLifecycle)) {
       const res = await this.write('PatchFact', requestId, () => this.connection.memory.patchFact({ requestId, agentId, factId, ...patch }));
       return toFact(res.fact);
@@ -416,7 +416,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Reinforce, 'reinforcing a fact (touch)');
     check.agentId(agentId);
     check.factId(factId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('Touch', requestId, () => this.connection.decay.touch({ requestId, agentId, factId, boostStrength: option(options.boostStrength, 'boostStrength') }));
     return { fact: toFact(res.fact), oldScore: res.oldScore, newScore: res.newScore, replayed: res.replayed };
   }
@@ -429,7 +429,7 @@ export class EngramClient {
     check.agentId(agentId);
     check.factIds(factIds, 'fact_ids', check.MAX_OBSERVED_FACTS);
     const contextTags = options.contextTags === undefined ? [] : check.tags(options.contextTags, 'context_tags');
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('ObserveUsage', requestId, () => this.connection.decay.observeUsage({ requestId, agentId, factIds, contextTags }));
     const results = res.results.map((r) => ({ factId: r.factId, status: r.status, crossDomain: r.crossDomain, useCount: r.useCount, reviewCount: r.reviewCount, strength: r.strength }));
     return { reinforced: res.reinforced, reason: res.reason, results, count: res.count, crossDomainCount: res.crossDomainCount, replayed: res.replayed };
@@ -442,7 +442,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Gc, 'garbage collection');
     check.agentId(agentId);
     if (options.limit !== undefined) check.count(options.limit, 'limit', check.MAX_GC_LIMIT);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const req = { requestId, agentId, dryRun: option(options.dryRun, 'dryRun', true), archiveInstead: option(options.archiveInstead, 'archiveInstead'), limit: options.limit };
     // A dry run changes nothing, so it may be retried like a read.
     const send = () => this.connection.decay.collectGarbage(req);
@@ -488,7 +488,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Extract, 'fact extraction');
     check.agentId(agentId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const req = { requestId, agentId, ...('message' in input ? { message: input.message } : { turns: input.turns.map((t) => ({ speaker: t.speaker ?? '', text: t.text })) }), remember: option(options.remember, 'remember') };
     const send = () => this.connection.extraction.extract(req);
     const r = options.remember ? await this.write('Extract', requestId, send) : await this.read(send);
@@ -526,7 +526,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'consolidation');
     check.agentId(agentId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const req = { requestId, agentId, clusterId, mode: options.mode ?? 'dry_run', threshold: options.threshold, maxClusterSize: options.maxClusterSize };
     const send = () => this.connection.clusters.consolidate(req);
     const r = req.mode === 'apply' ? await this.write('Consolidate', requestId, send) : await this.read(send);
@@ -547,7 +547,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'a relation');
     check.agentId(agentId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const r = await this.write('Relate', requestId, () => this.connection.graph.relate({ requestId, agentId, fromId, toId, type, remove: option(options.remove, 'remove') }));
     return { fact: toFact(r.fact), changed: r.changed, replayed: r.replayed };
   }
@@ -558,7 +558,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'an entity link');
     check.agentId(agentId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const r = await this.write('LinkEntity', requestId, () => this.connection.graph.linkEntity({ requestId, agentId, factId, entity, entityType: options.type ?? '' }));
     return toFact(r.fact);
   }
@@ -584,7 +584,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Consolidate, 'consolidation');
     check.agentId(agentId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const req = { requestId, agentId, dryRun: option(options.dryRun, 'dryRun') };
     const send = () => this.connection.consolidation.consolidate(req);
     const r = req.dryRun ? await this.read(send) : await this.write('Consolidate', requestId, send);
@@ -617,7 +617,7 @@ export class EngramClient {
   async putSlot(slot: SlotWrite, options: { requestId?: string } = {}): Promise<{ slot: Slot; created: boolean }> {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Slots, 'memory slots');
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const req = {
       requestId,
       slotName: slot.slotName,
@@ -651,7 +651,7 @@ export class EngramClient {
   /** Archives a slot; a locked one is refused (failed_precondition "slot is locked"). */
   async deleteSlot(recordId: string, options: { requestId?: string } = {}): Promise<Slot> {
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     return toSlot((await this.write('DeleteSlot', requestId, () => this.connection.controls.deleteSlot({ requestId, recordId }))).slot);
   }
 
@@ -697,7 +697,7 @@ export class EngramClient {
    *  over the built-in of that name (else balanced). A write (recipes-v1). */
   async saveRecipe(name: string, fields: Partial<RecipeFields>, options: { requestId?: string } = {}): Promise<Recipe> {
     requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     return toRecipe((await this.write('SaveRecipe', requestId, () => this.connection.controls.saveRecipe({ requestId, name, ...fields }))).recipe);
   }
 
@@ -740,7 +740,7 @@ export class EngramClient {
     await this.connection.ready();
     check.agentId(agentId);
     check.factId(factId);
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('Delete', requestId, () => this.connection.memory.delete({ requestId, agentId, factId }));
     return toFact(res.fact);
   }
@@ -750,7 +750,7 @@ export class EngramClient {
     await this.connection.ready();
     check.agentId(agentId);
     check.factId(fact.id, 'fact.id');
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('UpdateFact', requestId, () =>
       this.connection.memory.updateFact({ requestId, agentId, fact: toFactMessage(fact) }),
     );
@@ -863,7 +863,7 @@ export class EngramClient {
     check.agentId(agentId);
     check.factText(term, daemon.limits, 'term');
     check.tags(equivalents, 'equivalents');
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('Alias', requestId, () => this.connection.memory.alias({ requestId, agentId, term, equivalents }));
     return { fact: toFact(res.fact), replayed: res.replayed, duplicate: res.duplicate };
   }
@@ -970,6 +970,7 @@ export class EngramClient {
    *  with the same request id is safe (should the first attempt still arrive, they are one write). */
   async writeStatus(requestId: string, options: { agentId?: string } = {}): Promise<WriteStatus<Fact>> {
     requireCapability(await this.connection.ready(), Capability.WriteStatus, 'write status');
+    requestIdOf(requestId);
     if (options.agentId !== undefined) check.agentId(options.agentId);
     const res = await this.read(() => this.connection.memory.writeStatus({ requestId, agentId: options.agentId ?? '' }));
     return { committed: res.committed, agentId: res.agentId, op: res.op, ...(res.fact ? { fact: toFact(res.fact) } : {}), result: JSON.parse(res.resultJson || '{}') as Record<string, unknown> };
@@ -998,7 +999,7 @@ export class EngramClient {
     check.agentId(agentId);
     // Checked before JSON.stringify, which runs out of stack on a state nested thousands deep.
     const stateJson = typeof state === 'string' ? state : JSON.stringify(check.metaDepth(state, 'state_json'));
-    const requestId = options.requestId ?? randomUUID();
+    const requestId = requestIdOf(options.requestId);
     const res = await this.write('SaveCheckpoint', requestId, () => this.connection.checkpoints.saveCheckpoint({ requestId, agentId, stateJson }));
     return toCheckpoint(res.checkpoint!);
   }
@@ -1077,6 +1078,26 @@ function slotError(error: { code: number; message: string; field: string }): Rpc
   const inItem = /^items\[\d+\]\.?/;
   const field = error.field.replace(inItem, '');
   return new RpcError(errorStatus(error.code, error.message.replace(inItem, '').replace(/^: /, ''), field));
+}
+
+/** The request id a write is sent with: the caller's, checked before anything is sent, else a
+ *  fresh UUID. An empty one is refused: the daemon reads "" as no request id at all, so the write
+ *  would lose its replay protection, and an uncertain outcome could be neither asked about
+ *  (writeStatus refuses "") nor safely resent. A number would be sent as its digits. */
+function requestIdOf(value: unknown, field = 'request_id'): string {
+  if (value === undefined) return randomUUID();
+  const id = check.requestId(value, field);
+  if (id === '') throw invalidArgument(field, 'must not be empty (omit it and the library makes one)');
+  return id;
+}
+
+/** An item's request id; a bad one refuses the whole batch, as a value of the wrong type does. */
+function itemRequestId(value: unknown, at: number): string {
+  try {
+    return requestIdOf(value);
+  } catch (error) {
+    throw itemError(error, at);
+  }
 }
 
 /** A batch the library can read: a list of objects whose agentId and text are strings. Checked

@@ -131,6 +131,21 @@ describe('values of the wrong type or range, refused before anything is sent', (
     expect((await client.list('w')).facts).toHaveLength(1);
   });
 
+  test('the library: a request id that is empty, not a string or too long is refused before sending, so every write keeps its replay protection', async () => {
+    const { client } = doors();
+    const { fact } = await client.put('wq', 'a fact to pin');
+    // "" reached the daemon as no request id at all: stored, unprotected, and an uncertain outcome
+    // could be neither asked about (writeStatus refuses "") nor resent safely. 5 was sent as "5".
+    for (const requestId of ['', 5, 'r'.repeat(200)]) {
+      const refused = { name: 'EngramError', kind: 'invalid_argument', field: 'request_id' };
+      await expect(client.put('wq', `written with request id ${String(requestId).slice(0, 5)}`, { requestId: requestId as never }), String(requestId)).rejects.toMatchObject(refused);
+      await expect(client.pin('wq', fact.id, { requestId: requestId as never })).rejects.toMatchObject(refused);
+      await expect(client.writeStatus(requestId as never)).rejects.toMatchObject(refused);
+      await expect(client.putBatch([{ agentId: 'wq', text: 'a fine item' }, { agentId: 'wq', text: 'a bad id', requestId: requestId as never }])).rejects.toMatchObject({ ...refused, field: 'items[1].request_id' });
+    }
+    expect((await client.list('wq')).facts.map((f) => [f.text, f.pinned])).toEqual([['a fact to pin', false]]);
+  });
+
   test('the library: recall arguments of the wrong type or range are refused before sending, naming the field, never a crash or a coercion', async () => {
     const { client, daemon } = doors();
     await client.put('wr', 'a fact about the lighthouse');
