@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
 import { generateFacts, generateQueries } from './corpus.ts';
-import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, type BenchDaemon } from './daemon.ts';
+import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, type BenchDaemon, type ThreadCpu } from './daemon.ts';
 import { FLOOR_SLICES, healthClient } from './floor.ts';
 import { percentile, summarize, type Summary } from './stats.ts';
 import type { BenchEmbedder } from './args.ts';
@@ -39,6 +39,9 @@ export interface SizeResult {
   empty: { p50: number; p99: number };
   /** Daemon CPU per query (ms), and all processes' CPU use while querying (cores). */
   daemonCpuMs: number;
+  /** The daemon's CPU per query (ms) by thread: main (gRPC, keyword, fusion), graph (the vector
+   *  search) and the others (LevelDB, libuv, V8's helpers). */
+  daemonThreadMs: ThreadCpu;
   machineCores: number;
 }
 
@@ -115,6 +118,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     const floor: number[] = [];
     const empty: number[] = [];
     let [daemonCpu, machineCpu, wall] = [0, 0, 0];
+    const threads: ThreadCpu = { main: 0, graph: 0, other: 0 };
     let keyword = 0;
     let vector = 0;
     const queries = generateQueries(stored, options.queries, stored.length);
@@ -122,6 +126,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     for (let from = 0; from < queries.length; from += per) {
       const slice = queries.slice(from, from + per);
       const before = [daemon.cpuSeconds(), machineCpuSeconds(), performance.now()] as const;
+      const threadsBefore = daemon.threadCpuSeconds();
       for (const q of slice) {
         const started = performance.now();
         const { retrieval } = await client.recall(AGENT, q);
@@ -129,6 +134,8 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
         keyword += retrieval.keywordCandidates;
         vector += retrieval.vectorCandidates;
       }
+      const threadsAfter = daemon.threadCpuSeconds();
+      for (const k of ['main', 'graph', 'other'] as const) threads[k] += threadsAfter[k] - threadsBefore[k];
       daemonCpu += daemon.cpuSeconds() - before[0];
       machineCpu += machineCpuSeconds() - before[1];
       wall += performance.now() - before[2];
@@ -150,6 +157,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
       keywordCandidates: keyword / n,
       vectorCandidates: vector / n,
       daemonCpuMs: (daemonCpu * 1000) / n,
+      daemonThreadMs: { main: (threads.main * 1000) / n, graph: (threads.graph * 1000) / n, other: (threads.other * 1000) / n },
       machineCores: machineCpu / (wall / 1000),
     };
   } finally {

@@ -36,13 +36,13 @@ const embedders = values.embedders.split(',').map((e) => embedderArg('bench', 'e
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
 
 function recallTable(reports: RecallReport[]): string {
-  const rows = [['embedder', 'facts', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'floor p50/p99', 'p50 × floor', 'p99 × floor', 'empty ns p50/p99', 'kw cand', 'vec cand', 'daemon CPU/query', 'machine CPU', `target (30k: p50 <= ${TARGET.p50Ratio}×, p99 <= ${TARGET.p99Ratio}×)`]];
+  const rows = [['embedder', 'facts', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'floor p50/p99', 'p50 × floor', 'p99 × floor', 'empty ns p50/p99', 'kw cand', 'vec cand', 'daemon CPU/query (main / graph / other)', 'machine CPU', `target (30k: p50 <= ${TARGET.p50Ratio}×, p99 <= ${TARGET.p99Ratio}×)`]];
   for (const report of reports) {
     for (const r of report.results) {
       const l = r.latency;
       const [p50Ratio, p99Ratio] = [l.p50 / r.floor.p50, l.p99 / r.floor.p99];
       const target = r.size === TARGET.recallSize ? `p50 ${mark(p50Ratio <= TARGET.p50Ratio)}, p99 ${mark(p99Ratio <= TARGET.p99Ratio)}` : '';
-      rows.push([report.embedder, String(r.size), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.max), `${ms(r.floor.p50)} / ${ms(r.floor.p99)}`, p50Ratio.toFixed(1), p99Ratio.toFixed(1), `${ms(r.empty.p50)} / ${ms(r.empty.p99)}`, r.keywordCandidates.toFixed(0), r.vectorCandidates.toFixed(0), `${ms(r.daemonCpuMs)} ms`, `${r.machineCores.toFixed(2)} cores`, target]);
+      rows.push([report.embedder, String(r.size), ms(l.p50), ms(l.p90), ms(l.p99), ms(l.max), `${ms(r.floor.p50)} / ${ms(r.floor.p99)}`, p50Ratio.toFixed(1), p99Ratio.toFixed(1), `${ms(r.empty.p50)} / ${ms(r.empty.p99)}`, r.keywordCandidates.toFixed(0), r.vectorCandidates.toFixed(0), `${ms(r.daemonCpuMs)} ms (${ms(r.daemonThreadMs.main)} / ${ms(r.daemonThreadMs.graph)} / ${ms(r.daemonThreadMs.other)})`, `${r.machineCores.toFixed(2)} cores`, target]);
     }
   }
   const extra = reports.map((r) => {
