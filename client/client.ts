@@ -872,9 +872,10 @@ export class EngramClient {
    *  a page may hold fewer facts than asked and `scanned` says how many it read. */
   async list(agentId: string, options: ListOptions = {}): Promise<{ facts: Fact[]; nextPageToken: string; scanned?: number }> {
     check.agentId(agentId);
+    listOptions(options);
+    const filter = options.filter === undefined ? undefined : filterMessage(options.filter);
     const browsing = options.order === 'newest' || options.filter !== undefined;
     if (browsing) requireCapability(await this.connection.ready(), Capability.Inspector, 'a filtered or newest-first list');
-    const filter = options.filter === undefined ? undefined : filterMessage(options.filter);
     const res = await this.read(() =>
       this.connection.memory.list({ agentId, pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? '', newestFirst: options.order === 'newest', filter }),
     );
@@ -1191,9 +1192,33 @@ function matchesFromReceipts(receipts: Receipt[], daemon: DaemonInfo): { matches
   return { matches: receipts.map((r) => ({ matched: r.matched ?? false, score: r.weight, signals: signals(r) })) };
 }
 
+/** A list's options, checked as the daemon checks them and named as it names them, before
+ *  anything is sent: a pageSize of NaN or -1 went out for the daemon to refuse, while "5", an
+ *  order of "sideways" (read as oldest) and a filter's tags of "x" or pinned of "yes" (coerced
+ *  by encoding) were taken silently. */
+function listOptions(o: ListOptions): void {
+  if (o.pageSize !== undefined) check.pageSize(o.pageSize, 'page_size');
+  if (o.pageToken !== undefined && o.pageToken !== '') check.pageToken(o.pageToken, 'page_token');
+  if (o.order !== undefined && o.order !== 'oldest' && o.order !== 'newest') throw invalidArgument('order', `must be "oldest" or "newest", got ${JSON.stringify(o.order) ?? check.kindOf(o.order)}`);
+  const f = o.filter;
+  if (f === undefined) return;
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) throw invalidArgument('filter', `must be an object, got ${check.kindOf(f)}`);
+  if (f.text !== undefined) check.string(f.text, 'filter.text', Number.POSITIVE_INFINITY);
+  if (f.confidence !== undefined) {
+    if (!Array.isArray(f.confidence)) throw invalidArgument('filter.confidence', `must be a list of labels, got ${check.kindOf(f.confidence)}`);
+    f.confidence.forEach((label, i) => check.confidenceLabel(label, `filter.confidence[${i}]`));
+  }
+  if (f.pinned !== undefined) check.boolean(f.pinned, 'filter.pinned');
+  if (f.retired !== undefined) check.boolean(f.retired, 'filter.retired');
+  if (f.tags !== undefined) check.tags(f.tags, 'filter.tags');
+  if (f.entities !== undefined) check.tags(f.entities, 'filter.entities');
+  // Times are checked where filterMessage turns them into ms (a Date or a whole number of ms),
+  // which list calls next, still before sending.
+}
+
 /** A list filter as the protocol carries it: times as ms, unset fields unset. */
 function filterMessage(f: FactFilter) {
-  const ms = (value: Date | number | undefined, field: string) => (value === undefined ? undefined : BigInt(check.timestampMs(value instanceof Date ? value.getTime() : value, field)));
+  const ms = (value: Date | number | undefined, field: string) => (value === undefined ? undefined : BigInt(check.timestampMs(value instanceof Date ? value.getTime() : value, `filter.${field}`)));
   return {
     text: f.text ?? '',
     confidence: f.confidence ?? [],

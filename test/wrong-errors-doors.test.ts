@@ -179,6 +179,37 @@ describe('values of the wrong type or range, refused before anything is sent', (
     expect((await client.recall('wr', 'lighthouse', { topK: 0, minRelevance: 0 })).facts).toHaveLength(1);
   });
 
+  test('the library: list options of the wrong type or range are refused before sending, naming the field, never sent or coerced', async () => {
+    const { client, daemon } = doors();
+    await client.put('wl', 'a fact to list', { tags: ['x'] });
+    const calls = async () => (await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } })).text().then((t) => t.split('\n').filter((l) => /^engram_grpc_calls_total\{.*\/List"/.test(l)).join('\n'));
+    await client.list('wl');
+    const before = await calls();
+    expect(before).toMatch(/List/);
+    // NaN and -1 went out for the daemon to refuse; "5", "sideways" (read as oldest), tags "x" and
+    // pinned "yes" (coerced by encoding) were taken silently.
+    const refusals: [() => Promise<unknown>, string][] = [
+      [() => client.list('wl', { pageSize: Number.NaN }), 'page_size'],
+      [() => client.list('wl', { pageSize: -1 }), 'page_size'],
+      [() => client.list('wl', { pageSize: '5' as never }), 'page_size'],
+      [() => client.list('wl', { pageToken: 5 as never }), 'page_token'],
+      [() => client.list('wl', { order: 'sideways' as never }), 'order'],
+      [() => client.list('wl', { filter: 'x' as never }), 'filter'],
+      [() => client.list('wl', { filter: { tags: 'x' as never } }), 'filter.tags'],
+      [() => client.list('wl', { filter: { pinned: 'yes' as never } }), 'filter.pinned'],
+      [() => client.list('wl', { filter: { confidence: ['sure'] as never } }), 'filter.confidence[0]'],
+      [() => client.list('wl', { filter: { createdAfter: Number.NaN } }), 'filter.created_after'],
+      [() => client.listAll('wl', Number.NaN).next(), 'page_size'],
+    ];
+    for (const [call, field] of refusals) {
+      await expect(call(), field).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field });
+    }
+    expect(await calls()).toBe(before);
+    // Still served: the defaults, and a filtered, newest-first page.
+    expect((await client.list('wl', { pageSize: 0, order: 'oldest' })).facts).toHaveLength(1);
+    expect((await client.list('wl', { order: 'newest', filter: { tags: ['x'], pinned: false } })).facts).toHaveLength(1);
+  });
+
   test('the library: a batch that is not a list of items, an item whose agentId or text is not a string, a put whose source or context is not a string', async () => {
     const { client } = doors();
     const fine = { agentId: 'wb', text: 'a fine item' };
