@@ -178,6 +178,7 @@ export interface ReindexEvent {
 }
 
 export async function connect(options: ConnectOptions = {}): Promise<EngramClient> {
+  check.options(options);
   let { address, token } = options;
   if (!address) {
     const discovery = readDiscovery(resolveDataDir(options.dataDir));
@@ -242,6 +243,7 @@ export class EngramClient {
   /** Stores a fact. With `confidence` it needs confidence-write-v1 (PutWithOptions); without, the
    *  historical Put works on any daemon. */
   async put(agentId: string, text: string, options: WriteOptions = {}): Promise<WriteResult> {
+    check.options(options);
     check.agentId(agentId);
     const memory = this.connection.memory;
     return this.putVia(text, options, {
@@ -300,6 +302,7 @@ export class EngramClient {
 
   /** Stores a fact in the shared namespace (confidence needs confidence-shared-write-v1). */
   async putShared(text: string, options: WriteOptions = {}): Promise<WriteResult> {
+    check.options(options);
     const memory = this.connection.memory;
     return this.putVia(text, options, {
       legacy: ['PutShared', (base) => memory.putShared(base)],
@@ -346,6 +349,7 @@ export class EngramClient {
   /** Replaces live facts by a new one. Needs confidence-write-v1 even without a label: the
    *  conservative label and the transactional target checks are daemon semantics. */
   async revise(agentId: string, targetIds: string[], text: string, options: WriteOptions = {}): Promise<ReviseResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.ConfidenceWrite, 'revise');
     check.agentId(agentId);
@@ -365,21 +369,25 @@ export class EngramClient {
   }
 
   /** Pins a fact. Uses PatchFact (confidence-lifecycle-v1), else reads it and sends UpdateFact once. */
-  pin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+  async pin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     return this.lifecycle(agentId, factId, { pinned: true }, (f) => ({ ...f, pinned: true }), options);
   }
 
-  unpin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+  async unpin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     return this.lifecycle(agentId, factId, { pinned: false }, (f) => ({ ...f, pinned: false }), options);
   }
 
   /** Retires a fact (superseded_by = "agent"): it stops being recalled but stays in `list`. */
-  forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+  async forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     return this.lifecycle(agentId, factId, { forget: true }, (f) => (f.supersededBy ? f : { ...f, supersededBy: SUPERSEDED_BY_AGENT }), options);
   }
 
   /** Changes a fact's confidence label (needs confidence-lifecycle-v1). */
   async setConfidence(agentId: string, factId: string, confidence: string, options: { requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     const label = check.confidenceLabel(confidence);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.ConfidenceLifecycle, 'changing a confidence label');
@@ -412,6 +420,7 @@ export class EngramClient {
   /** One use of a fact: use count + 1, last used now; `boostStrength` also adds 0.1 to its
    *  strength (at most 2). Needs reinforce-v1. */
   async touch(agentId: string, factId: string, options: { boostStrength?: boolean; requestId?: string } = {}): Promise<TouchResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Reinforce, 'reinforcing a fact (touch)');
     check.agentId(agentId);
@@ -424,6 +433,7 @@ export class EngramClient {
   /** Facts used in a conversation, with the conversation's tags: each live one gets a use and a
    *  review, and a cross-domain use (tags barely overlapping) raises its strength. Needs reinforce-v1. */
   async observeUsage(agentId: string, factIds: string[], options: { contextTags?: string[]; requestId?: string } = {}): Promise<ObserveUsageResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Reinforce, 'observing memory usage');
     check.agentId(agentId);
@@ -438,6 +448,7 @@ export class EngramClient {
   /** Garbage collection of a namespace's faded facts (score below the daemon's forget
    *  threshold; pinned facts never). A dry run unless `dryRun: false`. Needs gc-v1. */
   async collectGarbage(agentId: string, options: GcOptions = {}): Promise<GcResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Gc, 'garbage collection');
     check.agentId(agentId);
@@ -454,6 +465,7 @@ export class EngramClient {
   /** Promotes a fact (`factId`) or every qualifying fact (`autoDetect`) to a long-term note in
    *  the daemon's vault, and marks it promoted (promote-v1). Promoting again changes nothing. */
   async promote(agentId: string, options: { factId?: string; autoDetect?: boolean; dryRun?: boolean; force?: boolean; target?: string } = {}): Promise<PromoteResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Promote, 'promotion to notes');
     check.agentId(agentId);
@@ -473,6 +485,7 @@ export class EngramClient {
 
   /** The store's facts and the daemon's vault notes ranked together (unified-search-v1). */
   async searchUnified(agentId: string, query: string, options: { tags?: string[]; limit?: number; stmWeight?: number; ltmWeight?: number; windowDays?: number; minScore?: number } = {}): Promise<UnifiedResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.UnifiedSearch, 'unified search');
     check.agentId(agentId);
@@ -485,6 +498,7 @@ export class EngramClient {
    *  `remember`, stored as unverified facts (extract-v1). A remembering call is a write: never
    *  replayed when its outcome is uncertain (resend with the same requestId). */
   async extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, options: { remember?: boolean; requestId?: string } = {}): Promise<ExtractResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Extract, 'fact extraction');
     check.agentId(agentId);
@@ -503,6 +517,7 @@ export class EngramClient {
   /** Clusters of similar live facts (or, with findDuplicates, duplicate pairs); ids are stable
    *  across calls (clusters-v1). */
   async clusterMemories(agentId: string, options: { threshold?: number; maxClusterSize?: number; findDuplicates?: boolean; duplicateThreshold?: number } = {}): Promise<ClusterReport> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'clustering');
     check.agentId(agentId);
@@ -523,6 +538,7 @@ export class EngramClient {
   /** Merges a cluster's members into one fact that replaces them (mode "apply"; "dry_run" shows
    *  the merge). A stale cluster id is refused (clusters-v1). */
   async consolidateMemories(agentId: string, clusterId: string, options: { mode?: 'dry_run' | 'apply'; threshold?: number; maxClusterSize?: number; requestId?: string } = {}): Promise<ConsolidateResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'consolidation');
     check.agentId(agentId);
@@ -544,6 +560,7 @@ export class EngramClient {
   /** Adds (or with `remove`, removes) the typed relation from → to between two live facts of a
    *  namespace (kg-v1). A write: never replayed when its outcome is uncertain. */
   async relate(agentId: string, fromId: string, type: RelationType, toId: string, options: { remove?: boolean; requestId?: string } = {}): Promise<{ fact: Fact; changed: boolean; replayed: boolean }> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'a relation');
     check.agentId(agentId);
@@ -555,6 +572,7 @@ export class EngramClient {
   /** Attaches an entity (with its type, if known) to a live fact as one transactional patch
    *  (kg-v1); against older daemons the MCP and CLI doors fall back to a whole-fact UpdateFact. */
   async linkEntity(agentId: string, factId: string, entity: string, options: { type?: string; requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'an entity link');
     check.agentId(agentId);
@@ -566,6 +584,7 @@ export class EngramClient {
   /** The graph around a fact (its entities, relations both ways, lineage) or an entity (the
    *  facts naming it, the entities named with it) (kg-v1). */
   async readGraph(agentId: string, around: { factId: string } | { entity: string }, options: { limit?: number } = {}): Promise<GraphView> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'a graph read');
     check.agentId(agentId);
@@ -581,6 +600,7 @@ export class EngramClient {
    *  that replaces them (consolidate-v1). A real run is a write: never replayed when its outcome
    *  is uncertain (resend with the same requestId). */
   async consolidate(agentId: string, options: { dryRun?: boolean; requestId?: string } = {}): Promise<ConsolidationRun> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Consolidate, 'consolidation');
     check.agentId(agentId);
@@ -615,6 +635,7 @@ export class EngramClient {
    *  every boot keeps one record. Fields left out keep the stored slot's (a lock comes off only
    *  with locked: false). A write: never replayed when its outcome is uncertain (slots-v1). */
   async putSlot(slot: SlotWrite, options: { requestId?: string } = {}): Promise<{ slot: Slot; created: boolean }> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Slots, 'memory slots');
     const requestId = requestIdOf(options.requestId);
@@ -643,6 +664,7 @@ export class EngramClient {
 
   /** Slots by project and substring (archived ones with archived: true), paged (slots-v1). */
   async listSlots(options: { projectId?: string; query?: string; archived?: boolean; limit?: number; pageToken?: string } = {}): Promise<{ slots: Slot[]; nextPageToken: string }> {
+    check.options(options);
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     const r = await this.read(() => this.connection.controls.listSlots({ projectId: options.projectId, query: options.query ?? '', archived: option(options.archived, 'archived'), limit: options.limit, pageToken: options.pageToken ?? '' }));
     return { slots: r.slots.map(toSlot), nextPageToken: r.nextPageToken };
@@ -650,6 +672,7 @@ export class EngramClient {
 
   /** Archives a slot; a locked one is refused (failed_precondition "slot is locked"). */
   async deleteSlot(recordId: string, options: { requestId?: string } = {}): Promise<Slot> {
+    check.options(options);
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     const requestId = requestIdOf(options.requestId);
     return toSlot((await this.write('DeleteSlot', requestId, () => this.connection.controls.deleteSlot({ requestId, recordId }))).slot);
@@ -665,6 +688,7 @@ export class EngramClient {
   /** The slots that apply (a project's and the global ones; a project slot shadows a global one
    *  of the same scope and name), optionally only the named ones (slots-v1). */
   async slotContext(options: { projectId?: string; slotNames?: string[] } = {}): Promise<Slot[]> {
+    check.options(options);
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     return (await this.read(() => this.connection.controls.slotContext({ projectId: options.projectId ?? '', slotNames: options.slotNames ?? [] }))).slots.map(toSlot);
   }
@@ -672,6 +696,7 @@ export class EngramClient {
   /** Slots, pinned facts and the facts recalled for `query`, packed to a token budget counted
    *  with a real tokenizer (context-v1). `mode` (cheap, balanced, deep, forensic) or `recipe`. */
   async assembleContext(agentId: string, query: string, options: ContextOptions = {}): Promise<ContextAssembly> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Context, 'context assembly');
     check.agentId(agentId);
@@ -696,6 +721,7 @@ export class EngramClient {
   /** Saves a new version of a retrieval recipe: the given fields over its latest version, else
    *  over the built-in of that name (else balanced). A write (recipes-v1). */
   async saveRecipe(name: string, fields: Partial<RecipeFields>, options: { requestId?: string } = {}): Promise<Recipe> {
+    check.options(options);
     requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
     const requestId = requestIdOf(options.requestId);
     return toRecipe((await this.write('SaveRecipe', requestId, () => this.connection.controls.saveRecipe({ requestId, name, ...fields }))).recipe);
@@ -737,6 +763,7 @@ export class EngramClient {
   }
 
   async delete(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     await this.connection.ready();
     check.agentId(agentId);
     check.factId(factId);
@@ -747,6 +774,7 @@ export class EngramClient {
 
   /** Legacy whole-fact replace: send back a fact you read, with your changes. */
   async updateFact(agentId: string, fact: Fact, options: { requestId?: string } = {}): Promise<Fact> {
+    check.options(options);
     await this.connection.ready();
     check.agentId(agentId);
     check.factId(fact.id, 'fact.id');
@@ -767,21 +795,25 @@ export class EngramClient {
   }
 
   async recall(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
+    check.options(options);
     check.agentId(agentId);
     return this.recallIn(agentId, query, RecallScope.AGENT, false, options);
   }
 
   async recallShared(query: string, options: RecallOptions = {}): Promise<RecallResult> {
+    check.options(options);
     return this.recallIn(SHARED_AGENT_ID, query, RecallScope.SHARED, false, options);
   }
 
   /** The agent's namespace and the shared one, fused by namespace RRF. */
   async recallAll(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
+    check.options(options);
     check.agentId(agentId);
     return this.recallIn(agentId, query, RecallScope.ALL, false, options);
   }
 
   async recallExplain(agentId: string, query: string, options: RecallOptions = {}): Promise<ExplainResult> {
+    check.options(options);
     check.agentId(agentId);
     return this.recallIn(agentId, query, RecallScope.AGENT, true, options);
   }
@@ -789,6 +821,7 @@ export class EngramClient {
   /** Several queries in one call under one policy (the weight is resolved once, before the call);
    *  a failing query reports in its own slot. */
   async batchRecall(agentId: string, queries: string[], options: RecallOptions & { scope?: 'agent' | 'shared' | 'all' } = {}): Promise<BatchRecallResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.BatchRecall, 'batch recall');
     check.agentId(agentId);
@@ -858,6 +891,7 @@ export class EngramClient {
    *  `duplicate`: the agent already had this alias (the fact is that one and nothing was written;
    *  an older daemon never says so). */
   async alias(agentId: string, term: string, equivalents: string[], options: { requestId?: string } = {}): Promise<{ fact: Fact; replayed: boolean; duplicate: boolean }> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Alias, 'alias');
     check.agentId(agentId);
@@ -871,6 +905,7 @@ export class EngramClient {
   /** One page of a namespace, oldest first; or newest first and filtered (inspector-v1), when
    *  a page may hold fewer facts than asked and `scanned` says how many it read. */
   async list(agentId: string, options: ListOptions = {}): Promise<{ facts: Fact[]; nextPageToken: string; scanned?: number }> {
+    check.options(options);
     check.agentId(agentId);
     listOptions(options);
     const filter = options.filter === undefined ? undefined : filterMessage(options.filter);
@@ -906,6 +941,7 @@ export class EngramClient {
 
   /** Checks (or rebuilds) every derived index; yields progress, then one report. */
   async *doctor(options: { rebuild?: boolean } = {}): AsyncGenerator<DoctorEvent> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Doctor, 'engram doctor');
     // A rebuild can take minutes on a large store: no deadline.
@@ -970,6 +1006,7 @@ export class EngramClient {
    *  is refused as ambiguous. A write still running on the daemon is waited for. Not committed: sending it again
    *  with the same request id is safe (should the first attempt still arrive, they are one write). */
   async writeStatus(requestId: string, options: { agentId?: string } = {}): Promise<WriteStatus<Fact>> {
+    check.options(options);
     requireCapability(await this.connection.ready(), Capability.WriteStatus, 'write status');
     requestIdOf(requestId);
     if (options.agentId !== undefined) check.agentId(options.agentId);
@@ -995,6 +1032,7 @@ export class EngramClient {
 
   /** Saves an agent's working state (a JSON object); the daemon keeps the newest ones. */
   async checkpointSave(agentId: string, state: Record<string, unknown> | string = {}, options: { requestId?: string } = {}): Promise<Checkpoint> {
+    check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
     check.agentId(agentId);

@@ -329,6 +329,14 @@ export function confidenceWeight(value: unknown, field = 'confidence_weight'): n
   return value;
 }
 
+/** A method's options object. null is refused like any other value that is not an object (as a
+ *  null filter or batch item is), rather than read as none: it is a caller's bad value, and it
+ *  crashed reading its first field. */
+export function options<T>(value: T, field = 'options'): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(field, `must be an object (or omitted), got ${kindOf(value)}`);
+  return value;
+}
+
 export function boolean(value: unknown, field: string): boolean {
   if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean, got ${kindOf(value)}`);
   return value;

@@ -230,6 +230,32 @@ describe('values of the wrong type or range, refused before anything is sent', (
     expect((await client.stats('wb')).factCount).toBe(0);
   });
 
+  test('the library: options of null (or not an object) are refused naming options by every method that takes them, never a TypeError', async () => {
+    const { client } = doors();
+    const { fact } = await client.put('wn', 'a fact to leave alone');
+    // put(agent, "x", null) crashed reading null.requestId (a TypeError); each of these is one door.
+    const calls: [string, () => Promise<unknown>][] = [
+      ['put', () => client.put('wn', 'x', null as never)],
+      ['putShared', () => client.putShared('x', null as never)],
+      ['pin', () => client.pin('wn', fact.id, null as never)],
+      ['forget', () => client.forget('wn', fact.id, 'now' as never)],
+      ['recall', () => client.recall('wn', 'fact', null as never)],
+      ['batchRecall', () => client.batchRecall('wn', ['fact'], null as never)],
+      ['list', () => client.list('wn', null as never)],
+      ['collectGarbage', () => client.collectGarbage('wn', null as never)],
+      ['alias', () => client.alias('wn', 'k8s', ['kubernetes'], [] as never)],
+      ['writeStatus', () => client.writeStatus('some-request', null as never)],
+      ['doctor', () => client.doctor(null as never).next()],
+    ];
+    for (const [name, call] of calls) {
+      await expect(call(), name).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: 'options' });
+    }
+    const { connect, importConversation } = await import('../client/index.ts');
+    await expect(connect(null as never)).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: 'options' });
+    await expect(importConversation(client, 'wn', [], null as never)).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: 'options' });
+    expect((await client.list('wn')).facts.map((f) => [f.text, f.pinned])).toEqual([['a fact to leave alone', false]]);
+  });
+
   test('export --out naming a directory is refused before the export, leaving the directory as it was', async () => {
     const { client, cli, daemon } = doors();
     await client.put('x', 'a fact to export');

@@ -3,6 +3,7 @@
 // Request ids are derived from the turn, so re-running an interrupted import adds no duplicates:
 // the daemon answers a repeated request id with the fact it wrote the first time.
 import { digestOf } from '../../shared/digest.ts';
+import * as check from '../../shared/validate.ts';
 import type { EngramClient } from '../client.ts';
 import { writeAll } from './write-all.ts';
 
@@ -87,6 +88,7 @@ export async function importConversation(
   sessions: ConversationSession[],
   options: ImportOptions = {},
 ): Promise<{ factIds: string[]; replayed: number }> {
+  check.options(options);
   const source = options.source ?? 'conversation';
   // A conversation is reproduced turn by turn: two identical turns are two facts.
   const items = toFacts(agentId, sessions).map((fact) => ({ ...fact, agentId, source, allowDuplicate: true }));

@@ -3,6 +3,7 @@
 // commits the other; against an older daemon, one put per fact, `concurrency` in flight. Every item
 // keeps its own request id, so re-running after a failure stores nothing twice.
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
+import * as check from '../../shared/validate.ts';
 import { Capability } from '../../shared/capabilities.ts';
 import type { BatchItem, BatchItemResult, EngramClient } from '../client.ts';
 import { CapabilityError } from '../errors.ts';
@@ -33,6 +34,7 @@ export function isItemError(error: unknown): error is EngramError {
 /** One result per item, in order. The first error that is not an item's own is thrown as it is
  *  (onWritten has reported what was done by then). */
 export async function writeAll(client: EngramClient, items: readonly BatchItem[], options: WriteAllOptions = {}): Promise<BatchItemResult[]> {
+  check.options(options);
   const daemon = await client.hello();
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 16));
   const batched = daemon.capabilities.includes(Capability.BatchWrite) && daemon.limits.maxWriteBatch > 0;
