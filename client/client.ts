@@ -1139,7 +1139,8 @@ function itemRequestId(value: unknown, at: number): string {
   }
 }
 
-/** A batch the library can read: a list of objects whose agentId and text are strings. Checked
+/** A batch the library can read: a list of objects whose agentId and text are strings (and
+ *  strength, when given, a finite number). Checked
  *  before anything is sent, for the whole batch: encoding would turn an agentId of 5 into the
  *  namespace "5" (and a text of 5 into the fact "5") and crash on a null item. */
 function batchShape(items: unknown): void {
@@ -1149,16 +1150,23 @@ function batchShape(items: unknown): void {
     const { agentId, text } = item as Record<string, unknown>;
     if (typeof agentId !== 'string') throw itemError(invalidArgument('agent_id', `must be a string, got ${check.kindOf(agentId)}`), at);
     if (typeof text !== 'string') throw itemError(invalidArgument('text', `must be a string, got ${check.kindOf(text)}`), at);
+    // NaN, Infinity or "1" is no strength at all (a caller's bug, which no JSON door could even
+    // send), unlike a finite number out of range, which the daemon refuses in the item's slot,
+    // naming it options.strength as here.
+    const { strength } = item as Record<string, unknown>;
+    if (strength !== undefined && !Number.isFinite(strength)) throw itemError(invalidArgument('options.strength', `must be a finite number in [0, 2], got ${typeof strength === 'number' ? strength : check.kindOf(strength)}`), at);
   });
 }
 
-/** Whether a write's fields include a value of the wrong JavaScript type (not a wrong value). */
+/** Whether a write's fields include a value of the wrong JavaScript type, or a non-finite number
+ *  (not a wrong value). */
 function hasWrongType(options: WriteOptions): boolean {
   const { tags, entities, meta, occurredAt, source, context, metaJson } = options as Record<string, unknown>;
   const notList = (v: unknown) => v !== undefined && !Array.isArray(v);
   const notText = (v: unknown) => v !== undefined && typeof v !== 'string';
   const notObject = meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta));
-  const notTime = occurredAt !== undefined && typeof occurredAt !== 'number' && typeof occurredAt !== 'string' && !(occurredAt instanceof Date);
+  // A time of NaN or Infinity is no number of ms at all; 1.5 is a number a rule refuses.
+  const notTime = occurredAt !== undefined && (typeof occurredAt === 'number' ? !Number.isFinite(occurredAt) : typeof occurredAt !== 'string' && !(occurredAt instanceof Date));
   return notList(tags) || notList(entities) || notObject || notTime || notText(source) || notText(context) || notText(metaJson);
 }
 

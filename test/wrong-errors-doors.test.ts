@@ -230,6 +230,29 @@ describe('values of the wrong type or range, refused before anything is sent', (
     expect((await client.stats('wb')).factCount).toBe(0);
   });
 
+  test('the library: a batch item whose strength or occurredAt is NaN, Infinity or not a number refuses the whole batch before sending, as a single put refuses it', async () => {
+    const { client } = doors();
+    const fine = { agentId: 'ws', text: 'a fine item' };
+    // Strength NaN was sent and came back refused in the item's slot, while the others were stored.
+    // The field as the daemon names it in a slot (a strength of 3 below), and as put names it.
+    const refusals: [Record<string, unknown>, string, string][] = [
+      [{ strength: Number.NaN }, 'items[1].options.strength', 'strength'],
+      [{ strength: Number.POSITIVE_INFINITY }, 'items[1].options.strength', 'strength'],
+      [{ strength: '1' }, 'items[1].options.strength', 'strength'],
+      [{ occurredAt: Number.NaN }, 'items[1].occurred_at', 'occurred_at'],
+    ];
+    for (const [extra, field, putField] of refusals) {
+      await expect(client.putBatch([fine, { agentId: 'ws', text: 'a bad item', ...extra }] as never), JSON.stringify(extra)).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field });
+      await expect(client.put('ws', 'a bad put', extra as never)).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: putField });
+    }
+    expect((await client.stats('ws')).factCount).toBe(0);
+    // A finite strength out of range is a value a rule refuses: that item's slot, the others stored.
+    const [stored, refused] = await client.putBatch([fine, { agentId: 'ws', text: 'too strong', strength: 3 }]);
+    expect(stored).toMatchObject({ factId: expect.any(String) });
+    expect(refused!.error).toMatchObject({ kind: 'invalid_argument', field: 'items[1].options.strength' });
+    expect((await client.list('ws')).facts.map((f) => f.text)).toEqual(['a fine item']);
+  });
+
   test('the library: options of null (or not an object) are refused naming options by every method that takes them, never a TypeError', async () => {
     const { client } = doors();
     const { fact } = await client.put('wn', 'a fact to leave alone');
