@@ -108,6 +108,37 @@ describe('the installed package', () => {
     }
   });
 
+  test('an app names every type the methods take and return, imported from the package, under tsc --strict', async () => {
+    // KgHint, WriteStatus, TokenInfo, Right, RelationType, GraphView, ConsolidationRun and Limits
+    // were in the methods' signatures but not importable: an app could not name them.
+    const app = `import type { ConsolidationCounters, ConsolidationRun, EngramClient, Fact, FactKindName, Grant, GraphEdge, GraphNode, GraphView, ImportOptions, ImportProgress, KgHint, Limits, Relation, RelationType, Right, TokenInfo, WriteStatus } from 'engram';
+export async function use(client: EngramClient, fact: Fact): Promise<void> {
+  const hints: KgHint[] = (await client.recall('a', 'q')).hints;
+  const status: WriteStatus<Fact> = await client.writeStatus('r');
+  const tokens: TokenInfo[] = await client.listTokens();
+  const rights: readonly Right[] = tokens[0]?.rights ?? [];
+  const grant: Grant | undefined = tokens[0];
+  const type: RelationType = 'supports';
+  await client.relate('a', fact.id, type, fact.id);
+  const graph: GraphView = await client.readGraph('a', { entity: 'x' });
+  const nodes: GraphNode[] = graph.nodes;
+  const edges: GraphEdge[] = graph.edges;
+  const run: ConsolidationRun = await client.consolidate('a');
+  const counters: ConsolidationCounters = await client.consolidationStatus();
+  const limits: Limits = client.daemon.limits;
+  const kind: FactKindName = fact.kind;
+  const progress = (p: ImportProgress): void => void p.done;
+  const options: ImportOptions = { onProgress: progress };
+  void [hints, status, rights, grant, nodes, edges, run, counters, limits, kind, options, [] as Relation[]];
+}
+`;
+    writeFileSync(join(project, 'app-types.ts'), app);
+    const config = { compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false }, files: ['app-types.ts'] };
+    writeFileSync(join(project, 'tsconfig.app-types.json'), JSON.stringify(config));
+    const checked = await exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.app-types.json'], { cwd: project });
+    expect({ status: checked.status, out: checked.stdout }).toEqual({ status: 0, out: '' });
+  });
+
   test('engram init makes a project store that commands in a subdirectory find', () => {
     const repo = join(home, 'repo-like');
     const deep = join(repo, 'src', 'deep');
