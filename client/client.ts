@@ -665,6 +665,10 @@ export class EngramClient {
   /** Slots by project and substring (archived ones with archived: true), paged (slots-v1). */
   async listSlots(options: { projectId?: string; query?: string; archived?: boolean; limit?: number; pageToken?: string } = {}): Promise<{ slots: Slot[]; nextPageToken: string }> {
     check.options(options);
+    // Checked as the daemon checks them, before sending: encoding would coerce "5", and NaN or
+    // -1 would only come back refused.
+    if (options.limit !== undefined) check.count(options.limit, 'limit', check.MAX_SLOT_PAGE);
+    if (options.pageToken !== undefined && options.pageToken !== '') check.pageToken(options.pageToken);
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     const r = await this.read(() => this.connection.controls.listSlots({ projectId: options.projectId, query: options.query ?? '', archived: option(options.archived, 'archived'), limit: options.limit, pageToken: options.pageToken ?? '' }));
     return { slots: r.slots.map(toSlot), nextPageToken: r.nextPageToken };
@@ -1153,8 +1157,11 @@ function batchShape(items: unknown): void {
     // NaN, Infinity or "1" is no strength at all (a caller's bug, which no JSON door could even
     // send), unlike a finite number out of range, which the daemon refuses in the item's slot,
     // naming it options.strength as here.
-    const { strength } = item as Record<string, unknown>;
+    const { strength, confidence } = item as Record<string, unknown>;
     if (strength !== undefined && !Number.isFinite(strength)) throw itemError(invalidArgument('options.strength', `must be a finite number in [0, 2], got ${typeof strength === 'number' ? strength : check.kindOf(strength)}`), at);
+    // A label that is not a string would be coerced by encoding; a string that is no label is a
+    // value the daemon refuses in the item's slot, as for the other items' rules.
+    if (confidence !== undefined && typeof confidence !== 'string') throw itemError(invalidArgument('options.confidence', `must be a string (a confidence label), got ${check.kindOf(confidence)}`), at);
   });
 }
 

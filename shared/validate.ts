@@ -345,6 +345,9 @@ export function boolean(value: unknown, field: string): boolean {
 /** At most this many facts per garbage collection (one atomic commit). */
 export const MAX_GC_LIMIT = 100_000;
 
+/** At most this many slots per page of a slot listing (limit). */
+export const MAX_SLOT_PAGE = 1000;
+
 /** At most this many facts per cluster (max_cluster_size). */
 export const MAX_CLUSTER_SIZE = 1000;
 

@@ -220,6 +220,8 @@ describe('values of the wrong type or range, refused before anything is sent', (
       [[fine, null], 'items[1]'],
       [[fine, { agentId: 5, text: 'to namespace 5' }], 'items[1].agent_id'],
       [[fine, { agentId: 'wb', text: 5 }], 'items[1].text'],
+      // A label of the wrong type was coerced by encoding ("5").
+      [[fine, { agentId: 'wb', text: 'labelled 5', confidence: 5 }], 'items[1].options.confidence'],
     ];
     for (const [items, field] of refusals) {
       await expect(client.putBatch(items as never), field).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field });
@@ -228,6 +230,23 @@ describe('values of the wrong type or range, refused before anything is sent', (
     await expect(client.put('wb', 'source as a number', { source: 5 as never })).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field: 'source' });
     expect(await client.listAgents()).not.toContain('5');
     expect((await client.stats('wb')).factCount).toBe(0);
+  });
+
+  test('the library: a slot listing\'s limit and page token are checked before sending (NaN, -1, "5", beyond the page limit, a page token of the wrong type)', async () => {
+    const { client } = doors();
+    // NaN and -1 went out for the daemon to refuse; "5" was coerced by encoding.
+    const refusals: [Parameters<typeof client.listSlots>[0], string][] = [
+      [{ limit: Number.NaN }, 'limit'],
+      [{ limit: -1 }, 'limit'],
+      [{ limit: '5' as never }, 'limit'],
+      [{ limit: 1001 }, 'limit'],
+      [{ pageToken: 5 as never }, 'page_token'],
+      [{ pageToken: 'zzz' }, 'page_token'],
+    ];
+    for (const [options, field] of refusals) {
+      await expect(client.listSlots(options), JSON.stringify(options)).rejects.toMatchObject({ name: 'EngramError', kind: 'invalid_argument', field, message: expect.not.stringMatching(/^RPC|status/) });
+    }
+    expect((await client.listSlots({ limit: 1000 })).nextPageToken).toBe('');
   });
 
   test('the library: a batch item whose strength or occurredAt is NaN, Infinity or not a number refuses the whole batch before sending, as a single put refuses it', async () => {

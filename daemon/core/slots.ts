@@ -21,8 +21,6 @@ export interface SlotListInput {
   pageToken?: unknown;
 }
 
-/** Slots are not per agent: their writes use this pipeline namespace (no agent id holds a NUL). */
-const MAX_LIST = 1000;
 const idLock = (recordId: string | undefined): string[] => (recordId ? [`slot-id:${recordId}`] : []);
 const versionKey = (recordId: string, version: number) => `${recordId}\u0000${version.toString(16).padStart(8, '0')}`;
 
@@ -118,7 +116,7 @@ export class Slots {
     const projectId = input.projectId === undefined ? undefined : String(input.projectId);
     const query = input.query === undefined || input.query === '' ? undefined : String(input.query).toLowerCase();
     const archived = input.archived === undefined ? false : check.boolean(input.archived, 'archived');
-    const limit = input.limit === undefined ? 100 : check.count(input.limit, 'limit', MAX_LIST);
+    const limit = input.limit === undefined ? 100 : check.count(input.limit, 'limit', check.MAX_SLOT_PAGE);
     const after = input.pageToken === undefined || input.pageToken === '' ? '' : check.pageToken(input.pageToken);
     const slots: SlotRecord[] = [];
     let nextPageToken = '';
