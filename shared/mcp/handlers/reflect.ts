@@ -47,8 +47,9 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
     case 'forget':
     case 'pin':
     case 'unpin':
-      // The fact may come in target or text (GrayMatter callers use both); target wins.
-      await backend[action](agent, need(target ?? text, 'target'));
+      // The fact may come in target or text (GrayMatter callers use both); target wins. A
+      // refusal names the field the caller actually sent, so an empty text is not blamed on target.
+      await backend[action](agent, target === undefined && text !== undefined ? need(text, 'text') : need(target, 'target'));
       break;
     case 'link':
       if (relation) related = { ...(await backend.relate(agent, need(target, 'target'), relation, need(text, 'text'), false)), relation };
