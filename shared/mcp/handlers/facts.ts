@@ -1,6 +1,7 @@
 // memory_list, memory_get, memory_forget and memory_delete: one fact (or one page) by id, so an
 // agent can see what it holds and retire or erase exactly what it means to.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { counted } from '../../counted.ts';
 import { retiredText } from '../../retired.ts';
 import { MAX_PAGE_SIZE } from '../../validate.ts';
 import * as arg from '../args.ts';
@@ -20,7 +21,7 @@ export async function memoryList(args: arg.Args, backend: McpBackend): Promise<C
   const payload: ListPayload = { agent_id: agentId, count: page.facts.length, facts: page.facts, next_page_token: page.nextPageToken };
   const lines = page.facts.map((f, i) => `${i + 1}. [${f.id}]${f.superseded_by ? ` (${retiredText(f.superseded_by, f.retired_reason)})` : ''}${f.pinned ? ' (pinned)' : ''} ${f.text}`);
   const more = page.nextPageToken ? `\n\nMore facts follow: call memory_list again with page_token ${q(page.nextPageToken)}.` : '';
-  const head = page.facts.length ? `${page.facts.length} facts of agent ${q(agentId)}:\n\n${lines.join('\n')}` : `Agent ${q(agentId)} has no facts${pageToken ? ' after this page token' : ''}.`;
+  const head = page.facts.length ? `${counted(page.facts.length, 'fact')} of agent ${q(agentId)}:\n\n${lines.join('\n')}` : `Agent ${q(agentId)} has no facts${pageToken ? ' after this page token' : ''}.`;
   return success(payload, head + more);
 }
 
