@@ -11,6 +11,7 @@ import * as check from '../shared/validate.ts';
 import { MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
+import { checkFactFilter } from '../shared/fact-filter.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
@@ -1245,43 +1246,33 @@ function matchesFromReceipts(receipts: Receipt[], daemon: DaemonInfo): { matches
   return { matches: receipts.map((r) => ({ matched: r.matched ?? false, score: r.weight, signals: signals(r) })) };
 }
 
-/** A list's options, checked as the daemon checks them and named as it names them, before
- *  anything is sent: a pageSize of NaN or -1 went out for the daemon to refuse, while "5", an
- *  order of "sideways" (read as oldest) and a filter's tags of "x" or pinned of "yes" (coerced
- *  by encoding) were taken silently. */
+/** A list's paging and order, checked as the daemon checks them and named as it names them,
+ *  before anything is sent: a pageSize of NaN or -1 went out for the daemon to refuse, while "5"
+ *  and an order of "sideways" (read as oldest) were taken silently. */
 function listOptions(o: ListOptions): void {
   if (o.pageSize !== undefined) check.pageSize(o.pageSize, 'page_size');
   if (o.pageToken !== undefined && o.pageToken !== '') check.pageToken(o.pageToken, 'page_token');
   if (o.order !== undefined && o.order !== 'oldest' && o.order !== 'newest') throw invalidArgument('order', `must be "oldest" or "newest", got ${JSON.stringify(o.order) ?? check.kindOf(o.order)}`);
-  const f = o.filter;
-  if (f === undefined) return;
-  if (f === null || typeof f !== 'object' || Array.isArray(f)) throw invalidArgument('filter', `must be an object, got ${check.kindOf(f)}`);
-  if (f.text !== undefined) check.string(f.text, 'filter.text', Number.POSITIVE_INFINITY);
-  if (f.confidence !== undefined) {
-    if (!Array.isArray(f.confidence)) throw invalidArgument('filter.confidence', `must be a list of labels, got ${check.kindOf(f.confidence)}`);
-    f.confidence.forEach((label, i) => check.confidenceLabel(label, `filter.confidence[${i}]`));
-  }
-  if (f.pinned !== undefined) check.boolean(f.pinned, 'filter.pinned');
-  if (f.retired !== undefined) check.boolean(f.retired, 'filter.retired');
-  if (f.tags !== undefined) check.tags(f.tags, 'filter.tags');
-  if (f.entities !== undefined) check.tags(f.entities, 'filter.entities');
-  // Times are checked where filterMessage turns them into ms (a Date or a whole number of ms),
-  // which list calls next, still before sending.
+  // The filter is checked where filterMessage reads it, which list calls next, still before sending.
 }
 
-/** A list filter as the protocol carries it: times as ms, unset fields unset. */
+/** A list filter as the protocol carries it, checked by the rules the daemon checks it by (a
+ *  time may be a Date or a whole number of ms), named as the filter's fields. */
 function filterMessage(f: FactFilter) {
-  const ms = (value: Date | number | undefined, field: string) => (value === undefined ? undefined : BigInt(check.timestampMs(value instanceof Date ? value.getTime() : value, `filter.${field}`)));
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) throw invalidArgument('filter', `must be an object, got ${check.kindOf(f)}`);
+  const ms = (value: Date | number | undefined) => (value instanceof Date ? value.getTime() : value);
+  const c = checkFactFilter({ ...f, createdAfter: ms(f.createdAfter), createdBefore: ms(f.createdBefore), occurredAfter: ms(f.occurredAfter), occurredBefore: ms(f.occurredBefore) }, 'filter.');
+  const wire = (value: number | undefined) => (value === undefined ? undefined : BigInt(value));
   return {
-    text: f.text ?? '',
-    confidence: f.confidence ?? [],
-    pinned: f.pinned,
-    retired: f.retired,
-    tags: f.tags ?? [],
-    entities: f.entities ?? [],
-    createdAfterMs: ms(f.createdAfter, 'created_after'),
-    createdBeforeMs: ms(f.createdBefore, 'created_before'),
-    occurredAfterMs: ms(f.occurredAfter, 'occurred_after'),
-    occurredBeforeMs: ms(f.occurredBefore, 'occurred_before'),
+    text: c.text ?? '',
+    confidence: c.confidence ?? [],
+    pinned: c.pinned,
+    retired: c.retired,
+    tags: c.tags ?? [],
+    entities: c.entities ?? [],
+    createdAfterMs: wire(c.createdAfter),
+    createdBeforeMs: wire(c.createdBefore),
+    occurredAfterMs: wire(c.occurredAfter),
+    occurredBeforeMs: wire(c.occurredBefore),
   };
 }

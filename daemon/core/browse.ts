@@ -3,6 +3,7 @@
 // A call reads at most SCAN_BUDGET facts: a filter that matches little in a large namespace
 // answers promptly with what it found so far and a token to go on from, never a scan of it all.
 import { invalidArgument } from '../../shared/errors.ts';
+import { checkFactFilter as checkFilter, type FactFilter } from '../../shared/fact-filter.ts';
 import * as check from '../../shared/validate.ts';
 import { words as wordsOf } from '../index/tokenizer.ts';
 import { effectiveLabel } from '../lifecycle/confidence.ts';
@@ -10,30 +11,12 @@ import type { FactRecord } from '../store/record.ts';
 import type { ListOrder } from '../store/store.ts';
 
 export type { ListOrder } from '../store/store.ts';
+export type { FactFilter } from '../../shared/fact-filter.ts';
 
 /** Facts one call may read before it answers with a partial page. */
 export const SCAN_BUDGET = 20_000;
 /** Facts read from the store at a time. */
 const CHUNK = 500;
-const MAX_FILTER_TEXT_BYTES = 1024;
-
-export interface FactFilter {
-  /** Words the fact's text (or context) holds, case-insensitively, in any order. */
-  text?: string;
-  /** Its confidence is one of these (a fact without a label counts as inferred). */
-  confidence?: string[];
-  pinned?: boolean;
-  retired?: boolean;
-  /** Every one of these tags / entities (case-insensitive). */
-  tags?: string[];
-  entities?: string[];
-  /** Time ranges in ms: after is inclusive, before exclusive. */
-  createdAfter?: number;
-  createdBefore?: number;
-  occurredAfter?: number;
-  occurredBefore?: number;
-}
-
 export interface BrowseInput {
   filter?: Record<string, unknown>;
   order?: unknown;
@@ -54,28 +37,6 @@ export function checkBrowse(input: BrowseInput): BrowsePlan {
   if (order !== 'oldest' && order !== 'newest') throw invalidArgument('order', `must be "oldest" or "newest", got ${JSON.stringify(input.order)}`);
   const after = input.pageToken === undefined || input.pageToken === '' ? '' : check.pageToken(input.pageToken);
   return { filter: checkFilter(input.filter ?? {}), order, pageSize: check.pageSize(input.pageSize), after };
-}
-
-function checkFilter(raw: Record<string, unknown>): FactFilter {
-  const f: FactFilter = {};
-  const given = (name: string) => raw[name] !== undefined && raw[name] !== '' && !(Array.isArray(raw[name]) && raw[name].length === 0);
-  if (given('text')) f.text = check.string(raw.text, 'text', MAX_FILTER_TEXT_BYTES);
-  if (given('confidence')) f.confidence = listOf(raw.confidence, 'confidence').map((c, i) => check.confidenceLabel(c, `confidence[${i}]`));
-  if (given('pinned')) f.pinned = check.boolean(raw.pinned, 'pinned');
-  if (given('retired')) f.retired = check.boolean(raw.retired, 'retired');
-  if (given('tags')) f.tags = check.tags(raw.tags, 'tags');
-  if (given('entities')) f.entities = check.tags(raw.entities, 'entities');
-  for (const name of ['createdAfter', 'createdBefore', 'occurredAfter', 'occurredBefore'] as const) {
-    if (given(name)) f[name] = check.timestampMs(raw[name], snake(name));
-  }
-  return f;
-}
-
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-function listOf(value: unknown, field: string): unknown[] {
-  if (!Array.isArray(value)) throw invalidArgument(field, 'must be a list');
-  return value;
 }
 
 /** Whether a fact passes every condition the filter names. */
