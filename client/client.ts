@@ -244,7 +244,6 @@ export class EngramClient {
   /** Stores a fact. With `confidence` it needs confidence-write-v1 (PutWithOptions); without, the
    *  historical Put works on any daemon. */
   async put(agentId: string, text: string, options: WriteOptions = {}): Promise<WriteResult> {
-    check.options(options);
     check.agentId(agentId);
     const memory = this.connection.memory;
     return this.putVia(text, options, {
@@ -303,7 +302,6 @@ export class EngramClient {
 
   /** Stores a fact in the shared namespace (confidence needs confidence-shared-write-v1). */
   async putShared(text: string, options: WriteOptions = {}): Promise<WriteResult> {
-    check.options(options);
     const memory = this.connection.memory;
     return this.putVia(text, options, {
       legacy: ['PutShared', (base) => memory.putShared(base)],
@@ -323,6 +321,7 @@ export class EngramClient {
       coalesced?: (base: PutBase, options: PutOptions, daemon: DaemonInfo) => Promise<PutReply>;
     },
   ): Promise<WriteResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
     const base: PutBase = { requestId: requestIdOf(options.requestId), text, fields: fields(options) };
@@ -370,25 +369,21 @@ export class EngramClient {
   }
 
   /** Pins a fact. Uses PatchFact (confidence-lifecycle-v1), else reads it and sends UpdateFact once. */
-  async pin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
+  pin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
     return this.lifecycle(agentId, factId, { pinned: true }, (f) => ({ ...f, pinned: true }), options);
   }
 
-  async unpin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
+  unpin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
     return this.lifecycle(agentId, factId, { pinned: false }, (f) => ({ ...f, pinned: false }), options);
   }
 
   /** Retires a fact (superseded_by = "agent"): it stops being recalled but stays in `list`. */
-  async forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
+  forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
     return this.lifecycle(agentId, factId, { forget: true }, (f) => (f.supersededBy ? f : { ...f, supersededBy: SUPERSEDED_BY_AGENT }), options);
   }
 
   /** Changes a fact's confidence label (needs confidence-lifecycle-v1). */
   async setConfidence(agentId: string, factId: string, confidence: string, options: { requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
     const label = check.confidenceLabel(confidence);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.ConfidenceLifecycle, 'changing a confidence label');
@@ -406,6 +401,7 @@ export class EngramClient {
     legacy: (current: Fact) => Fact,
     options: { requestId?: string },
   ): Promise<Fact> {
+    check.options(options);
     const daemon = await this.connection.ready();
     check.agentId(agentId);
     check.factId(factId);
@@ -800,25 +796,21 @@ export class EngramClient {
   }
 
   async recall(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
-    check.options(options);
     check.agentId(agentId);
     return this.recallIn(agentId, query, RecallScope.AGENT, false, options);
   }
 
   async recallShared(query: string, options: RecallOptions = {}): Promise<RecallResult> {
-    check.options(options);
     return this.recallIn(SHARED_AGENT_ID, query, RecallScope.SHARED, false, options);
   }
 
   /** The agent's namespace and the shared one, fused by namespace RRF. */
   async recallAll(agentId: string, query: string, options: RecallOptions = {}): Promise<RecallResult> {
-    check.options(options);
     check.agentId(agentId);
     return this.recallIn(agentId, query, RecallScope.ALL, false, options);
   }
 
   async recallExplain(agentId: string, query: string, options: RecallOptions = {}): Promise<ExplainResult> {
-    check.options(options);
     check.agentId(agentId);
     return this.recallIn(agentId, query, RecallScope.AGENT, true, options);
   }
@@ -856,6 +848,7 @@ export class EngramClient {
 
   /** One recall: the historical RPC when the call is effectively legacy, else RecallWithOptions. */
   private async recallIn(agentId: string, query: string, scope: RecallScope, explain: boolean, options: RecallOptions): Promise<ExplainResult> {
+    check.options(options);
     const daemon = await this.connection.ready();
     check.query(query, daemon.limits);
     const weight = this.confidenceWeight(options, daemon);
