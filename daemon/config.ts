@@ -10,7 +10,8 @@ import * as check from '../shared/validate.ts';
 import { EMBEDDER_NAMES, type EmbedderName } from './embed/index.ts';
 import { SIGNAL_NAMES, type Weights } from './recall/registry.ts';
 import { DEFAULT_CHECKPOINT_KEEP } from './lifecycle/checkpoints.ts';
-import { isLoopbackHost, normalizeListen, parseListen } from './http/listen.ts';
+import { checkAuthOptions } from './http/auth.ts';
+import { normalizeListen, parseListen } from './http/listen.ts';
 import type { DaemonOptions } from './server.ts';
 import { isPostgresUrl } from './store/postgres-url.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
@@ -299,7 +300,11 @@ function refusedCombination(parsed: ParsedOptions): string | undefined {
   if (!parsed.http) {
     return `--no-auth applies only to --http, which is not given (--mcp-http and --listen always ask for the bearer token): to serve MCP without a token use --http 127.0.0.1:PORT --no-auth (MCP is at its /mcp), or drop --no-auth and send the token in the data directory's token file`;
   }
-  const { host } = parseListen(parsed.http);
-  if (isLoopbackHost(host)) return undefined;
-  return `--no-auth is allowed only on a loopback address (127.0.0.1, ::1, localhost), not "${host}" of --http ${parsed.http}: drop --no-auth (callers then send the bearer token), or serve --http on loopback`;
+  // The HTTP server's own rule, asked before anything is made (it would refuse only at start).
+  try {
+    checkAuthOptions(parseListen(parsed.http).host, { noAuth: true });
+    return undefined;
+  } catch (error) {
+    return `${(error as Error).message} of --http ${parsed.http}: drop --no-auth (callers then send the bearer token), or serve --http on loopback`;
+  }
 }
