@@ -128,31 +128,33 @@ describe('a daemon that cannot start', () => {
     expect(existsSync(fresh)).toBe(false);
   });
 
+  /** `engram daemon FLAGS --check` and `engram start FLAGS` both refuse the flags as a usage
+   *  error (exit 2), and neither makes the data directory. */
+  async function refusedBeforeAnythingIsMade(fresh: string, flags: string[]) {
+    const checked = await runEngram(['daemon', '--data-dir', fresh, ...flags, '--check'], { dataDir: null, cwd: work, timeoutMs: 120_000 });
+    expect(checked.code, checked.stderr).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
+    const started = await run(['start', '--embedder', 'none', ...flags], fresh);
+    expect(started.code, started.stderr).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
+    return { checked, started };
+  }
+
   test('--no-auth with --http beyond loopback is refused by --check and by start (exit 2) before a store is made', async () => {
     const fresh = join(work, 'open-http');
-    const checked = await runEngram(['daemon', '--data-dir', fresh, '--http', '0.0.0.0:0', '--no-auth', '--check'], { dataDir: null, cwd: work, timeoutMs: 120_000 });
-    expect(checked.code, checked.stderr).toBe(2);
+    const { checked, started } = await refusedBeforeAnythingIsMade(fresh, ['--http', '0.0.0.0:0', '--no-auth']);
     expect(checked.stderr).toContain('--no-auth is allowed only on a loopback address');
-    expect(existsSync(fresh)).toBe(false);
-    const started = await run(['start', '--embedder', 'none', '--http', '0.0.0.0:0', '--no-auth'], fresh);
-    expect(started.code, started.stderr).toBe(2);
     expect(started.stderr).toContain('drop --no-auth');
-    expect(existsSync(fresh)).toBe(false);
     // On loopback the pair is fine.
     expect((await runEngram(['daemon', '--data-dir', fresh, '--http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
   });
 
   test('--no-auth without --http (--mcp-http alone, whose /mcp still asks for the token) is refused by --check and by start (exit 2), naming --http --no-auth instead', async () => {
     const fresh = join(work, 'open-mcp');
-    const checked = await runEngram(['daemon', '--data-dir', fresh, '--mcp-http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work, timeoutMs: 120_000 });
-    expect(checked.code, checked.stderr).toBe(2);
+    const { checked, started } = await refusedBeforeAnythingIsMade(fresh, ['--mcp-http', '127.0.0.1:0', '--no-auth']);
     expect(checked.stderr).toContain('--no-auth applies only to --http, which is not given');
     expect(checked.stderr).toContain('--http 127.0.0.1:PORT --no-auth');
-    expect(existsSync(fresh)).toBe(false);
-    const started = await run(['start', '--embedder', 'none', '--mcp-http', '127.0.0.1:0', '--no-auth'], fresh);
-    expect(started.code, started.stderr).toBe(2);
     expect(started.stderr).toContain('--no-auth applies only to --http');
-    expect(existsSync(fresh)).toBe(false);
     // With --http it applies (to --http; --mcp-http beside it keeps its token).
     expect((await runEngram(['daemon', '--data-dir', fresh, '--http', '127.0.0.1:0', '--mcp-http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
   });
