@@ -6,6 +6,7 @@
 import type { NamespaceIndex } from '../index/namespace.ts';
 import { RRF_K, compareResults, fusedScore, type Orderable } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
+import { RankTable } from './rank-table.ts';
 import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
 import type { NamespaceQuery, OrderSignal, RankMap, SignalContext, VectorReader } from './signal.ts';
 
@@ -65,20 +66,26 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     return { doc, factId: info.factId, agentId: ns.agentId, createdAt: info.createdAt, textKey: info.textKey, ranks, fused, final, matched: matchedDocs.has(doc) };
   };
 
-  const found = [...new Set([...matchRanks.values()].flatMap((ranks) => [...ranks.keys()]))];
+  const table = new RankTable(matchRanks, weights);
   let results: RankedFact[];
-  if (found.length > 0) {
+  if (table.size > 0) {
     // Order signals rank the best of what the match signals found: a recent fact they did not
     // find, or found only weakly, is not pushed above an older one they found well. The rest
     // follow with score 0 (so top_k is still filled).
-    const pool = orderPool(ns, found, matchRanks, weights, plan.topK);
-    const among = ordering.map((s) => [s.name as SignalName, s.rankAmong(ns, pool, plan)] as const);
-    const hits = found.map((doc) => score(doc, ranksOf(among, doc))).sort(compareResults);
-    const skip = new Set(found);
-    results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !skip.has(doc), score), plan);
+    const pool = table.best(ns, orderPoolSize(plan.topK));
+    for (const signal of ordering) table.fill(signal.name as SignalName, signal.rankAmong(ns, pool, plan));
+    const rows = table.docs.map((doc, row) => {
+      const info = ns.doc(doc);
+      const fused = table.fused(row);
+      let final = fused;
+      for (const modifier of plan.modifiers) final *= modifier.factor(info);
+      return { row, doc, fused, final, createdAt: info.createdAt, factId: info.factId, textKey: info.textKey };
+    });
+    const hits = mapStream(inOrder(rows), (r): RankedFact => ({ doc: r.doc, factId: r.factId, agentId: ns.agentId, createdAt: r.createdAt, textKey: r.textKey, ranks: table.signalRanks(r.row), fused: r.fused, final: r.final, matched: matchedDocs.has(r.doc) }));
+    results = mergeDistinct(hits, unmatched(ns, plan, (doc) => !table.has(doc), score), plan);
   } else {
     // Nothing matched, or no match signal ran: the order signals rank every eligible fact.
-    results = mergeDistinct([], orderEveryEligible(ns, plan, ordering, score), plan);
+    results = mergeDistinct(NOTHING[Symbol.iterator](), orderEveryEligible(ns, plan, ordering, score), plan);
   }
   return { results, candidates, searched, eligible: filter ? countEligible(ns, plan) : ns.size };
 }
@@ -89,16 +96,6 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
  *  ones that answer it (LoCoMo dev recall@10 0.759 → 0.761 at the default weights; pools of 20 to
  *  60 give 0.761–0.762, 100 or more 0.759; npm run bench:quality). */
 const orderPoolSize = (topK: number): number => Math.max(30, topK);
-
-/** The `orderPoolSize` candidates the match signals rank best by their own fused score (ties by
- *  created_at, then id, so every daemon of a store picks the same ones); all when fewer. */
-function orderPool(ns: NamespaceIndex, found: number[], matchRanks: ReadonlyMap<SignalName, RankMap>, weights: RecallPlan['weights'], topK: number): number[] {
-  const size = orderPoolSize(topK);
-  if (found.length <= size) return found;
-  const scored = found.map((doc) => ({ doc, score: fusedScore(signalRanks(matchRanks, doc, NO_RANKS), weights, RRF_K) }));
-  scored.sort((a, b) => b.score - a.score || ns.idOrder(a.doc, b.doc));
-  return scored.slice(0, size).map((s) => s.doc);
-}
 
 /** A fact's rank by every signal: a match signal's if it ranked the fact, else the order
  *  signal's given, else 0 (not ranked). */
@@ -227,6 +224,7 @@ function* mergeOrdered(streams: Iterator<RankedFact>[]): Generator<RankedFact> {
 }
 
 const NO_RANKS: ReadonlyMap<SignalName, number> = new Map();
+const NOTHING: readonly RankedFact[] = [];
 
 /** Eligible facts with score 0, in tie-break order (created_at, then id: doc order). */
 function* unmatched(ns: NamespaceIndex, plan: RecallPlan, include: (doc: number) => boolean, score: Score): Generator<RankedFact> {
@@ -237,16 +235,17 @@ function* unmatched(ns: NamespaceIndex, plan: RecallPlan, include: (doc: number)
 
 /** Merges two streams that are each in total order, skipping repeated texts, until top_k or the
  *  relevance floor (a fraction of the top score, so the top result always survives). */
-function mergeDistinct(hits: RankedFact[], rest: Iterator<RankedFact>, plan: RecallPlan): RankedFact[] {
+function mergeDistinct(hits: Iterator<RankedFact>, rest: Iterator<RankedFact>, plan: RecallPlan): RankedFact[] {
   const out: RankedFact[] = [];
   const seen = new Set<string>();
   let floor = -Infinity;
-  let h = 0;
+  let hit = hits.next();
   let next = rest.next();
-  while (out.length < plan.topK && (h < hits.length || !next.done)) {
+  while (out.length < plan.topK && (!hit.done || !next.done)) {
     let pick: RankedFact;
-    if (next.done || (h < hits.length && compareResults(hits[h]!, next.value) <= 0)) {
-      pick = hits[h++]!;
+    if (next.done || (!hit.done && compareResults(hit.value, next.value) <= 0)) {
+      pick = hit.value as RankedFact;
+      hit = hits.next();
     } else {
       pick = next.value;
       next = rest.next();
