@@ -256,7 +256,11 @@ export class EngramClient {
 
   /** One BatchPut of coalesced puts: each slot answered as its single put would have been. */
   private async sendCoalesced(items: CoalescedItem[], requestIds: string[]): Promise<ItemOutcome<PutReply>[]> {
-    const res = await this.write('BatchPut', requestIds, () => this.connection.memory.batchPut({ items, returnFacts: true }));
+    // Over the daemon's write stream when it has one: the same batch without a call of its own.
+    // Asked once write() has the handshake: a reconnect may have found another daemon.
+    const batch = { items, returnFacts: true };
+    const streamed = () => this.connection.daemon?.capabilities.includes(Capability.WriteStream) ?? false;
+    const res = await this.write('BatchPut', requestIds, () => (streamed() ? this.connection.writeStream.send(batch) : this.connection.memory.batchPut(batch)));
     return res.results.map((r) => (r.error ? { error: slotError(r.error) } : { ok: { fact: r.fact, replayed: r.replayed, duplicate: r.duplicate } }));
   }
 

@@ -20,6 +20,7 @@ import { ConsolidationService } from '../shared/gen/engram/v1/consolidation_pb.t
 import { MemoryControlsService } from '../shared/gen/engram/v1/controls_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { CHANGE_KEY, MIN_CHANGE_KEY } from '../shared/changes.ts';
+import { WriteStream } from './write-stream.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
 import type { SignalWeights } from '../shared/model.ts';
@@ -89,6 +90,8 @@ export class Connection {
   readonly graph: ClientOf<typeof GraphService>;
   readonly consolidation: ClientOf<typeof ConsolidationService>;
   readonly controls: ClientOf<typeof MemoryControlsService>;
+  /** Coalesced puts to a daemon with write-stream-v1. */
+  readonly writeStream: WriteStream;
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
@@ -118,6 +121,7 @@ export class Connection {
     this.graph = createServiceClient(GraphService, this.grpcClient, defaults);
     this.consolidation = createServiceClient(ConsolidationService, this.grpcClient, defaults);
     this.controls = createServiceClient(MemoryControlsService, this.grpcClient, defaults);
+    this.writeStream = new WriteStream(() => this.memory.writeStream(), options.timeoutMs, (change) => this.noteCommitted(change));
     // The handshake never waits for a change: it is what tells whether the numbers still apply.
     this.handshake = createServiceClient(HandshakeService, this.grpcClient, () => ({ metadata: this.metadata(false), timeoutMs: options.timeoutMs }));
   }
@@ -131,8 +135,11 @@ export class Connection {
 
   /** A write's answer named the change it committed. */
   private noteChange(trailers: grpc.Metadata): void {
-    const value = Number(trailers.get(CHANGE_KEY)[0]);
-    if (Number.isSafeInteger(value) && value > this.highestChange) this.highestChange = value;
+    this.noteCommitted(Number(trailers.get(CHANGE_KEY)[0]));
+  }
+
+  private noteCommitted(change: number): void {
+    if (Number.isSafeInteger(change) && change > this.highestChange) this.highestChange = change;
   }
 
   /** The highest change number this connection's writes committed (0: none, or another store). */
@@ -220,6 +227,7 @@ export class Connection {
   }
 
   close(): void {
+    this.writeStream.close();
     this.grpcClient.close();
   }
 }

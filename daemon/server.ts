@@ -202,6 +202,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   let serving = true;
   // One set of counters for every door of this daemon, scraped at GET /metrics.
   const metrics = new Metrics();
+  // Ends the clients' long-lived write streams when the daemon stops (see ServeOptions.draining).
+  const draining = new AbortController();
 
   const register = (server: grpc.Server, authenticate: Authenticate) => {
     const serve = {
@@ -209,6 +211,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
       serves: (method: string) => profileServes(profile, method),
       onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`),
       onDone: (method: string, code: number) => metrics.observeRpc(method, code),
+      onStreamMessage: (method: string) => metrics.observeStreamMessage(method),
+      draining: draining.signal,
       // Read-your-writes: a call asking for a change waits until it is applied here; a write's
       // answer says which change it committed. An older profile knew neither.
       ...(profile.capabilities.includes(Capability.ReadYourWrites)
@@ -275,7 +279,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
   const close = () =>
     (closing ??= (async () => {
       serving = false;
-      await Promise.all([http?.close(), mcpHttp?.close(), shutdown(unixServer), tcpServer ? shutdown(tcpServer) : Promise.resolve()]);
+      draining.abort();
+      await Promise.all([http?.close(), mcpHttp?.close(), shutdown(unixServer, log), tcpServer ? shutdown(tcpServer, log) : Promise.resolve()]);
       await core.close();
       rmSync(paths.discovery, { force: true });
       rmSync(paths.socket, { force: true });
@@ -295,9 +300,10 @@ const DRAIN_GRACE_MS = 5_000;
 /** Stops accepting calls and waits for in-flight ones to finish. A client that never lets its
  *  connection go (a paused process, a blocked event loop) would hold the stop forever: after the
  *  grace its connections are closed. */
-function shutdown(server: grpc.Server): Promise<void> {
+function shutdown(server: grpc.Server, log: Log): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => {
+      log.warn(`calls were still open ${DRAIN_GRACE_MS / 1000} s into the stop; closed their connections`);
       server.forceShutdown();
       resolve();
     }, DRAIN_GRACE_MS);

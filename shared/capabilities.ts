@@ -81,6 +81,9 @@ export const Capability = {
   /** BatchPut's return_facts: each stored item answered with its whole fact, as Put is — so the
    *  client library sends concurrent single puts of one namespace as one batch call. */
   BatchWriteFacts: 'batch-write-facts-v1',
+  /** WriteStream: BatchPut calls as messages of one long-lived stream, so the client library's
+   *  coalesced puts pay gRPC's per-call work once per connection, not once per batch. */
+  WriteStream: 'write-stream-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -118,13 +121,20 @@ const v02: ReleaseProfile = {
   advertisesDefaultWeight: true,
 };
 
-const current: ReleaseProfile = {
-  name: 'current',
+/** Release 0.3.0: the lifecycle, consolidation, the knowledge graph, memory controls, tokens. */
+const v03: ReleaseProfile = {
+  name: 'v0.3',
   capabilities: [...v02.capabilities, Capability.RecallMatches, Capability.WriteDedup, Capability.EmbedderWeights, Capability.BatchWrite, Capability.Decay, Capability.Reinforce, Capability.Gc, Capability.Analysis, Capability.Maintenance, Capability.Promote, Capability.UnifiedSearch, Capability.Extract, Capability.Clusters, Capability.Consolidate, Capability.KnowledgeGraph, Capability.Slots, Capability.Recipes, Capability.RecipeRecall, Capability.Context, Capability.AgentTokens, Capability.WriteStatus, Capability.ReadYourWrites, Capability.Inspector, Capability.BatchWriteFacts],
   advertisesDefaultWeight: true,
 };
 
-export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, 'v0.1': v01, 'v0.2': v02, current };
+const current: ReleaseProfile = {
+  name: 'current',
+  capabilities: [...v03.capabilities, Capability.WriteStream],
+  advertisesDefaultWeight: true,
+};
+
+export const RELEASE_PROFILES: Readonly<Record<string, ReleaseProfile>> = { legacy, 'v0.1': v01, 'v0.2': v02, 'v0.3': v03, current };
 export const DEFAULT_PROFILE = current.name;
 
 export function releaseProfile(name: string): ReleaseProfile {
@@ -150,6 +160,7 @@ export const METHOD_CAPABILITY: Readonly<Record<string, Capability>> = {
   'engram.v1.CheckpointService/ResumeCheckpoint': Capability.Checkpoint,
   'engram.v1.CheckpointService/ListCheckpoints': Capability.Checkpoint,
   'engram.v1.MemoryService/BatchPut': Capability.BatchWrite,
+  'engram.v1.MemoryService/WriteStream': Capability.WriteStream,
   'engram.v1.DecayService/Touch': Capability.Reinforce,
   'engram.v1.DecayService/ObserveUsage': Capability.Reinforce,
   'engram.v1.DecayService/CollectGarbage': Capability.Gc,

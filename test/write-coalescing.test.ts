@@ -1,6 +1,7 @@
-// Concurrent single puts of one namespace, sent by the client library as one BatchPut
-// (batch-write-facts-v1): each put still answers exactly as its own Put would — its fact, its
-// error, its request id's replay, its own UncertainWriteError — and the daemon receives fewer
+// Concurrent single puts of one namespace, sent by the client library as one batch
+// (batch-write-facts-v1) — a message of the daemon's write stream (write-stream-v1), or a BatchPut
+// call to a daemon without one: each put still answers exactly as its own Put would — its fact,
+// its error, its request id's replay, its own UncertainWriteError — and the daemon receives fewer
 // calls (counted per method at GET /metrics). An older daemon gets single Puts.
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, test } from 'vitest';
@@ -18,10 +19,17 @@ async function okCalls(daemon: DaemonProcess, method: string, code = 'OK'): Prom
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
+/** Requests the daemon answered on streams of `method` so far, from its /metrics. */
+async function streamMessages(daemon: DaemonProcess, method: string): Promise<number> {
+  const res = await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
+  const line = (await res.text()).split('\n').find((l) => l.startsWith(`engram_grpc_stream_messages_total{method="engram.v1.MemoryService/${method}"}`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
 const texts = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label} note ${i} about the quarry`);
 
 describe('concurrent puts go as one batch call', () => {
-  test('each put answers as its own Put would; the daemon sees a few BatchPut calls, no Put', async () => {
+  test('each put answers as its own Put would; the daemon sees a few write-stream messages, no BatchPut or Put', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
     const client = await daemon.client();
     const single = await daemon.client({ coalesceWrites: false });
@@ -34,9 +42,10 @@ describe('concurrent puts go as one batch call', () => {
     expect(written.map((w) => w.fact.confidence)).toEqual(wanted.map((_, i) => (i % 2 ? 'verified' : unlabelled)));
     expect(written.every((w) => !w.replayed && !w.duplicate && w.fact.agentId === 'co')).toBe(true);
     expect(new Set(written.map((w) => w.fact.id)).size).toBe(16);
-    const batches = await okCalls(daemon, 'BatchPut');
+    const batches = await streamMessages(daemon, 'WriteStream');
     expect(batches).toBeGreaterThanOrEqual(1);
     expect(batches).toBeLessThan(16);
+    expect(await okCalls(daemon, 'BatchPut')).toBe(0);
     expect(await okCalls(daemon, 'Put')).toBe(1); // the reference
     // Stored, and recallable, like any put.
     expect((await client.list('co')).facts.map((f) => f.text).sort()).toEqual([...wanted].sort());
@@ -118,6 +127,31 @@ describe('concurrent puts go as one batch call', () => {
     const written = await Promise.all([...first, ...behind]);
     expect(written.map((w) => w.fact.text)).toEqual([...texts('ahead', 50), ...texts('behind', 50)]);
     expect((await client.stats('queued')).factCount).toBe(100);
+    client.close();
+  });
+
+  test('a daemon without the write stream (--compat v0.3) gets the batches as BatchPut calls; a stream opened anyway is refused', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--compat', 'v0.3', '--http', '127.0.0.1:0'] });
+    const client = await daemon.client();
+    const wanted = texts('v03', 16);
+    const written = await Promise.all(wanted.map((text) => client.put('v03', text)));
+    expect(written.map((w) => w.fact.text)).toEqual(wanted);
+    const batches = await okCalls(daemon, 'BatchPut');
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThan(16);
+    expect(await okCalls(daemon, 'Put')).toBe(0);
+    expect(await streamMessages(daemon, 'WriteStream')).toBe(0);
+    // A stream opened anyway ends UNIMPLEMENTED, as that release did, and nothing is written.
+    const raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());
+    const stream = createServiceClient(MemoryService, raw).writeStream();
+    stream.send({ sequence: 1n, batch: { items: [{ agentId: 'v03', text: 'raw streamed batch' }] } });
+    stream.end();
+    const replies = (async () => {
+      for await (const reply of stream.replies) return reply;
+    })();
+    await expect(replies).rejects.toMatchObject({ grpcCode: grpc.status.UNIMPLEMENTED });
+    raw.close();
+    expect((await client.stats('v03')).factCount).toBe(16);
     client.close();
   });
 

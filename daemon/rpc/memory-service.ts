@@ -1,9 +1,9 @@
 // MemoryService over gRPC: a thin adapter. Decode → core (which validates) → encode.
-import type { ImplOf } from '../../shared/grpc/bridge.ts';
-import { MemoryService, type FactFilter } from '../../shared/gen/engram/v1/memory_pb.ts';
+import type { ImplOf, ServerCall } from '../../shared/grpc/bridge.ts';
+import { MemoryService, type BatchPutRequest, type FactFilter } from '../../shared/gen/engram/v1/memory_pb.ts';
 import type { BatchSlot, Engram, FactMatch, PutResult, SearchOutcome } from '../core/engram.ts';
 import { factMessage, factPatch, feedbackMessage, receiptMessage, recallOptionsInput, retrievalMessage, scopeOf, writeFields, writeOptions } from './convert.ts';
-import { invalidArgument } from '../../shared/errors.ts';
+import { EngramError, invalidArgument } from '../../shared/errors.ts';
 import { Capability, type ReleaseProfile } from '../../shared/capabilities.ts';
 import { coreContext } from './context.ts';
 
@@ -41,6 +41,11 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
     matches: matches(outcome),
     kgHints: outcome.hints ?? [],
   });
+  const batchPut = async (req: Pick<BatchPutRequest, 'items' | 'returnFacts'>, call: ServerCall) => {
+    const items = req.items.map((item) => ({ requestId: item.requestId, agentId: item.agentId, text: item.text, ...writeFields(item.fields), ...writeOptions(item.options) }));
+    const slots = await core.putBatch(coreContext(call), { items });
+    return { results: slots.map(batchResult(req.returnFacts && factsServed)) };
+  };
   return {
     async put(req, call) {
       return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields) }));
@@ -123,10 +128,17 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
         ...(byConfidenceServed ? { liveVerified: n(s.liveByConfidence.verified), liveInferred: n(s.liveByConfidence.inferred), liveUnverified: n(s.liveByConfidence.unverified) } : {}),
       };
     },
-    async batchPut(req, call) {
-      const items = req.items.map((item) => ({ requestId: item.requestId, agentId: item.agentId, text: item.text, ...writeFields(item.fields), ...writeOptions(item.options) }));
-      const slots = await core.putBatch(coreContext(call), { items });
-      return { results: slots.map(batchResult(req.returnFacts && factsServed)) };
+    batchPut,
+    // Each batch answers in its own reply; a batch refused as a whole (a token that may not
+    // write there, a batch too large) answers with that refusal, and the stream goes on.
+    async writeStream(req, call) {
+      try {
+        const batch = await batchPut(req.batch ?? { items: [], returnFacts: false }, call);
+        return { sequence: req.sequence, batch, change: BigInt(call.changes.wrote) };
+      } catch (error) {
+        if (!(error instanceof EngramError)) throw error;
+        return { sequence: req.sequence, error: { code: error.code, message: error.message, field: error.field ?? '' } };
+      }
     },
     async putWithOptions(req, call) {
       return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));

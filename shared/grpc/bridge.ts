@@ -45,13 +45,26 @@ type StreamHandler<M extends MethodShape> = (
   call: ServerCall,
 ) => AsyncIterable<MessageInitShape<M['output']>>;
 
+/** A bidirectional stream served message by message: each request gets one reply, the requests
+ *  run concurrently and the replies go in whatever order they finish. `call` is the request's
+ *  own: its caller is authenticated again for each request (a revoked token stops at once, not
+ *  when the stream ends) and its `changes` count that request's writes alone. A handler answers
+ *  its own refusals in its reply; one that throws ends the stream with that error, once every
+ *  other request it took is answered. */
+type MessageHandler<M extends MethodShape> = (
+  request: MessageShape<M['input']>,
+  call: ServerCall,
+) => Promise<MessageInitShape<M['output']>>;
+
 /** The implementation of a service: one async function per method, named by its localName. */
 export type ServiceImpl<S extends GenServiceMethods> = {
   [K in keyof S]: S[K]['methodKind'] extends 'unary'
     ? UnaryHandler<S[K]>
     : S[K]['methodKind'] extends 'server_streaming'
       ? StreamHandler<S[K]>
-      : never;
+      : S[K]['methodKind'] extends 'bidi_streaming'
+        ? MessageHandler<S[K]>
+        : never;
 };
 
 /** The implementation type of a generated service constant, e.g. ImplOf<typeof MemoryService>. */
@@ -76,6 +89,12 @@ export interface ServeOptions {
   trailers?: (call: ServerCall) => Record<string, string> | undefined;
   /** Called once a served call has ended, with its method ("package.Service/Method") and status code. */
   onDone?: (method: string, code: number) => void;
+  /** Called each time a bidirectional stream answers one request. */
+  onStreamMessage?: (method: string) => void;
+  /** Aborted when the server stops: an open bidirectional stream then takes no further request
+   *  and ends (OK) once it has answered those it took, so a stop does not wait for its clients
+   *  to close long-lived streams. */
+  draining?: AbortSignal;
 }
 
 export function addService<S extends GenServiceMethods>(
@@ -103,8 +122,8 @@ function methodDefinition(service: DescService, method: DescMethod): grpc.Method
   return {
     path: methodPath(service, method),
     originalName: method.localName,
-    requestStream: false,
-    responseStream: method.methodKind === 'server_streaming',
+    requestStream: method.methodKind === 'bidi_streaming',
+    responseStream: method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming',
     requestSerialize: (bytes: Buffer) => bytes,
     requestDeserialize: (bytes: Buffer) => bytes,
     responseSerialize: (message: unknown) =>
@@ -151,6 +170,7 @@ function serverHandler(
   options: ServeOptions,
 ): grpc.UntypedHandleCall {
   const fullName = methodName(service, method);
+  if (method.methodKind === 'bidi_streaming') return bidiHandler(service, method, handler as MessageHandler<MethodShape>, options);
   if (method.methodKind === 'server_streaming') {
     const stream = handler as StreamHandler<MethodShape>;
     return async (call: grpc.ServerWritableStream<Buffer, unknown>) => {
@@ -205,12 +225,78 @@ function serverHandler(
   };
 }
 
+/** Serves a bidirectional stream message by message (see MessageHandler). The stream ends once
+ *  the client has sent its last request (or the server drains, or a request is refused as a
+ *  whole) and every request taken is answered: a request is either answered or never handled. */
+function bidiHandler(service: DescService, method: DescMethod, handler: MessageHandler<MethodShape>, options: ServeOptions): grpc.UntypedHandleCall {
+  const fullName = methodName(service, method);
+  return async (call: grpc.ServerDuplexStream<Buffer, unknown>) => {
+    let stream: { ctx: ServerCall; settle: () => void };
+    try {
+      stream = await serverCall(service, method, call, options);
+    } catch (error) {
+      const status = toServiceError(error, method, options);
+      options.onDone?.(fullName, status.code!);
+      call.emit('error', status);
+      return;
+    }
+    let open = 0;
+    let taking = true;
+    let failure: Partial<grpc.StatusObject> | null = null;
+    const finish = () => {
+      if (taking || open > 0) return;
+      stream.settle();
+      options.onDone?.(fullName, failure?.code ?? grpc.status.OK);
+      if (failure) call.emit('error', failure);
+      else call.end();
+    };
+    const stop = (status?: Partial<grpc.StatusObject>) => {
+      if (!taking) return;
+      taking = false;
+      failure = status ?? null;
+      options.draining?.removeEventListener('abort', drain);
+      call.pause();
+      finish();
+    };
+    const drain = () => stop();
+    call.on('data', (bytes: Buffer) => {
+      if (!taking) return; // after the stream stopped taking requests: never handled
+      let request: MessageShape<DescMessage>;
+      let caller: unknown;
+      try {
+        request = decodeRequest(method, bytes);
+        caller = options.authenticate?.({ method: stream.ctx.method, metadata: call.metadata });
+      } catch (error) {
+        stop(toServiceError(error, method, options));
+        return;
+      }
+      open++;
+      handler(request, { ...stream.ctx, caller, changes: { wrote: 0 } })
+        .then(
+          (reply) => {
+            options.onStreamMessage?.(fullName);
+            if (!call.cancelled) call.write(reply);
+          },
+          (error: unknown) => stop(toServiceError(error, method, options)),
+        )
+        .finally(() => {
+          open--;
+          finish();
+        });
+    });
+    call.on('end', () => stop());
+    call.on('error', () => stop()); // the client went away
+    if (options.draining?.aborted) stop();
+    else options.draining?.addEventListener('abort', drain, { once: true });
+  };
+}
+
 function unimplementedHandler(service: DescService, method: DescMethod, options: ServeOptions): grpc.UntypedHandleCall {
   const error = (): Partial<grpc.StatusObject> => {
     options.onDone?.(methodName(service, method), grpc.status.UNIMPLEMENTED);
     return { code: grpc.status.UNIMPLEMENTED, details: `${service.typeName}.${method.name} is not served by this daemon` };
   };
-  if (method.methodKind === 'server_streaming') {
+  if (method.methodKind === 'server_streaming' || method.methodKind === 'bidi_streaming') {
     return (call: grpc.ServerWritableStream<Buffer, unknown>) => call.emit('error', error());
   }
   return (_call: grpc.ServerUnaryCall<Buffer, unknown>, callback: grpc.sendUnaryData<unknown>) => callback(error());
@@ -252,13 +338,29 @@ type StreamMethod<M extends MethodShape> = (
   options?: CallOptions,
 ) => AsyncIterable<MessageShape<M['output']>>;
 
+/** One open bidirectional stream: requests go as they are sent, replies come as they are made. */
+export interface BidiCall<I extends DescMessage, O extends DescMessage> {
+  /** Encodes and sends one request. One the wire cannot carry is refused (RpcError,
+   *  INVALID_ARGUMENT) and nothing of it is sent. */
+  send(request: MessageInitShape<I>): void;
+  /** No further requests: the server ends the stream once it has answered those it took. */
+  end(): void;
+  cancel(): void;
+  /** The replies until the stream ends; an RpcError if it ends with an error status. */
+  readonly replies: AsyncIterable<MessageShape<O>>;
+}
+
+type BidiMethod<M extends MethodShape> = (options?: CallOptions) => BidiCall<M['input'], M['output']>;
+
 /** A typed client: one promise-returning (or async-iterable) function per method. */
 export type ServiceClient<S extends GenServiceMethods> = {
   [K in keyof S]: S[K]['methodKind'] extends 'unary'
     ? UnaryMethod<S[K]>
     : S[K]['methodKind'] extends 'server_streaming'
       ? StreamMethod<S[K]>
-      : never;
+      : S[K]['methodKind'] extends 'bidi_streaming'
+        ? BidiMethod<S[K]>
+        : never;
 };
 
 /** The client type of a generated service constant, e.g. ClientOf<typeof MemoryService>. */
@@ -286,7 +388,9 @@ export function createServiceClient<S extends GenServiceMethods>(
     methods[method.localName] =
       method.methodKind === 'server_streaming'
         ? streamMethod(service, method, client, defaults)
-        : unaryMethod(service, method, client, defaults);
+        : method.methodKind === 'bidi_streaming'
+          ? bidiMethod(service, method, client, defaults)
+          : unaryMethod(service, method, client, defaults);
   }
   return methods as ServiceClient<S>;
 }
@@ -375,5 +479,34 @@ function streamMethod(service: DescService, method: DescMethod, client: grpc.Cli
     } catch (error) {
       throw new RpcError(error as grpc.ServiceError);
     }
+  };
+}
+
+/** A long-lived stream has no deadline: `timeoutMs` bounds how long it may take to open, not
+ *  how long it stays open (a caller times each request itself). */
+function bidiMethod(service: DescService, method: DescMethod, client: grpc.Client, defaults: () => CallOptions) {
+  return (options?: CallOptions): BidiCall<DescMessage, DescMessage> => {
+    const merged = mergeOptions(defaults(), options);
+    const call = client.makeBidiStreamRequest(
+      methodPath(service, method),
+      (bytes: Buffer) => bytes,
+      (bytes: Buffer) => fromBinary(method.output, bytes),
+      merged.metadata!,
+      {},
+    );
+    merged.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+    async function* replies() {
+      try {
+        for await (const message of call) yield message as MessageShape<DescMessage>;
+      } catch (error) {
+        throw new RpcError(error as grpc.ServiceError);
+      }
+    }
+    return {
+      send: (request) => void call.write(encodeRequest(method, request)),
+      end: () => call.end(),
+      cancel: () => call.cancel(),
+      replies: replies(),
+    };
   };
 }

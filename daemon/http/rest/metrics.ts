@@ -19,11 +19,19 @@ export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly durations = new Map<string, Histogram>();
   private readonly rpcs = new Map<string, number>();
+  private readonly streamMessages = new Map<string, number>();
 
   /** One gRPC call ended: `method` is "package.Service/Method", `code` its status code. */
   observeRpc(method: string, code: number): void {
     const key = labels({ method, code: GRPC_CODE_NAMES[code] ?? String(code) });
     this.rpcs.set(key, (this.rpcs.get(key) ?? 0) + 1);
+  }
+
+  /** A long-lived stream answered one request: streams end rarely, so calls alone would not
+   *  show their traffic. */
+  observeStreamMessage(method: string): void {
+    const key = labels({ method });
+    this.streamMessages.set(key, (this.streamMessages.get(key) ?? 0) + 1);
   }
 
   /** `route` is the matched template ("/v1/facts/{id}") or "unmatched". */
@@ -61,6 +69,9 @@ export class Metrics {
 
     lines.push('# HELP engram_grpc_calls_total gRPC calls answered, by method and status code.', '# TYPE engram_grpc_calls_total counter');
     for (const [key, n] of sorted(this.rpcs)) lines.push(`engram_grpc_calls_total{${key}} ${n}`);
+
+    lines.push('# HELP engram_grpc_stream_messages_total Requests answered on gRPC streams (e.g. the write stream), by method.', '# TYPE engram_grpc_stream_messages_total counter');
+    for (const [key, n] of sorted(this.streamMessages)) lines.push(`engram_grpc_stream_messages_total{${key}} ${n}`);
 
     const name = 'engram_request_duration_seconds';
     lines.push(`# HELP ${name} HTTP request duration, from the request's arrival to the end of its response.`, `# TYPE ${name} histogram`);

@@ -1,0 +1,136 @@
+// The write stream (write-stream-v1): the client library sends its coalesced puts as messages of
+// one long-lived stream. What a user relies on beyond what single puts give (write-coalescing
+// covers those): a stopping daemon answers every write it took and does not wait for its clients
+// to hang up; a write the daemon never answers fails as uncertain within the call timeout instead
+// of waiting forever; a program that never closes its client still exits; and a batch refused as
+// a whole leaves the stream working.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, test } from 'vitest';
+import { createServiceClient } from '../shared/grpc/bridge.ts';
+import { MemoryService, type WriteStreamResponse } from '../shared/gen/engram/v1/memory_pb.ts';
+import { UncertainWriteError, type WriteResult } from '../client/index.ts';
+import { ROOT, useDaemonPool, waitFor } from './fixtures/daemon.ts';
+
+const pool = useDaemonPool();
+
+describe('the write stream', () => {
+  test('a daemon stopping under busy writers answers every write it took, ends open streams at once, and a resend stores nothing twice', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    // A stream another program holds open without writing: the stop must not wait for it.
+    const raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());
+    const held = createServiceClient(MemoryService, raw).writeStream();
+    held.send({ sequence: 1n, batch: { items: [{ agentId: 'held', text: 'written through a stream held open' }] } });
+    const heldReplies: WriteStreamResponse[] = [];
+    const heldEnded = (async () => {
+      for await (const reply of held.replies) heldReplies.push(reply);
+    })();
+    type Attempt = { id: string; text: string; outcome?: PromiseSettledResult<WriteResult> };
+    const attempts: Attempt[] = [];
+    let acknowledged = 0;
+    // Eight writers that never pause, so the stream never idles: only the stop can end it.
+    const writers = Array.from({ length: 8 }, async (_, w) => {
+      for (let i = 0; ; i++) {
+        const attempt: Attempt = { id: `busy-${w}-${i}`, text: `writer ${w} fact ${i} about the lighthouse` };
+        attempts.push(attempt);
+        try {
+          attempt.outcome = { status: 'fulfilled', value: await client.put('busy', attempt.text, { requestId: attempt.id }) };
+          acknowledged++;
+        } catch (error) {
+          attempt.outcome = { status: 'rejected', reason: error };
+          return;
+        }
+      }
+    });
+    await waitFor(async () => (acknowledged >= 200 ? true : undefined), 60_000);
+    expect(await daemon.stop()).toBe(0);
+    await Promise.all(writers);
+    client.close();
+    // The held stream was answered, then ended with OK by the stop.
+    await heldEnded;
+    raw.close();
+    expect(heldReplies.map((r) => r.batch?.results[0]?.factId !== '')).toEqual([true]);
+    // Without the stream ending on stop, the stop waits out its grace and closes connections.
+    expect(daemon.log()).not.toMatch(/still open .* into the stop/);
+    for (const { outcome } of attempts) {
+      if (outcome?.status === 'rejected') expect((outcome.reason as Error).name).toMatch(/UncertainWriteError|EngramError|RpcError/);
+    }
+
+    const again = await pool.start({ dataDir: daemon.dataDir });
+    const resumed = await again.client();
+    const resent = await Promise.all(attempts.map((a) => resumed.put('busy', a.text, { requestId: a.id })));
+    attempts.forEach((a, i) => {
+      if (a.outcome?.status === 'fulfilled') expect(resent[i]).toMatchObject({ replayed: true, fact: { id: a.outcome.value.fact.id } });
+    });
+    expect((await resumed.stats('busy')).factCount).toBe(attempts.length);
+    resumed.close();
+  });
+
+  test('a write the daemon never answers fails as uncertain within the call timeout; resent once the daemon runs again, it is stored once', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client({ timeoutMs: 1500 });
+    await Promise.all([client.put('frozen', 'written before the freeze'), client.put('frozen', 'also before the freeze')]);
+    daemon.child.kill('SIGSTOP');
+    try {
+      const error = await client.put('frozen', 'sent while the daemon was frozen', { requestId: 'frozen-1' }).then(
+        () => new Error('the write was answered'),
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(UncertainWriteError);
+      expect((error as UncertainWriteError).requestIds).toEqual(['frozen-1']);
+    } finally {
+      daemon.child.kill('SIGCONT');
+    }
+    const resent = await client.put('frozen', 'sent while the daemon was frozen', { requestId: 'frozen-1' });
+    const stored = (await client.list('frozen')).facts.filter((f) => f.text === 'sent while the daemon was frozen');
+    expect(stored.map((f) => f.id)).toEqual([resent.fact.id]);
+    client.close();
+  });
+
+  test('a program that never closes its client exits once its writes are answered', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const script = join(daemon.dataDir, 'never-closes.mjs');
+    writeFileSync(
+      script,
+      `const { connect } = await import(${JSON.stringify(join(ROOT, 'dist', 'index.js'))});
+       const client = await connect({ dataDir: ${JSON.stringify(daemon.dataDir)} });
+       const written = await Promise.all([1, 2, 3].map((i) => client.put('open', 'fact ' + i + ' of a program that never closes')));
+       console.log(written.length);`,
+    );
+    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect({ code, out: out.trim() }).toEqual({ code: 0, out: '3' });
+  });
+
+  test('a batch refused as a whole answers with its error, writes nothing, and the stream goes on', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());
+    const stream = createServiceClient(MemoryService, raw).writeStream();
+    const replies: WriteStreamResponse[] = [];
+    const read = (async () => {
+      for await (const reply of stream.replies) replies.push(reply);
+    })();
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({ agentId: 'refused', text: `item ${i}` }));
+    stream.send({ sequence: 7n, batch: { items: tooMany } });
+    stream.send({ sequence: 8n, batch: { items: [{ agentId: 'refused', text: 'a good fact after a refused batch' }, { agentId: 'refused', text: ' ' }] } });
+    stream.end();
+    await read;
+    raw.close();
+    const bySequence = new Map(replies.map((r) => [r.sequence, r]));
+    expect(bySequence.get(7n)!.error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, field: 'items' });
+    expect(bySequence.get(7n)!.batch).toBeUndefined();
+    const good = bySequence.get(8n)!;
+    expect(good.error).toBeUndefined();
+    expect(good.batch!.results[0]!.factId).not.toBe('');
+    expect(good.batch!.results[1]!.error).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, field: 'items[1].text' });
+    expect(good.change).toBeGreaterThan(0n);
+    const client = await daemon.client();
+    expect((await client.list('refused')).facts.map((f) => f.text)).toEqual(['a good fact after a refused batch']);
+    client.close();
+  });
+});
