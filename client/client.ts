@@ -56,6 +56,12 @@ export interface ConnectOptions {
    *  request id, result and error, exactly as single puts (batch-write-facts-v1; default true).
    *  false: one Put call per put. */
   coalesceWrites?: boolean;
+  /** Called when a call finds the daemon unreachable (nothing was sent). With it, the first failed
+   *  connection attempt is the answer instead of waiting connectTimeoutMs for one to succeed. The
+   *  hook may start a daemon: the call then waits up to connectTimeoutMs for it and goes on (a
+   *  write too, as it never left). Or it throws the error the call fails with (why the daemon
+   *  cannot be had, what to do). Calls that find the daemon gone together share one run of it. */
+  onUnreachable?: (error: EngramError) => Promise<void>;
 }
 
 export interface ReviseResult {
@@ -180,6 +186,7 @@ export interface ReindexEvent {
 
 export async function connect(options: ConnectOptions = {}): Promise<EngramClient> {
   check.options(options);
+  if (options.onUnreachable !== undefined && typeof options.onUnreachable !== 'function') throw invalidArgument('onUnreachable', 'must be a function (or omitted)');
   let { address, token } = options;
   if (!address) {
     const discovery = readDiscovery(resolveDataDir(options.dataDir));
@@ -195,6 +202,7 @@ export async function connect(options: ConnectOptions = {}): Promise<EngramClien
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     readYourWrites: options.readYourWrites ?? true,
     ...(options.minChange ? { minChange: parseMinChange(options.minChange) } : {}),
+    ...(options.onUnreachable ? { onUnreachable: options.onUnreachable } : {}),
   });
   if (options.defaultConfidenceWeight !== undefined) check.confidenceWeight(options.defaultConfidenceWeight, 'defaultConfidenceWeight');
   const client = new EngramClient(connection, options.defaultConfidenceWeight, options.coalesceWrites ?? true);

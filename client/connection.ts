@@ -70,6 +70,8 @@ export interface ConnectionOptions {
   readYourWrites?: boolean;
   /** A change number to wait for from the start (another client's writes). */
   minChange?: number;
+  /** What to do when the daemon cannot be reached before a call (see ConnectOptions). */
+  onUnreachable?: (error: EngramError) => Promise<void>;
 }
 
 export class Connection {
@@ -95,6 +97,8 @@ export class Connection {
   private readonly handshake: ClientOf<typeof HandshakeService>;
   private info: DaemonInfo | null = null;
   private handshaking: Promise<DaemonInfo> | null = null;
+  /** The onUnreachable hook under way: the calls that find the daemon gone together share it. */
+  private reviving: Promise<void> | null = null;
   /** Called after every handshake that found a different daemon instance than before. */
   onNewInstance?: (info: DaemonInfo, previous: DaemonInfo | null) => void;
 
@@ -157,7 +161,7 @@ export class Connection {
   async ready(): Promise<DaemonInfo> {
     const channel = this.grpcClient.getChannel();
     if (this.info && channel.getConnectivityState(false) === grpc.connectivityState.READY) return this.info;
-    await this.waitForReady();
+    await this.reachable();
     this.handshaking ??= this.hello().finally(() => (this.handshaking = null));
     return this.handshaking;
   }
@@ -167,14 +171,43 @@ export class Connection {
     this.info = null;
   }
 
-  private waitForReady(): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.grpcClient.waitForReady(Date.now() + this.options.connectTimeoutMs, (error) =>
-        error
-          ? reject(new EngramError(ErrorKind.Unavailable, `cannot reach the Engram daemon at ${this.options.address}: ${error.message}. Is it running? (engram status)`))
-          : resolve(),
-      ),
-    );
+  /** Waits until the channel is READY. Without onUnreachable, for up to connectTimeoutMs. With it,
+   *  a failed connection attempt is taken as the answer at once (nothing listens: waiting would
+   *  only give the same answer later), the hook runs (it may start a daemon, or throws why not),
+   *  and then the channel gets connectTimeoutMs to reach the daemon, reconnecting by itself. */
+  private async reachable(): Promise<void> {
+    const revive = this.options.onUnreachable;
+    if (!revive) return this.waitForReady(false);
+    try {
+      await this.waitForReady(true);
+    } catch (error) {
+      this.reviving ??= revive(error as EngramError).finally(() => (this.reviving = null));
+      await this.reviving;
+      await this.waitForReady(false);
+    }
+  }
+
+  /** grpc-js's own Client.waitForReady, except that with `failFast` a channel in
+   *  TRANSIENT_FAILURE (its connection attempt failed) ends the wait: gRPC's fail-fast rule. grpc-js
+   *  keeps reconnecting (with backoff) either way; this only watches its state. */
+  private waitForReady(failFast: boolean): Promise<void> {
+    const channel = this.grpcClient.getChannel();
+    const deadline = Date.now() + this.options.connectTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const unreachable = (why: string) => reject(new EngramError(ErrorKind.Unavailable, `cannot reach the Engram daemon at ${this.options.address}: ${why}. Is it running? (engram status)`));
+      const look = (timedOut?: Error) => {
+        try {
+          const state = channel.getConnectivityState(true);
+          if (state === grpc.connectivityState.READY) return resolve();
+          if (timedOut) return unreachable('Failed to connect before the deadline');
+          if (failFast && state === grpc.connectivityState.TRANSIENT_FAILURE) return unreachable('nothing accepted the connection');
+          channel.watchConnectivityState(state, deadline, look);
+        } catch {
+          unreachable('The channel has been closed');
+        }
+      };
+      look();
+    });
   }
 
   private async hello(): Promise<DaemonInfo> {

@@ -1,6 +1,7 @@
 // `engram mcp`: an MCP server on stdio for one agent host (Claude Code, Cursor, …), as a client
 // of the shared daemon — several agents are several `engram mcp` processes and one daemon. With
-// no daemon serving the data dir it starts one and says so on stderr (stdout is the protocol).
+// no daemon serving the data dir it starts one and says so on stderr (stdout is the protocol);
+// if that daemon stops later, the next tool call starts it again.
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Help } from 'commander';
@@ -12,7 +13,7 @@ import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts
 import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { ClientBackend } from './backend.ts';
-import { startDetached } from '../daemon-control.ts';
+import { startDetached, type StartedDaemon } from '../daemon-control.ts';
 import { refusedTokenMessage } from '../errors.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
@@ -28,7 +29,8 @@ const USAGE = `usage: engram mcp [--data-dir DIR | --address TARGET [--token TOK
 
 Serves Engram's memory tools over MCP on stdin/stdout, through the daemon of DIR
 (default: the nearest .engram/ above the working directory, else the per-user
-data directory; $ENGRAM_HOME overrides), starting that daemon if none is running.
+data directory; $ENGRAM_HOME overrides), starting that daemon if none is running,
+and again when a call finds it stopped.
   --data-dir DIR     the daemon's data directory
   --address TARGET   a daemon address instead (unix:/path or host:port); never auto-started
   --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)
@@ -41,6 +43,35 @@ data directory; $ENGRAM_HOME overrides), starting that daemon if none is running
                      host's configuration) and exit`;
 
 const say = (message: string) => process.stderr.write(`engram mcp: ${message}\n`);
+
+/** What a starting daemon says while a slow start gets ready, on stderr (stdout is the protocol). */
+const showProgress = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The started daemon as the stderr lines name it, and how to stop it. */
+const startedOne = (daemon: StartedDaemon, dataDir: string) => `pid ${daemon.pid}, log ${daemon.logPath}; engram stop --data-dir ${dataDir} stops it`;
+
+/** What a tool call does when the daemon of DIR cannot be reached: start it again as launch did.
+ *  The call then goes on only if it never left (the client never resends a write that may have
+ *  reached the old daemon). Two `engram mcp` doing so at once both get the one daemon the store
+ *  lock lets live. A daemon that will not start fails the call with why, and what to do. */
+function restart(dataDir: string): () => Promise<void> {
+  return async () => {
+    let daemon;
+    try {
+      daemon = await startDetached(dataDir, [], showProgress);
+    } catch (error) {
+      throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and could not be started: ${(error as Error).message}; start it with engram start --data-dir ${dataDir}`);
+    }
+    if (daemon.started) say(`the daemon serving ${dataDir} had stopped; started a new one (${startedOne(daemon, dataDir)})`);
+  };
+}
+
+/** With --address, engram mcp never starts a daemon: a call that cannot reach it says so. */
+function neverStarted(address: string): (error: EngramError) => Promise<void> {
+  return async (error) => {
+    throw new EngramError(ErrorKind.Unavailable, `${error.message} engram mcp --address ${address} never starts a daemon: start it where it runs (engram start), or correct --address.`);
+  };
+}
 
 /** A --tools list ("memory_add,memory_search") as tool names; an unknown one is named in the error. */
 function parseToolList(text: string): ToolName[] {
@@ -117,10 +148,13 @@ export async function main(argv: string[]): Promise<number> {
   let client;
   try {
     if (!values.address) {
-      const daemon = await startDetached(dataDir, [], (line) => process.stderr.write(`${line}\n`));
-      if (daemon.started) say(`no daemon was serving ${dataDir}; started one (pid ${daemon.pid}, log ${daemon.logPath}; engram stop --data-dir ${dataDir} stops it)`);
+      const daemon = await startDetached(dataDir, [], showProgress);
+      if (daemon.started) say(`no daemon was serving ${dataDir}; started one (${startedOne(daemon, dataDir)})`);
     }
-    client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp' });
+    // A call that finds the daemon gone (stopped, crashed) is answered at once: here it starts
+    // again, as at launch; with --address, which never starts one, the call says what to do.
+    const onUnreachable = values.address ? neverStarted(values.address) : restart(dataDir);
+    client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp', onUnreachable });
   } catch (error) {
     // A refused token means the daemon was reached: the token is what to fix.
     const refused = error instanceof EngramError && error.kind === ErrorKind.Unauthenticated;
