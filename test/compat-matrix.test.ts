@@ -22,6 +22,8 @@ const PROFILES = [
   { name: 'legacy', args: ['--compat', 'legacy'] },
   { name: 'v0.1', args: ['--compat', 'v0.1'] },
   { name: 'v0.2', args: ['--compat', 'v0.2'] },
+  // Release 0.3.0: everything but the write stream (coalesced puts go as BatchPut calls).
+  { name: 'v0.3', args: ['--compat', 'v0.3', '--signal-weights', '1,1,0.5'] },
   // The release's signal weights on the current daemons too, so legacy-shaped calls rank alike
   // everywhere (a current daemon's own defaults, per embedder, are in embedder-weights.test.ts).
   { name: 'current', args: ['--signal-weights', '1,1,0.5'] },
@@ -140,7 +142,7 @@ interface MethodContext {
 interface MethodCase {
   name: string;
   /** legacy, v0.1, v0.2, current, current with default weight 0.2. */
-  expected: [Cell, Cell, Cell, Cell, Cell];
+  expected: [Cell, Cell, Cell, Cell, Cell, Cell];
   /** State the call needs, made before the "before" snapshot. */
   prepare?: (ctx: MethodContext) => Promise<void>;
   /** The call, with a check that it had its effect. */
@@ -157,28 +159,34 @@ async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
 }
 
 const METHODS: MethodCase[] = [
-  { name: 'put', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'put', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix new fact');
     expect((await client.get(agent, fact.id)).text).toBe('matrix new fact');
   } },
-  { name: 'put + allowDuplicate', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'put + allowDuplicate', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     // A daemon without write dedup stores every write, so the option is honoured everywhere.
     const first = await client.put(agent, 'matrix twice');
     const copy = await client.put(agent, 'matrix twice', { allowDuplicate: true });
     expect(copy.duplicate).toBe(false);
     expect(copy.fact.id).not.toBe(first.fact.id);
   } },
-  { name: 'putBatch', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'putBatch', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const results = await client.putBatch([{ agentId: agent, text: 'matrix batch one' }, { agentId: agent, text: 'matrix batch two' }]);
     expect(await Promise.all(results.map(async (r) => (await client.get(agent, r.factId!)).text))).toEqual(['matrix batch one', 'matrix batch two']);
   } },
-  { name: 'writeAll (batches, or single puts on older daemons)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'concurrent puts (the write stream, BatchPut calls, or single Puts)', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
+    const wanted = Array.from({ length: 16 }, (_, i) => `matrix concurrent ${i}`);
+    const written = await Promise.all(wanted.map((text) => client.put(agent, text)));
+    expect(written.map((w) => w.fact.text)).toEqual(wanted);
+    expect((await client.stats(agent)).factCount).toBe(2 + wanted.length);
+  } },
+  { name: 'writeAll (batches, or single puts on older daemons)', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     const results = await writeAll(client, [{ agentId: agent, text: 'matrix all one', requestId: `${agent}-all-1` }, { agentId: agent, text: 'matrix all two', requestId: `${agent}-all-2` }]);
     expect(await Promise.all(results.map(async (r) => (await client.get(agent, r.factId!)).text))).toEqual(['matrix all one', 'matrix all two']);
     // A re-run replays by request id everywhere.
     expect((await writeAll(client, [{ agentId: agent, text: 'matrix all one', requestId: `${agent}-all-1` }])).map((r) => !r.error && r.replayed)).toEqual([true]);
   } },
-  { name: 'concurrent puts (one batch call, or single puts on older daemons)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'concurrent puts (one batch call, or single puts on older daemons)', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     const texts = Array.from({ length: 8 }, (_, i) => `matrix concurrent fact ${i}`);
     const written = await Promise.all(texts.map((text, i) => client.put(agent, text, { requestId: `${agent}-concurrent-${i}` })));
     expect(written.map((w) => w.fact.text)).toEqual(texts);
@@ -188,100 +196,100 @@ const METHODS: MethodCase[] = [
     const again = await Promise.all(texts.slice(0, 2).map((text, i) => client.put(agent, text, { requestId: `${agent}-concurrent-${i}` })));
     expect(again.map((w) => [w.fact.id, w.replayed])).toEqual(written.slice(0, 2).map((w) => [w.fact.id, true]));
   } },
-  { name: 'putShared', expected: [W, W, W, W, W], run: async ({ client }) => {
+  { name: 'putShared', expected: [W, W, W, W, W, W], run: async ({ client }) => {
     const { fact } = await client.putShared('matrix shared fact');
     expect(fact.agentId).toBe('__shared__');
   } },
-  { name: 'put + strength', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'put + strength', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix strong fact', { strength: 1.5 });
     expect((await client.get(agent, fact.id)).strength).toBe(1.5);
   } },
   // Strength 1 is every fact's start: an export's lines carry it, and restore onto any daemon.
-  { name: 'put + putBatch with the default strength', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'put + putBatch with the default strength', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     await client.put(agent, 'matrix default strength fact', { strength: 1 });
     await writeAll(client, [{ agentId: agent, text: 'matrix default strength batch fact', strength: 1 }]);
     expect((await client.list(agent, { pageSize: 100 })).facts.filter((f) => f.text.startsWith('matrix default strength')).length).toBe(2);
   } },
-  { name: 'touch', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'touch', expected: [R, R, R, W, W, W], run: async ({ client, agent, ids }) => {
     const r = await client.touch(agent, ids[0], { boostStrength: true });
     expect(await client.get(agent, ids[0])).toMatchObject({ useCount: 2, strength: 1.1 });
     expect(r.newScore).toBeGreaterThan(r.oldScore);
   } },
-  { name: 'observeUsage', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'observeUsage', expected: [R, R, R, W, W, W], run: async ({ client, agent, ids }) => {
     const r = await client.observeUsage(agent, ids, { contextTags: ['matrix'] });
     expect(r.results.map((o) => o.status)).toEqual(['reinforced', 'reinforced']);
     expect((await client.get(agent, ids[1])).reviewCount).toBe(1);
   } },
-  { name: 'collectGarbage', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'collectGarbage', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     expect(await client.collectGarbage(agent)).toMatchObject({ dryRun: true, totalAffected: 0 });
   } },
-  { name: 'recall + decay', expected: [R, R, R, W, W], prepare: async ({ client, agent, ids }) => {
+  { name: 'recall + decay', expected: [R, R, R, W, W, W], prepare: async ({ client, agent, ids }) => {
     if (client.daemon.capabilities.includes('reinforce-v1')) await client.touch(agent, ids[1]);
   }, run: async ({ client, agent, ids }) => {
     const { facts, matches } = await client.recall(agent, '', { weights: { vector: 0, keyword: 0, recency: 0, decay: 1 }, filters: { minDecayScore: 0.5 } });
     expect(facts.map((f) => f.id)).toEqual([ids[1], ids[0]]);
     expect(matches![0]!.decayScore).toBeGreaterThan(matches![1]!.decayScore!);
   } },
-  { name: 'analyzeMessage', expected: [R, R, R, W, W], run: async ({ client }) => {
+  { name: 'analyzeMessage', expected: [R, R, R, W, W, W], run: async ({ client }) => {
     expect((await client.analyzeMessage('Remember: the build server is hopper')).shouldSave).toBe(true);
     expect((await client.analyzeForRecall('What did I say about hopper?')).suggestedQuery).toBe('hopper');
   } },
-  { name: 'promote (dry run)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'promote (dry run)', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     expect(await client.promote(agent, { autoDetect: true, dryRun: true })).toMatchObject({ dryRun: true, candidatesFound: 0 });
   } },
-  { name: 'searchUnified', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'searchUnified', expected: [R, R, R, W, W, W], run: async ({ client, agent, ids }) => {
     expect((await client.searchUnified(agent, 'matrix alpha')).hits[0]).toMatchObject({ source: 'stm', id: ids[0] });
   } },
-  { name: 'extract', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'extract', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     expect((await client.extract(agent, { message: 'I prefer matrix tea.' })).facts.map((f) => f.kind)).toEqual(['preference']);
   } },
-  { name: 'clusterMemories + consolidate (dry run)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'clusterMemories + consolidate (dry run)', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const r = await client.clusterMemories(agent, { threshold: 0.3 });
     expect(r.mode).toBe('clustering');
     if (r.clusters[0]) expect((await client.consolidateMemories(agent, r.clusters[0].id, { threshold: 0.3 })).mode).toBe('dry_run');
   } },
-  { name: 'storageStats + compact', expected: [R, R, R, W, W], run: async ({ client }) => {
+  { name: 'storageStats + compact', expected: [R, R, R, W, W, W], run: async ({ client }) => {
     expect((await client.storageStats()).factCount).toBeGreaterThanOrEqual(2);
     expect((await client.compact()).bytesAfter).toBeGreaterThan(0);
   } },
-  { name: 'relate + linkEntity + readGraph', expected: [R, R, R, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'relate + linkEntity + readGraph', expected: [R, R, R, W, W, W], run: async ({ client, agent, ids }) => {
     expect((await client.relate(agent, ids[0], 'related', ids[1])).fact.relations.map((r) => r.targetId)).toContain(ids[1]);
     expect((await client.linkEntity(agent, ids[1], 'matrix')).entities).toContain('matrix');
     expect((await client.readGraph(agent, { factId: ids[1] })).edges.map((e) => e.type)).toEqual(expect.arrayContaining(['related', 'mentions']));
   } },
-  { name: 'consolidate (dry run) + status', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'consolidate (dry run) + status', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     expect((await client.consolidate(agent, { dryRun: true })).dryRun).toBe(true);
     expect((await client.consolidationStatus()).runs).toBeGreaterThanOrEqual(0);
   } },
-  { name: 'slots (put, list, context, locked delete)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'slots (put, list, context, locked delete)', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const { slot } = await client.putSlot({ slotName: 'do_not_do', slotValue: 'never on a Friday', projectId: agent, locked: true });
     expect((await client.slotContext({ projectId: agent })).map((s) => s.id)).toContain(slot.id);
     await expect(client.deleteSlot(slot.id)).rejects.toMatchObject({ message: expect.stringMatching(/^slot is locked: unlock it first by writing it again with locked: false/) });
   } },
-  { name: 'recipes (list, save)', expected: [R, R, R, W, W], run: async ({ client }) => {
+  { name: 'recipes (list, save)', expected: [R, R, R, W, W, W], run: async ({ client }) => {
     expect((await client.listRecipes()).map((r) => r.name)).toContain('balanced');
     expect((await client.saveRecipe('matrix', { tokenBudget: 100 })).tokenBudget).toBe(100);
   } },
-  { name: 'recall + recipe', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + recipe', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const r = await client.recall(agent, 'matrix alpha', { recipe: 'deep' });
     expect(r.retrieval.recipe).toMatchObject({ id: 'builtin:deep', graphDepth: 2, rerankerStage: 'term-coverage-v1' });
   } },
-  { name: 'assembleContext', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'assembleContext', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const c = await client.assembleContext(agent, 'matrix alpha', { mode: 'cheap' });
     expect(c.tokens).toBeLessThanOrEqual(1800);
     expect(c.tokenizer).toBe('o200k_base (gpt-tokenizer)');
   } },
-  { name: 'recall + kg', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + kg', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     expect((await client.recall(agent, 'matrix alpha', { kg: true })).retrieval.kg).toBe('hints_without_confidence_receipts');
   } },
-  { name: 'agent tokens (create, list, revoke)', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'agent tokens (create, list, revoke)', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     const { info } = await client.createToken({ agents: [agent], rights: ['read'] });
     expect((await client.listTokens()).map((t) => t.id)).toContain(info.id);
     expect((await client.revokeToken(info.id)).revokedAt).toBeGreaterThan(0);
   } },
   // Never refused: a daemon before read-your-writes-v1 sends no change numbers (the client's stays
   // 0) and ignores the one a call carries, as it ignores any metadata it does not know.
-  { name: 'read-your-writes (change numbers)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'read-your-writes (change numbers)', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     const before = client.lastChange;
     await client.put(agent, 'matrix change-numbered fact');
     if (client.daemon.capabilities.includes('read-your-writes-v1')) {
@@ -294,30 +302,30 @@ const METHODS: MethodCase[] = [
     expect((await client.list(agent)).facts.map((f) => f.text)).toContain('matrix change-numbered fact');
   } },
   // Never refused: a daemon before inspector-v1 does not count by confidence, and its zeros say so.
-  { name: 'stats: live facts by confidence', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'stats: live facts by confidence', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     await client.put(agent, 'matrix counted fact');
     const { liveByConfidence, liveCount } = await client.stats(agent);
     const counted = liveByConfidence.verified + liveByConfidence.inferred + liveByConfidence.unverified;
     expect(counted).toBe(client.daemon.capabilities.includes('inspector-v1') ? liveCount : 0);
   } },
-  { name: 'writeStatus', expected: [R, R, R, W, W], run: async ({ client, agent }) => {
+  { name: 'writeStatus', expected: [R, R, R, W, W, W], run: async ({ client, agent }) => {
     expect(await client.writeStatus('matrix-no-such-request', { agentId: agent })).toMatchObject({ committed: false, op: '' });
   } },
-  { name: 'put + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'put + confidence', expected: [R, R, W, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
   } },
-  { name: 'putShared + confidence', expected: [R, R, W, W, W], run: async ({ client }) => {
+  { name: 'putShared + confidence', expected: [R, R, W, W, W, W], run: async ({ client }) => {
     const { fact } = await client.putShared('matrix shared verified fact', { confidence: 'verified' });
     expect((await client.get('__shared__', fact.id)).confidence).toBe('verified');
   } },
-  { name: 'get', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'get', expected: [W, W, W, W, W, W], run: async ({ client, agent, ids }) => {
     expect((await client.get(agent, ids[0])).text).toBe('matrix alpha fact');
   } },
-  { name: 'recall', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recall', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recall(agent, 'matrix alpha')).facts)[0]).toBe('matrix alpha fact');
   } },
-  { name: 'recall + advice (weak-match feedback where the daemon gives it)', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + advice (weak-match feedback where the daemon gives it)', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     // Advice never changes results: a daemon without RecallWithOptions serves the recall without it.
     const plain = await client.recall(agent, 'alpah');
     const advised = await client.recall(agent, 'alpah', { advice: true });
@@ -325,104 +333,104 @@ const METHODS: MethodCase[] = [
     if (!client.daemon.capabilities.includes('recall-options-v1')) return expect(advised.feedback).toBeUndefined();
     expect(advised.feedback).toMatchObject({ unknownTerms: ['alpah'], nearbyTerms: expect.arrayContaining(['alpha']) });
   } },
-  { name: 'recall + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + options', expected: [R, W, W, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recall(agent, 'matrix alpha', OPTIONS);
     expect(texts(facts)[0]).toBe('matrix alpha fact');
     expect(retrieval.weights.recency).toBe(0);
   } },
-  { name: 'recall + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recall + confidence', expected: [R, R, W, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recall(agent, 'matrix alpha', CONFIDENCE);
     expect(facts).toHaveLength(2);
     expect(retrieval).toMatchObject({ policy: 'confidence-v1', minConfidence: 'inferred', confidenceWeight: 0.3 });
   } },
-  { name: 'recallShared', expected: [W, W, W, W, W], run: async ({ client }) => {
+  { name: 'recallShared', expected: [W, W, W, W, W, W], run: async ({ client }) => {
     expect((await client.recallShared('company')).facts.length).toBeGreaterThan(0);
   } },
-  { name: 'recallShared + options', expected: [R, W, W, W, W], run: async ({ client }) => {
+  { name: 'recallShared + options', expected: [R, W, W, W, W, W], run: async ({ client }) => {
     expect((await client.recallShared('company', OPTIONS)).facts.length).toBeGreaterThan(0);
   } },
-  { name: 'recallShared + confidence', expected: [R, R, W, W, W], run: async ({ client }) => {
+  { name: 'recallShared + confidence', expected: [R, R, W, W, W, W], run: async ({ client }) => {
     expect((await client.recallShared('company', CONFIDENCE)).retrieval.policy).toBe('confidence-v1');
   } },
-  { name: 'recallAll', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallAll', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recallAll(agent, 'matrix alpha')).facts)).toContain('matrix alpha fact');
   } },
-  { name: 'recallAll + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallAll + options', expected: [R, W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.recallAll(agent, 'matrix alpha', OPTIONS)).facts)).toContain('matrix alpha fact');
   } },
-  { name: 'recallAll + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallAll + confidence', expected: [R, R, W, W, W, W], run: async ({ client, agent }) => {
     const { facts, retrieval } = await client.recallAll(agent, 'matrix alpha', CONFIDENCE);
     expect(texts(facts)).toContain('matrix alpha fact');
     expect(retrieval.policy).toBe('confidence-v1');
   } },
-  { name: 'recallExplain', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallExplain', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     const { receipts } = await client.recallExplain(agent, 'matrix alpha');
     expect(receipts[0]!.text).toBe('matrix alpha fact');
   } },
-  { name: 'recallExplain + options', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallExplain + options', expected: [R, W, W, W, W, W], run: async ({ client, agent }) => {
     const { receipts } = await client.recallExplain(agent, 'matrix alpha', OPTIONS);
     expect(receipts[0]!.ranks.recencyRank).toBe(0);
   } },
-  { name: 'recallExplain + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'recallExplain + confidence', expected: [R, R, W, W, W, W], run: async ({ client, agent }) => {
     const { receipts } = await client.recallExplain(agent, 'matrix alpha', CONFIDENCE);
     expect(receipts[0]!.ranking).toMatchObject({ policy: 'confidence-v1', confidenceWeight: 0.3, effectiveConfidence: 'inferred' });
   } },
-  { name: 'batchRecall', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'batchRecall', expected: [R, W, W, W, W, W], run: async ({ client, agent }) => {
     const res = await client.batchRecall(agent, ['alpha', 'beta']);
     expect(res.results.map((r) => r.facts[0]!.text)).toEqual(['matrix alpha fact', 'matrix beta fact']);
   } },
-  { name: 'batchRecall + confidence', expected: [R, R, W, W, W], run: async ({ client, agent }) => {
+  { name: 'batchRecall + confidence', expected: [R, R, W, W, W, W], run: async ({ client, agent }) => {
     const res = await client.batchRecall(agent, ['alpha', 'beta'], CONFIDENCE);
     expect(res.retrieval).toMatchObject({ policy: 'confidence-v1' });
   } },
-  { name: 'alias', expected: [R, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'alias', expected: [R, W, W, W, W, W], run: async ({ client, agent }) => {
     expect((await client.alias(agent, 'mtx', ['matrix'])).fact.kind).toBe('alias');
   } },
-  { name: 'revise', expected: [R, R, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'revise', expected: [R, R, W, W, W, W], run: async ({ client, agent, ids }) => {
     const { replacement, retiredIds } = await client.revise(agent, [ids[0]], 'matrix alpha fact, revised');
     expect(retiredIds).toEqual([ids[0]]);
     expect((await client.get(agent, ids[0])).supersededBy).toBe(replacement.id);
   } },
-  { name: 'pin', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'pin', expected: [W, W, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.pin(agent, ids[0]);
     expect((await client.get(agent, ids[0])).pinned).toBe(true);
   } },
-  { name: 'unpin', expected: [W, W, W, W, W], prepare: async ({ client, agent, ids }) => void (await client.pin(agent, ids[0])), run: async ({ client, agent, ids }) => {
+  { name: 'unpin', expected: [W, W, W, W, W, W], prepare: async ({ client, agent, ids }) => void (await client.pin(agent, ids[0])), run: async ({ client, agent, ids }) => {
     await client.unpin(agent, ids[0]);
     expect((await client.get(agent, ids[0])).pinned).toBe(false);
   } },
-  { name: 'forget', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'forget', expected: [W, W, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.forget(agent, ids[0]);
     expect((await client.get(agent, ids[0])).supersededBy).toBe('agent');
     expect(texts((await client.recall(agent, 'matrix alpha')).facts)).toEqual(['matrix beta fact']);
   } },
-  { name: 'setConfidence', expected: [R, R, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'setConfidence', expected: [R, R, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.setConfidence(agent, ids[0], 'verified');
     expect((await client.get(agent, ids[0])).confidence).toBe('verified');
   } },
-  { name: 'list', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'list', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     expect(texts((await client.list(agent)).facts)).toEqual(['matrix alpha fact', 'matrix beta fact']);
   } },
-  { name: 'listAgents', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'listAgents', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     expect(await client.listAgents()).toContain(agent);
   } },
-  { name: 'stats', expected: [W, W, W, W, W], run: async ({ client, agent }) => {
+  { name: 'stats', expected: [W, W, W, W, W, W], run: async ({ client, agent }) => {
     expect((await client.stats(agent)).factCount).toBe(2);
   } },
-  { name: 'delete', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'delete', expected: [W, W, W, W, W, W], run: async ({ client, agent, ids }) => {
     await client.delete(agent, ids[0]);
     await expect(client.get(agent, ids[0])).rejects.toMatchObject({ kind: 'not_found' });
   } },
-  { name: 'updateFact', expected: [W, W, W, W, W], run: async ({ client, agent, ids }) => {
+  { name: 'updateFact', expected: [W, W, W, W, W, W], run: async ({ client, agent, ids }) => {
     const fact = await client.get(agent, ids[0]);
     await client.updateFact(agent, { ...fact, text: 'matrix alpha fact, edited', tags: ['edited'] });
     expect(await client.get(agent, ids[0])).toMatchObject({ text: 'matrix alpha fact, edited', tags: ['edited'] });
   } },
-  { name: 'doctor', expected: [R, W, W, W, W], run: async ({ client }) => {
+  { name: 'doctor', expected: [R, W, W, W, W, W], run: async ({ client }) => {
     const events = await drain(client.doctor());
     expect(events.at(-1)!.report!.healthy).toBe(true);
   } },
-  { name: 'reindex', expected: [R, W, W, W, W], run: async ({ client }) => {
+  { name: 'reindex', expected: [R, W, W, W, W, W], run: async ({ client }) => {
     const events = await drain(client.reindex());
     expect(events.at(-1)!.report!.embedder).not.toBe('');
   } },
@@ -494,6 +502,7 @@ describe('the matrix as a whole', () => {
     expect(column(2)).toEqual(['putBatch', ...decay]);
     expect(column(3)).toEqual([]);
     expect(column(4)).toEqual([]);
+    expect(column(5)).toEqual([]);
     expect(column(1)).toEqual(['putBatch', ...decay, 'put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
     expect(column(0)).toEqual([...column(1), 'recall + options', 'recallShared + options', 'recallAll + options', 'recallExplain + options', 'batchRecall', 'alias', 'doctor', 'reindex'].sort((a, b) => METHODS.findIndex((m) => m.name === a) - METHODS.findIndex((m) => m.name === b)));
   });
