@@ -7,7 +7,7 @@ import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, 
 import { makeDirectory } from '../shared/make-directory.ts';
 import { join } from 'node:path';
 import { isAgentToken } from '../shared/agent-token.ts';
-import { dataPaths, processAlive, type Discovery } from '../shared/discovery.ts';
+import { dataPaths, processAlive, readDiscovery, type Discovery } from '../shared/discovery.ts';
 import { connect } from './client.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 
@@ -175,6 +175,27 @@ export interface StoppedDaemon {
   pid?: number;
   /** The arguments it had been started with. */
   args?: string[];
+}
+
+/** The daemon's arguments without the ones a start sets itself. */
+export function withoutOwnFlags(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--data-dir' || args[i] === '--log-file') i++;
+    else out.push(args[i]!);
+  }
+  return out;
+}
+
+/** The flags the daemon of DIR was started with, as its discovery file names them (a crashed
+ *  daemon's file is still there), without those a start sets itself; undefined without a file. */
+export function startFlagsOf(dataDir: string): string[] | undefined {
+  try {
+    const { args } = readDiscovery(dataDir);
+    return args ? withoutOwnFlags(args) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Asks the daemon serving DIR to stop (SIGTERM: it drains calls, saves its indexes and closes

@@ -83,6 +83,29 @@ describe('engram mcp when its daemon stops', () => {
     expect(texts(await mcp.ok('memory_list', { agent_id: 'a' })).sort()).toEqual(['Written after the crash', 'Written after the stop', 'Written before the stop']);
   });
 
+  test('a daemon started with flags comes back with the same flags after a crash, and after engram stop', async () => {
+    const dataDir = newDataDir();
+    const started = await runEngram(['start', '--embedder', 'none', '--http', '127.0.0.1:0'], { dataDir, cwd: join(dataDir, '..') });
+    expect(started.code, started.stderr).toBe(0);
+    const first = serving(dataDir);
+    expect(discoveryOf(dataDir).httpAddress).toBeTruthy();
+    const mcp = await open(['--data-dir', dataDir]);
+    await mcp.ok('memory_add', { agent_id: 'f', text: 'Written before the crash' });
+
+    await killed(first, 'SIGKILL');
+    expect(texts(await mcp.ok('memory_list', { agent_id: 'f' }))).toEqual(['Written before the crash']);
+    const second = serving(dataDir);
+    expect(second).not.toBe(first);
+    // The HTTP door the user started it with is back (a default daemon would have none).
+    expect(discoveryOf(dataDir).httpAddress).toBeTruthy();
+
+    // A clean stop removes the discovery file: the flags this session saw are used.
+    expect((await runEngram(['stop'], { dataDir, cwd: dataDir })).code).toBe(0);
+    expect(texts(await mcp.ok('memory_list', { agent_id: 'f' }))).toEqual(['Written before the crash']);
+    serving(dataDir);
+    expect(discoveryOf(dataDir).httpAddress).toBeTruthy();
+  });
+
   test('a write in flight when the daemon dies is reported as uncertain and not resent; the next call restarts the daemon', async () => {
     const dataDir = newDataDir();
     const mcp = await open(['--data-dir', dataDir]);

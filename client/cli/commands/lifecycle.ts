@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
-import { DaemonStartError, liveDiscovery, logPathOf, refusedArgs, startDetached, stopDaemon } from '../../daemon-control.ts';
+import { DaemonStartError, liveDiscovery, logPathOf, refusedArgs, startDetached, stopDaemon, withoutOwnFlags } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
 /** What a starting daemon says while it gets ready, on stderr (stdout keeps the result). */
@@ -139,16 +139,6 @@ function refuseCheckFlag(command: string, args: readonly string[]): void {
 function daemonArgs(cmd: Command): string[] {
   const token = cmd.getOptionValueSourceWithGlobals('token') === 'cli' ? (cmd.optsWithGlobals() as { token?: string }).token : undefined;
   return token === undefined ? [...cmd.args] : [...cmd.args, '--token', token];
-}
-
-/** The daemon's arguments without the ones `engram start` sets itself. */
-function withoutOwnFlags(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--data-dir' || args[i] === '--log-file') i++;
-    else out.push(args[i]!);
-  }
-  return out;
 }
 
 /** JSON log lines as "time LEVEL message"; any other line as it is. The formatter is loaded
