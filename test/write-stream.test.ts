@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, test } from 'vitest';
 import { createServiceClient } from '../shared/grpc/bridge.ts';
 import { MemoryService, type WriteStreamResponse } from '../shared/gen/engram/v1/memory_pb.ts';
-import { UncertainWriteError, type WriteResult } from '../client/index.ts';
+import { EngramError, ErrorKind, UncertainWriteError, type WriteResult } from '../client/index.ts';
 import { ROOT, useDaemonPool, waitFor } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
@@ -88,6 +88,42 @@ describe('the write stream', () => {
     const stored = (await client.list('frozen')).facts.filter((f) => f.text === 'sent while the daemon was frozen');
     expect(stored.map((f) => f.id)).toEqual([resent.fact.id]);
     client.close();
+  });
+
+  test('a token revoked while its stream is open stops at the next batch: refused (not uncertain), and nothing after it is stored', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const admin = await daemon.client();
+    const { token, info } = await admin.createToken({ agents: ['alice'], label: 'stream writer' });
+    const alice = await daemon.client({ token });
+    let acknowledged = 0;
+    let revoked = false;
+    let afterRevocation = 0;
+    // Four writers that never pause: the stream stays open across the revocation.
+    const outcome = await Promise.any(
+      Array.from({ length: 4 }, async (_, w) => {
+        for (let i = 0; afterRevocation < 2000; i++) {
+          if (revoked) afterRevocation++;
+          try {
+            await alice.put('alice', `alice writer ${w} fact ${i}`);
+            acknowledged++;
+          } catch (error) {
+            return error;
+          }
+          if (acknowledged === 50 && !revoked) {
+            await admin.revokeToken(info.id);
+            revoked = true;
+          }
+        }
+        throw new Error('still writing 2000 puts after the revocation');
+      }),
+    );
+    expect(outcome).toBeInstanceOf(EngramError);
+    expect(outcome).not.toBeInstanceOf(UncertainWriteError);
+    expect((outcome as EngramError).kind).toBe(ErrorKind.Unauthenticated);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the other writers' last answers
+    expect((await admin.stats('alice')).factCount).toBe(acknowledged);
+    alice.close();
+    admin.close();
   });
 
   test('a program that never closes its client exits once its writes are answered', async () => {
