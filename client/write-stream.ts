@@ -5,8 +5,10 @@
 // A batch keeps a unary call's guarantees. Its answer comes in a reply carrying its sequence
 // number. One not answered when the stream fails, or within the call timeout, fails as that call
 // would have (UNAVAILABLE, DEADLINE_EXCEEDED): the caller reports it as uncertain and never sends
-// it again. The stream opens on the first batch and ends once nothing has waited for a moment, so
-// an idle client holds no open call (and a script that forgets close() still exits).
+// it again. A stream that left a batch unanswered that long may be stuck (a frozen daemon, a lost
+// peer): later batches take a new stream, and the old one is cancelled once nothing waits on it.
+// The stream opens on the first batch and ends once nothing has waited for a moment, so an idle
+// client holds no open call (and a script that forgets close() still exits).
 import * as grpc from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { errorStatus, RpcError, type BidiCall } from '../shared/grpc/bridge.ts';
@@ -45,7 +47,7 @@ export class WriteStream {
     const stream = (this.stream ??= this.start());
     const sequence = this.nextSequence++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(sequence, new RpcError(errorStatus(grpc.status.DEADLINE_EXCEEDED, `no answer to the write within ${this.timeoutMs} ms`))), this.timeoutMs);
+      const timer = setTimeout(() => this.timedOut(sequence), this.timeoutMs);
       this.waiting.set(sequence, { stream, resolve, reject, timer });
       try {
         stream.send({ sequence, batch });
@@ -55,11 +57,15 @@ export class WriteStream {
     });
   }
 
-  /** Ends the stream once the batches sent are answered. */
+  /** Ends the stream once the batches sent are answered. A daemon that never ends it (frozen)
+   *  gets the call timeout, then the stream is cancelled: it must not hold the program open. */
   close(): void {
     if (this.idle) clearTimeout(this.idle);
-    this.stream?.end();
+    const stream = this.stream;
     this.stream = null;
+    if (!stream) return;
+    stream.end();
+    setTimeout(() => stream.cancel(), this.timeoutMs).unref();
   }
 
   private start(): Stream {
@@ -86,6 +92,12 @@ export class WriteStream {
     this.settle(reply.sequence, error ? new RpcError(errorStatus(error.code, error.message, error.field || undefined)) : undefined, batch);
   }
 
+  private timedOut(sequence: bigint): void {
+    const waiter = this.waiting.get(sequence);
+    if (waiter && this.stream === waiter.stream) this.stream = null; // retired: see the top
+    this.settle(sequence, new RpcError(errorStatus(grpc.status.DEADLINE_EXCEEDED, `no answer to the write within ${this.timeoutMs} ms`)));
+  }
+
   private settle(sequence: bigint, error: unknown, response?: BatchPutResponse): void {
     const waiter = this.waiting.get(sequence);
     if (!waiter) return; // answered after its timeout: its caller was already told
@@ -94,7 +106,9 @@ export class WriteStream {
     if (error !== undefined) waiter.reject(error);
     else if (response) waiter.resolve(response);
     else waiter.reject(new RpcError(errorStatus(grpc.status.INTERNAL, 'the daemon answered a write with neither a result nor an error')));
-    if (this.waiting.size === 0 && this.stream === waiter.stream) this.endWhenIdle();
+    if ([...this.waiting.values()].some((w) => w.stream === waiter.stream)) return;
+    if (this.stream === waiter.stream) this.endWhenIdle();
+    else waiter.stream.cancel(); // retired, and nothing waits on it any more
   }
 
   private endWhenIdle(): void {

@@ -12,19 +12,18 @@ import { useDaemonPool, type DaemonProcess } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
 
-/** gRPC calls of `method` the daemon answered with `code` so far, from its /metrics. */
-async function okCalls(daemon: DaemonProcess, method: string, code = 'OK'): Promise<number> {
+/** The value of one series of the daemon's /metrics (0 when absent). */
+async function metric(daemon: DaemonProcess, series: string): Promise<number> {
   const res = await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
-  const line = (await res.text()).split('\n').find((l) => l.startsWith(`engram_grpc_calls_total{method="engram.v1.MemoryService/${method}",code="${code}"}`));
+  const line = (await res.text()).split('\n').find((l) => l.startsWith(`${series} `));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-/** Requests the daemon answered on streams of `method` so far, from its /metrics. */
-async function streamMessages(daemon: DaemonProcess, method: string): Promise<number> {
-  const res = await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
-  const line = (await res.text()).split('\n').find((l) => l.startsWith(`engram_grpc_stream_messages_total{method="engram.v1.MemoryService/${method}"}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
+/** gRPC calls of `method` the daemon answered with `code` so far. */
+const okCalls = (daemon: DaemonProcess, method: string, code = 'OK') => metric(daemon, `engram_grpc_calls_total{method="engram.v1.MemoryService/${method}",code="${code}"}`);
+
+/** Requests the daemon answered on streams of `method` so far. */
+const streamMessages = (daemon: DaemonProcess, method: string) => metric(daemon, `engram_grpc_stream_messages_total{method="engram.v1.MemoryService/${method}"}`);
 
 const texts = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label} note ${i} about the quarry`);
 

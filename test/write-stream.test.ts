@@ -143,6 +143,51 @@ describe('the write stream', () => {
     expect({ code, out: out.trim() }).toEqual({ code: 0, out: '3' });
   });
 
+  test('a program whose write the daemon never answers (frozen) still exits after the uncertain error, without close()', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const script = join(daemon.dataDir, 'frozen-daemon.mjs');
+    writeFileSync(
+      script,
+      `const { connect } = await import(${JSON.stringify(join(ROOT, 'dist', 'index.js'))});
+       const client = await connect({ dataDir: ${JSON.stringify(daemon.dataDir)}, timeoutMs: 1500 });
+       await Promise.all([client.put('frozen', 'a first fact'), client.put('frozen', 'a second fact')]);
+       console.log('ready');
+       await new Promise((resolve) => process.stdin.once('data', resolve));
+       process.stdin.pause();
+       const outcome = await client.put('frozen', 'sent to a frozen daemon').then(() => 'answered', (e) => e.name);
+       console.log(outcome);`,
+    );
+    const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await waitFor(async () => (out.includes('ready') ? true : undefined), 30_000);
+    daemon.child.kill('SIGSTOP');
+    try {
+      child.stdin.write('go\n');
+      expect({ code: await exited, out: out.trim().split('\n') }).toEqual({ code: 0, out: ['ready', 'UncertainWriteError'] });
+    } finally {
+      daemon.child.kill('SIGCONT');
+    }
+  });
+
+  test('many streams open at once share one drain listener: no listener leak warning, and each ends when its client goes away', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const raws = Array.from({ length: 12 }, () => new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure()));
+    const streams = raws.map((raw) => createServiceClient(MemoryService, raw).writeStream());
+    const firstReplies = await Promise.all(
+      streams.map(async (stream, i) => {
+        stream.send({ sequence: 1n, batch: { items: [{ agentId: 'many', text: `through stream ${i}` }] } });
+        for await (const reply of stream.replies) return reply;
+      }),
+    );
+    expect(firstReplies.every((r) => r?.batch?.results[0]?.factId)).toBe(true);
+    streams.forEach((stream) => stream.cancel());
+    raws.forEach((raw) => raw.close());
+    expect(await daemon.stop()).toBe(0);
+    expect(daemon.log()).not.toMatch(/MaxListenersExceeded|still open .* into the stop/);
+  });
+
   test('a batch refused as a whole answers with its error, writes nothing, and the stream goes on', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir() });
     const raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());

@@ -129,8 +129,8 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       };
     },
     batchPut,
-    // Each batch answers in its own reply; a batch refused as a whole (a token that may not
-    // write there, a batch too large) answers with that refusal, and the stream goes on.
+    // Each batch answers in its own reply; a batch refused as a whole (a revoked token, one that
+    // may not write there, a batch too large) answers with that refusal, and the stream goes on.
     async writeStream(req, call) {
       try {
         const batch = await batchPut(req.batch ?? { items: [], returnFacts: false }, call);

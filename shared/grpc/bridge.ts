@@ -29,7 +29,9 @@ export interface ServerCall {
   readonly signal: AbortSignal;
   /** When the client stops waiting (ms since the epoch), if it set a deadline. */
   readonly deadline?: number;
-  /** Who is calling, as the server's `authenticate` resolved it. */
+  /** Who is calling, as the server's `authenticate` resolved it. For a request of a bidirectional
+   *  stream, reading it authenticates that request again and throws the refusal (an EngramError)
+   *  when its token no longer passes. */
   readonly caller: unknown;
   /** The highest change number the call's writes committed (0: none), for `trailers`. */
   readonly changes: { wrote: number };
@@ -47,10 +49,10 @@ type StreamHandler<M extends MethodShape> = (
 
 /** A bidirectional stream served message by message: each request gets one reply, the requests
  *  run concurrently and the replies go in whatever order they finish. `call` is the request's
- *  own: its caller is authenticated again for each request (a revoked token stops at once, not
+ *  own: reading its caller authenticates the request again (a revoked token stops at once, not
  *  when the stream ends) and its `changes` count that request's writes alone. A handler answers
- *  its own refusals in its reply; one that throws ends the stream with that error, once every
- *  other request it took is answered. */
+ *  every refusal, its caller's included, in its reply; one that throws is a bug: it is logged and
+ *  the stream ends once every other request it took is answered. */
 type MessageHandler<M extends MethodShape> = (
   request: MessageShape<M['input']>,
   call: ServerCall,
@@ -226,8 +228,14 @@ function serverHandler(
 }
 
 /** Serves a bidirectional stream message by message (see MessageHandler). The stream ends once
- *  the client has sent its last request (or the server drains, or a request is refused as a
- *  whole) and every request taken is answered: a request is either answered or never handled. */
+ *  the client has sent its last request (or the server drains, or the client goes away) and every
+ *  request taken is answered: a request is either answered or never handled.
+ *
+ *  Once it has taken a request the stream only ever ends with OK. grpc-js clients report an error
+ *  status as soon as it arrives and drop replies not yet read (grpc/grpc-node#2764), so a reply
+ *  followed by an error could be lost, and a write that committed would look refused. Refusals are
+ *  therefore answered in their own replies (the handler's), and a request that cannot even be
+ *  read ends the stream with its error only when nothing was taken before it. */
 function bidiHandler(service: DescService, method: DescMethod, handler: MessageHandler<MethodShape>, options: ServeOptions): grpc.UntypedHandleCall {
   const fullName = methodName(service, method);
   return async (call: grpc.ServerDuplexStream<Buffer, unknown>) => {
@@ -241,42 +249,48 @@ function bidiHandler(service: DescService, method: DescMethod, handler: MessageH
       return;
     }
     let open = 0;
+    let taken = 0;
     let taking = true;
     let failure: Partial<grpc.StatusObject> | null = null;
+    let forgetDrain = () => {};
     const finish = () => {
       if (taking || open > 0) return;
       stream.settle();
       options.onDone?.(fullName, failure?.code ?? grpc.status.OK);
+      if (call.cancelled) return;
       if (failure) call.emit('error', failure);
       else call.end();
     };
     const stop = (status?: Partial<grpc.StatusObject>) => {
       if (!taking) return;
       taking = false;
-      failure = status ?? null;
-      options.draining?.removeEventListener('abort', drain);
+      failure = status && taken === 0 ? status : null;
+      forgetDrain();
       call.pause();
       finish();
     };
-    const drain = () => stop();
+    // Each request is authenticated again as the handler reads its caller: a token revoked while
+    // the stream is open is refused at its next request, in that request's reply.
+    const caller = () => options.authenticate?.({ method: stream.ctx.method, metadata: call.metadata });
     call.on('data', (bytes: Buffer) => {
       if (!taking) return; // after the stream stopped taking requests: never handled
       let request: MessageShape<DescMessage>;
-      let caller: unknown;
       try {
         request = decodeRequest(method, bytes);
-        caller = options.authenticate?.({ method: stream.ctx.method, metadata: call.metadata });
       } catch (error) {
         stop(toServiceError(error, method, options));
         return;
       }
       open++;
-      handler(request, { ...stream.ctx, caller, changes: { wrote: 0 } })
+      taken++;
+      handler(request, { ...stream.ctx, get caller() { return caller(); }, changes: { wrote: 0 } })
         .then(
           (reply) => {
             options.onStreamMessage?.(fullName);
             if (!call.cancelled) call.write(reply);
           },
+          // Unanswerable (a bug): logged, and the stream ends (with OK: see above), so the client
+          // finds this request unanswered, which it reports as uncertain.
           (error: unknown) => stop(toServiceError(error, method, options)),
         )
         .finally(() => {
@@ -285,10 +299,29 @@ function bidiHandler(service: DescService, method: DescMethod, handler: MessageH
         });
     });
     call.on('end', () => stop());
-    call.on('error', () => stop()); // the client went away
+    call.on('error', () => stop());
+    // A client that goes away (cancel, disconnect) gets neither 'end' nor 'error' from grpc-js.
+    call.on('cancelled', () => stop());
     if (options.draining?.aborted) stop();
-    else options.draining?.addEventListener('abort', drain, { once: true });
+    else if (options.draining) forgetDrain = onDrain(options.draining, () => stop());
   };
+}
+
+/** What stops each open stream when a signal drains them: one listener per signal, however many
+ *  streams are open (a listener per stream would pile up on the daemon's one signal). */
+const drainers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Runs `stop` when `signal` aborts; returns what forgets it (the stream ended first). */
+function onDrain(signal: AbortSignal, stop: () => void): () => void {
+  let stops = drainers.get(signal);
+  if (!stops) {
+    const all = new Set<() => void>();
+    drainers.set(signal, all);
+    signal.addEventListener('abort', () => [...all].forEach((f) => f()), { once: true });
+    stops = all;
+  }
+  stops.add(stop);
+  return () => stops.delete(stop);
 }
 
 function unimplementedHandler(service: DescService, method: DescMethod, options: ServeOptions): grpc.UntypedHandleCall {
