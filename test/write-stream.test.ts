@@ -16,6 +16,18 @@ import { ROOT, useDaemonPool, waitFor } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
 
+/** Runs `body` as a program of an app using the built library (`client` connected to `dataDir`
+ *  with `options`): its output so far, its stdin, and its exit code once it exits. */
+function program(dataDir: string, name: string, options: string, body: string) {
+  const script = join(dataDir, `${name}.mjs`);
+  writeFileSync(script, `const { connect } = await import(${JSON.stringify(join(ROOT, 'dist', 'index.js'))});\nconst client = await connect({ dataDir: ${JSON.stringify(dataDir)}, ${options} });\n${body}`);
+  const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { stdin: child.stdin, out: () => out.trim().split('\n'), exited };
+}
+
 describe('the write stream', () => {
   test('a daemon stopping under busy writers answers every write it took, ends open streams at once, and a resend stores nothing twice', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir() });
@@ -128,44 +140,27 @@ describe('the write stream', () => {
 
   test('a program that never closes its client exits once its writes are answered', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir() });
-    const script = join(daemon.dataDir, 'never-closes.mjs');
-    writeFileSync(
-      script,
-      `const { connect } = await import(${JSON.stringify(join(ROOT, 'dist', 'index.js'))});
-       const client = await connect({ dataDir: ${JSON.stringify(daemon.dataDir)} });
-       const written = await Promise.all([1, 2, 3].map((i) => client.put('open', 'fact ' + i + ' of a program that never closes')));
-       console.log(written.length);`,
-    );
-    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect({ code, out: out.trim() }).toEqual({ code: 0, out: '3' });
+    const app = program(daemon.dataDir, 'never-closes', '', `
+      const written = await Promise.all([1, 2, 3].map((i) => client.put('open', 'fact ' + i + ' of a program that never closes')));
+      console.log(written.length);`);
+    app.stdin.end();
+    expect({ code: await app.exited, out: app.out() }).toEqual({ code: 0, out: ['3'] });
   });
 
   test('a program whose write the daemon never answers (frozen) still exits after the uncertain error, without close()', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir() });
-    const script = join(daemon.dataDir, 'frozen-daemon.mjs');
-    writeFileSync(
-      script,
-      `const { connect } = await import(${JSON.stringify(join(ROOT, 'dist', 'index.js'))});
-       const client = await connect({ dataDir: ${JSON.stringify(daemon.dataDir)}, timeoutMs: 1500 });
-       await Promise.all([client.put('frozen', 'a first fact'), client.put('frozen', 'a second fact')]);
-       console.log('ready');
-       await new Promise((resolve) => process.stdin.once('data', resolve));
-       process.stdin.pause();
-       const outcome = await client.put('frozen', 'sent to a frozen daemon').then(() => 'answered', (e) => e.name);
-       console.log(outcome);`,
-    );
-    const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    await waitFor(async () => (out.includes('ready') ? true : undefined), 30_000);
+    const app = program(daemon.dataDir, 'frozen-daemon', 'timeoutMs: 1500', `
+      await Promise.all([client.put('frozen', 'a first fact'), client.put('frozen', 'a second fact')]);
+      console.log('ready');
+      await new Promise((resolve) => process.stdin.once('data', resolve));
+      process.stdin.pause();
+      const outcome = await client.put('frozen', 'sent to a frozen daemon').then(() => 'answered', (e) => e.name);
+      console.log(outcome);`);
+    await waitFor(async () => (app.out().includes('ready') ? true : undefined), 30_000);
     daemon.child.kill('SIGSTOP');
     try {
-      child.stdin.write('go\n');
-      expect({ code: await exited, out: out.trim().split('\n') }).toEqual({ code: 0, out: ['ready', 'UncertainWriteError'] });
+      app.stdin.write('go\n');
+      expect({ code: await app.exited, out: app.out() }).toEqual({ code: 0, out: ['ready', 'UncertainWriteError'] });
     } finally {
       daemon.child.kill('SIGCONT');
     }
