@@ -260,7 +260,9 @@ export class Connection {
   }
 
   close(): void {
+    // The channel goes once the write stream has ended with its batches answered: closed first,
+    // it refuses a stream still opening, and the puts on it would be lost as uncertain.
     this.writeStream.close();
-    this.grpcClient.close();
+    void this.writeStream.ended().then(() => this.grpcClient.close());
   }
 }

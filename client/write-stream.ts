@@ -32,6 +32,8 @@ export class WriteStream {
   private nextSequence = 1n;
   private readonly waiting = new Map<bigint, Waiter>();
   private idle: NodeJS.Timeout | null = null;
+  /** Each stream's reading of its replies, until the stream ends. */
+  private readonly reading = new Set<Promise<void>>();
 
   constructor(
     private readonly open: () => Stream,
@@ -68,9 +70,15 @@ export class WriteStream {
     setTimeout(() => stream.cancel(), this.timeoutMs).unref();
   }
 
+  /** Resolves once every stream has ended (close() ends the current one). */
+  async ended(): Promise<void> {
+    while (this.reading.size > 0) await Promise.all(this.reading);
+  }
+
   private start(): Stream {
     const stream = this.open();
-    void this.read(stream);
+    const reading: Promise<void> = this.read(stream).finally(() => this.reading.delete(reading));
+    this.reading.add(reading);
     return stream;
   }
 

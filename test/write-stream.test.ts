@@ -138,6 +138,19 @@ describe('the write stream', () => {
     admin.close();
   });
 
+  test('close() right after puts lets the puts already issued finish: each is answered and stored', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const client = await daemon.client();
+    const wanted = Array.from({ length: 10 }, (_, i) => `issued just before close ${i}`);
+    const puts = wanted.map((text) => client.put('closing', text));
+    await new Promise((resolve) => setTimeout(resolve, 3)); // the stream is opening
+    client.close();
+    expect((await Promise.all(puts)).map((w) => w.fact.text)).toEqual(wanted);
+    const reader = await daemon.client();
+    expect((await reader.list('closing')).facts.map((f) => f.text).sort()).toEqual([...wanted].sort());
+    reader.close();
+  });
+
   test('a program that never closes its client exits once its writes are answered', async () => {
     const daemon = await pool.start({ dataDir: pool.newDir() });
     const app = program(daemon.dataDir, 'never-closes', '', `
