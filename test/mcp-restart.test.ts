@@ -124,6 +124,9 @@ describe('engram mcp when its daemon stops', () => {
     expect(result.isError, said).toBe(true);
     expect(said).toMatch(/outcome unknown/);
     expect(said).toMatch(/not retried/);
+    // Advice an agent can follow: it has no request id, and no tool takes one.
+    expect(said).toMatch(/Look for it with memory_search or memory_list before sending it again/);
+    expect(said).not.toMatch(/writeStatus|request id|request_id/);
 
     expect(texts(await mcp.ok('memory_list', { agent_id: 'w' }))).toEqual(['Committed before the crash']);
     expect(serving(dataDir)).not.toBe(pid);

@@ -14,6 +14,7 @@ import { writeAll } from '../import/write-all.ts';
 import { randomUUID } from 'node:crypto';
 import type { Fact } from '../types.ts';
 import { receiptJson } from '../cli/json.ts';
+import { UncertainWriteError } from '../errors.ts';
 
 export class ClientBackend implements McpBackend {
   constructor(private readonly client: EngramClient) {}
@@ -238,4 +239,29 @@ function confidenceOptions(req: { topK: number; minConfidence?: ConfidenceLabel;
     ...(req.minConfidence !== undefined ? { minConfidence: req.minConfidence } : {}),
     ...(req.confidenceWeight !== undefined ? { confidenceWeight: req.confidenceWeight } : {}),
   };
+}
+
+/** An uncertain write, as an agent can act on it. The library's advice names request ids and
+ *  writeStatus, which an agent never saw and no tool offers; what it can do is look. */
+export function agentAdvice(error: unknown): unknown {
+  if (!(error instanceof UncertainWriteError)) return error;
+  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+  return new EngramError(ErrorKind.Unavailable, `outcome unknown: the daemon may or may not have stored it (${cause}); it was not retried. Look for it with memory_search or memory_list before sending it again.`);
+}
+
+/** The backend with every error passed through agentAdvice: one place, for every tool. */
+export function withAgentAdvice(backend: McpBackend): McpBackend {
+  return new Proxy(backend, {
+    get(target, key, receiver) {
+      const member: unknown = Reflect.get(target, key, receiver);
+      if (typeof member !== 'function') return member;
+      return async (...args: unknown[]) => {
+        try {
+          return await member.apply(target, args);
+        } catch (error) {
+          throw agentAdvice(error);
+        }
+      };
+    },
+  });
 }
