@@ -400,12 +400,22 @@ export type ServiceClient<S extends GenServiceMethods> = {
 export type ClientOf<T> = T extends GenService<infer S> ? ServiceClient<S> : never;
 
 /** A failed call as seen by a client: the status code, and the field for INVALID_ARGUMENT. */
+/** A status's details as a caller should read them. grpc-js words a deadline it enforced itself
+ *  for its own developers ("Deadline exceeded after 30.006s,metadata filters: 0.001s,LB pick:
+ *  0.004s,remote_addr=…"); the caller is told what happened instead. */
+function callerWords(status: grpc.StatusObject | grpc.ServiceError): string {
+  const deadline = /^Deadline exceeded after ([\d.]+)s/.exec(status.details ?? '');
+  if (status.code !== grpc.status.DEADLINE_EXCEEDED || !deadline) return status.details;
+  const seconds = Number(deadline[1]);
+  return `the daemon did not answer within ${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s (busy, paused or stopped)`;
+}
+
 export class RpcError extends EngramError {
   readonly grpcCode: number;
   constructor(status: grpc.StatusObject | grpc.ServiceError) {
     const fieldValues = status.metadata?.get(FIELD_METADATA_KEY) ?? [];
     const field = fieldValues.length > 0 ? String(fieldValues[0]) : undefined;
-    super(kindFromCode(status.code), status.details || grpc.status[status.code] || 'error', field);
+    super(kindFromCode(status.code), callerWords(status) || grpc.status[status.code] || 'error', field);
     this.name = 'RpcError';
     this.grpcCode = status.code;
   }
