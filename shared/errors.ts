@@ -74,6 +74,9 @@ export function itemError(error: unknown, at: number): EngramError {
   if (!(error instanceof EngramError)) throw error;
   const item = `items[${at}]`;
   if (!error.field) return new EngramError(error.kind, `${item}: ${error.message}`, item);
-  const message = error.message.startsWith(`${error.field}: `) ? `${item}.${error.message}` : `${item}.${error.field}: ${error.message}`;
+  // A message that already opens with its field ("request_id X was already used…") is not
+  // given the field again: the item's slot reads as the write alone would have.
+  const named = error.message.startsWith(`${error.field}: `) || error.message.startsWith(`${error.field} `);
+  const message = named ? `${item}.${error.message}` : `${item}.${error.field}: ${error.message}`;
   return new EngramError(error.kind, message, `${item}.${error.field}`);
 }

@@ -74,6 +74,14 @@ describe('concurrent puts go as one batch call', () => {
     expect(repeat!.fact.id).toBe(first!.fact.id);
     expect([first!.replayed, repeat!.replayed]).toEqual([false, true]);
     expect((await client.list('bad')).facts.map((f) => f.text).sort()).toEqual(['the first good fact', 'the second good fact']);
+
+    // A request id already used by another write: the same words as a single Put's refusal.
+    await single.put('reused', 'the first use of a request id', { requestId: 'used-once' });
+    const alone = (await single.put('reused', 'another text', { requestId: 'used-once' }).then(() => new Error('not refused'), (e: unknown) => e)) as Refusal;
+    const together = await Promise.allSettled([client.put('reused', 'a good neighbour'), client.put('reused', 'another text', { requestId: 'used-once' })]);
+    const reused = (together[1] as PromiseRejectedResult).reason as Refusal;
+    expect({ message: reused.message, field: reused.field, code: reused.grpcCode }).toEqual({ message: alone.message, field: alone.field, code: alone.grpcCode });
+    expect(reused.message).toMatch(/^request_id used-once was already used/);
   });
 
   test('a daemon killed mid-batch: each sent put fails with its own UncertainWriteError, an unsent one as unreachable; re-sending stores each once', async () => {
@@ -96,7 +104,7 @@ describe('concurrent puts go as one batch call', () => {
       if (o.status === 'fulfilled') return expect(o.value.fact.text).toBe(wanted[i]);
       // A put whose batch had left is uncertain, and says so with its own request id; one still
       // waiting for the connection when the daemon died was never sent, so it fails plainly.
-      if (o.reason instanceof UncertainWriteError) return expect(o.reason.requestIds).toEqual([ids[i]]);
+      if (o.reason instanceof UncertainWriteError) return expect({ ids: o.reason.requestIds, said: o.reason.message.startsWith(`Put request ${ids[i]}: outcome unknown`) }).toEqual({ ids: [ids[i]], said: true });
       expect(o.reason).toBeInstanceOf(EngramError);
       expect({ kind: (o.reason as EngramError).kind, unreachable: /cannot reach/.test((o.reason as Error).message) }).toEqual({ kind: ErrorKind.Unavailable, unreachable: true });
     });
