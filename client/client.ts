@@ -219,7 +219,8 @@ export class EngramClient {
   /** Concurrent puts of one namespace, sent together (see write-coalescer.ts). */
   private readonly coalescer = new WriteCoalescer<CoalescedItem, PutReply>(
     (items, requestIds) => this.sendCoalesced(items, requestIds),
-    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], error.method, error.cause, error.finish) : error),
+    // Named as the caller's own call: it called put(), whatever carried the batch.
+    (error, requestId) => (error instanceof UncertainWriteError ? new UncertainWriteError([requestId], 'Put', error.cause, error.finish) : error),
   );
 
   constructor(

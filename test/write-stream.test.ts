@@ -93,6 +93,8 @@ describe('the write stream', () => {
       );
       expect(error).toBeInstanceOf(UncertainWriteError);
       expect((error as UncertainWriteError).requestIds).toEqual(['frozen-1']);
+      // Named as the call the caller made (a put), whatever carried it.
+      expect((error as Error).message).toMatch(/^Put request frozen-1: outcome unknown \(no answer to the write within 1500 ms\)/);
       // A read that times out says so in a caller's words, not grpc-js's internals.
       const read = await client.recall('frozen', 'before the freeze').then(() => new Error('the recall was answered'), (e: unknown) => e as Error);
       expect(read.message).toMatch(/^the daemon did not answer within \d+(\.\d)? s \(busy, paused or stopped\)$/);
