@@ -773,8 +773,9 @@ describe('a daemon killed while confidence writes are in flight', () => {
       for (const o of outcomes) if (o !== 'ok') expect(o).toBeInstanceOf(UncertainWriteError);
       const uncertain = outcomes.flatMap((o, i) => (o instanceof UncertainWriteError ? [{ i, error: o }] : []));
       expect(uncertain.length).toBeGreaterThan(0);
-      // Concurrent puts go as batch calls to a current daemon (each error names its own request id).
-      for (const { error } of uncertain) expect(error).toMatchObject({ method: 'BatchPut', requestIds: [error.requestId] });
+      // Concurrent puts go together to a current daemon; each error names the caller's own call
+      // (a put) and its own request id.
+      for (const { error } of uncertain) expect(error).toMatchObject({ method: 'Put', requestIds: [error.requestId] });
 
       daemon = await startDaemon({ dataDir });
       const checker = await daemon.client();

@@ -239,6 +239,8 @@ describe('the inspector', () => {
     await page.getByLabel('Value (JSON)').fill('"Rust"');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByRole('alert').count()).toBe(0);
+    // Saved (the alert is gone at once; the answer may still be on its way and redraw the form).
+    await expect.poll(() => page.locator('.done').first().textContent()).toBe('Saved.');
     // Locking keeps what is typed and not yet saved.
     await page.getByLabel('Value (JSON)').fill('"Go"');
     await page.getByRole('button', { name: 'Lock' }).click();
