@@ -7,10 +7,16 @@ export const RRF_K = 60;
 /** B = Σ w_s / (k + rank_s) over the signals that ranked the fact, summed in registry order so
  *  the floating-point result is reproducible from a receipt. */
 export function fusedScore(ranks: SignalRanks, weights: Weights, k = RRF_K): number {
+  return fuse((s) => ranks[SIGNAL_NAMES[s]!], (s) => weights[SIGNAL_NAMES[s]!], k);
+}
+
+/** The sum itself, over signal s = 0, 1, … in registry order (a rank of 0: not ranked). Every
+ *  fused score, however its ranks are held, is this one loop, so they agree bit for bit. */
+export function fuse(rankOf: (signal: number) => number, weightOf: (signal: number) => number, k = RRF_K): number {
   let score = 0;
-  for (const name of SIGNAL_NAMES) {
-    const rank = ranks[name];
-    if (rank > 0) score += weights[name] / (k + rank);
+  for (let s = 0; s < SIGNAL_NAMES.length; s++) {
+    const rank = rankOf(s);
+    if (rank > 0) score += weightOf(s) / (k + rank);
   }
   return score;
 }

@@ -2,7 +2,7 @@
 // (registry order), in one typed array. Recall fuses every found fact but returns only top_k of
 // them: rows cost no object or map per fact, and a full result is made only for the rows read.
 import type { NamespaceIndex } from '../index/namespace.ts';
-import { RRF_K } from './fusion.ts';
+import { fuse } from './fusion.ts';
 import { SIGNAL_NAMES, type SignalName, type SignalRanks, type Weights } from './registry.ts';
 import type { RankMap } from './signal.ts';
 
@@ -48,16 +48,10 @@ export class RankTable {
     }
   }
 
-  /** Σ w_s / (k + rank_s) over the row's ranked signals, in registry order: bit for bit what
-   *  fusedScore gives for the same ranks, so receipts reproduce it. */
+  /** The row's fused score: fusion's one sum, so receipts reproduce it. */
   fused(row: number): number {
-    let score = 0;
     const at = row * COLUMNS;
-    for (let c = 0; c < COLUMNS; c++) {
-      const rank = this.ranks[at + c]!;
-      if (rank > 0) score += this.weights[c]! / (RRF_K + rank);
-    }
-    return score;
+    return fuse((c) => this.ranks[at + c]!, (c) => this.weights[c]!);
   }
 
   /** The row's ranks by signal name (0 = not ranked), as results and receipts carry them. */

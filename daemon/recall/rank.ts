@@ -4,7 +4,7 @@
 // streamed lazily only if top_k is not yet filled, so a million-fact namespace costs what the
 // query touches.
 import type { NamespaceIndex } from '../index/namespace.ts';
-import { RRF_K, compareResults, fusedScore, type Orderable } from './fusion.ts';
+import { RRF_K, compareResults, fuse, fusedScore, type Orderable } from './fusion.ts';
 import type { RecallPlan } from './plan.ts';
 import { RankTable } from './rank-table.ts';
 import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
@@ -137,16 +137,10 @@ function orderEveryEligible(ns: NamespaceIndex, plan: RecallPlan, ordering: read
   // taken as the caller reads (top_k plus skipped copies), not all of them sorted.
   const eligible = eligibleIn(ns, plan);
   const among = ordering.map((s) => [s.name as SignalName, ranksByRuns(ns, s, eligible, plan)] as const);
-  // The order is decided on light rows (the same sum, in registry order, as fusedScore); only
-  // the rows read become full results.
+  // The order is decided on light rows (fusion's one sum); only the rows read become full results.
   const rankMaps = new Map(among);
   const light = [...among[0]![1].keys()].map((doc) => {
-    let fused = 0;
-    for (const name of SIGNAL_NAMES) {
-      const rank = rankMaps.get(name)?.get(doc) ?? 0;
-      if (rank > 0) fused += plan.weights[name] / (RRF_K + rank);
-    }
-    let final = fused;
+    let final = fuse((s) => rankMaps.get(SIGNAL_NAMES[s]!)?.get(doc) ?? 0, (s) => plan.weights[SIGNAL_NAMES[s]!]);
     const info = ns.doc(doc);
     for (const modifier of plan.modifiers) final *= modifier.factor(info);
     return { doc, final, createdAt: info.createdAt, factId: info.factId };
