@@ -10,11 +10,14 @@ import { coreContext } from './context.ts';
 /** A committed (or replayed, or already stored) write as the protocol returns it. */
 const written = ({ fact, replayed, duplicate }: PutResult) => ({ fact: factMessage(fact), replayed, duplicate });
 
+/** A refusal as the protocol's ItemError carries it (a batch item's, or a streamed batch's). */
+const itemErrorMessage = (error: EngramError) => ({ code: error.code, message: error.message, field: error.field ?? '' });
+
 /** One slot of a batch write as the protocol returns it: the fact's id (and the fact, when asked
  *  for), or the item's error. */
 const batchResult = (withFact: boolean) => (slot: BatchSlot) =>
   slot.error
-    ? { factId: '', replayed: false, duplicate: false, error: { code: slot.error.code, message: slot.error.message, field: slot.error.field ?? '' } }
+    ? { factId: '', replayed: false, duplicate: false, error: itemErrorMessage(slot.error) }
     : { factId: slot.result.fact.id, replayed: slot.result.replayed, duplicate: slot.result.duplicate, ...(withFact ? { fact: factMessage(slot.result.fact) } : {}) };
 
 export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typeof MemoryService> {
@@ -137,7 +140,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
         return { sequence: req.sequence, batch, change: BigInt(call.changes.wrote) };
       } catch (error) {
         if (!(error instanceof EngramError)) throw error;
-        return { sequence: req.sequence, error: { code: error.code, message: error.message, field: error.field ?? '' } };
+        return { sequence: req.sequence, error: itemErrorMessage(error) };
       }
     },
     async putWithOptions(req, call) {
