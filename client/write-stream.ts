@@ -114,9 +114,15 @@ export class WriteStream {
     if (error !== undefined) waiter.reject(error);
     else if (response) waiter.resolve(response);
     else waiter.reject(new RpcError(errorStatus(grpc.status.INTERNAL, 'the daemon answered a write with neither a result nor an error')));
-    if ([...this.waiting.values()].some((w) => w.stream === waiter.stream)) return;
+    if (this.waitsOn(waiter.stream)) return;
     if (this.stream === waiter.stream) this.endWhenIdle();
     else waiter.stream.cancel(); // retired, and nothing waits on it any more
+  }
+
+  /** Whether a batch sent on `stream` still waits (a handful at most: no copy of the map). */
+  private waitsOn(stream: Stream): boolean {
+    for (const waiter of this.waiting.values()) if (waiter.stream === stream) return true;
+    return false;
   }
 
   private endWhenIdle(): void {
