@@ -248,20 +248,3 @@ export function agentAdvice(error: unknown): unknown {
   const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
   return new EngramError(ErrorKind.Unavailable, `outcome unknown: the daemon may or may not have stored it (${cause}); it was not retried. Look for it with memory_search or memory_list before sending it again.`);
 }
-
-/** The backend with every error passed through agentAdvice: one place, for every tool. */
-export function withAgentAdvice(backend: McpBackend): McpBackend {
-  return new Proxy(backend, {
-    get(target, key, receiver) {
-      const member: unknown = Reflect.get(target, key, receiver);
-      if (typeof member !== 'function') return member;
-      return async (...args: unknown[]) => {
-        try {
-          return await member.apply(target, args);
-        } catch (error) {
-          throw agentAdvice(error);
-        }
-      };
-    },
-  });
-}

@@ -12,7 +12,7 @@ import { createMcpServer } from '../../shared/mcp/server.ts';
 import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts';
 import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
-import { ClientBackend, withAgentAdvice } from './backend.ts';
+import { agentAdvice, ClientBackend } from './backend.ts';
 import { startDetached, startFlagsOf, type StartedDaemon } from '../daemon-control.ts';
 import { refusedTokenMessage } from '../errors.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
@@ -166,7 +166,8 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 
-  const { server, settled } = createMcpServer(withAgentAdvice(new ClientBackend(client)), {
+  const { server, settled } = createMcpServer(new ClientBackend(client), {
+    forAgent: agentAdvice,
     ...(defaultAgentId ? { defaultAgentId } : {}),
     ...(tools ? { tools } : {}),
     onUnexpectedError: (tool, error) => say(`unexpected error in ${tool}: ${(error as Error)?.stack ?? error}`),

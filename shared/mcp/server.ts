@@ -24,6 +24,9 @@ export interface McpServerOptions {
   defaultAgentId?: string;
   /** Told about failures that are not Engram errors (likely bugs); the caller still gets a tool error. */
   onUnexpectedError?: (tool: string, error: unknown) => void;
+  /** Rewords a backend's error for an agent before it becomes the tool error (e.g. advice an
+   *  agent cannot follow); absent: errors as they are. */
+  forAgent?: (error: unknown) => unknown;
   /** Serve only these tools (absent: all). Every tool's schema is in the agent's context, so a
    *  host that uses a few can leave the rest out. */
   tools?: readonly ToolName[];
@@ -85,7 +88,8 @@ export async function callTool(backend: McpBackend, name: string, args: Args, op
     rejectUnknownArguments(name, args);
     const ctx = { ...DEFAULT_HANDLER_CONTEXT, ...(options.defaultAgentId ? { defaultAgentId: options.defaultAgentId } : {}) };
     return await HANDLERS[name](args, backend, ctx);
-  } catch (error) {
+  } catch (thrown) {
+    const error = options.forAgent ? options.forAgent(thrown) : thrown;
     // The CortexGraph tools report errors in their own payload, still as tool errors.
     const fail = CORTEX_TOOLS.has(name) ? (message: string) => failure(JSON.stringify({ success: false, message })) : failure;
     if (error instanceof ToolInputError) return fail(error.message);
