@@ -15,7 +15,7 @@ import { checkFactFilter } from '../shared/fact-filter.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
-import { callConfidenceWeight, requireCapability, routeRecall } from './negotiate.ts';
+import { callConfidenceWeight, requireCapability, routeRecall, timeBoundsMessage } from './negotiate.ts';
 import {
   toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
   type Fact, type FactFilter, type ListOptions, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
@@ -1268,17 +1268,5 @@ function filterMessage(f: FactFilter) {
   if (f === null || typeof f !== 'object' || Array.isArray(f)) throw invalidArgument('filter', `must be an object, got ${check.kindOf(f)}`);
   const ms = (value: Date | number | undefined) => (value instanceof Date ? value.getTime() : value);
   const c = checkFactFilter({ ...f, createdAfter: ms(f.createdAfter), createdBefore: ms(f.createdBefore), occurredAfter: ms(f.occurredAfter), occurredBefore: ms(f.occurredBefore) }, 'filter.');
-  const wire = (value: number | undefined) => (value === undefined ? undefined : BigInt(value));
-  return {
-    text: c.text ?? '',
-    confidence: c.confidence ?? [],
-    pinned: c.pinned,
-    retired: c.retired,
-    tags: c.tags ?? [],
-    entities: c.entities ?? [],
-    createdAfterMs: wire(c.createdAfter),
-    createdBeforeMs: wire(c.createdBefore),
-    occurredAfterMs: wire(c.occurredAfter),
-    occurredBeforeMs: wire(c.occurredBefore),
-  };
+  return { text: c.text ?? '', confidence: c.confidence ?? [], pinned: c.pinned, retired: c.retired, tags: c.tags ?? [], entities: c.entities ?? [], ...timeBoundsMessage(c) };
 }

@@ -48,9 +48,14 @@ export function routeRecall(daemon: DaemonInfo, options: RecallOptions, weight: 
   return { kind: 'options', message: recallOptionsMessage(options, sendsWeight ? weight : undefined) };
 }
 
+/** Created and occurred time bounds (ms) as the protocol's filters carry them: unset stays unset. */
+export function timeBoundsMessage(f: { createdAfter?: number; createdBefore?: number; occurredAfter?: number; occurredBefore?: number }) {
+  const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
+  return { createdAfterMs: ms(f.createdAfter), createdBeforeMs: ms(f.createdBefore), occurredAfterMs: ms(f.occurredAfter), occurredBeforeMs: ms(f.occurredBefore) };
+}
+
 export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number | undefined) {
   const f = o.filters;
-  const ms = (t: number | undefined) => (t === undefined ? undefined : BigInt(t));
   return {
     topK: o.topK,
     signalWeights: o.weights ? { vector: o.weights.vector, keyword: o.weights.keyword, recency: o.weights.recency, decay: o.weights.decay, graph: o.weights.graph } : undefined,
@@ -59,10 +64,7 @@ export function recallOptionsMessage(o: RecallOptions, confidenceWeight: number 
       windowDays: f.windowDays,
       tagsAny: f.tagsAny ?? [],
       tagsAll: f.tagsAll ?? [],
-      createdAfterMs: ms(f.createdAfter),
-      createdBeforeMs: ms(f.createdBefore),
-      occurredAfterMs: ms(f.occurredAfter),
-      occurredBeforeMs: ms(f.occurredBefore),
+      ...timeBoundsMessage(f),
       minDecayScore: f.minDecayScore,
     },
     minConfidence: o.minConfidence,
