@@ -241,6 +241,19 @@ describe('the inspector', () => {
     await expect.poll(() => page.getByRole('alert').count()).toBe(0);
     // Saved (the alert is gone at once; the answer may still be on its way and redraw the form).
     await expect.poll(() => page.locator('.done').first().textContent()).toBe('Saved.');
+    // What is typed while a save is on its way stays: reading the saved slot back does not redraw
+    // the form over it. The save's answer is held until the new value is typed.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const isSave = (url: URL) => url.pathname === '/v1/memory-controls/slots';
+    await page.route(isSave, async (route) => (route.request().method() === 'POST' && (await held), route.continue()));
+    await page.getByLabel('Value (JSON)').fill('"Kotlin"');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByLabel('Value (JSON)').fill('"Go"');
+    answer();
+    await expect.poll(() => history.textContent()).toMatch(/slot_value "Rust" → "Kotlin"/);
+    await page.unroute(isSave);
+    expect(await page.getByLabel('Value (JSON)').inputValue()).toBe('"Go"');
     // Locking keeps what is typed and not yet saved.
     await page.getByLabel('Value (JSON)').fill('"Go"');
     await page.getByRole('button', { name: 'Lock' }).click();
@@ -254,7 +267,7 @@ describe('the inspector', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Archive' }).click();
     await expect.poll(() => history.textContent()).toMatch(/archive/);
     const slots = (await rest('GET', '/v1/memory-controls/slots?archived=true')).json.slots;
-    expect(slots.map((s: { slot_name: string; slot_value: unknown }) => [s.slot_name, s.slot_value])).toEqual([['preferred_language', 'Rust']]);
+    expect(slots.map((s: { slot_name: string; slot_value: unknown }) => [s.slot_name, s.slot_value])).toEqual([['preferred_language', 'Kotlin']]);
   });
 
   test('6. draws facts over time, the decay curve and signal contributions, each with a text alternative', async () => {

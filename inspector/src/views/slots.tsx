@@ -1,7 +1,7 @@
 // Memory slots: the list (by project, words, archived or not), and one slot to view and edit —
 // its value, review status, confidence and evidence — lock or unlock, archive, and every change
 // it went through.
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { del, get, post, type ResponseOf } from '../api.ts';
 import { when } from '../format.ts';
 import { Confirm } from '../parts/confirm.tsx';
@@ -124,21 +124,25 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
   const [archiving, setArchiving] = useState(false);
   const archived = s.status === 'archived';
   const identity = { slot_name: s.slot_name, scope: s.scope, ...(s.project_id !== null ? { project_id: s.project_id } : {}) };
-  // The form shows the stored slot again after a save; locking or unlocking keeps what is typed.
-  const [saves, setSaves] = useState(0);
+  // The form shows the stored slot again once a change to it is read back, unless something was
+  // typed since the last save: a value typed while a save (or a lock) is on its way stays.
+  const edited = useRef(false);
+  const shown = useRef({ version: s.version, key: 0 });
+  if (shown.current.version !== s.version) shown.current = { version: s.version, key: edited.current ? shown.current.key : shown.current.key + 1 };
   // One outcome shows at a time: a refusal clears the last "Saved." and a success the last refusal.
   const fail = (message: string) => (setDone(undefined), setProblem(message));
-  const write = (what: string, body: Record<string, unknown>, fromForm = false) => {
+  const write = (what: string, body: Record<string, unknown>) => {
     setProblem(undefined);
     setDone(undefined);
     post('SlotEnvelope', '/v1/memory-controls/slots', { ...identity, ...body }).then(
-      () => (setDone(what), fromForm && setSaves((n) => n + 1), onSaved()),
+      () => (setDone(what), onSaved()),
       (e: Error) => fail(e.message),
     );
   };
   const save = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
+    edited.current = false;
     let value: unknown;
     try {
       value = JSON.parse(String(form.get('value')));
@@ -147,7 +151,7 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
     }
     const evidence = String(form.get('evidence') ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     const confidence = String(form.get('confidence') ?? '').trim();
-    write('Saved.', { slot_value: value, status: form.get('status'), ...(confidence !== '' ? { confidence: Number(confidence) } : {}), evidence_refs: evidence }, true);
+    write('Saved.', { slot_value: value, status: form.get('status'), ...(confidence !== '' ? { confidence: Number(confidence) } : {}), evidence_refs: evidence });
   };
   return (
     <>
@@ -169,7 +173,7 @@ function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
           <dd>{s.visibility}</dd>
         </div>
       </dl>
-      <form class="slot-form" onSubmit={save} key={saves}>
+      <form class="slot-form" onSubmit={save} onInput={() => (edited.current = true)} onChange={() => (edited.current = true)} key={shown.current.key}>
         <label>
           Value (JSON)
           <textarea name="value" rows={4} defaultValue={JSON.stringify(s.slot_value, null, 2)} disabled={archived} />
