@@ -154,13 +154,7 @@ export class NamespaceIndex {
    *  which is the tie-break order (created_at, then id) every signal needs. */
   add(info: Doc, terms: { tf: Map<string, number>; length: number }): number {
     const doc = this.docs.length;
-    this.docs.push(info);
-    this.docByFactId.set(info.factId, doc);
-    if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
-    this.indexContent(info.contentKey, doc);
-    this.graph.add(doc, info);
-    this.keyword.add(doc, terms.tf, terms.length);
-    this.recency.add(doc, info.recencyTime);
+    this.index(doc, info, terms);
     return doc;
   }
 
@@ -173,6 +167,11 @@ export class NamespaceIndex {
       return;
     }
     this.unindex(doc, info.vectorKey);
+    this.index(doc, info, terms);
+  }
+
+  /** Puts a fact's row at `doc` (a new one at the end, or the one it replaces) in every structure. */
+  private index(doc: number, info: Doc, terms: { tf: Map<string, number>; length: number }): void {
     this.docs[doc] = info;
     this.docByFactId.set(info.factId, doc);
     if (info.vectorKey) this.docByVectorKey.set(info.vectorKey, doc);
