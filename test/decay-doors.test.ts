@@ -176,6 +176,18 @@ describe('promotion through every door', () => {
     expect(text.stdout).toBe(`${expected.message}\n`);
   });
 
+  test('a promotion refused for its criteria says how to force it in terms every door takes', async () => {
+    const agent = 'promote-criteria';
+    const id = (await doors.client.put(agent, 'The escalation policy is in the ops wiki')).fact.id;
+    const forced = /a forced promotion promotes it anyway: --force on the CLI, force: true on the other doors/;
+    await expect(doors.client.promote(agent, { factId: id, dryRun: true })).rejects.toMatchObject({ kind: 'failed_precondition', message: expect.stringMatching(forced) });
+    const cli = await runEngram(['promote', agent, id, '--dry-run'], { dataDir: doors.daemon.dataDir, cwd: tmpdir() });
+    expect(cli.stderr).toMatch(forced);
+    const rest = await fetch(`http://${doors.daemon.discovery.httpAddress}/v1/promotions`, { method: 'POST', headers: { authorization: `Bearer ${doors.daemon.discovery.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent, fact_id: id, dry_run: true }) });
+    expect(((await rest.json()) as { error: { message: string } }).error.message).toMatch(forced);
+    for (const session of [doors.stdio, doors.http]) expect(await session.fails('promote_memory', { agent_id: agent, memory_id: id, dry_run: true })).toMatch(forced);
+  });
+
   test("REST's refusals name the fact_id it was sent, not MCP's memory_id", async () => {
     const agent = 'promote-rest-names';
     const id = (await doors.client.put(agent, 'The pager rota is in the ops wiki')).fact.id;

@@ -149,14 +149,14 @@ export class Clusters {
    *  a current cluster (a member changed, retired, or a new fact joined) is refused. */
   async consolidate(ctx: CallContext, input: ClusterInput & { clusterId: unknown; mode?: unknown }): Promise<ConsolidateResult> {
     const agentId = check.agentId(input.agentId);
-    if (typeof input.clusterId !== 'string' || !/^cluster-[0-9a-f]{16}$/.test(input.clusterId)) throw invalidArgument('cluster_id', 'must be a cluster id from cluster_memories ("cluster-" and 16 hex digits)');
+    if (typeof input.clusterId !== 'string' || !/^cluster-[0-9a-f]{16}$/.test(input.clusterId)) throw invalidArgument('cluster_id', 'must be a cluster id as the cluster list gives it ("cluster-" and 16 hex digits)');
     const mode = input.mode === undefined ? 'dry_run' : input.mode;
     if (mode !== 'dry_run' && mode !== 'apply') throw invalidArgument('mode', `must be "dry_run" or "apply", got ${JSON.stringify(mode)}`);
     const stale = () =>
-      new EngramError(ErrorKind.FailedPrecondition, `cluster ${input.clusterId} no longer exists in "${agentId}" (its members changed since it was listed): call cluster_memories again for current ids`, 'cluster_id');
+      new EngramError(ErrorKind.FailedPrecondition, `cluster ${input.clusterId} no longer exists in "${agentId}" (its members changed since it was listed): list the clusters again for current ids`, 'cluster_id');
     // An id this daemon never listed (another namespace's, a typo, one listed before a restart)
     // is not called stale: nothing says it ever named these facts.
-    const unknown = () => notFound(`no current cluster ${input.clusterId} in "${agentId}": call cluster_memories for the current ids`);
+    const unknown = () => notFound(`no current cluster ${input.clusterId} in "${agentId}": list the clusters again for the current ids`);
     let known = this.known.get(input.clusterId);
     if (!known || known.agentId !== agentId) {
       await this.cluster(ctx, { ...input, findDuplicates: false }); // remembers what it lists

@@ -136,7 +136,7 @@ export class Promoter {
     if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} is retired: only live facts are promoted`, 'memory_id');
     if (fact.promotedAt) return [];
     const reason = this.reason(fact, now) ?? (force ? 'Forced' : undefined);
-    if (!reason) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} does not meet the promotion criteria: ${this.whyNot(fact, now)} (force: true promotes it anyway)`, 'memory_id');
+    if (!reason) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} does not meet the promotion criteria: ${this.whyNot(fact, now)} (a forced promotion promotes it anyway: --force on the CLI, force: true on the other doors)`, 'memory_id');
     return [this.candidate(fact, reason, now)];
   }
 
