@@ -52,7 +52,7 @@ describe('memory slots', () => {
   });
 
   test('a locked slot refuses deletion on every door until an update unlocks it; deletion archives; the history says who changed what', async () => {
-    const { client, rest } = await start();
+    const { daemon, client, rest } = await start();
     const { slot } = await client.putSlot({ slotName: 'active_constraints', slotValue: { deploy: 'never on a Friday' }, projectId: 'atlas', locked: true, confidence: 0.95 });
     const refused = await rest('DELETE', `/v1/memory-controls/slots/${slot.id}`);
     expect(refused.status).toBe(409);
@@ -81,6 +81,14 @@ describe('memory slots', () => {
     expect(history.json.changes[1].before.slot_value).toEqual({ deploy: 'never on a Friday' });
     expect(history.json.changes[1].after.slot_value).toEqual({ deploy: 'never on a Friday or a holiday' });
     expect(new Set(history.json.changes.map((c: any) => c.by))).toEqual(new Set(['local', 'token']));
+    // The CLI says what each change changed: the unlock is a lock change, not a value rewritten.
+    const cli = await runEngram(['slots', 'history', slot.id], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(cli.stdout.trim().split('\n').map((l) => l.replace(/^(v\d) \S+ (\w+) by \w+: /, '$1 $2: '))).toEqual([
+      'v1 create: created with value {"deploy":"never on a Friday"}',
+      'v2 update: slot_value {"deploy":"never on a Friday"} → {"deploy":"never on a Friday or a holiday"}',
+      'v3 update: locked true → false',
+      'v4 archive: status "needs_review" → "archived"',
+    ]);
 
     // Writing the archived slot again brings the same record back.
     const back = await client.putSlot({ slotName: 'active_constraints', projectId: 'atlas', slotValue: { deploy: 'ok' } });

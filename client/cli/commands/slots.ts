@@ -2,6 +2,7 @@
 // locked slot's delete fails (exit 1, "slot is locked") until a put with --unlock.
 import { Option, type Command } from 'commander';
 import { slotChangeJson, slotJson } from '../../../shared/json/shapes.ts';
+import { describeSlotChange } from '../../../shared/json/slot-change.ts';
 import type { Slot } from '../../../shared/model.ts';
 import { CONVENTIONAL_SLOTS, SLOT_STATUSES, SLOT_VISIBILITIES } from '../../../shared/slots.ts';
 import type { EngramClient, SlotWrite } from '../../client.ts';
@@ -125,7 +126,7 @@ export function registerSlotCommands({ program, globals }: Cli): void {
       const opts = globals(cmd);
       const changes = await withClient(opts, (c) => c.slotHistory(id));
       if (opts.json) return printJson({ record_id: id, changes: changes.map(slotChangeJson) });
-      for (const ch of changes) out(`v${ch.version} ${new Date(ch.at).toISOString()} ${ch.op} by ${ch.by}: ${ch.before ? JSON.stringify(ch.before.slotValue) : '(new)'} -> ${JSON.stringify(ch.after.slotValue)}${ch.after.locked ? ' [locked]' : ''}`);
+      for (const ch of changes.map(slotChangeJson)) out(`v${ch.version} ${ch.at} ${ch.op} by ${ch.by}: ${describeSlotChange(ch.before, ch.after)}`);
     });
 
   group

@@ -2,6 +2,7 @@
 // its value, review status, confidence and evidence — lock or unlock, archive, and every change
 // it went through.
 import { useRef, useState } from 'preact/hooks';
+import { describeSlotChange } from '../../../shared/json/slot-change.ts';
 import { del, get, post, type ResponseOf } from '../api.ts';
 import { when } from '../format.ts';
 import { Confirm } from '../parts/confirm.tsx';
@@ -100,7 +101,7 @@ function SlotDetail({ id }: { id: string }) {
                 <strong>
                   v{c.version} {c.op}
                 </strong>{' '}
-                by {c.by} on {when(c.at)}: {describeChange(c.before, c.after)}
+                by {c.by} on {when(c.at)}: {describeSlotChange(c.before, c.after)}
               </li>
             ))}
           </ol>
@@ -108,14 +109,6 @@ function SlotDetail({ id }: { id: string }) {
       </Show>
     </section>
   );
-}
-
-/** What a change changed, field by field. */
-function describeChange(before: Slot | null, after: Slot): string {
-  if (!before) return `created with value ${JSON.stringify(after.slot_value)}`;
-  const fields = ['slot_value', 'status', 'locked', 'confidence', 'evidence_refs', 'visibility'] as const;
-  const changed = fields.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
-  return changed.map((f) => `${f} ${JSON.stringify(before[f])} → ${JSON.stringify(after[f])}`).join('; ') || 'no field changed';
 }
 
 function SlotEditor({ slot: s, onSaved }: { slot: Slot; onSaved: () => void }) {
