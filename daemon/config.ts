@@ -19,6 +19,7 @@ import { EXTRACTOR_NAMES, type ExtractorName } from './extract/index.ts';
 import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from './lifecycle/decay.ts';
 import { DEFAULT_CONSOLIDATION } from './core/consolidation.ts';
 import { SUMMARIZER_NAMES, type SummarizerName } from './consolidate/summarize.ts';
+import { startRecord, type StartRecord } from './start-record.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
 const address = (flag: string) => (value: string): string => {
@@ -269,15 +270,16 @@ export function optionsFrom(parsed: ParsedOptions): DaemonSettings {
   };
 }
 
-/** Parses `engram daemon` arguments (and the environment) into the daemon's options; throws
- *  commander's error for a usage problem or a request for help. */
-export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) => void; writeErr: (s: string) => void }): DaemonSettings {
+/** Parses `engram daemon` arguments (and the environment) into the daemon's options, with the
+ *  record of them a restart starts it again from; throws commander's error for a usage problem
+ *  or a request for help. */
+export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) => void; writeErr: (s: string) => void }): DaemonSettings & StartRecord {
   const command = daemonCommand().configureOutput({ ...output, outputError: () => {} });
   command.parse(argv, { from: 'user' });
   const parsed = command.opts<ParsedOptions>();
   const refused = refusedCombination(parsed) ?? refusedToken(parsed, command.getOptionValueSource('token'));
   if (refused) command.error(refused, { exitCode: 2, code: 'engram.refusedFlags' });
-  return optionsFrom(parsed);
+  return { ...optionsFrom(parsed), ...startRecord(command) };
 }
 
 /** The daemon's own token opens everything, so it is never an agent's, which opens only its

@@ -103,6 +103,9 @@ export interface DaemonOptions {
   log: Log;
   /** How the daemon was started (its arguments after `engram daemon`), for `engram restart`. */
   args?: string[];
+  /** Its settings as flags, and the variables of secrets it took from the environment (start-record.ts). */
+  startFlags?: string[];
+  secretVariables?: string[];
   /** Where the log goes, if to a file (told to clients through the discovery file). */
   logFile?: string;
 }
@@ -269,6 +272,8 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     version: ENGRAM_VERSION,
     startedAt: new Date().toISOString(),
     ...(options.args ? { args: options.args } : {}),
+    ...(options.startFlags ? { startFlags: options.startFlags } : {}),
+    ...(options.secretVariables?.length ? { secretVariables: options.secretVariables } : {}),
     ...(options.logFile ? { logFile: options.logFile } : {}),
   };
   writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));

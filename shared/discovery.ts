@@ -68,8 +68,17 @@ export interface Discovery {
   mcpHttpAddress?: string;
   /** "127.0.0.1:43210" if the daemon also serves the REST API (--http; bearer token unless --no-auth). */
   httpAddress?: string;
-  /** The daemon's own arguments after `engram daemon`, so `engram restart` can start it the same way. */
+  /** The daemon's own arguments after `engram daemon`, as given (relative paths, and without
+   *  what it took from variables): how a restart starts it when `startFlags` is absent (a file
+   *  written by an older daemon). */
   args?: string[];
+  /** Every setting the daemon was given, by flag or variable, as flags with absolute paths,
+   *  without --data-dir and --log-file: what `engram restart` and `engram mcp` start it again
+   *  with, from any shell and directory. Never a secret taken from a variable. */
+  startFlags?: string[];
+  /** The variables of the secrets the daemon took from its environment (ENGRAM_TOKEN, a URL
+   *  with a password, the OpenAI key), which no file holds: a restart must find them set. */
+  secretVariables?: string[];
   /** Where it writes its log, if to a file. */
   logFile?: string;
   /** Bearer token required on TCP. */
