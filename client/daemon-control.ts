@@ -173,12 +173,10 @@ export interface StoppedDaemon {
   /** false: none was serving. */
   stopped: boolean;
   pid?: number;
-  /** The arguments it had been started with. */
-  args?: string[];
 }
 
 /** The daemon's arguments without the ones a start sets itself. */
-export function withoutOwnFlags(args: readonly string[]): string[] {
+function withoutOwnFlags(args: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--data-dir' || args[i] === '--log-file') i++;
@@ -187,15 +185,51 @@ export function withoutOwnFlags(args: readonly string[]): string[] {
   return out;
 }
 
-/** The flags the daemon of DIR was started with, as its discovery file names them (a crashed
- *  daemon's file is still there), without those a start sets itself; undefined without a file. */
-export function startFlagsOf(dataDir: string): string[] | undefined {
+/** How a daemon is started again as it was. */
+export interface RecordedStart {
+  /** Its settings as flags (without those a start sets itself). */
+  flags: string[];
+  /** The variables holding secrets it took from its environment: no file has them, so a start
+   *  that restores its settings passes on the starter's own. */
+  secretVariables: string[];
+}
+
+/** How the daemon of DIR was started, as its discovery file records it (a crashed daemon's file
+ *  is still there); undefined without a file, or with one that records nothing. A file written
+ *  before `startFlags` existed has only the daemon's arguments as given: what it took from
+ *  variables is lost, and relative paths are read against the restarter's directory. */
+export function recordedStart(dataDir: string): RecordedStart | undefined {
+  let discovery: Discovery;
   try {
-    const { args } = readDiscovery(dataDir);
-    return args ? withoutOwnFlags(args) : undefined;
+    discovery = readDiscovery(dataDir);
   } catch {
     return undefined;
   }
+  const flags = discovery.startFlags ?? (discovery.args ? withoutOwnFlags(discovery.args) : undefined);
+  return flags ? { flags, secretVariables: discovery.secretVariables ?? [] } : undefined;
+}
+
+/** The secret variables a start from this process would not pass on: unset or empty here, or an
+ *  agent token in ENGRAM_TOKEN, which is never the daemon's (daemonEnv). */
+export function missingSecrets(start: RecordedStart): string[] {
+  const env = daemonEnv();
+  return start.secretVariables.filter((name) => !env[name]);
+}
+
+/** Why a daemon cannot be started again as it was from here, and what to set. Without those
+ *  variables it would start with other settings (a LevelDB store in place of its database,
+ *  another token), so it is not started at all. */
+export function missingSecretsMessage(dataDir: string, missing: readonly string[]): string {
+  const names = missing.join(', ');
+  const token = missing.includes('ENGRAM_TOKEN') ? " (ENGRAM_TOKEN: the daemon's own token, not an agent token)" : '';
+  return `the daemon for ${dataDir} took ${names} from its environment, and secrets are never written to a file, so starting it again as it was needs ${missing.length > 1 ? 'them' : 'it'} set here too, with the same value${token}`;
+}
+
+/** What a start that restores the settings of a daemon tells the user about its secrets: which
+ *  variables it passes on from its own environment (undefined when there are none). */
+export function passedOnSecrets(start: RecordedStart): string | undefined {
+  if (start.secretVariables.length === 0) return undefined;
+  return `passing on ${start.secretVariables.join(', ')} from this environment, as the daemon had ${start.secretVariables.length > 1 ? 'them' : 'it'} from its own (secrets are never written to a file)`;
 }
 
 /** Asks the daemon serving DIR to stop (SIGTERM: it drains calls, saves its indexes and closes
@@ -209,7 +243,7 @@ export async function stopDaemon(dataDir: string): Promise<StoppedDaemon> {
     if (Date.now() > deadline) throw new EngramError(ErrorKind.DeadlineExceeded, `the daemon (pid ${running.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; it may still be saving its indexes. Check engram logs, or kill it (the store survives a kill).`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { stopped: true, pid: running.pid, ...(running.args ? { args: running.args } : {}) };
+  return { stopped: true, pid: running.pid };
 }
 
 async function answers(dataDir: string): Promise<boolean> {

@@ -13,7 +13,7 @@ import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts
 import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { agentAdvice, ClientBackend } from './backend.ts';
-import { startDetached, startFlagsOf, type StartedDaemon } from '../daemon-control.ts';
+import { missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
 import { refusedTokenMessage } from '../errors.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
@@ -50,19 +50,29 @@ const showProgress = (line: string) => process.stderr.write(`${line}\n`);
 /** The started daemon as the stderr lines name it, and how to stop it. */
 const startedOne = (daemon: StartedDaemon, dataDir: string) => `pid ${daemon.pid}, log ${daemon.logPath}; engram stop --data-dir ${dataDir} stops it`;
 
-/** What a tool call does when the daemon of DIR cannot be reached: start it again, with the flags
- *  it last ran with (an HTTP door, an embedder the user chose): a crashed daemon's discovery file
- *  still names them; after a clean stop, those this session saw are used. The call then goes on
- *  only if it never left (the client never resends a write that may have reached the old daemon).
+/** What a tool call does when the daemon of DIR cannot be reached: start it again with the
+ *  settings it last ran with (an HTTP door, an embedder the user chose), given as flags or as
+ *  variables: a crashed daemon's discovery file still records them; after a clean stop, those
+ *  this session saw are used. Secrets it had from variables come from this process's environment:
+ *  with one unset here it is not started (it would serve with other settings, such as another
+ *  store). The call then goes on only if it never left (the client never resends a write that may have reached the old daemon).
  *  Two `engram mcp` doing so at once both get the one daemon the store lock lets live. A daemon
  *  that will not start fails the call with why, and what to do. */
 function restart(dataDir: string): () => Promise<void> {
-  let flags = startFlagsOf(dataDir) ?? [];
+  let previous: RecordedStart = recordedStart(dataDir) ?? { flags: [], secretVariables: [] };
   return async () => {
-    flags = startFlagsOf(dataDir) ?? flags;
+    previous = recordedStart(dataDir) ?? previous;
+    const missing = missingSecrets(previous);
+    if (missing.length > 0) {
+      const why = missingSecretsMessage(dataDir, missing);
+      say(`the daemon serving ${dataDir} has stopped and was not started again: ${why}`);
+      throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and was not started again: ${why}; set them where engram mcp runs (the agent host's configuration), or start the daemon yourself where they are set`);
+    }
+    const passedOn = passedOnSecrets(previous);
+    if (passedOn) say(passedOn);
     let daemon;
     try {
-      daemon = await startDetached(dataDir, flags, showProgress);
+      daemon = await startDetached(dataDir, previous.flags, showProgress);
     } catch (error) {
       throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and could not be started: ${(error as Error).message}; start it with engram start --data-dir ${dataDir}`);
     }

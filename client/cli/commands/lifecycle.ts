@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
-import { DaemonStartError, liveDiscovery, logPathOf, refusedArgs, startDetached, stopDaemon, withoutOwnFlags } from '../../daemon-control.ts';
+import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, startDetached, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
 /** What a starting daemon says while it gets ready, on stderr (stdout keeps the result). */
@@ -70,7 +70,7 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
 
   program
     .command('restart')
-    .description('stop the daemon and start it again, with the flags it had (or the ones given after restart)')
+    .description('stop the daemon and start it again with the settings it had, from flags or variables (or with the flags given after restart)')
     .option('--json', 'print JSON')
     .allowUnknownOption()
     .allowExcessArguments()
@@ -81,13 +81,19 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const { dir } = locateDataDir(opts.dataDir);
       // Flags the daemon would refuse are refused before the daemon that serves is stopped.
       await refuseBadFlagsWhileServing(dir, args, (pid) => `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${pid})`);
+      // Read before the stop, which removes the file: the daemon's settings, flags and variables.
+      const previous: RecordedStart = recordedStart(dir) ?? { flags: [], secretVariables: [] };
+      const missing = missingSecrets(previous);
+      if (args.length === 0) refuseMissingSecrets(dir, missing);
       const stopped = await stopDaemon(dir);
-      const previous = withoutOwnFlags(stopped.args ?? []);
-      const daemon = await startDetached(dir, args.length > 0 ? args : previous, say).catch(async (error: unknown) => {
+      if (args.length === 0) sayPassedOn(previous);
+      const daemon = await startDetached(dir, args.length > 0 ? args : previous.flags, say).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
         if (!stopped.stopped || args.length === 0 || !(error instanceof DaemonStartError)) throw error;
-        const again = await startDetached(dir, previous, say);
+        if (missing.length > 0) throw new DaemonStartError(`${error.message}\nthe daemon it had was not started again: ${missingSecretsMessage(dir, missing)}`, error.exitCode);
+        sayPassedOn(previous);
+        const again = await startDetached(dir, previous.flags, say);
         throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
       });
       if (opts.json) printJson({ data_dir: dir, stopped_pid: stopped.pid ?? null, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
@@ -124,6 +130,21 @@ async function refuseBadFlagsWhileServing(dir: string, args: readonly string[], 
   const refusal = await refusedArgs(dir, args);
   if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome(running.pid)}`, 2);
 }
+
+/** A restart that restores the daemon's settings, with a secret it took from its environment
+ *  unset here, would start it with other ones (another store, another token): refused (exit 2)
+ *  before anything is stopped, naming what to set. */
+function refuseMissingSecrets(dir: string, missing: readonly string[]): void {
+  if (missing.length === 0) return;
+  const running = liveDiscovery(dir);
+  const outcome = running ? `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})` : 'nothing was started';
+  throw new DaemonStartError(`${missingSecretsMessage(dir, missing)}; or give the daemon's flags after engram restart.\n${outcome}`, 2);
+}
+
+const sayPassedOn = (start: RecordedStart): void => {
+  const line = passedOnSecrets(start);
+  if (line) say(`engram: ${line}`);
+};
 
 /** `--check` passed on to the daemon would start one that only checks its flags and exits: a
  *  restart would stop the daemon that served and leave none. Start and restart check the flags

@@ -1,0 +1,155 @@
+// A restarted daemon keeps the settings it had, however they were given: `engram restart` (and
+// `engram mcp`, starting its daemon again) from a shell without the variables the daemon was
+// started with, and from another directory, brings back the same daemon. A secret the daemon took
+// from a variable is never written to a file: a restart must be given it by its own environment,
+// and without it is refused before anything is stopped. Real parts: the built `engram` command,
+// detached daemons, temp dirs, the test PostgreSQL server.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { processAlive as isAlive, type Discovery } from '../shared/discovery.ts';
+import { runEngram, type CliRun } from './fixtures/cli.ts';
+import { ENGRAM_BIN, removeDir, tempDataDir, waitFor } from './fixtures/daemon.ts';
+import { openStdio } from './fixtures/mcp.ts';
+import { testDatabase } from './fixtures/postgres.ts';
+
+/** The variables that choose a daemon's settings: none of the test runner's may reach a run. */
+const SETTING_VARIABLE = /^(ENGRAM_(?!CACHE_DIR$|TEST_)|LTM_VAULT_PATH$)/;
+
+/** This process's environment without any daemon setting, plus `extra`: a shell that never set
+ *  the variables the daemon was started with. */
+function shellEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !SETTING_VARIABLE.test(name))) as Record<string, string>;
+  return { ...env, ...extra };
+}
+
+const discoveryOf = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as Discovery;
+
+/** Every file under `dir`, read as text. */
+function filesUnder(dir: string): { path: string; text: string }[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => ({ path, text: readFileSync(path, 'latin1') }));
+}
+
+describe('a restarted daemon keeps the settings it had', () => {
+  const roots: string[] = [];
+  const dataDirs: string[] = [];
+  /** A root holding a data dir (`data`, made by the first start) and two working directories,
+   *  `first` and `other`. */
+  const newRoot = () => {
+    const root = tempDataDir('engram-restart-settings-');
+    roots.push(root);
+    dataDirs.push(join(root, 'data'));
+    for (const name of ['first', 'other']) mkdirSync(join(root, name));
+    return { dataDir: join(root, 'data'), first: join(root, 'first'), other: join(root, 'other') };
+  };
+  /** `engram --data-dir DIR args` run in `cwd` with exactly `env` (runEngram would add this
+   *  process's environment back). */
+  const engram = (args: string[], dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      );
+    });
+  const json = async (args: string[], dataDir: string, cwd: string, env: Record<string, string>) => {
+    const run = await engram([...args, '--json'], dataDir, cwd, env);
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout);
+  };
+
+  afterAll(async () => {
+    for (const dataDir of dataDirs) await runEngram(['stop'], { dataDir, cwd: roots[0]! });
+    roots.forEach(removeDir);
+  });
+
+  test('settings given by variables (ENGRAM_COMPAT, ENGRAM_LISTEN, ENGRAM_EMBEDDER) survive engram restart from a shell without them', async () => {
+    const { dataDir, first } = newRoot();
+    const started = await json(['start'], dataDir, first, shellEnv({ ENGRAM_COMPAT: 'v0.2', ENGRAM_LISTEN: '127.0.0.1:0', ENGRAM_EMBEDDER: 'none' }));
+    expect(started.started).toBe(true);
+    const before = await json(['status'], dataDir, first, shellEnv());
+    expect(before.daemon).toMatchObject({ profile: 'v0.2' });
+    expect(discoveryOf(dataDir).tcpAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+
+    const restarted = await json(['restart'], dataDir, first, shellEnv());
+    expect(restarted.stopped_pid).toBe(started.pid);
+    const after = await json(['status'], dataDir, first, shellEnv());
+    expect(after.pid).toBe(restarted.pid);
+    expect(after.daemon).toMatchObject({ profile: 'v0.2', embedder: before.daemon.embedder });
+    expect(discoveryOf(dataDir).tcpAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+
+  test('a relative --vault means the directory of the first start, not the restarter\'s', async () => {
+    const { dataDir, first, other } = newRoot();
+    const env = shellEnv({ ENGRAM_EMBEDDER: 'none' });
+    expect((await json(['start', '--vault', './vault'], dataDir, first, env)).started).toBe(true);
+
+    await json(['restart'], dataDir, other, env);
+    expect(existsSync(join(other, 'vault'))).toBe(false);
+    // Promotion writes its note into the vault the daemon has: the first start's.
+    const { fact } = await json(['remember', 'alice', 'The vault keeps long-term notes'], dataDir, other, env);
+    await json(['promote', 'alice', fact.id, '--force'], dataDir, other, env);
+    const notes = filesUnder(join(first, 'vault')).filter(({ text }) => text.includes('The vault keeps long-term notes'));
+    expect(notes).toHaveLength(1);
+  });
+
+  test('a password in ENGRAM_STORE is in no file; a restart without ENGRAM_STORE is refused and stops nothing; with it, the daemon comes back on its database', async () => {
+    const { dataDir, first } = newRoot();
+    const password = 'pw-never-in-a-file-7c1f';
+    // The test server trusts its socket, so any password connects: the point is where it goes.
+    const store = (await testDatabase('restart_settings_secret')).replace('postgresql://engram@', `postgresql://engram:${password}@`);
+    const withStore = shellEnv({ ENGRAM_STORE: store, ENGRAM_EMBEDDER: 'none' });
+    const started = await json(['start'], dataDir, first, withStore);
+    const { fact } = await json(['remember', 'alice', 'Kept in PostgreSQL'], dataDir, first, withStore);
+    const leaks = () => filesUnder(dataDir).filter(({ text }) => text.includes(password)).map(({ path }) => path);
+    expect(leaks()).toEqual([]);
+
+    const refused = await engram(['restart'], dataDir, first, shellEnv({ ENGRAM_EMBEDDER: 'none' }));
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('ENGRAM_STORE');
+    expect(refused.stderr).toContain(`serves on as it was (pid ${started.pid})`);
+    expect(refused.stderr).not.toContain(password);
+    expect(discoveryOf(dataDir).pid).toBe(started.pid);
+
+    // The restarter sets ENGRAM_STORE alone: the embedder the daemon had from its variable comes
+    // back from the record, and the fact written before is there (the daemon is on its database,
+    // not on a new LevelDB store).
+    const onlyStore = shellEnv({ ENGRAM_STORE: store });
+    const run = await engram(['restart', '--json'], dataDir, first, onlyStore);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('passing on ENGRAM_STORE');
+    expect(JSON.parse(run.stdout).stopped_pid).toBe(started.pid);
+    expect((await json(['status'], dataDir, first, onlyStore)).daemon).toMatchObject({ embedder: 'none' });
+    expect((await json(['get', 'alice', fact.id], dataDir, first, onlyStore)).fact.text).toBe('Kept in PostgreSQL');
+    expect(leaks()).toEqual([]);
+  });
+
+  test('a discovery file an older daemon wrote (its arguments, no startFlags) still restarts it with the flags it was given', async () => {
+    const { dataDir, first } = newRoot();
+    const env = shellEnv({ ENGRAM_EMBEDDER: 'none' });
+    const started = await json(['start', '--default-confidence-weight', '0.3'], dataDir, first, env);
+    const { startFlags: _flags, secretVariables: _secrets, ...older } = discoveryOf(dataDir);
+    writeFileSync(join(dataDir, 'daemon.json'), JSON.stringify(older), { mode: 0o600 });
+    expect((await json(['restart'], dataDir, first, env)).stopped_pid).toBe(started.pid);
+    expect((await json(['status'], dataDir, first, env)).daemon).toMatchObject({ default_confidence_weight: 0.3 });
+  });
+
+  test('engram mcp starts its crashed daemon again with the settings it had from variables, though its own environment lacks them', async () => {
+    const { dataDir, first } = newRoot();
+    const started = await json(['start'], dataDir, first, shellEnv({ ENGRAM_LISTEN: '127.0.0.1:0', ENGRAM_EMBEDDER: 'none' }));
+    const mcp = await openStdio(['--data-dir', dataDir], shellEnv());
+    try {
+      await mcp.ok('memory_add', { agent_id: 'a', text: 'Written before the crash' });
+      process.kill(started.pid, 'SIGKILL');
+      await waitFor(async () => (isAlive(started.pid) ? undefined : true), 30_000);
+      await mcp.ok('memory_search', { agent_id: 'a', query: 'crash' });
+      const again = discoveryOf(dataDir);
+      expect(again.pid).not.toBe(started.pid);
+      expect(again, mcp.stderr()).toMatchObject({ tcpAddress: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
