@@ -215,6 +215,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
       onInternalError: (method: string, error: unknown) => log.error(`internal error in ${method}: ${(error as Error)?.stack ?? error}`),
       onDone: (method: string, code: number) => metrics.observeRpc(method, code),
       onStreamMessage: (method: string) => metrics.observeStreamMessage(method),
+      onStreamLoad: (method: string, change: number, inProgress: number) => metrics.observeStreamLoad(method, change, inProgress),
       draining: draining.signal,
       // Read-your-writes: a call asking for a change waits until it is applied here; a write's
       // answer says which change it committed. An older profile knew neither.

@@ -93,6 +93,10 @@ export interface ServeOptions {
   onDone?: (method: string, code: number) => void;
   /** Called each time a bidirectional stream answers one request. */
   onStreamMessage?: (method: string) => void;
+  /** Called each time the requests one bidirectional stream has in progress change (see
+   *  StreamBacklog): `change` is +1 for a request taken, negative for those answered or given up,
+   *  and `inProgress` is that stream's count after the change. */
+  onStreamLoad?: (method: string, change: number, inProgress: number) => void;
   /** Aborted when the server stops: an open bidirectional stream then takes no further request
    *  and ends (OK) once it has answered those it took, so a stop does not wait for its clients
    *  to close long-lived streams. */
@@ -227,6 +231,40 @@ function serverHandler(
   };
 }
 
+/** The requests one bidirectional stream has in progress: a request counts from the moment it is
+ *  taken until its reply has been handed to the connection (its write called back), not merely
+ *  queued, so replies a client does not read weigh on its stream as the work they came from does. */
+class StreamBacklog {
+  private count = 0;
+  private closed = false;
+
+  constructor(private readonly report: (change: number, inProgress: number) => void) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  taken(): void {
+    this.count++;
+    this.report(1, this.count);
+  }
+
+  /** One request answered, or given up (its handler failed, or its stream was cancelled). */
+  done(): void {
+    if (this.closed) return;
+    this.count--;
+    this.report(-1, this.count);
+  }
+
+  /** The stream is gone: grpc-js never calls back the write of a reply it dropped when the client
+   *  went away, so whatever is still counted will never be answered. */
+  close(): void {
+    if (!this.closed && this.count > 0) this.report(-this.count, 0);
+    this.count = 0;
+    this.closed = true;
+  }
+}
+
 /** Serves a bidirectional stream message by message (see MessageHandler). The stream ends once
  *  the client has sent its last request (or the server drains, or the client goes away) and every
  *  request taken is answered: a request is either answered or never handled.
@@ -253,6 +291,9 @@ function bidiHandler(service: DescService, method: DescMethod, handler: MessageH
     let taking = true;
     let failure: Partial<grpc.StatusObject> | null = null;
     let forgetDrain = () => {};
+    const backlog = new StreamBacklog((change, inProgress) => options.onStreamLoad?.(fullName, change, inProgress));
+    call.once('close', () => backlog.close());
+    const done = () => backlog.done();
     const finish = () => {
       if (taking || open > 0) return;
       stream.settle();
@@ -283,15 +324,20 @@ function bidiHandler(service: DescService, method: DescMethod, handler: MessageH
       }
       open++;
       taken++;
+      backlog.taken();
       handler(request, { ...stream.ctx, get caller() { return caller(); }, changes: { wrote: 0 } })
         .then(
           (reply) => {
             options.onStreamMessage?.(fullName);
-            if (!call.cancelled) call.write(reply);
+            if (call.cancelled) done();
+            else call.write(reply, done);
           },
           // Unanswerable (a bug): logged, and the stream ends (with OK: see above), so the client
           // finds this request unanswered, which it reports as uncertain.
-          (error: unknown) => stop(toServiceError(error, method, options)),
+          (error: unknown) => {
+            stop(toServiceError(error, method, options));
+            done();
+          },
         )
         .finally(() => {
           open--;

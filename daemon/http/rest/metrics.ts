@@ -20,6 +20,7 @@ export class Metrics {
   private readonly durations = new Map<string, Histogram>();
   private readonly rpcs = new Map<string, number>();
   private readonly streamMessages = new Map<string, number>();
+  private readonly streamLoad = new Map<string, { inProgress: number; peak: number }>();
 
   /** One gRPC call ended: `method` is "package.Service/Method", `code` its status code. */
   observeRpc(method: string, code: number): void {
@@ -32,6 +33,17 @@ export class Metrics {
   observeStreamMessage(method: string): void {
     const key = labels({ method });
     this.streamMessages.set(key, (this.streamMessages.get(key) ?? 0) + 1);
+  }
+
+  /** The requests one stream has in progress changed by `change`, to `inProgress` (see
+   *  ServeOptions.onStreamLoad): the daemon's total by method, and the most one stream has held, which
+   *  shows whether any client has met the per-stream bound. */
+  observeStreamLoad(method: string, change: number, inProgress: number): void {
+    const key = labels({ method });
+    let load = this.streamLoad.get(key);
+    if (!load) this.streamLoad.set(key, (load = { inProgress: 0, peak: 0 }));
+    load.inProgress += change;
+    load.peak = Math.max(load.peak, inProgress);
   }
 
   /** `route` is the matched template ("/v1/facts/{id}") or "unmatched". */
@@ -72,6 +84,11 @@ export class Metrics {
 
     lines.push('# HELP engram_grpc_stream_messages_total Requests answered on gRPC streams (e.g. the write stream), by method.', '# TYPE engram_grpc_stream_messages_total counter');
     for (const [key, n] of sorted(this.streamMessages)) lines.push(`engram_grpc_stream_messages_total{${key}} ${n}`);
+
+    lines.push('# HELP engram_grpc_stream_requests_in_progress Requests taken on open gRPC streams and not yet answered, by method.', '# TYPE engram_grpc_stream_requests_in_progress gauge');
+    for (const [key, load] of sorted(this.streamLoad)) lines.push(`engram_grpc_stream_requests_in_progress{${key}} ${load.inProgress}`);
+    lines.push('# HELP engram_grpc_stream_requests_in_progress_peak The most requests one gRPC stream has had in progress at once since the daemon started, by method.', '# TYPE engram_grpc_stream_requests_in_progress_peak gauge');
+    for (const [key, load] of sorted(this.streamLoad)) lines.push(`engram_grpc_stream_requests_in_progress_peak{${key}} ${load.peak}`);
 
     const name = 'engram_request_duration_seconds';
     lines.push(`# HELP ${name} HTTP request duration, from the request's arrival to the end of its response.`, `# TYPE ${name} histogram`);
