@@ -9,12 +9,35 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, test } from 'vitest';
-import { createServiceClient } from '../shared/grpc/bridge.ts';
+import { createServiceClient, STREAM_REQUESTS_IN_PROGRESS } from '../shared/grpc/bridge.ts';
 import { MemoryService, type WriteStreamResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 import { EngramError, ErrorKind, UncertainWriteError, type WriteResult } from '../client/index.ts';
-import { ROOT, useDaemonPool, waitFor } from './fixtures/daemon.ts';
+import { ROOT, useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
+
+/** The value of one WriteStream series of the daemon's /metrics (0 when absent). */
+async function streamMetric(daemon: DaemonProcess, name: string): Promise<number> {
+  const res = await fetch(`http://${daemon.discovery.httpAddress}/metrics`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
+  const series = `${name}{method="engram.v1.MemoryService/WriteStream"} `;
+  const line = (await res.text()).split('\n').find((l) => l.startsWith(series));
+  return line ? Number(line.slice(series.length)) : 0;
+}
+const inProgress = (daemon: DaemonProcess) => streamMetric(daemon, 'engram_grpc_stream_requests_in_progress');
+const peakInProgress = (daemon: DaemonProcess) => streamMetric(daemon, 'engram_grpc_stream_requests_in_progress_peak');
+
+/** A raw gRPC write stream (no client library, so nothing limits what is in flight) that sends
+ *  `count` one-fact batches at once, without waiting for a reply, and collects the replies. */
+function flood(daemon: DaemonProcess, agentId: string, count: number) {
+  const raw = new grpc.Client(daemon.discovery.address, grpc.credentials.createInsecure());
+  const stream = createServiceClient(MemoryService, raw).writeStream();
+  const replies: WriteStreamResponse[] = [];
+  const ended = (async () => {
+    for await (const reply of stream.replies) replies.push(reply);
+  })().finally(() => raw.close());
+  for (let i = 1; i <= count; i++) stream.send({ sequence: BigInt(i), batch: { items: [{ agentId, text: `${agentId} fact ${i}` }] } });
+  return { stream, replies, ended };
+}
 
 /** Runs `body` as a program of an app using the built library (`client` connected to `dataDir`
  *  with `options`): its output so far, its stdin, and its exit code once it exits. */
@@ -225,6 +248,49 @@ describe('the write stream', () => {
     expect(good.change).toBeGreaterThan(0n);
     const client = await daemon.client();
     expect((await client.list('refused')).facts.map((f) => f.text)).toEqual(['a good fact after a refused batch']);
+    client.close();
+  });
+
+  test('a client that sends 200 batches without waiting is held to the per-stream bound, not refused: each batch is answered once and stored once', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
+    const { stream, replies, ended } = flood(daemon, 'flood', 200);
+    stream.end();
+    await ended;
+    // Without the bound every request is started as it arrives: the peak is most of the 200.
+    expect(await peakInProgress(daemon)).toBe(STREAM_REQUESTS_IN_PROGRESS);
+    expect(await inProgress(daemon)).toBe(0);
+    const wanted = Array.from({ length: 200 }, (_, i) => i + 1);
+    expect(replies.map((r) => Number(r.sequence)).sort((a, b) => a - b)).toEqual(wanted);
+    expect(replies.filter((r) => r.error !== undefined || !r.batch?.results[0]?.factId)).toEqual([]);
+    const client = await daemon.client();
+    const stored = (await client.list('flood', { pageSize: 1000 })).facts.map((f) => f.text);
+    expect(stored.sort()).toEqual(wanted.map((i) => `flood fact ${i}`).sort());
+    client.close();
+  });
+
+  test('a stream held at the bound still ends when its client cancels, and does not hold up a stop: what it answered is stored, nothing else', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
+    const cancelled = flood(daemon, 'cancelled', 1000);
+    await waitFor(async () => ((await peakInProgress(daemon)) === STREAM_REQUESTS_IN_PROGRESS ? true : undefined), 30_000);
+    cancelled.stream.cancel();
+    await cancelled.ended.catch(() => {}); // CANCELLED, as the client asked
+    // Its requests in progress are released, answered or not (a cancelled stream's last replies
+    // are dropped by grpc-js without a word).
+    await waitFor(async () => ((await inProgress(daemon)) === 0 ? true : undefined), 30_000);
+
+    const stopped = flood(daemon, 'stopped', 3000);
+    await waitFor(async () => (stopped.replies.length > 0 ? true : undefined), 30_000);
+    expect(await daemon.stop()).toBe(0);
+    await stopped.ended;
+    expect(daemon.log()).not.toMatch(/still open .* into the stop/);
+    // The stop came while the stream was held (3000 take seconds): it ended with OK before all
+    // were answered, and the requests it never took were never handled.
+    expect(stopped.replies.length).toBeLessThan(3000);
+    const again = await pool.start({ dataDir: daemon.dataDir });
+    const client = await again.client();
+    const stored: string[] = [];
+    for await (const fact of client.listAll('stopped')) stored.push(fact.text);
+    expect(stored.sort()).toEqual(stopped.replies.map((r) => `stopped fact ${r.sequence}`).sort());
     client.close();
   });
 });

@@ -48,7 +48,8 @@ type StreamHandler<M extends MethodShape> = (
 ) => AsyncIterable<MessageInitShape<M['output']>>;
 
 /** A bidirectional stream served message by message: each request gets one reply, the requests
- *  run concurrently and the replies go in whatever order they finish. `call` is the request's
+ *  run concurrently (in the order they arrived, at most STREAM_REQUESTS_IN_PROGRESS of a stream at
+ *  once) and the replies go in whatever order they finish. `call` is the request's
  *  own: reading its caller authenticates the request again (a revoked token stops at once, not
  *  when the stream ends) and its `changes` count that request's writes alone. A handler answers
  *  every refusal, its caller's included, in its reply; one that throws is a bug: it is logged and
@@ -231,6 +232,17 @@ function serverHandler(
   };
 }
 
+/** How many requests one bidirectional stream may have in progress (taken, reply not yet sent) at
+ *  once. At the bound the daemon stops reading the stream until a reply goes out: nothing is
+ *  refused, the requests wait on the client's side of the connection (HTTP/2 flow control holds
+ *  the sender), and a client that sends without waiting costs the daemon a bounded amount of
+ *  memory and work instead of starting all it sent at once. Eight lets four namespaces of one
+ *  connection write at the client library's pace (two batches in flight each); a stream's batches
+ *  share the daemon's one write path, so more at once would only wait inside the daemon.
+ *  Besides these grpc-js reads ahead a few requests it has not handed over (its read buffer, 16
+ *  messages), which are bytes, not work. */
+export const STREAM_REQUESTS_IN_PROGRESS = 8;
+
 /** The requests one bidirectional stream has in progress: a request counts from the moment it is
  *  taken until its reply has been handed to the connection (its write called back), not merely
  *  queued, so replies a client does not read weigh on its stream as the work they came from does. */
@@ -273,7 +285,10 @@ class StreamBacklog {
  *  status as soon as it arrives and drop replies not yet read (grpc/grpc-node#2764), so a reply
  *  followed by an error could be lost, and a write that committed would look refused. Refusals are
  *  therefore answered in their own replies (the handler's), and a request that cannot even be
- *  read ends the stream with its error only when nothing was taken before it. */
+ *  read ends the stream with its error only when nothing was taken before it.
+ *
+ *  A client that sends without waiting is held to STREAM_REQUESTS_IN_PROGRESS requests in progress
+ *  by backpressure (the stream is paused at the bound), never by refusing what it sent. */
 function bidiHandler(service: DescService, method: DescMethod, handler: MessageHandler<MethodShape>, options: ServeOptions): grpc.UntypedHandleCall {
   const fullName = methodName(service, method);
   return async (call: grpc.ServerDuplexStream<Buffer, unknown>) => {
@@ -293,7 +308,12 @@ function bidiHandler(service: DescService, method: DescMethod, handler: MessageH
     let forgetDrain = () => {};
     const backlog = new StreamBacklog((change, inProgress) => options.onStreamLoad?.(fullName, change, inProgress));
     call.once('close', () => backlog.close());
-    const done = () => backlog.done();
+    // Resumes a stream held at the bound (see STREAM_REQUESTS_IN_PROGRESS) as a reply goes out;
+    // one that stopped taking requests stays paused.
+    const done = () => {
+      backlog.done();
+      if (taking && backlog.size < STREAM_REQUESTS_IN_PROGRESS && call.isPaused()) call.resume();
+    };
     const finish = () => {
       if (taking || open > 0) return;
       stream.settle();
@@ -325,6 +345,9 @@ function bidiHandler(service: DescService, method: DescMethod, handler: MessageH
       open++;
       taken++;
       backlog.taken();
+      // Paused, the stream delivers no further request: those the client sends meanwhile wait in
+      // grpc-js's read-ahead and then in HTTP/2 flow control, which stops the sender.
+      if (backlog.size >= STREAM_REQUESTS_IN_PROGRESS) call.pause();
       handler(request, { ...stream.ctx, get caller() { return caller(); }, changes: { wrote: 0 } })
         .then(
           (reply) => {
