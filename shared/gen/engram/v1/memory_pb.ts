@@ -1909,6 +1909,10 @@ export const MemoryService: GenService<{
    * chooses; its answer carries the same one, in whatever order batches finish. A batch refused
    * as a whole answers with an error for its sequence, and the stream goes on. The daemon answers
    * every request it took before it ends the stream (a daemon that stops ends it with OK).
+   * The daemon has at most 8 requests of one stream in progress (taken, reply not yet sent): at
+   * that bound it reads no further request until a reply goes out, so a client sending faster
+   * is held back by HTTP/2 flow control. No request is refused for it, and requests start in the
+   * order sent.
    *
    * @generated from rpc engram.v1.MemoryService.WriteStream
    */
