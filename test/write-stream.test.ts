@@ -2,15 +2,20 @@
 // one long-lived stream. What a user relies on beyond what single puts give (write-coalescing
 // covers those): a stopping daemon answers every write it took and does not wait for its clients
 // to hang up; a write the daemon never answers fails as uncertain within the call timeout instead
-// of waiting forever; a program that never closes its client still exits; and a batch refused as
-// a whole leaves the stream working.
+// of waiting forever; a program that never closes its client still exits; a batch refused as
+// a whole leaves the stream working; and a client that sends (or leaves replies unread) without
+// limit is held back at a few batches in progress, never refused, and a held stream still ends
+// on a stop or a cancel.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { connect as connectHttp2, constants as http2Constants } from 'node:http2';
+import { connect as connectSocket } from 'node:net';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, test } from 'vitest';
 import { createServiceClient, STREAM_REQUESTS_IN_PROGRESS } from '../shared/grpc/bridge.ts';
-import { MemoryService, type WriteStreamResponse } from '../shared/gen/engram/v1/memory_pb.ts';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { MemoryService, WriteStreamRequestSchema, type WriteStreamResponse } from '../shared/gen/engram/v1/memory_pb.ts';
 import { EngramError, ErrorKind, UncertainWriteError, type WriteResult } from '../client/index.ts';
 import { ROOT, useDaemonPool, waitFor, type DaemonProcess } from './fixtures/daemon.ts';
 
@@ -291,6 +296,41 @@ describe('the write stream', () => {
     const stored: string[] = [];
     for await (const fact of client.listAll('stopped')) stored.push(fact.text);
     expect(stored.sort()).toEqual(stopped.replies.map((r) => `stopped fact ${r.sequence}`).sort());
+    client.close();
+  });
+
+  test('a client that never reads its replies is held too: once its unread replies fill the HTTP/2 window, 8 batches wait to be answered and the daemon takes no more', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0'] });
+    // Plain HTTP/2, not grpc-js, whose client reads and buffers every reply whether asked or not.
+    const session = connectHttp2('http://localhost', { createConnection: () => connectSocket(daemon.discovery.address.replace(/^unix:/, '')) });
+    const stream = session.request({ ':method': 'POST', ':path': '/engram.v1.MemoryService/WriteStream', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => {}); // the cancel below
+    stream.pause();
+    // Each reply carries its fact (4 KB): a few fill the window the client never opens again.
+    for (let i = 1; i <= 1000; i++) {
+      const request = { sequence: BigInt(i), batch: { returnFacts: true, items: [{ agentId: 'unread', text: `unread ${i} ${'x'.repeat(4000)}` }] } };
+      const message = toBinary(WriteStreamRequestSchema, create(WriteStreamRequestSchema, request));
+      const frame = Buffer.alloc(5 + message.length); // gRPC framing: uncompressed, 4-byte length
+      frame.writeUInt32BE(message.length, 1);
+      frame.set(message, 5);
+      stream.write(frame);
+    }
+    const client = await daemon.client();
+    const stored = async () => (await client.stats('unread')).factCount;
+    // Held: 8 in progress, and nothing more stored from one look to the next.
+    let before = -1;
+    const held = await waitFor(async () => {
+      const now = await stored();
+      const still = now === before && (await inProgress(daemon)) === STREAM_REQUESTS_IN_PROGRESS;
+      before = now;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return still ? now : undefined;
+    }, 30_000);
+    expect(held).toBeLessThan(100);
+    expect(await peakInProgress(daemon)).toBe(STREAM_REQUESTS_IN_PROGRESS);
+    stream.close(http2Constants.NGHTTP2_CANCEL);
+    await waitFor(async () => ((await inProgress(daemon)) === 0 ? true : undefined), 30_000);
+    session.destroy();
     client.close();
   });
 });
