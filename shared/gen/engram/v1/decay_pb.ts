@@ -402,6 +402,8 @@ export const CollectGarbageRequestSchema: GenMessage<CollectGarbageRequest> = /*
  */
 export type CollectGarbageResponse = Message<"engram.v1.CollectGarbageResponse"> & {
   /**
+   * True: nothing was changed, and the counts, ids and scores below say what a run would collect.
+   *
    * @generated from field: bool dry_run = 1;
    */
   dryRun: boolean;
