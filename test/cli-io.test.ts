@@ -813,6 +813,40 @@ describe('export', () => {
     expect((await env.client.list('io-export-copy')).facts).toHaveLength(7);
   });
 
+  test('an export whose retired lines carry entity types (a --kg store\'s): the first import types them, a re-run is a no-op (exit 0)', async () => {
+    const source = 'io-export-typed';
+    const put = async (text: string) => (await env.client.put(source, text, { entities: ['carol'] })).fact.id;
+    const [moved, tea] = [await put('Carol lives in Lisbon'), await put('Carol drinks green tea')];
+    for (const id of [moved, tea]) await env.client.linkEntity(source, id, 'carol', { type: 'person' });
+    await env.client.revise(source, [moved], 'Carol moved to Porto', { entities: ['carol'] });
+    const out = join(env.cwd, 'typed.jsonl');
+    expect((await engram(['export', source, '--out', out])).code).toBe(0);
+    const retired = parseJsonl(readFileSync(out, 'utf8')).filter((l) => l.superseded_by);
+    expect(retired.map((l) => l.entity_types)).toEqual([{ carol: 'person' }]);
+
+    const agent = 'io-export-typed-copy';
+    const first = await engram(['import', agent, out]);
+    expect([first.code, first.stdout], first.stderr).toEqual([0, '3 imported, 0 already present\n']);
+    // The retired line was typed while it was still live, then retired.
+    const copy = parseJsonl((await engram(['export', agent])).stdout);
+    expect(copy.map((l) => [l.text, l.entity_types, Boolean(l.superseded_by)])).toEqual(
+      parseJsonl(readFileSync(out, 'utf8')).map((l) => [l.text, l.entity_types, Boolean(l.superseded_by)]),
+    );
+
+    // Again: nothing left to do, so nothing is typed again, nothing fails, exit 0.
+    const again = await engram(['import', agent, out]);
+    expect([again.code, again.stdout, again.stderr.match(/^engram: .*/gm)]).toEqual([0, '0 imported, 3 already present\n', null]);
+    expect(again.stderr).not.toMatch(/typing entities/);
+    expect(parseJsonl((await engram(['export', agent])).stdout)).toEqual(copy);
+
+    // A retired fact cannot be typed; the daemon says so in terms of typing, not of relating.
+    const retiredCopy = copy.find((l) => l.superseded_by)!.id;
+    const refused = await engram(['link', agent, retiredCopy, 'carol', '--type', 'person']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is retired .*link and type entities on live facts/);
+    expect(refused.stderr).not.toMatch(/relate/);
+  });
+
   test('markdown: one note per fact with quoted YAML frontmatter, the text as body, wikilinks for entities, an index', async () => {
     const vault = join(env.cwd, 'vault');
     const summary = await engramJson(['export', agent, '--format', 'markdown', '--out', vault]);

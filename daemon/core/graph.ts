@@ -78,8 +78,8 @@ export class Graph {
       plan: async () => {
         const [from, to] = await this.store.getFacts([fromId, toId].map((factId) => ({ agentId, factId })));
         if (!remove) {
-          liveFact(from, fromId, 'from_id', agentId);
-          liveFact(to, toId, 'to_id', agentId);
+          liveFact(from, fromId, 'from_id', agentId, 'relate live facts');
+          liveFact(to, toId, 'to_id', agentId, 'relate live facts');
         } else if (!from) throw notFound(`from_id: no fact ${fromId} in namespace "${agentId}"`);
         const relations = remove
           ? from!.relations.filter((r) => !(r.type === type && r.targetId === toId))
@@ -111,7 +111,7 @@ export class Graph {
       locks: [factId],
       plan: async () => {
         const [before] = await this.store.getFacts([{ agentId, factId }]);
-        const fact = liveFact(before, factId, 'fact_id', agentId);
+        const fact = liveFact(before, factId, 'fact_id', agentId, 'link and type entities on live facts');
         // An entity the fact names already, in any case, is that one: its type goes on its label.
         const known = fact.entities.find((e) => entityKey(e) === entityKey(entity));
         const label = known ?? entity;
@@ -199,10 +199,12 @@ const entityLabel = (value: unknown): string => {
   return check.string(value, 'entity', check.MAX_TAG_BYTES);
 };
 
-function liveFact(fact: FactRecord | undefined, factId: string, field: string, agentId: string): FactRecord {
+/** The live fact a graph write changes; `instead` says what to do instead when it is retired (the
+ *  same check refuses a relation and an entity's link, and each says its own). */
+function liveFact(fact: FactRecord | undefined, factId: string, field: string, agentId: string, instead: string): FactRecord {
   if (!fact) throw notFound(`${field}: no fact ${factId} in namespace "${agentId}"`);
   if (fact.kind === 'alias') throw invalidArgument(field, `${factId} is an alias record, not a fact`);
-  if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `${field}: fact ${factId} is retired (superseded by ${fact.supersededBy}); relate live facts`, field);
+  if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `${field}: fact ${factId} is retired (superseded by ${fact.supersededBy}); ${instead}`, field);
   return fact;
 }
 

@@ -173,11 +173,31 @@ function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): Bat
 }
 
 type Numbered = { line: number; record: ImportRecord };
+
+/** What of a line's later steps its fact already has: each step applies only what is missing, so
+ *  a re-run of a finished import changes nothing (and never types or relates a fact retired since,
+ *  which the daemon refuses). */
+interface FactNow {
+  pinned: boolean;
+  retired: boolean;
+  types: Record<string, string>;
+  relations: readonly { type: string; targetId: string }[];
+}
+
+const nowOf = (fact: Fact): FactNow => ({ pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes, relations: fact.relations });
+/** A fact this run has just written: none of the line's later steps is applied yet. */
+const NOTHING_APPLIED: FactNow = { pinned: false, retired: false, types: {}, relations: [] };
+
 /** A line whose fact is in the namespace (stored now, or found there). `fresh`: stored by this
  *  run, so counted as imported (else as already present). `matched`: the line says what a live
  *  fact already said (write dedup): that fact is not the line's, so the line's pin and retirement
- *  are not applied to it. */
-type Stored = Numbered & { factId: string; fresh: boolean; pinned: boolean; retired: boolean; types?: Record<string, string>; matched?: boolean };
+ *  are not applied to it. `now`: what that fact already has; undefined until read when a write's
+ *  replay or dedup answered only the fact's id, or when it could not be read (then every step is
+ *  tried, and a failure is said). */
+type Stored = Numbered & { factId: string; fresh: boolean; now?: FactNow; matched?: boolean };
+
+/** Whether a line has a step after its write (the steps `FactNow` tells the state of). */
+const hasLaterSteps = (r: ImportRecord) => r.pinned || r.supersededBy !== '' || r.relations.length > 0 || Object.keys(r.entityTypes).length > 0;
 
 const LOOKUPS_IN_FLIGHT = 16;
 
@@ -188,7 +208,7 @@ const LOOKUPS_IN_FLIGHT = 16;
 function supersedeCycles(stored: Stored[]): Map<number, number[]> {
   const byId = new Map<string, Stored>();
   for (const s of stored) if (s.record.id) byId.set(s.record.id, s);
-  const next = (s: Stored) => (s.retired || s.matched || s.record.supersededBy === SUPERSEDED_BY_AGENT ? undefined : byId.get(s.record.supersededBy));
+  const next = (s: Stored) => (s.now?.retired || s.matched || s.record.supersededBy === SUPERSEDED_BY_AGENT ? undefined : byId.get(s.record.supersededBy));
   const cycles = new Map<number, number[]>();
   const visited = new Set<Stored>();
   for (const start of stored) {
@@ -390,7 +410,8 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         const { line, record } = lines[i]!;
         if (!r) return; // not written: the import stopped first
         if (r.error) return lineError(line, r.error, record);
-        keep({ line, record, factId: r.factId, fresh: !(r.replayed || r.duplicate), pinned: false, retired: false, matched: r.duplicate });
+        const fresh = !(r.replayed || r.duplicate);
+        keep({ line, record, factId: r.factId, fresh, ...(fresh ? { now: NOTHING_APPLIED } : {}), matched: r.duplicate });
       });
       if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
       done = before + lines.length;
@@ -403,7 +424,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         continue;
       }
       if (fact) {
-        keep({ line, record, factId: fact.id, fresh: false, pinned: fact.pinned, retired: fact.supersededBy !== undefined, types: fact.entityTypes });
+        keep({ line, record, factId: fact.id, fresh: false, now: nowOf(fact) });
         done++;
         progress();
       } else if (record.alias) {
@@ -413,7 +434,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         options.interrupt.writing();
         try {
           const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
-          keep({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), pinned: res.fact.pinned, retired: false, matched: res.duplicate });
+          keep({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), now: nowOf(res.fact), matched: res.duplicate });
         } catch (error) {
           lineError(line, error, record);
         }
@@ -482,11 +503,40 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       bar.update(phase, i + 1, items.length);
     }
   };
-  const pins = stored.filter((s) => s.record.pinned && !s.pinned && !s.matched);
+  /** Reads what the facts of `lines` have by now, 16 at a time, as its own progress phase. */
+  const readNow = async (lines: Stored[]) => {
+    if (lines.length === 0) return;
+    const phase = (pass = 'reading stored facts');
+    let read = 0;
+    bar.update(phase, 0, lines.length);
+    await pool(
+      lines,
+      LOOKUPS_IN_FLIGHT,
+      async (s) => {
+        let fact: Fact | undefined;
+        try {
+          fact = await lookup(c, agent, s.factId);
+        } catch (error) {
+          throw new ImportStopped(summary, where(s.line), error);
+        }
+        if (fact) s.now = nowOf(fact);
+        bar.update(phase, ++read, lines.length);
+      },
+      signal,
+    );
+    // Ctrl-C stops it before a step relies on a state that was not read.
+    unlessInterrupted((lines.find((s) => s.now === undefined) ?? lines[0]!).line);
+  };
+  // A line stored by an earlier run (this one's write was a replay) or found by dedup: what its
+  // fact has by now decides which of the steps below are left to do.
+  await readNow(stored.filter((s) => s.now === undefined && hasLaterSteps(s.record)));
+  const pins = stored.filter((s) => s.record.pinned && !s.now?.pinned && !s.matched);
   await runPass('pinning', pins, (s) => after(s, 'pinned', () => c.pin(agent, s.factId)));
-  // Entity types (set by link --type or --kg) go back the way they were set, on the live fact.
+  // Entity types (set by link --type or --kg) go back the way they were set, on the live fact: a
+  // line retired in the file is typed before the retiring pass below retires it. A fact already
+  // retired (by an earlier run) had its types set then; the daemon types only live facts.
   const typings = stored.flatMap((s) =>
-    s.retired ? [] : Object.entries(s.record.entityTypes).filter(([entity, type]) => s.types?.[entity] !== type).map(([entity, type]) => ({ s, entity, type })),
+    s.now?.retired ? [] : Object.entries(s.record.entityTypes).filter(([entity, type]) => s.now?.types[entity] !== type).map(([entity, type]) => ({ s, entity, type })),
   );
   await runPass('typing entities', typings, ({ s, entity, type }) => after(s, `typed (${entity}: ${type})`, () => c.linkEntity(agent, s.factId, entity, { type })));
 
@@ -498,13 +548,13 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     const what = `its ${r.type} target ${r.targetId}`;
     if (to === undefined) unfinished(s, `stored as ${s.factId} but not related: ${what} is neither in the file nor in the agent`);
     else if ('waitsFor' in to) unfinished(s, `stored as ${s.factId} but not related yet: ${what} ${notImported(to.waitsFor)}`);
-    else await after(s, `related (${r.type} ${to.factId})`, () => c.relate(agent, s.factId, r.type, to.factId));
+    else if (!s.now?.relations.some((has) => has.type === r.type && has.targetId === to.factId)) await after(s, `related (${r.type} ${to.factId})`, () => c.relate(agent, s.factId, r.type, to.factId));
   });
 
   // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it. The
   // lines of a cycle stay live: retired, none of their facts would be (every re-run says so).
   const cycles = supersedeCycles(stored);
-  await runPass('retiring', stored.filter((s) => s.record.supersededBy && !s.retired && !s.matched), async (s) => {
+  await runPass('retiring', stored.filter((s) => s.record.supersededBy && !s.now?.retired && !s.matched), async (s) => {
     const { supersededBy } = s.record;
     const cycle = cycles.get(s.line);
     if (cycle) {
