@@ -3,11 +3,12 @@
 // serves a data dir. Used by `engram start|stop|restart` and by `engram mcp`, which starts a
 // daemon when none serves. Only the `engram` command calls these: it is the script that runs.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { makeDirectory } from '../shared/make-directory.ts';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isAgentToken } from '../shared/agent-token.ts';
-import { dataPaths, processAlive, readDiscovery, type Discovery } from '../shared/discovery.ts';
+import { dataPaths, processAlive, readDiscovery, SERVED_BY_ANOTHER, type Discovery } from '../shared/discovery.ts';
 import { connect } from './client.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 
@@ -72,11 +73,11 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   const running = liveDiscovery(dataDir);
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
 
-  // A start that fails in a directory it made leaves nothing behind (a mistyped flag is not
-  // worth a stray directory holding one log); its log lines are in the error anyway.
-  const madeHere = !existsSync(dataDir);
+  // A start that fails in a directory it made leaves nothing behind (a mistyped flag or a busy
+  // port is not worth a stray directory holding a log and a token); what it logged is in the error.
+  let made: string | undefined;
   try {
-    makeDirectory(dataDir, 0o700);
+    made = makeDirectory(dataDir, 0o700);
   } catch (error) {
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot make the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): choose one you can write to (--data-dir or ENGRAM_HOME)`);
   }
@@ -106,10 +107,9 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     // Not after exit status 2: refused flags are refused before the store is opened, so no race
     // was lost and there is no winner to wait for.
     if (exit && (exit.code === 2 || Date.now() - exit.at > LOSER_GRACE_MS)) {
-      const lines = startLines(logPath, logFrom);
-      const removed = madeHere && removeIfOnlyLog(dataDir, logPath);
-      const where = removed ? `(${dataDir} did not exist before; nothing was left there)` : `(its log: ${logPath})`;
-      throw new DaemonStartError(`the daemon for ${dataDir} did not start (${exit.how}):\n${lines}\n${where}`, exit.code === 2 ? 2 : 1);
+      const said = startLines(logPath, logFrom);
+      const where = made ? removeMade(made, dataDir, said) : `(its log: ${logPath})`;
+      throw new DaemonStartError(`the daemon for ${dataDir} did not start (${exit.how}):\n${said.text}\n${where}`, exit.code === 2 ? 2 : 1);
     }
     if (Date.now() > deadline) throw new DaemonStartError(`the daemon for ${dataDir} did not start within ${START_TIMEOUT_MS / 1000} s; see engram logs --data-dir ${dataDir}`, 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -157,16 +157,26 @@ function logAfter(path: string, from: number): Buffer | undefined {
   }
 }
 
-/** Removes `dir` when the log is all it holds; whether it did. */
-function removeIfOnlyLog(dir: string, logPath: string): boolean {
+/** Removes what a failed start made: the data directory, with what its daemon wrote there, and
+ *  the parents made for it while they are empty (a start beside this one may have made its own
+ *  directory in one). Never a directory a daemon serves, or is starting in (ours then lost the
+ *  store lock to it). A log the error (`said`) did not show whole is moved out first, to the
+ *  system's temporary directory. Returns where things are, for the error. */
+function removeMade(made: string, dataDir: string, said: { text: string; whole: boolean }): string {
+  const logPath = logPathOf(dataDir);
+  if (liveDiscovery(dataDir) || said.text.includes(SERVED_BY_ANOTHER)) return `(its log: ${logPath})`;
+  let kept: string | undefined;
   try {
-    const names = readdirSync(dir);
-    if (names.length !== 1 || join(dir, names[0]!) !== logPath) return false;
-    rmSync(dir, { recursive: true, force: true });
-    return true;
+    if (!said.whole) copyFileSync(logPath, (kept = join(tmpdir(), `engram-failed-start-${Date.now()}-${process.pid}.log`)));
+    rmSync(dataDir, { recursive: true, force: true });
+    // Innermost first; rmdir refuses a parent that is not empty, which then stays.
+    for (let dir = resolve(dataDir); dir !== made && dirname(dir) !== dir; ) rmdirSync((dir = dirname(dir)));
   } catch {
-    return false;
+    // What could not be removed stays, and is said below; so does everything when the log could
+    // not be kept (it is what explains the failure).
   }
+  if (existsSync(dataDir)) return `(its log: ${logPath})`;
+  return kept ? `(${dataDir} did not exist before and was removed; its whole log: ${kept})` : `(${dataDir} did not exist before; nothing was left there)`;
 }
 
 export interface StoppedDaemon {
@@ -257,13 +267,15 @@ async function answers(dataDir: string): Promise<boolean> {
 }
 
 /** What a start wrote to the log from `from` on: the daemon's own lines as they are, and of its
- *  JSON log lines the warnings and errors' messages (its last ten lines in all). */
-function startLines(path: string, from: number): string {
+ *  JSON log lines the warnings and errors' messages (its last ten lines in all). `whole`: that is
+ *  every line it wrote, as it wrote it (else the log holds more: a stack trace's start, a JSON
+ *  entry's details). */
+function startLines(path: string, from: number): { text: string; whole: boolean } {
   const added = logAfter(path, from);
-  if (!added) return '(it left no log)';
-  const text = added.toString('utf8');
-  const lines = text.split('\n').flatMap((line) => {
-    if (!line.startsWith('{')) return line.trim() ? [line] : [];
+  if (!added) return { text: '(it left no log)', whole: true };
+  const written = added.toString('utf8').split('\n').filter((line) => line.trim());
+  const lines = written.flatMap((line) => {
+    if (!line.startsWith('{')) return [line];
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string };
       return (entry.level ?? 0) >= 40 && entry.msg ? [entry.msg] : [];
@@ -271,5 +283,6 @@ function startLines(path: string, from: number): string {
       return [line];
     }
   });
-  return lines.length ? lines.slice(-10).join('\n') : '(it logged nothing)';
+  const shown = lines.slice(-10);
+  return { text: shown.length ? shown.join('\n') : '(it logged nothing)', whole: shown.length === written.length && !written.some((line) => line.startsWith('{')) };
 }

@@ -1,7 +1,7 @@
 // `engram daemon`: settings (config.ts) → startDaemon(). SIGINT/SIGTERM drain in-flight calls,
 // persist the indexes and close the store; a second signal exits at once.
 import { CommanderError } from 'commander';
-import { readDiscovery } from '../shared/discovery.ts';
+import { readDiscovery, SERVED_BY_ANOTHER } from '../shared/discovery.ts';
 import { EngramError } from '../shared/errors.ts';
 import { parseDaemonArgs, type DaemonSettings } from './config.ts';
 import { createLog } from './log.ts';
@@ -29,7 +29,7 @@ function explainStartFailure(error: unknown, dataDir: string): never {
     } catch {
       /* the other daemon may still be starting */
     }
-    process.stderr.write(`engram daemon: ${dataDir} is already served by another Engram daemon${holder}.\n${error.message}\n`);
+    process.stderr.write(`engram daemon: ${dataDir} ${SERVED_BY_ANOTHER}${holder}.\n${error.message}\n`);
     process.exit(1);
   }
   const code = (error as { code?: string })?.code;

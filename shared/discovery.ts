@@ -9,6 +9,10 @@ import { EngramError, ErrorKind } from './errors.ts';
 /** The name of a project store: `engram init` makes one, and commands run anywhere below it use it. */
 export const PROJECT_DIR_NAME = '.engram';
 
+/** How a daemon that lost the store lock says so: another daemon serves the directory, or is
+ *  starting in it (a failed start that made the directory must then leave it to that one). */
+export const SERVED_BY_ANOTHER = 'is already served by another Engram daemon';
+
 /** The platform's per-user directories for Engram (XDG on Linux: ~/.local/share/engram, ~/.cache/engram). */
 export const userPaths = () => envPaths('engram', { suffix: '' });
 

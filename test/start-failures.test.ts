@@ -4,7 +4,7 @@
 // finds one serving says the flags it was given did not apply; a flag the daemon would refuse is
 // refused before a serving daemon is stopped; a daemon killed by a signal is said to be.
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -45,6 +45,49 @@ describe('a daemon that cannot start', () => {
     expect(existsSync(fresh)).toBe(false);
     expect(keptRun.stderr).toContain(`(its log: ${join(kept, 'daemon.log')})`);
     expect(readdirSync(kept)).toEqual(['daemon.log']);
+  });
+
+  test('a start that fails after its daemon began (a busy port) leaves nothing of what it made, its parents included; a directory that existed keeps its log', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const http = `127.0.0.1:${(taken.address() as { port: number }).port}`;
+    try {
+      const made = join(work, 'busy-parent');
+      const fresh = join(made, 'data');
+      const failed = await run(['start', '--embedder', 'none', '--http', http], fresh);
+      expect(failed.code, failed.stderr).toBe(1);
+      expect(failed.stderr).toContain(`cannot serve HTTP on ${http}: EADDRINUSE`);
+      expect(failed.stderr).toContain(`(${fresh} did not exist before; nothing was left there)`);
+      expect(existsSync(made)).toBe(false);
+
+      const existing = join(work, 'busy-existing');
+      mkdirSync(existing);
+      const kept = await run(['start', '--embedder', 'none', '--http', http], existing);
+      expect(kept.code, kept.stderr).toBe(1);
+      expect(kept.stderr).toContain(`(its log: ${join(existing, 'daemon.log')})`);
+      expect(readdirSync(existing)).toContain('daemon.log');
+    } finally {
+      taken.close();
+    }
+  });
+
+  test('a failed start whose log holds more than the error shows keeps that log outside the directory it removes, and names it', async () => {
+    // The daemon process writes twelve lines and exits: the error shows the last ten. (No spaces:
+    // NODE_OPTIONS is split on them.)
+    const noisy = "--import=data:text/javascript,if(process.argv[2]==='daemon'){[...Array(12).keys()].forEach((i)=>console.error('early-line-'+(i+1)));process.exit(1)}";
+    const fresh = join(work, 'noisy');
+    const { code, stderr } = await runEngram(['--data-dir', fresh, 'start'], { dataDir: null, cwd: work, timeoutMs: 120_000, env: { NODE_OPTIONS: noisy } });
+    expect(code).toBe(1);
+    expect(stderr).toContain('early-line-12');
+    expect(stderr).not.toContain('early-line-2\n');
+    const log = stderr.match(/\(\S+ did not exist before and was removed; its whole log: (\S+)\)/)?.[1];
+    expect(log, stderr).toBeDefined();
+    expect(existsSync(fresh)).toBe(false);
+    try {
+      expect(readFileSync(log!, 'utf8')).toContain('early-line-1\n');
+    } finally {
+      rmSync(log!, { force: true });
+    }
   });
 
   test('a daemon killed by a signal before it serves is said to be, not to have exit status -1', async () => {
