@@ -39,3 +39,27 @@ export function typedEntitiesOf(message: string): TypedEntity[] {
 }
 
 export const entitiesOf = (message: string): string[] => typedEntitiesOf(message).map((e) => e.label);
+
+/** A fact's entities with the types known for them. */
+export interface FactEntities {
+  entities: string[];
+  entityTypes?: Record<string, string>;
+}
+
+/** What a write stores as a fact's entities, given its text and those its writer gave. */
+export type EntityNamer = (text: string, given: FactEntities) => FactEntities;
+
+/** The one rule for every write that sets a fact's text (put, batch, revise, a cluster merge, a
+ *  consolidation summary): the entities the writer gave stand; with extraction on (`--kg`) and
+ *  none given, the fact gets those its text names. Applied alike everywhere, every version of a
+ *  fact is in the graph, not only the first. */
+export function entityNamer(extract: boolean): EntityNamer {
+  return (text, given) => {
+    if (!extract || given.entities.length > 0) return given;
+    const found = typedEntitiesOf(text);
+    return { entities: found.map((e) => e.label), entityTypes: Object.fromEntries(found.map((e) => [e.label, e.type])) };
+  };
+}
+
+/** The entity types of facts merged into one (a cluster merge, a summary): each label's type. */
+export const mergedEntityTypes = (facts: readonly { entityTypes: Record<string, string> }[]): Record<string, string> => Object.assign({}, ...facts.map((f) => f.entityTypes)) as Record<string, string>;

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
 import type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
+import { mergedEntityTypes } from '../analysis/entities.ts';
 import { isIndexed, termsOf } from '../index/derive.ts';
 import { replacementLabel } from '../lifecycle/revise.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -180,7 +181,7 @@ export class Clusters {
     const done = pinned ? ' (pinned, as a member was)' : '';
     if (mode === 'dry_run') return { mode, clusterId: cluster.id, merged, retiredIds: [], factId: '', message: `Would merge ${facts.length} memories into one${done}` };
     const lastUsedAt = Math.max(...facts.map((f) => f.lastUsedAt || f.createdAt));
-    const res = await this.revise(ctx, { agentId, targetIds: cluster.memoryIds, text: merged.text, tags: merged.tags, entities: merged.entities, strength: merged.strength }, { useCount: merged.useCount, lastUsedAt, ...(pinned ? { pinned } : {}) });
+    const res = await this.revise(ctx, { agentId, targetIds: cluster.memoryIds, text: merged.text, tags: merged.tags, entities: merged.entities, strength: merged.strength }, { useCount: merged.useCount, lastUsedAt, entityTypes: mergedEntityTypes(facts), ...(pinned ? { pinned } : {}) });
     return { mode, clusterId: cluster.id, merged, retiredIds: res.retiredIds, factId: res.replacement.id, message: `Merged ${facts.length} memories into ${res.replacement.id}${done}` };
   }
 }

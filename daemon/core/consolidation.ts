@@ -12,6 +12,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConsolidationCounters, ConsolidationRun as SharedRun } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
+import { mergedEntityTypes, type EntityNamer } from '../analysis/entities.ts';
 import type { Summarizer } from '../consolidate/summarize.ts';
 import { isIndexed } from '../index/derive.ts';
 import type { Indexer } from '../index/indexer.ts';
@@ -95,6 +96,8 @@ export class Consolidator {
     private readonly summarizer: Summarizer,
     private readonly limits: Limits,
     private readonly log: Log,
+    /** A summary's entities: its sources', else (graph on) those its text names, as any write's. */
+    private readonly nameEntities: EntityNamer,
   ) {}
 
   async open(): Promise<void> {
@@ -234,6 +237,7 @@ export class Consolidator {
    *  conservative label (min(inferred, theirs); a model's summary is unverified). */
   private writeSummary(ctx: CallContext, agentId: string, sources: readonly FactRecord[], text: string, requestId: string): Promise<FactRecord> {
     const union = (lists: string[][]) => [...new Set(lists.flat())];
+    const entities = this.nameEntities(text, { entities: union(sources.map((f) => f.entities)), entityTypes: mergedEntityTypes(sources) });
     const draft = decodeFact({
       id: '',
       agentId,
@@ -241,8 +245,7 @@ export class Consolidator {
       kind: 'summary',
       confidence: this.summarizer.generative ? 'unverified' : replacementLabel(undefined, sources),
       tags: union(sources.map((f) => f.tags)),
-      entities: union(sources.map((f) => f.entities)),
-      entityTypes: Object.assign({}, ...sources.map((f) => f.entityTypes)) as Record<string, string>,
+      ...entities,
       strength: Math.max(...sources.map((f) => f.strength)),
       useCount: sources.reduce((n, f) => n + f.useCount, 0),
       lastUsedAt: Math.max(...sources.map((f) => f.lastUsedAt || f.createdAt)),

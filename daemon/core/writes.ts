@@ -20,7 +20,7 @@ import type { FactStaging, Staged } from '../write/staging.ts';
 import type { Embedded } from '../index/vector-space.ts';
 import { RelockNeeded, requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
-import { typedEntitiesOf } from '../analysis/entities.ts';
+import type { EntityNamer } from '../analysis/entities.ts';
 import type { CallContext } from './context.ts';
 
 export interface WriteInput {
@@ -91,10 +91,12 @@ export interface ReviseInput extends WriteInput {
   targetIds: unknown;
 }
 
-/** What a merge's new fact takes over from the facts it replaces: their use, and a pin. */
+/** What a merge's new fact takes over from the facts it replaces: their use, the types of their
+ *  entities, and a pin. */
 export interface Carried {
   useCount: number;
   lastUsedAt: number;
+  entityTypes?: Record<string, string>;
   pinned?: true;
 }
 
@@ -139,8 +141,8 @@ export class Writes {
     /** Whether identical writes return the existing fact (off under profiles from before it). */
     private readonly dedup: boolean,
     private readonly relinker: Relinker,
-    /** Knowledge graph on: a fact written without entities gets those its text names. */
-    private readonly extractEntities: boolean,
+    /** A fact's entities as stored: the writer's, else (graph on) those its text names. */
+    private readonly nameEntities: EntityNamer,
   ) {}
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
@@ -164,12 +166,7 @@ export class Writes {
     const fields = this.checkFields(input);
     if (input.confidence !== undefined) fields.confidence = check.confidenceLabel(input.confidence, 'options.confidence');
     const allowDuplicate = input.allowDuplicate === undefined ? false : check.boolean(input.allowDuplicate, 'options.allow_duplicate');
-    if (this.extractEntities && fields.entities.length === 0) {
-      const found = typedEntitiesOf(fields.text);
-      fields.entities = found.map((e) => e.label);
-      fields.entityTypes = Object.fromEntries(found.map((e) => [e.label, e.type]));
-    }
-    return { agentId, fields, dedup: this.dedup && !allowDuplicate };
+    return { agentId, fields: this.named(fields), dedup: this.dedup && !allowDuplicate };
   }
 
   /** BatchPut: many puts in one call. Every item is checked before anything of it runs, and a bad
@@ -316,6 +313,10 @@ export class Writes {
     const fields = this.checkFields(input);
     const explicit = input.confidence === undefined ? undefined : check.confidenceLabel(input.confidence, 'options.confidence');
     const requestId = check.requestId(ctx.requestId);
+    // The replacement's entities are derived as a put's are; the request keeps what the caller
+    // sent (a repeat is compared with that, not with what this version derives).
+    const { entityTypes, ...use } = carried ?? {};
+    const named = this.named(entityTypes ? { ...fields, entityTypes } : fields);
     return this.pipeline.run(ctx, {
       agentId,
       requestId,
@@ -325,8 +326,8 @@ export class Writes {
       plan: async (held) => {
         const targets = checkTargetStates(await this.store.getFacts(targetIds.map((factId) => ({ agentId, factId }))), targetIds);
         const linking = await this.relinker.read(agentId, targetIds, held);
-        const base = draftFact(agentId, { ...fields, confidence: replacementLabel(explicit, targets) }, 'fact');
-        const draft = { ...base, ...carried, replaces: targetIds, relations: Relinker.inherited(base, targets), ...(requestId ? { requestId } : {}) };
+        const base = draftFact(agentId, { ...named, confidence: replacementLabel(explicit, targets) }, 'fact');
+        const draft = { ...base, ...use, replaces: targetIds, relations: Relinker.inherited(base, targets), ...(requestId ? { requestId } : {}) };
         const stamp = await this.staging.created(draft);
         return (): Commit<ReviseResult> => {
           const replacement = stamp();
@@ -505,6 +506,11 @@ export class Writes {
       throw new EngramError(ErrorKind.FailedPrecondition, `request_id ${requestId} was committed as fact ${String(recorded.factId)}, which has since been deleted`, 'request_id');
     }
     return this.access.overlay(fact);
+  }
+
+  /** The fields with the entities a write stores (nameEntities). */
+  private named(fields: CheckedFields): CheckedFields {
+    return { ...fields, ...this.nameEntities(fields.text, fields) };
   }
 
   /** Validates the record fields of a write (text, tags, times…). */
