@@ -2,6 +2,7 @@
 // survive from one call to the next, duplicates by similarity, and a consolidation that writes
 // one merged fact, retires the members with lineage, and refuses a cluster that changed.
 import { describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
 
 const pool = useDaemonPool();
@@ -82,6 +83,29 @@ describe('clusters and consolidation', () => {
     // (not the wire's "between 0 and 4294967295", which 0 is not in).
     await expect(client.clusterMemories('c', { maxClusterSize: -1 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 1 and 1000, got -1' });
     await expect(client.clusterMemories('c', { maxClusterSize: 0 })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: 'max_cluster_size: must be a whole number between 1 and 1000, got 0' });
+  });
+
+  test('a merged fact pinned as a member was has the earliest pin time of its pinned members, and context orders it by that', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), embedder: 'none' });
+    const client = await daemon.client();
+    const [a, b] = [(await client.put('q', 'Backups run at midnight.')).fact, (await client.put('q', 'Backups run at midnight on weekdays.')).fact];
+    const other = (await client.put('q', 'Penguins cannot fly.')).fact;
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+    // Pinned in turn: b, then the unrelated fact, then a (each a later pin time).
+    const pinnedB = await client.pin('q', b.id);
+    await tick();
+    await client.pin('q', other.id);
+    await tick();
+    await client.pin('q', a.id);
+    const [cluster] = (await client.clusterMemories('q', { threshold: 0.5 })).clusters;
+    expect(cluster!.memoryIds).toEqual([a.id, b.id]);
+    const { factId } = await client.consolidateMemories('q', cluster!.id, { mode: 'apply', threshold: 0.5 });
+    expect(await client.get('q', factId)).toMatchObject({ pinned: true, pinnedAt: pinnedB.pinnedAt });
+    const cli = await runEngram(['get', 'q', factId, '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(JSON.parse(cli.stdout).fact).toMatchObject({ pinned: true, pinned_at: new Date(pinnedB.pinnedAt!).toISOString() });
+    // Most recently pinned first: the unrelated fact (pinned after b) stays ahead of the merge.
+    const pinned = (await client.assembleContext('q', '')).items.filter((i) => i.kind === 'pinned').map((i) => i.id);
+    expect(pinned).toEqual([other.id, factId]);
   });
 
   test("a pinned member's pin goes to the merged fact; a merge over the text limit is refused by the preview as by apply", async () => {

@@ -181,9 +181,19 @@ export class Clusters {
     const done = pinned ? ' (pinned, as a member was)' : '';
     if (mode === 'dry_run') return { mode, clusterId: cluster.id, merged, retiredIds: [], factId: '', message: `Would merge ${facts.length} memories into one${done}` };
     const lastUsedAt = Math.max(...facts.map((f) => f.lastUsedAt || f.createdAt));
-    const res = await this.revise(ctx, { agentId, targetIds: cluster.memoryIds, text: merged.text, tags: merged.tags, entities: merged.entities, strength: merged.strength }, { useCount: merged.useCount, lastUsedAt, entityTypes: mergedEntityTypes(facts), ...(pinned ? { pinned } : {}) });
+    const res = await this.revise(ctx, { agentId, targetIds: cluster.memoryIds, text: merged.text, tags: merged.tags, entities: merged.entities, strength: merged.strength }, { useCount: merged.useCount, lastUsedAt, entityTypes: mergedEntityTypes(facts), ...carriedPin(facts, Date.now()) });
     return { mode, clusterId: cluster.id, merged, retiredIds: res.retiredIds, factId: res.replacement.id, message: `Merged ${facts.length} memories into ${res.replacement.id}${done}` };
   }
+}
+
+/** The pin a merged fact carries: pinned when a member was, with a pin time, since pinned facts
+ *  are ordered by it. The earliest pin time of its pinned members, not the merge's: merging is not
+ *  pinning, so the fact stays where its words have been pinned since, and does not jump ahead of
+ *  facts pinned after them; the earliest, because that is when any of them was first pinned.
+ *  `now` serves only members pinned before pin times were kept (0). */
+function carriedPin(facts: readonly FactRecord[], now: number): { pinned?: true; pinnedAt?: number } {
+  const times = facts.filter((f) => f.pinned).map((f) => f.pinnedAt || now);
+  return times.length ? { pinned: true, pinnedAt: Math.min(...times) } : {};
 }
 
 /** How members merge: their distinct sentences in member (id) order as the text; tags and

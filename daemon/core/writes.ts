@@ -98,6 +98,8 @@ export interface Carried {
   lastUsedAt: number;
   entityTypes?: Record<string, string>;
   pinned?: true;
+  /** Set with `pinned`: a pinned fact always has a pin time (pinned facts are ordered by it). */
+  pinnedAt?: number;
 }
 
 export interface ReviseResult {
