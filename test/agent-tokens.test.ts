@@ -159,7 +159,10 @@ describe('agent tokens', () => {
     const mcp = await openHttp(daemon.discovery.httpAddress!, token);
     try {
       expect(await mcp.ok('memory_relate', { agent_id: 'bob', from_id: own.fact.id, to_id: status.fact!.id, type: 'related' })).toMatchObject({ changed: true });
-      expect(await mcp.fails('memory_relate', { agent_id: 'bob', from_id: own.fact.id, to_id: 'the red binder', type: 'related' })).toMatch(/may not read/);
+      // Only a fact named by its text is looked up, which needs read: memory_reflect link names
+      // facts so; memory_relate takes ids only, as every other door.
+      expect(await mcp.fails('memory_reflect', { action: 'link', agent_id: 'bob', target: own.fact.id, text: 'the red binder', relation: 'related' })).toMatch(/may not read/);
+      expect(await mcp.fails('memory_relate', { agent_id: 'bob', from_id: own.fact.id, to_id: 'the red binder', type: 'related' })).toMatch(/to_id: "the red binder" is not a fact id/);
     } finally {
       await mcp.close();
     }

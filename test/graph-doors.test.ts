@@ -148,6 +148,41 @@ describe('the knowledge graph and consolidation through every door', () => {
     expect((await doors.client.get(agent, a)).relations).toEqual([]);
   });
 
+  test('MCP memory_relate takes fact ids only and refuses a bad one as every other door does, naming from_id or to_id; memory_reflect link still names facts by exact text', async () => {
+    const agent = 'graph-ids';
+    const text = 'Fact gamma is named by its text.';
+    const a = (await doors.client.put(agent, text)).fact.id;
+    const b = (await doors.client.put(agent, 'Fact delta for relations.')).fact.id;
+    const restError = async (from: string, to: string) => {
+      const res = await fetch(`http://${doors.daemon.discovery.httpAddress}/v1/relations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${doors.daemon.discovery.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_id: agent, from_id: from, to_id: to, type: 'related' }),
+      });
+      expect(res.status).toBe(400);
+      return ((await res.json()) as any).error as { field: string; message: string };
+    };
+    for (const [from, to, field] of [['bad', b, 'from_id'], [a, 'bad', 'to_id'], [text, b, 'from_id'], [a, text, 'to_id']] as const) {
+      const rest = await restError(from, to);
+      expect(rest.field).toBe(field);
+      expect(rest.message).toMatch(new RegExp(`^${field}: ".*" is not a fact id \\(26 characters, Crockford base32\\)`));
+      await expect(doors.client.relate(agent, from, 'related', to)).rejects.toMatchObject({ kind: 'invalid_argument', field, message: rest.message });
+      const cli = await (await import('./fixtures/cli.ts')).runEngram(['relate', agent, from, 'related', to], { dataDir: doors.daemon.dataDir, cwd: doors.daemon.dataDir });
+      expect(cli.code).not.toBe(0);
+      // The CLI names its own argument (<from-id>), then says the same.
+      expect(cli.stderr).toContain(`<${field.replace('_', '-')}>${rest.message.slice(field.length)}`);
+      for (const session of [doors.stdio, doors.http]) expect(await session.fails('memory_relate', { agent_id: agent, from_id: from, to_id: to, type: 'related' })).toBe(`memory_relate failed: ${rest.message}`);
+    }
+    expect((await doors.client.get(agent, a)).relations).toEqual([]);
+    // memory_reflect link names its facts as every reflect action does, by fact_id or exact text;
+    // a text naming none is refused naming the argument that sent it.
+    for (const session of [doors.stdio, doors.http]) {
+      expect(await session.fails('memory_reflect', { action: 'link', agent_id: agent, target: a, text: 'no such fact', relation: 'supports' })).toMatch(/text fact not found: no live fact has id or exact text "no such fact"/);
+    }
+    await doors.stdio.ok('memory_reflect', { action: 'link', agent_id: agent, target: text, text: b, relation: 'supports' });
+    expect((await doors.client.get(agent, a)).relations.map((r) => [r.type, r.targetId])).toEqual([['supports', b]]);
+  });
+
   test('an entity no live fact names is not found on every door, as an unknown fact is', async () => {
     const agent = 'graph-unnamed';
     await doors.client.put(agent, 'Otters hold hands while they sleep.', { entities: ['otters'] });

@@ -156,10 +156,12 @@ export class ClientBackend implements McpBackend {
     }
   }
 
-  async relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
-    const source = await resolveId(from, this.lookup(agentId), 'target');
-    const target = await resolveId(to, this.lookup(agentId), 'text');
-    const r = await this.client.relate(agentId, source, type, target, { remove });
+  factIdNamed(agentId: string, name: string, field: string): Promise<string> {
+    return resolveId(name, this.lookup(agentId), field);
+  }
+
+  async relate(agentId: string, fromId: string, type: RelationType, toId: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
+    const r = await this.client.relate(agentId, fromId, type, toId, { remove });
     return { fact: factJson(r.fact), changed: r.changed };
   }
 

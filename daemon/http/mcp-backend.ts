@@ -156,10 +156,12 @@ export class CoreBackend implements McpBackend {
     for (const f of await resolveTargets(target, this.lookup(agentId))) await this.core.linkEntity(this.writeCtx, { agentId, factId: f.id, entity });
   }
 
-  async relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
-    const source = await resolveId(from, this.lookup(agentId), 'target');
-    const target = await resolveId(to, this.lookup(agentId), 'text');
-    const r = await this.core.relate(this.writeCtx, { agentId, fromId: source, toId: target, type, remove });
+  factIdNamed(agentId: string, name: string, field: string): Promise<string> {
+    return resolveId(name, this.lookup(agentId), field);
+  }
+
+  async relate(agentId: string, fromId: string, type: RelationType, toId: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }> {
+    const r = await this.core.relate(this.writeCtx, { agentId, fromId, toId, type, remove });
     return { fact: restFact(r.fact), changed: r.changed };
   }
 

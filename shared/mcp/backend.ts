@@ -166,8 +166,12 @@ export interface McpBackend {
   unpin(agentId: string, target: string): Promise<void>;
   /** Stores `entity` among the entities of the fact(s) `target` names. */
   link(agentId: string, target: string, entity: string): Promise<void>;
-  /** Adds (or removes) `from --type--> to` between the one live fact each target names. */
-  relate(agentId: string, from: string, type: RelationType, to: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }>;
+  /** The id of the one live fact `name` names (a fact id, or an exact fact text: see targets.ts);
+   *  a refusal names `field`. */
+  factIdNamed(agentId: string, name: string, field: string): Promise<string>;
+  /** Adds (or removes) `fromId --type--> toId`. The ids go to the daemon as given: it checks
+   *  them, naming from_id or to_id, as for every other door. */
+  relate(agentId: string, fromId: string, type: RelationType, toId: string, remove: boolean): Promise<{ fact: FactJson; changed: boolean }>;
   readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView>;
   /** One consolidation run (Consolidate). */
   consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson>;

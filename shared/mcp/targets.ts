@@ -22,7 +22,8 @@ export interface FactLookup<T extends FactRef> {
   scan(): AsyncIterable<T>;
 }
 
-export async function resolveTargets<T extends FactRef>(target: string, lookup: FactLookup<T>): Promise<T[]> {
+/** `field`: the argument that named the fact, said when it names none. */
+export async function resolveTargets<T extends FactRef>(target: string, lookup: FactLookup<T>, field = 'target'): Promise<T[]> {
   if (looksLikeFactId(target)) {
     const byId = await lookup.get(target);
     if (byId) return [byId];
@@ -32,7 +33,7 @@ export async function resolveTargets<T extends FactRef>(target: string, lookup: 
   for await (const fact of lookup.scan()) {
     if (fact.kind !== 'alias' && !fact.supersededBy && fact.text === target) matches.push(fact);
   }
-  if (matches.length === 0) throw new EngramError(ErrorKind.NotFound, `target fact not found: no live fact has id or exact text ${JSON.stringify(target)}`);
+  if (matches.length === 0) throw new EngramError(ErrorKind.NotFound, `${field} fact not found: no live fact has id or exact text ${JSON.stringify(target)}`, field);
   return matches;
 }
 
@@ -47,7 +48,7 @@ function looksLikeFactId(value: string): boolean {
 
 /** The one fact a target names (a relation joins exactly two facts): several is an error. */
 export async function resolveOne<T extends FactRef>(target: string, lookup: FactLookup<T>, field: string): Promise<T> {
-  const found = await resolveTargets(target, lookup);
+  const found = await resolveTargets(target, lookup, field);
   if (found.length > 1) throw new EngramError(ErrorKind.InvalidArgument, `${field}: ${found.length} live facts have the text ${JSON.stringify(target)}; name one by its fact_id`, field);
   return found[0]!;
 }

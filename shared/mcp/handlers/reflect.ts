@@ -8,7 +8,7 @@ import * as arg from '../args.ts';
 import type { McpBackend, WrittenFact } from '../backend.ts';
 import { REFLECT_ACTIONS, type ReflectAction, type ReflectPayload } from '../payloads.ts';
 import { success } from '../result.ts';
-import { RELATION_TYPES } from '../../model.ts';
+import { RELATION_TYPES, type RelationType } from '../../model.ts';
 
 export function reflectIdentity(args: arg.Args): string {
   const canonical = arg.supplied(args, 'agent_id') ? arg.identity(args.agent_id, 'agent_id') : undefined;
@@ -52,7 +52,7 @@ export async function memoryReflect(args: arg.Args, backend: McpBackend): Promis
       await backend[action](agent, target === undefined && text !== undefined ? need(text, 'text') : need(target, 'target'));
       break;
     case 'link':
-      if (relation) related = { ...(await backend.relate(agent, need(target, 'target'), relation, need(text, 'text'), false)), relation };
+      if (relation) related = { ...(await relateNamed(backend, agent, need(target, 'target'), relation, need(text, 'text'))), relation };
       else await backend.link(agent, need(target, 'target'), need(text, 'text'));
       break;
   }
@@ -95,4 +95,13 @@ const DONE: Record<ReflectAction, string> = {
 function describeDone(done: string, agent: string, p: ReflectPayload, stored: string | undefined): string {
   const identity = p.fact_id ? ` (fact_id ${p.fact_id}${stored ? `, confidence ${stored}` : ''})` : '';
   return `${done} for agent ${JSON.stringify(agent)}${identity}.`;
+}
+
+/** A link with a relation names its two facts as memory_reflect names facts, by fact_id or exact
+ *  text (`target` the one it starts from, `text` the one it points at); memory_relate takes ids
+ *  only, as every other door does. */
+async function relateNamed(backend: McpBackend, agent: string, target: string, relation: RelationType, text: string): Promise<{ fact: { id: string }; changed: boolean }> {
+  const fromId = await backend.factIdNamed(agent, target, 'target');
+  const toId = await backend.factIdNamed(agent, text, 'text');
+  return backend.relate(agent, fromId, relation, toId, false);
 }
