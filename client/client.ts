@@ -102,6 +102,13 @@ function strengthFor(daemon: DaemonInfo, strength: number | undefined): number |
  *  sent rather than read as false (a dry run that wrote). */
 const option = (value: unknown, name: string, absent = false): boolean => (value === undefined ? absent : check.boolean(value, name));
 
+/** A cluster size (clusterMemories, consolidateMemories) checked here, as the daemon checks it:
+ *  the wire's uint32 would refuse a size outside its own range (0 to 4294967295), in words that
+ *  are not the range accepted (1 to 1000). */
+function clusterSize(value: number | undefined): void {
+  if (value !== undefined) check.count(value, 'max_cluster_size', check.MAX_CLUSTER_SIZE);
+}
+
 /** What one item of a batch write came to: stored (or replayed, or already there), or refused. */
 export type BatchItemResult =
   | { requestId: string; factId: string; replayed: boolean; duplicate: boolean; error?: undefined }
@@ -531,9 +538,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'clustering');
     check.agentId(agentId);
-    // Checked here, as the daemon checks it: the wire's uint32 would refuse a larger size in its
-    // own range (0 to 4294967295), which is not the range accepted.
-    if (options.maxClusterSize !== undefined) check.count(options.maxClusterSize, 'max_cluster_size', check.MAX_CLUSTER_SIZE);
+    clusterSize(options.maxClusterSize);
     const r = await this.read(() => this.connection.clusters.cluster({ agentId, strategy: '', threshold: options.threshold, maxClusterSize: options.maxClusterSize, findDuplicates: option(options.findDuplicates, 'findDuplicates'), duplicateThreshold: options.duplicateThreshold }));
     return {
       mode: r.mode === 'duplicate_detection' ? 'duplicate_detection' : 'clustering',
@@ -552,6 +557,7 @@ export class EngramClient {
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'consolidation');
     check.agentId(agentId);
+    clusterSize(options.maxClusterSize);
     const requestId = requestIdOf(options.requestId);
     const req = { requestId, agentId, clusterId, mode: options.mode ?? 'dry_run', threshold: options.threshold, maxClusterSize: options.maxClusterSize };
     const send = () => this.connection.clusters.consolidate(req);

@@ -20,6 +20,15 @@ describe('clusters and consolidation', () => {
     for (const maxClusterSize of [0, 1001, 1e20]) {
       await expect(client.clusterMemories('one', { maxClusterSize }), String(maxClusterSize)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'max_cluster_size', message: expect.stringContaining('must be a whole number between 1 and 1000, got') });
     }
+    // consolidateMemories takes the same size: -1 and 1.5 said "between 0 and 4294967295" there
+    // while 0 said "between 1 and 1000".
+    for (const maxClusterSize of [-1, 0, 1.5, 1001, 1e20]) {
+      await expect(client.consolidateMemories('one', 'cluster-0123456789abcdef', { maxClusterSize }), String(maxClusterSize)).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        field: 'max_cluster_size',
+        message: `max_cluster_size: must be a whole number between 1 and 1000, got ${maxClusterSize}`,
+      });
+    }
   });
 
   test('token similarity without vectors: stable ids, duplicates, a consolidation with lineage, stale ids refused', async () => {
