@@ -52,6 +52,8 @@ export function kindOf(value: unknown): string {
 export type JsonObjectResult = { object: Record<string, unknown> } | { syntax: string } | { got: string };
 
 export function parseJsonObject(text: string): JsonObjectResult {
+  // Said in words: the parser's own message for it is "Unexpected end of JSON input".
+  if (text.trim() === '') return { syntax: text === '' ? 'it is empty' : 'it holds only white space' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

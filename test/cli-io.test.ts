@@ -1088,6 +1088,23 @@ describe('checkpoint', () => {
     expect(runs[3]!.stderr.trim()).toBe(`engram: cannot read --state-file ${join(env.cwd, 'missing.json')}: no such file; nothing was saved`);
     expect(await engramJson(['checkpoint', 'list', 'io-cp-bad'])).toMatchObject({ count: 0 });
   });
+
+  test('an empty file, empty stdin or a blank --state is refused in words, not with the JSON parser\'s message', async () => {
+    const empty = file('empty-state.json', '');
+    const runs = await Promise.all([
+      engram(['checkpoint', 'save', 'io-cp-blank', '--state-file', empty]),
+      engram(['checkpoint', 'save', 'io-cp-blank', '--state', '-'], { input: '' }),
+      engram(['checkpoint', 'save', 'io-cp-blank', '--state', '  ']),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2]);
+    // It used to end "must be a JSON object: Unexpected end of JSON input".
+    expect(runs.map((r) => r.stderr.split('\n')[0])).toEqual([
+      `engram: --state-file ${empty} must be a JSON object: it is empty (see "engram checkpoint save --help")`,
+      'engram: --state - (stdin) must be a JSON object: it is empty (see "engram checkpoint save --help")',
+      'engram: --state must be a JSON object: it holds only white space (see "engram checkpoint save --help")',
+    ]);
+    expect(await engramJson(['checkpoint', 'list', 'io-cp-blank'])).toMatchObject({ count: 0 });
+  });
 });
 
 describe('--json on every read', () => {
