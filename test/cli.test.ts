@@ -524,6 +524,8 @@ describe('front-door rough edges', () => {
     const secret = await engramJson(['remember', agent, 'The deploy token is abc123']);
     expect((await engram(['forget', agent, kept.fact.id])).code).toBe(0);
     expect((await engramJson(['get', agent, kept.fact.id])).fact.superseded_by).toBe('agent');
+    // The sentinel names no one: engram get says what retired the fact, as engram list does.
+    expect((await engram(['get', agent, kept.fact.id])).stdout).toMatch(/^superseded_by {4}none \(retired by the agent\)$/m);
     const deleted = await engram(['delete', agent, secret.fact.id]);
     expect(deleted.stdout).toBe(`deleted ${secret.fact.id} (erased from the store)\n`);
     const gone = await engram(['get', agent, secret.fact.id]);

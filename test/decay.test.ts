@@ -151,6 +151,10 @@ describe('garbage collection', () => {
     expect(removed).toMatchObject({ removedCount: 1, factIds: [ids[3]] });
     await expect(client.get('g', ids[3]!)).rejects.toMatchObject({ kind: 'not_found' });
     expect((await client.recall('g', 'note', { topK: 10 })).facts.map((f) => f.id).sort()).toEqual([ids[1], ids[2]].sort());
+    // engram get words the archive as engram list does (it read "superseded_by    agent"). Last:
+    // a CLI run before the collections above could let the touched fact fade below the threshold.
+    const got = await runEngram(['get', 'g', ids[0]!], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(got.stdout).toMatch(/^superseded_by {4}none \(retired by gc: score [\d.e-]+ below the forget threshold 0\.05\)$/m);
   });
 
   test('bad options are refused naming the field', async () => {

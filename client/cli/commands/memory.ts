@@ -8,6 +8,19 @@ import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
 import * as check from '../../../shared/validate.ts';
 import { decimal, parseJsonObject } from '../../../shared/validate.ts';
+import { retiredText, SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
+
+/** engram get's view: every field of the fact's JSON by name. */
+function printFactFields(fact: Fact): void {
+  for (const [key, value] of Object.entries(factJson(fact))) out(`${key.padEnd(16)} ${fieldText(key, value, fact)}`);
+}
+
+/** A field's value as text. superseded_by's sentinel "agent" names no one (nothing replaced the
+ *  fact), so it is said as engram list says it. */
+function fieldText(key: string, value: unknown, fact: Fact): string {
+  if (key === 'superseded_by' && value === SUPERSEDED_BY_AGENT) return `none (${retiredText(value, fact.retiredReason)})`;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
 
 function metaFlag(value: string): Record<string, unknown> {
   const parsed = parseJsonObject(value);
@@ -98,7 +111,7 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
       const opts = globals(cmd);
       const fact = await withClient(opts, (c) => c.get(agent, factId));
       if (opts.json) printJson({ fact: factJson(fact) });
-      else for (const [key, value] of Object.entries(factJson(fact))) out(`${key.padEnd(16)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+      else printFactFields(fact);
     });
 
   program
