@@ -12,6 +12,7 @@ import { MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
 import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { checkFactFilter } from '../shared/fact-filter.ts';
+import { checkRecipeFields, MAX_TOKEN_BUDGET } from '../shared/recipe-rules.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
@@ -721,7 +722,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Context, 'context assembly');
     check.agentId(agentId);
     // Checked here too: a negative or fractional number cannot even be encoded as the protocol's uint32.
-    if (options.tokenBudget !== undefined) check.count(options.tokenBudget, 'token_budget', 1_000_000);
+    if (options.tokenBudget !== undefined) check.count(options.tokenBudget, 'token_budget', MAX_TOKEN_BUDGET);
     if (options.topK !== undefined) check.topK(options.topK, daemon.limits, 'top_k');
     const res = await this.read(() =>
       this.connection.controls.assembleContext({
@@ -743,6 +744,7 @@ export class EngramClient {
   async saveRecipe(name: string, fields: Partial<RecipeFields>, options: { requestId?: string } = {}): Promise<Recipe> {
     check.options(options);
     requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
+    checkRecipeFields(fields);
     const requestId = requestIdOf(options.requestId);
     return toRecipe((await this.write('SaveRecipe', requestId, () => this.connection.controls.saveRecipe({ requestId, name, ...fields }))).recipe);
   }

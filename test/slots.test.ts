@@ -232,4 +232,23 @@ describe('memory slots', () => {
       await mcp.close();
     }
   });
+
+  test("a recipe setting out of range is refused in the range the daemon accepts, not the wire's (library and CLI)", async () => {
+    const { daemon, client } = await start();
+    // -1 and 1e20 cannot be carried by the wire's uint32: they said "between 0 and 4294967295",
+    // though 0 is refused too; 0 and 1001 reached the daemon and said "between 1 and 1000".
+    for (const vectorTopK of [-1, 0, 1.5, 1001, 1e20]) {
+      await expect(client.saveRecipe('r', { vectorTopK }), String(vectorTopK)).rejects.toMatchObject({ kind: 'invalid_argument', field: 'vector_top_k', message: `vector_top_k: must be a whole number between 1 and 1000, got ${vectorTopK}` });
+    }
+    for (const tokenBudget of [-5, 0, 2e6]) {
+      await expect(client.saveRecipe('r', { tokenBudget }), String(tokenBudget)).rejects.toMatchObject({ field: 'token_budget', message: `token_budget: must be a whole number between 1 and 1000000, got ${tokenBudget}` });
+    }
+    for (const graphDepth of [-1, 4]) {
+      await expect(client.saveRecipe('r', { graphDepth }), String(graphDepth)).rejects.toMatchObject({ field: 'graph_depth', message: `graph_depth: must be a whole number between 0 and 3, got ${graphDepth}` });
+    }
+    const cli = await runEngram(['recipes', 'save', 'r', '--lexical-top-k', '99999999999999999999'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toBe('engram: --lexical-top-k: must be a whole number between 1 and 1000, got 100000000000000000000 (see "engram recipes save --help")\n');
+    expect(await client.recipeHistory('r').catch((e: Error) => e.message)).toMatch(/no recipe "r"/);
+  });
 });

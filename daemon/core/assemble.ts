@@ -4,6 +4,7 @@
 // built-in as shipped (with the mode's own budget), a recipe name its latest saved version.
 import { invalidArgument } from '../../shared/errors.ts';
 import type { ContextAssembly, ContextItem, Evidence, Recipe } from '../../shared/model.ts';
+import { MAX_TOKEN_BUDGET } from '../../shared/recipe-rules.ts';
 import * as check from '../../shared/validate.ts';
 import type { Limits } from '../../shared/validate.ts';
 import { HEADINGS, pinnedLine, recalledLine, slotLine } from '../context/lines.ts';
@@ -55,7 +56,7 @@ export class Assembler {
     const agentId = check.agentId(input.agentId);
     const query = input.query === undefined ? '' : check.query(input.query, limits);
     const { mode, recipe } = await this.retrieval(input);
-    const tokenBudget = input.tokenBudget === undefined ? (mode ? MODE_BUDGETS[mode] : recipe.tokenBudget) : check.count(input.tokenBudget, 'token_budget', 1_000_000);
+    const tokenBudget = input.tokenBudget === undefined ? (mode ? MODE_BUDGETS[mode] : recipe.tokenBudget) : check.count(input.tokenBudget, 'token_budget', MAX_TOKEN_BUDGET);
     const topK = input.topK === undefined ? defaultContextTopK(tokenBudget, limits) : check.topK(input.topK, limits, 'top_k');
 
     const slots = await this.parts.slots.context(ctx, { projectId: input.projectId, slotNames: input.slotNames });

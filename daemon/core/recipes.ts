@@ -4,6 +4,7 @@
 // version, so the history of what a name meant stays listable.
 import { invalidArgument, notFound } from '../../shared/errors.ts';
 import type { Recipe, RecipeFields } from '../../shared/model.ts';
+import { checkRecipeFields, type RecipeFieldsInput } from '../../shared/recipe-rules.ts';
 import * as check from '../../shared/validate.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
 import { CONTROLS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
@@ -28,33 +29,8 @@ export const BUILTIN_RECIPES: Readonly<Record<string, RecipeFields>> = {
 
 const versionKey = (name: string, version: number) => `${name}\u0000${version.toString(16).padStart(8, '0')}`;
 
-export interface RecipeInput {
+export interface RecipeInput extends RecipeFieldsInput {
   name: unknown;
-  vectorTopK?: unknown;
-  lexicalTopK?: unknown;
-  graphDepth?: unknown;
-  reranker?: unknown;
-  tokenBudget?: unknown;
-  preferVerified?: unknown;
-  verifiedOnly?: unknown;
-  includeEvidence?: unknown;
-}
-
-function checkFields(input: RecipeInput): Partial<RecipeFields> {
-  const out: Partial<RecipeFields> = {};
-  const count = (value: unknown, field: string, max: number) => check.count(value, field, max);
-  if (input.vectorTopK !== undefined) out.vectorTopK = count(input.vectorTopK, 'vector_top_k', 1000);
-  if (input.lexicalTopK !== undefined) out.lexicalTopK = count(input.lexicalTopK, 'lexical_top_k', 1000);
-  if (input.graphDepth !== undefined) {
-    if (typeof input.graphDepth !== 'number' || !Number.isInteger(input.graphDepth) || input.graphDepth < 0 || input.graphDepth > 3) throw invalidArgument('graph_depth', 'must be a whole number in [0, 3]');
-    out.graphDepth = input.graphDepth;
-  }
-  if (input.reranker !== undefined) out.reranker = check.boolean(input.reranker, 'reranker');
-  if (input.tokenBudget !== undefined) out.tokenBudget = count(input.tokenBudget, 'token_budget', 1_000_000);
-  if (input.preferVerified !== undefined) out.preferVerified = check.boolean(input.preferVerified, 'prefer_verified');
-  if (input.verifiedOnly !== undefined) out.verifiedOnly = check.boolean(input.verifiedOnly, 'verified_only');
-  if (input.includeEvidence !== undefined) out.includeEvidence = check.boolean(input.includeEvidence, 'include_evidence');
-  return out;
 }
 
 function checkName(value: unknown, field = 'name'): string {
@@ -86,7 +62,7 @@ export class Recipes {
   /** Saves a new version of the recipe: the given fields over its latest version or built-in. */
   save(ctx: CallContext, input: RecipeInput): Promise<Recipe> {
     const name = checkName(input.name);
-    const fields = checkFields(input);
+    const fields = checkRecipeFields(input);
     return this.pipeline.run(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
