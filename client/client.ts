@@ -508,6 +508,10 @@ export class EngramClient {
     requireCapability(daemon, Capability.UnifiedSearch, 'unified search');
     check.agentId(agentId);
     check.query(query, daemon.limits);
+    // Checked here, as the daemon checks them: the wire's uint32 would refuse a negative or too
+    // large number first, as "between 0 and 4294967295", which is not the range accepted.
+    if (options.limit !== undefined) check.count(options.limit, 'limit', daemon.limits.maxTopK);
+    if (options.windowDays !== undefined) check.windowDays(options.windowDays);
     const r = await this.read(() => this.connection.vault.searchUnified({ agentId, query, tags: options.tags ?? [], limit: options.limit, stmWeight: options.stmWeight, ltmWeight: options.ltmWeight, windowDays: options.windowDays, minScore: options.minScore }));
     return { hits: r.hits.map((h) => ({ source: h.source === 'ltm' ? 'ltm' : 'stm', id: h.id, content: h.content, title: h.title, path: h.path, score: h.score })), stmCount: r.stmCount, ltmCount: r.ltmCount, vault: r.vault };
   }
@@ -606,6 +610,8 @@ export class EngramClient {
     requireCapability(daemon, Capability.KnowledgeGraph, 'a graph read');
     check.agentId(agentId);
     if ('factId' in around && 'entity' in around) throw invalidArgument('around', 'name exactly one of factId and entity');
+    // As searchUnified's limit: the daemon's range, not the wire's.
+    if (options.limit !== undefined) check.count(options.limit, 'limit', check.MAX_GRAPH_LIMIT);
     const r = await this.read(() => this.connection.graph.readGraph({ agentId, factId: 'factId' in around ? around.factId : '', entity: 'entity' in around ? around.entity : '', limit: options.limit }));
     return {
       nodes: r.nodes.map((n) => ({ id: n.id, kind: n.kind === 'entity' ? 'entity' : 'fact', label: n.label, type: n.type, live: n.live })),

@@ -353,6 +353,9 @@ export const MAX_SLOT_PAGE = 1000;
 /** At most this many facts per cluster (max_cluster_size). */
 export const MAX_CLUSTER_SIZE = 1000;
 
+/** At most this many facts a graph read around an entity lists (its limit). */
+export const MAX_GRAPH_LIMIT = 200;
+
 /** How many facts one observed use may name. */
 export const MAX_OBSERVED_FACTS = 100;
 

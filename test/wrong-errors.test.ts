@@ -100,6 +100,21 @@ describe('refused, not guessed', () => {
     expect((await client.get('rb', fact.id)).useCount).toBe(1);
   });
 
+  test("the library refuses a number out of range in the daemon's range, not the wire's (searchUnified's limit and window_days, readGraph's limit)", async () => {
+    const { fact } = await client.put('rn', 'a fact for the ranges');
+    const range = (field: string, rule: string, value: number) => ({ kind: 'invalid_argument', field, message: `${field}: must be a whole number ${rule}, got ${value}` });
+    // -1, 1.5 and 1e20 cannot be carried by the wire's uint32: they said "between 0 and 4294967295", though 0 is refused too.
+    for (const limit of [-1, 0, 1.5, 1001, 1e20]) {
+      await expect(client.searchUnified('rn', 'fact', { limit }), `unified ${limit}`).rejects.toMatchObject(range('limit', 'between 1 and 1000', limit));
+    }
+    for (const limit of [-1, 0, 201, 1e20]) {
+      await expect(client.readGraph('rn', { factId: fact.id }, { limit }), `graph ${limit}`).rejects.toMatchObject(range('limit', 'between 1 and 200', limit));
+    }
+    for (const windowDays of [-1, 0, 1e20]) {
+      await expect(client.searchUnified('rn', 'fact', { windowDays }), `window ${windowDays}`).rejects.toMatchObject({ kind: 'invalid_argument', field: 'window_days', message: 'window_days: must be a whole number of days between 1 and 36500' });
+    }
+  });
+
   test('MCP: an argument a tool does not declare is refused, not dropped; non-object arguments are invalid params (-32602)', async () => {
     const mcp = await openStdio(['--data-dir', daemon.dataDir]);
     try {

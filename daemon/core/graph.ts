@@ -139,7 +139,7 @@ export class Graph {
    *  lineage) or of an entity (the facts naming it, the entities named with it). */
   async neighbourhood(_ctx: CallContext, input: GraphInput): Promise<GraphView> {
     const agentId = check.agentId(input.agentId);
-    const limit = input.limit === undefined ? 25 : check.count(input.limit, 'limit', 200);
+    const limit = input.limit === undefined ? 25 : check.count(input.limit, 'limit', check.MAX_GRAPH_LIMIT);
     if ((input.factId === undefined) === (input.entity === undefined)) throw invalidArgument('fact_id', 'name exactly one of fact_id and entity');
     const view = new ViewBuilder();
     if (input.factId !== undefined) await this.factNeighbourhood(agentId, check.factId(input.factId), view);
