@@ -80,6 +80,7 @@ describe('import (JSONL)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('5 imported, 0 already present\n');
     expect(run.stderr).toMatch(/import: 100% \(5\/5\)/); // the progress bar (not a TTY: one line per 10%)
+    expect(run.stderr).not.toMatch(/not restored/); // nothing of the daemon's own record was in the file
 
     const exported = parseJsonl((await engram(['export', agent])).stdout);
     expect(exported.map((f) => f.text)).toEqual(records.map((r) => r.text)); // file order kept
@@ -811,6 +812,25 @@ describe('export', () => {
     // Seven records: six facts and the alias, which stats leave out.
     expect((await env.client.stats('io-export-copy')).factCount).toBe(6);
     expect((await env.client.list('io-export-copy')).facts).toHaveLength(7);
+  });
+
+  test("an import says what of the daemon's own record the lines carried and the new facts start without (use, a summary's kind, replaces)", async () => {
+    const lines = [
+      { text: 'The VPN config is in the wiki', use_count: 4, review_count: 2, last_used_at: '2024-06-01T00:00:00Z' },
+      { text: 'Summary: three notes about the office move', kind: 'summary', use_count: 1, replaces: ['01M8RSZZ6VPMS0AHKF5A1FJPGT'] },
+      { text: 'Parking is on level two', use_count: 1, review_count: 0, cross_domain_count: 0 },
+    ];
+    const path = file('not-kept.jsonl', jsonl(lines));
+    const run = await engram(['import', 'io-not-kept', path]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('3 imported, 0 already present\n');
+    expect(run.stderr).toContain(
+      'engram: not restored (the daemon assigns these; see README, Import): 1 line carried use statistics (use_count, review_count, cross_domain_count), which start afresh: they decay as new facts of their strength; 1 line was a summary, stored as a fact; 1 line carried replaces, which starts empty',
+    );
+    // A re-run stores nothing, so it has nothing to say of it.
+    const again = await engram(['import', 'io-not-kept', path]);
+    expect(again.stdout).toBe('0 imported, 3 already present\n');
+    expect(again.stderr).not.toMatch(/not restored/);
   });
 
   test('an export whose retired lines carry entity types (a --kg store\'s): the first import types them, a re-run is a no-op (exit 0)', async () => {

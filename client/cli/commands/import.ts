@@ -16,7 +16,7 @@ import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
 import { readNamedFile } from '../io/read-file.ts';
-import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord } from '../io/records.ts';
+import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord, type NotKept } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
 import { Interrupted, stopOnInterrupt, type StoppableWork } from '../interrupt.ts';
@@ -35,6 +35,8 @@ interface Summary {
   imported: number;
   alreadyPresent: number;
   errors: LineError[];
+  /** Lines stored by this run that carried what a new fact cannot take, by what. */
+  notKept?: Map<NotKept, number>;
 }
 
 const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -305,7 +307,7 @@ class CopyCounter {
 
 async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, options: JsonlOptions, bar: ProgressBar): Promise<Summary> {
   const { limits } = await c.hello();
-  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [] };
+  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [], notKept: new Map() };
   // Progress counts every non-blank line, so a bad line moves it too.
   const total = countLines(bytes);
   // Lines are done once written (an item the daemon refused included) or skipped before that
@@ -325,6 +327,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   const keep = (s: Stored) => {
     if (s.fresh) summary.imported++;
     else summary.alreadyPresent++;
+    if (s.fresh) for (const what of s.record.notKept) summary.notKept!.set(what, (summary.notKept!.get(what) ?? 0) + 1);
     stored.push(s);
   };
   const lineError = (line: number, error: unknown, record?: ImportRecord) => {
@@ -616,6 +619,8 @@ async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurr
 
 function report(summary: Summary, agent: string, json: boolean | undefined): void {
   for (const e of summary.errors) process.stderr.write(`engram: line ${e.line}: ${e.reason}\n`);
+  const notKept = notKeptNote(summary.notKept);
+  if (notKept) process.stderr.write(`engram: ${notKept}\n`);
   if (json) {
     printJson(summaryJson(summary, agent));
     return;
@@ -625,6 +630,18 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
   // (after the failures they would read as more lines than the file has).
   const ofThem = (n: number) => (n ? ` (${n} of them stored incompletely)` : '');
   out(`${summary.imported} imported${ofThem(incompleteLines(summary, false))}, ${summary.alreadyPresent} already present${ofThem(incompleteLines(summary, true))}${failed ? `, ${failed} failed` : ''}`);
+}
+
+/** What the lines stored by this run carried that the new facts start without, or undefined. */
+function notKeptNote(notKept: Map<NotKept, number> | undefined): string | undefined {
+  const lines = (n: number) => `${n} line${n === 1 ? '' : 's'}`;
+  const said: Record<NotKept, (n: number) => string> = {
+    'use statistics': (n) => `${lines(n)} carried use statistics (use_count, review_count, cross_domain_count), which start afresh: they decay as new facts of their strength`,
+    'summary kind': (n) => `${lines(n)} ${n === 1 ? 'was a summary, stored as a fact' : 'were summaries, stored as facts'}`,
+    lineage: (n) => `${lines(n)} carried replaces, which starts empty (the facts replaced point at the new ones through superseded_by)`,
+  };
+  const parts = [...(notKept ?? [])].map(([what, count]) => said[what](count));
+  return parts.length > 0 ? `not restored (the daemon assigns these; see README, Import): ${parts.join('; ')}` : undefined;
 }
 
 /** Each line counts once: failed (nothing of it stored) or stored; a stored line whose later

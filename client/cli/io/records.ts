@@ -35,12 +35,30 @@ export interface ImportRecord {
   supersededBy: string;
   /** For kind "alias": what `engram alias` was given. */
   alias?: { term: string; equivalents: string[] };
+  /** What the line carried (from an export) that a new fact cannot take: the daemon assigns it. */
+  notKept: NotKept[];
   /** Derived from the agent and the record's content: the same line never writes twice. */
   requestId: string;
 }
 
 const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'entity_types', 'source', 'context', 'meta', 'confidence', 'strength', 'id', 'pinned', 'superseded_by', 'relations']);
 /** What an export line carries that the daemon assigns on write. */
+/** What an export line can hold that the import does not restore (see notKeptOf). */
+export type NotKept = 'use statistics' | 'summary kind' | 'lineage';
+
+/** The daemon's own record of a fact that the line carries and a new fact starts without: its use
+ *  (so it decays as a new fact of its strength), a summary's kind (a summary is the daemon's to
+ *  make) and the facts a revision replaced. Said after the import, so a restore is not taken for
+ *  a full one. */
+function notKeptOf(o: Record<string, unknown>): NotKept[] {
+  const above = (v: unknown, floor: number) => typeof v === 'number' && v > floor;
+  const out: NotKept[] = [];
+  if (above(o.use_count, 1) || above(o.review_count, 0) || above(o.cross_domain_count, 0)) out.push('use statistics');
+  if (o.kind === 'summary') out.push('summary kind');
+  if (Array.isArray(o.replaces) && o.replaces.length > 0) out.push('lineage');
+  return out;
+}
+
 const ASSIGNED = new Set([
   'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'embedder',
   'use_count', 'last_used_at', 'review_count', 'cross_domain_count', 'retired_reason', 'promoted_at',
@@ -159,9 +177,10 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
     supersededBy,
     relations: relationList(o.relations),
     ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
+    notKept: notKeptOf(o),
   };
   // The content, not the lifecycle state (pinned, superseded_by, entity types set by a link) or
   // daemon bookkeeping: a later export of the same fact maps to the same request id.
-  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined, entityTypes: undefined };
+  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined, entityTypes: undefined, notKept: undefined };
   return { ...record, requestId: derivedRequestId(['engram-import-v1', agentId, content]) };
 }
