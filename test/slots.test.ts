@@ -132,6 +132,27 @@ describe('memory slots', () => {
     ]);
   });
 
+  test('a null slot value is refused on every door, naming slot_value, and nothing is written', async () => {
+    const { daemon, client, rest } = await start();
+    const why = 'slot_value: is null: a slot holds a value (to drop a slot, delete it: it is archived and its history kept)';
+    await expect(client.putSlot({ slotName: 'q', slotValue: null })).rejects.toMatchObject({ kind: 'invalid_argument', field: 'slot_value', message: why });
+    const viaRest = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'q', slot_value: null });
+    expect([viaRest.status, viaRest.json.error.field, viaRest.json.error.message]).toEqual([400, 'slot_value', why]);
+    const cli = await runEngram(['slots', 'put', 'q', 'null'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    // The CLI names its own argument for the field.
+    expect([cli.code, cli.stderr]).toEqual([2, `engram: [value...]: ${why.replace('slot_value: ', '')} (see "engram slots put --help")\n`]);
+    const mcp = await openStdio(['--data-dir', daemon.dataDir]);
+    try {
+      expect(await mcp.fails('memory_slot_set', { slot_name: 'q', slot_value: null })).toContain(why);
+    } finally {
+      await mcp.close();
+    }
+    // An existing slot keeps its value; nothing was written by any of them.
+    await client.putSlot({ slotName: 'q', slotValue: 'kept' });
+    await expect(client.putSlot({ slotName: 'q', slotValue: null })).rejects.toMatchObject({ field: 'slot_value' });
+    expect((await client.listSlots()).slots.map((s) => [s.slotName, s.slotValue, s.version])).toEqual([['q', 'kept', 1]]);
+  });
+
   test('a locked slot survives every delete attempt from every door: library, REST, CLI, MCP; an agent loop over MCP leaves one record', async () => {
     const { daemon, client, rest } = await start();
     const mcp = await openStdio(['--data-dir', daemon.dataDir]);

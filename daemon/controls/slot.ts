@@ -76,6 +76,8 @@ export function checkSlot(input: SlotInput): CheckedSlot {
     scope: input.scope === undefined ? DEFAULT_SCOPE : shortString(input.scope, 'scope', MAX_NAME_BYTES),
     projectId: input.projectId === undefined || input.projectId === null || input.projectId === '' ? '' : shortString(input.projectId, 'project_id', 256),
   };
+  // A null slot would be injected into every context as "name: null", saying nothing.
+  if (input.slotValue === null) throw invalidArgument('slot_value', 'is null: a slot holds a value (to drop a slot, delete it: it is archived and its history kept)');
   if (input.slotValue !== undefined) out.slotValue = jsonValue(input.slotValue, 'slot_value');
   if (input.locked !== undefined) out.locked = check.boolean(input.locked, 'locked');
   if (input.status !== undefined) out.status = oneOf(input.status, SLOT_STATUSES, 'status');
