@@ -271,6 +271,14 @@ export function signalWeight(value: unknown, field: string): number {
   return value;
 }
 
+/** A slot's confidence: its own number in [0, 1] (a fact's confidence is a label). */
+export function slotConfidence(value: unknown, field = 'confidence'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw invalidArgument(field, `must be a number in [0, 1], got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** 0 = no floor; otherwise a fraction of the top score in (0, 1]. */
 export function minRelevance(value: unknown, field = 'min_relevance'): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {

@@ -85,12 +85,7 @@ export function checkSlot(input: SlotInput): CheckedSlot {
     out.evidenceRefs = check.tags(input.evidenceRefs, 'evidence_refs');
     if (out.evidenceRefs.length > MAX_EVIDENCE) throw invalidArgument('evidence_refs', `at most ${MAX_EVIDENCE} references`);
   }
-  if (input.confidence !== undefined) {
-    if (typeof input.confidence !== 'number' || !Number.isFinite(input.confidence) || input.confidence < 0 || input.confidence > 1) {
-      throw invalidArgument('confidence', `must be a number in [0, 1], got ${JSON.stringify(input.confidence)}`);
-    }
-    out.confidence = input.confidence;
-  }
+  if (input.confidence !== undefined) out.confidence = check.slotConfidence(input.confidence);
   if (input.visibility !== undefined) out.visibility = oneOf(input.visibility, SLOT_VISIBILITIES, 'visibility');
   return out;
 }

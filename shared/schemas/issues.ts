@@ -1,7 +1,8 @@
 // A zod validation failure in Engram's words: the field at fault (as the caller spelled it, with
 // list positions: "tags[1]") and what is wrong with it, the way every other input error reads.
 import type { z } from 'zod';
-import { kindOf } from '../validate.ts';
+import { EngramError } from '../errors.ts';
+import { confidenceWeight, kindOf, minRelevance, minScore, slotConfidence, strength, windowDays } from '../validate.ts';
 
 export interface InputProblem {
   field: string;
@@ -29,6 +30,32 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 const beyondSafe = (issue: z.core.$ZodIssue): boolean =>
   issue.code === 'too_big' ? issue.origin === 'int' && issue.maximum === SAFE : issue.code === 'too_small' && issue.origin === 'int' && issue.minimum === -SAFE;
 
+/** The daemon's own checks of the bounded numbers it checks itself, by field name (a name means
+ *  one number throughout the API: a numeric `confidence` is a slot's). A door whose schema refuses
+ *  such a number before the daemon sees it says what a door that leaves it to the daemon says. */
+const DAEMON_BOUNDS: Record<string, (value: unknown, field: string) => unknown> = {
+  confidence: slotConfidence,
+  strength,
+  confidence_weight: confidenceWeight,
+  min_relevance: minRelevance,
+  window_days: windowDays,
+  min_score: minScore,
+};
+
+/** The daemon's words for a number out of its field's bounds, if the daemon checks that field
+ *  (and refuses the value: a schema bound that differs from the daemon's keeps zod's words). */
+function daemonWording(issue: z.core.$ZodIssue, field: string, value: unknown): string | undefined {
+  const name = issue.path.at(-1);
+  const daemonCheck = typeof name === 'string' && Object.hasOwn(DAEMON_BOUNDS, name) ? DAEMON_BOUNDS[name] : undefined;
+  if (!daemonCheck) return undefined;
+  try {
+    daemonCheck(value, field);
+  } catch (error) {
+    if (error instanceof EngramError && error.message.startsWith(`${field}: `)) return error.message.slice(field.length + 2);
+  }
+  return undefined;
+}
+
 /** The first issue of a failed parse (zod reports the first problem of each field in order).
  *  `unknownKey`: what a key the schema does not declare is called ("a parameter of this tool"). */
 export function problemOf(error: z.ZodError, input: unknown, root = 'body', unknownKey = 'is not a field of this request'): InputProblem {
@@ -41,6 +68,8 @@ export function problemOf(error: z.ZodError, input: unknown, root = 'body', unkn
   const value = valueAt(input, issue.path);
   // A schema's own wording (given with `error:`) says it best; zod's defaults are reworded below.
   if (!ZOD_DEFAULT.test(issue.message)) return { field, problem: issue.message };
+  const daemon = (issue.code === 'too_small' || issue.code === 'too_big') && (issue.origin === 'number' || issue.origin === 'int') && !beyondSafe(issue) ? daemonWording(issue, field, value) : undefined;
+  if (daemon) return { field, problem: daemon };
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined) return { field, problem: 'is required' };
