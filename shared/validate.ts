@@ -271,6 +271,11 @@ export function signalWeight(value: unknown, field: string): number {
   return value;
 }
 
+/** read_graph's centre: a fact or an entity, exactly one of them (every door names both alike). */
+export function graphCentre(factId: unknown, entity: unknown): void {
+  if ((factId === undefined) === (entity === undefined)) throw invalidArgument('fact_id', 'name exactly one of fact_id and entity');
+}
+
 /** A slot's confidence: its own number in [0, 1] (a fact's confidence is a label). */
 export function slotConfidence(value: unknown, field = 'confidence'): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {

@@ -70,3 +70,17 @@ describe('a number out of its bounds is refused in the daemon\'s words on every 
     expect(await mcpRefusal('memory_search', { agent_id: 'bounds', query: 'tea', confidence_weight: 0.9 })).toContain(said);
   });
 });
+
+describe('read_graph around neither a fact nor an entity (or both)', () => {
+  test('REST and MCP name fact_id with the daemon\'s words; the CLI says the same of its flags', async () => {
+    const said = 'fact_id: name exactly one of fact_id and entity';
+    for (const query of ['agent_id=g', 'agent_id=g&fact_id=f1&entity=Alice']) {
+      // REST's fact_id here is a query parameter, not the {id} of a fact's path.
+      expect((await restRefusal('GET', `/v1/graph?${query}`)).error, query).toEqual({ code: 'invalid_argument', message: said, field: 'fact_id' });
+    }
+    for (const args of [{ agent_id: 'g' }, { agent_id: 'g', fact_id: 'f1', entity: 'Alice' }]) {
+      expect(await mcpRefusal('read_graph', args), JSON.stringify(args)).toContain(said);
+    }
+    expect((await cliRefusal(['graph', 'g'])).message).toBe('name exactly one of --fact and --entity');
+  });
+});

@@ -140,7 +140,7 @@ export class Graph {
   async neighbourhood(_ctx: CallContext, input: GraphInput): Promise<GraphView> {
     const agentId = check.agentId(input.agentId);
     const limit = input.limit === undefined ? 25 : check.count(input.limit, 'limit', check.MAX_GRAPH_LIMIT);
-    if ((input.factId === undefined) === (input.entity === undefined)) throw invalidArgument('fact_id', 'name exactly one of fact_id and entity');
+    check.graphCentre(input.factId, input.entity);
     const view = new ViewBuilder();
     if (input.factId !== undefined) await this.factNeighbourhood(agentId, check.factId(input.factId), view);
     else this.entityNeighbourhood(agentId, entityLabel(input.entity), limit, view);

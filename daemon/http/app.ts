@@ -141,7 +141,7 @@ async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics:
   rejectInvalidUtf8(url.search);
   const query = parseQuery(route.query, url.searchParams);
   const body = route.body ? parseBody(REQUESTS[route.body], await jsonObjectBody(c.env.incoming)) : undefined;
-  c.set('fields', errorNames({ ...query.spelled, ...body?.spelled }));
+  c.set('fields', errorNames(declaredNames(route), { ...query.spelled, ...body?.spelled }));
   // A write answers with the change it committed in Engram-Change.
   const ctx = contextOf(c);
   const reply = await route.handle({ core, ctx, params: c.req.param() as Record<string, string>, query: query.value, body: body?.value, metrics });
@@ -149,11 +149,17 @@ async function handleRoute(c: Context<Env>, route: Route, core: Engram, metrics:
   return send(c, wrote > 0 ? { ...reply, headers: { ...reply.headers, [CHANGE_KEY]: String(wrote) } } : reply);
 }
 
+/** The fields a route's query and body declare. */
+function declaredNames(route: Route): string[] {
+  return [...Object.keys(route.query.shape), ...(route.body ? Object.keys(REQUESTS[route.body].shape) : [])];
+}
+
 /** Core field name → the name this caller used: REST's name, or the alias they gave. */
-function errorNames(spelled: Record<string, string>): Record<string, string> {
+function errorNames(declared: readonly string[], spelled: Record<string, string>): Record<string, string> {
   const names: Record<string, string> = { ...spelled };
-  // A field the caller sent under the core's own name keeps it (GET /v1/graph?fact_id= is not
-  // the {id} of a fact's path).
+  // A field the route takes under the core's own name keeps it, given or not (GET /v1/graph's
+  // fact_id is not the {id} of a fact's path, even when the caller left it out).
+  for (const name of declared) names[name] ??= name;
   for (const [core, rest] of Object.entries(CORE_FIELDS)) names[core] ??= spelled[rest] ?? rest;
   return names;
 }

@@ -5,7 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { graphJson } from '../../json/shapes.ts';
 import { EngramError, ErrorKind } from '../../errors.ts';
 import type { GraphEdge } from '../../model.ts';
-import { schemaArgs, ToolInputError, type Args } from '../args.ts';
+import * as check from '../../validate.ts';
+import { schemaArgs, type Args } from '../args.ts';
 import type { McpBackend } from '../backend.ts';
 import { success } from '../result.ts';
 
@@ -20,7 +21,8 @@ const edgeLine = (e: GraphEdge) => `${e.from} --${e.type}${e.weight !== 1 ? ` x$
 
 export async function readGraph(args: Args, backend: McpBackend): Promise<CallToolResult> {
   const a = schemaArgs('read_graph', args);
-  if ((a.fact_id === undefined) === (a.entity === undefined)) throw new ToolInputError('fact_id: give fact_id or entity (one of them)');
+  // Checked here in the daemon's words: over stdio the library would send neither as an empty entity.
+  check.graphCentre(a.fact_id, a.entity);
   const view = await backend.readGraph(a.agent_id, a.fact_id !== undefined ? { factId: a.fact_id } : { entity: a.entity! }, a.limit);
   const nodes = view.nodes.map((n) => `${n.id}: ${n.kind === 'entity' ? `entity ${n.label}${n.type ? ` (${n.type})` : ''}` : `${JSON.stringify(n.label)}${n.live ? '' : ' [retired]'}`}`);
   return success({ agent_id: a.agent_id, ...graphJson(view) }, [`${view.nodes.length} nodes, ${view.edges.length} edges.`, ...nodes, ...view.edges.map(edgeLine)].join('\n'));
