@@ -60,6 +60,12 @@ export function notFound(what: string): EngramError {
   return new EngramError(ErrorKind.NotFound, what);
 }
 
+/** Nothing is found by what a request field names: like invalidArgument, the message starts with
+ *  the field and the error carries it, so every door can say which field to fix. */
+export function fieldNotFound(field: string, problem: string): EngramError {
+  return new EngramError(ErrorKind.NotFound, `${field}: ${problem}`, field);
+}
+
 export function kindFromCode(code: number): ErrorKind {
   for (const [kind, c] of Object.entries(kindToCode)) if (c === code) return kind as ErrorKind;
   return ErrorKind.Internal;

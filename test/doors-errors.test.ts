@@ -84,3 +84,31 @@ describe('read_graph around neither a fact nor an entity (or both)', () => {
     expect((await cliRefusal(['graph', 'g'])).message).toBe('name exactly one of --fact and --entity');
   });
 });
+
+describe('a request field naming a fact that is not there', () => {
+  test('is not found naming the field on every door, as a refused value is', async () => {
+    const agent = 'missing';
+    const live = (await doors.client.put(agent, 'A fact that is there.')).fact.id;
+    const gone = (await doors.client.put(agent, 'A fact that will be erased.')).fact.id;
+    await doors.client.delete(agent, gone);
+    const said = (field: string) => `${field}: no fact ${gone} in namespace "${agent}"`;
+    // from_id when adding a relation, to_id too; from_id when removing one.
+    const relations: [{ from: string; to: string; remove?: boolean }, string][] = [
+      [{ from: gone, to: live }, 'from_id'],
+      [{ from: live, to: gone }, 'to_id'],
+      [{ from: gone, to: live, remove: true }, 'from_id'],
+    ];
+    for (const [{ from, to, remove }, field] of relations) {
+      const expected = { kind: 'not_found', message: said(field), field };
+      expect(await libraryRefusal(() => doors.client.relate(agent, from, 'related', to, { remove }))).toMatchObject(expected);
+      expect((await restRefusal('POST', '/v1/relations', { agent_id: agent, from_id: from, to_id: to, type: 'related', remove }))).toEqual({ status: 404, error: { code: 'not_found', message: said(field), field } });
+      expect(await cliRefusal(['relate', agent, from, 'related', to, ...(remove ? ['--remove'] : [])])).toEqual({ kind: 'not_found', message: said(field), field });
+      expect(await mcpRefusal('memory_relate', { agent_id: agent, from_id: from, to_id: to, type: 'related', remove })).toContain(said(field));
+    }
+    // A revision's target, named by its place in the list.
+    const target = { kind: 'not_found', message: `target_ids[1]: no fact ${gone} in this namespace`, field: 'target_ids[1]' };
+    expect(await libraryRefusal(() => doors.client.revise(agent, [live, gone], 'A replacement.'))).toMatchObject(target);
+    expect((await restRefusal('POST', '/v1/revisions', { agent_id: agent, target_ids: [live, gone], text: 'A replacement.' })).error).toEqual({ code: 'not_found', message: target.message, field: target.field });
+    expect((await doors.client.get(agent, live)).supersededBy).toBeUndefined();
+  });
+});

@@ -2,7 +2,7 @@
 // a fact (memory_reflect link), and reads of a fact's or an entity's neighbourhood. Relations
 // live in the record of the fact they start from, so they are as durable as the fact; both ends
 // are locked and must be live, so a relation never points at a fact that is gone.
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, fieldNotFound, invalidArgument, notFound } from '../../shared/errors.ts';
 import { RELATION_TYPES, type GraphEdge, type GraphNode, type GraphView } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import { isIndexed } from '../index/derive.ts';
@@ -80,7 +80,7 @@ export class Graph {
         if (!remove) {
           liveFact(from, fromId, 'from_id', agentId, 'relate live facts');
           liveFact(to, toId, 'to_id', agentId, 'relate live facts');
-        } else if (!from) throw notFound(`from_id: no fact ${fromId} in namespace "${agentId}"`);
+        } else if (!from) throw fieldNotFound('from_id', `no fact ${fromId} in namespace "${agentId}"`);
         const relations = remove
           ? from!.relations.filter((r) => !(r.type === type && r.targetId === toId))
           : cleanRelations(fromId, [...from!.relations, { type, targetId: toId, createdAt: Date.now() }]);
@@ -91,7 +91,7 @@ export class Graph {
       replay: async (recorded) => {
         if (recorded.op !== 'relate') throw requestReused(requestId, recorded, 'relate');
         const [fact] = await this.store.getFacts([{ agentId, factId: fromId }]);
-        if (!fact) throw notFound(`from_id: no fact ${fromId} in namespace "${agentId}"`);
+        if (!fact) throw fieldNotFound('from_id', `no fact ${fromId} in namespace "${agentId}"`);
         return { fact, changed: true, replayed: true };
       },
     });
@@ -202,7 +202,7 @@ const entityLabel = (value: unknown): string => {
 /** The live fact a graph write changes; `instead` says what to do instead when it is retired (the
  *  same check refuses a relation and an entity's link, and each says its own). */
 function liveFact(fact: FactRecord | undefined, factId: string, field: string, agentId: string, instead: string): FactRecord {
-  if (!fact) throw notFound(`${field}: no fact ${factId} in namespace "${agentId}"`);
+  if (!fact) throw fieldNotFound(field, `no fact ${factId} in namespace "${agentId}"`);
   if (fact.kind === 'alias') throw invalidArgument(field, `${factId} is an alias record, not a fact`);
   if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `${field}: fact ${factId} is retired (superseded by ${fact.supersededBy}); ${instead}`, field);
   return fact;

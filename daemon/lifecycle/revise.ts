@@ -2,7 +2,7 @@
 // retirement of every target (superseded_by = the replacement's id) are one atomic commit. An
 // omitted label is conservative: min(inferred, lowest effective confidence of the targets). A
 // revision never inherits a pin.
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import type { FactRecord } from '../store/record.ts';
 import { revisionLabel } from './confidence.ts';
@@ -19,7 +19,7 @@ export function checkTargets(value: unknown, limits: check.Limits): string[] {
 export function checkTargetStates(targets: readonly (FactRecord | undefined)[], targetIds: readonly string[]): FactRecord[] {
   return targets.map((target, i) => {
     const factId = targetIds[i]!;
-    if (!target) throw notFound(`target_ids[${i}]: no fact ${factId} in this namespace`);
+    if (!target) throw fieldNotFound(`target_ids[${i}]`, `no fact ${factId} in this namespace`);
     if (target.kind === 'alias') throw invalidArgument(`target_ids[${i}]`, `${factId} is an alias record, not a fact`);
     if (target.supersededBy !== '') {
       throw new EngramError(ErrorKind.FailedPrecondition, `target_ids[${i}]: fact ${factId} is already retired (superseded by ${target.supersededBy})`, `target_ids[${i}]`);
