@@ -285,6 +285,13 @@ export function slotConfidence(value: unknown, field = 'confidence'): number {
 }
 
 /** 0 = no floor; otherwise a fraction of the top score in (0, 1]. */
+/** A similarity threshold of clustering (cosine or token overlap): 0 would put every fact in one
+ *  cluster, so it is left out of the range. */
+export function similarityThreshold(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1) throw invalidArgument(field, `must be a number in (0, 1], got ${String(value)}`);
+  return value;
+}
+
 export function minRelevance(value: unknown, field = 'min_relevance'): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
     throw invalidArgument(field, `must be a finite number in [0, 1], got ${String(value)}`);

@@ -278,8 +278,15 @@ describe('clusters through every door', () => {
       ['mcp http', (await doors.http.ok<{ clusters: { id: string }[] }>('cluster_memories', { agent_id: agent, threshold: 0.5 })).clusters[0]!.id],
     ];
     for (const [name, id] of ids) expect(id, name).toBe(cluster!.id);
-    // A bound the range leaves out is named as such (0 was refused as "must be at least 0").
-    expect(await doors.stdio.fails('cluster_memories', { agent_id: agent, threshold: 0 })).toMatch(/threshold: must be greater than 0/);
+    // A threshold out of range is refused in the daemon's words on every door (0, a bound the
+    // range leaves out, was once "must be at least 0", then zod's "must be greater than 0").
+    for (const [threshold, field] of [[0, 'threshold'], [1.5, 'duplicate_threshold']] as const) {
+      const words = `${field}: must be a number in (0, 1], got ${threshold}`;
+      const args = { agent_id: agent, [field]: threshold, ...(field === 'duplicate_threshold' ? { find_duplicates: true } : {}) };
+      await expect(doors.client.clusterMemories(agent, field === 'threshold' ? { threshold } : { findDuplicates: true, duplicateThreshold: threshold })).rejects.toMatchObject({ field, message: words });
+      expect(await restRefusal('/v1/clusters', args)).toBe(words);
+      for (const session of [doors.stdio, doors.http]) expect(await session.fails('cluster_memories', args)).toContain(words);
+    }
     expect((await doors.rest('POST', `/v1/clusters/${cluster!.id}/consolidate`, { agent_id: agent })).mode).toBe('dry_run');
     const applied = await doors.stdio.ok<{ fact_id: string; retired_ids: string[] }>('consolidate_memories', { agent_id: agent, cluster_id: cluster!.id, mode: 'apply' });
     expect(applied.retired_ids.sort()).toEqual([...cluster!.memoryIds].sort());

@@ -41,11 +41,6 @@ interface Member {
   terms: Set<string>;
 }
 
-const fraction = (value: unknown, field: string): number => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1) throw invalidArgument(field, 'must be a number in (0, 1]');
-  return value;
-};
-
 
 export const clusterIdOf = (memberIds: readonly string[]): string => `cluster-${createHash('sha256').update([...memberIds].sort().join(',')).digest('hex').slice(0, 16)}`;
 
@@ -88,10 +83,10 @@ export class Clusters {
   async cluster(_ctx: CallContext, input: ClusterInput): Promise<ClusterReport> {
     const agentId = check.agentId(input.agentId);
     if (input.strategy !== undefined && input.strategy !== 'similarity') throw invalidArgument('strategy', `must be "similarity", got ${JSON.stringify(input.strategy)}`);
-    const threshold = input.threshold === undefined ? CLUSTER_DEFAULTS.threshold : fraction(input.threshold, 'threshold');
+    const threshold = input.threshold === undefined ? CLUSTER_DEFAULTS.threshold : check.similarityThreshold(input.threshold, 'threshold');
     const maxSize = input.maxClusterSize === undefined ? CLUSTER_DEFAULTS.maxClusterSize : check.count(input.maxClusterSize, 'max_cluster_size', check.MAX_CLUSTER_SIZE);
     const findDuplicates = input.findDuplicates === undefined ? false : check.boolean(input.findDuplicates, 'find_duplicates');
-    const duplicateThreshold = input.duplicateThreshold === undefined ? CLUSTER_DEFAULTS.duplicateThreshold : fraction(input.duplicateThreshold, 'duplicate_threshold');
+    const duplicateThreshold = input.duplicateThreshold === undefined ? CLUSTER_DEFAULTS.duplicateThreshold : check.similarityThreshold(input.duplicateThreshold, 'duplicate_threshold');
     const { members, mode } = await this.members(agentId);
 
     if (findDuplicates) {

@@ -2,7 +2,7 @@
 // list positions: "tags[1]") and what is wrong with it, the way every other input error reads.
 import type { z } from 'zod';
 import { EngramError } from '../errors.ts';
-import { confidenceWeight, kindOf, minRelevance, minScore, slotConfidence, strength, windowDays } from '../validate.ts';
+import { confidenceWeight, kindOf, minRelevance, minScore, similarityThreshold, slotConfidence, strength, windowDays } from '../validate.ts';
 
 export interface InputProblem {
   field: string;
@@ -40,6 +40,8 @@ const DAEMON_BOUNDS: Record<string, (value: unknown, field: string) => unknown> 
   min_relevance: minRelevance,
   window_days: windowDays,
   min_score: minScore,
+  threshold: similarityThreshold,
+  duplicate_threshold: similarityThreshold,
 };
 
 /** The daemon's words for a number out of its field's bounds, if the daemon checks that field
