@@ -199,5 +199,8 @@ describe('the knowledge graph and consolidation through every door', () => {
     for (const session of [doors.stdio, doors.http]) expect(await session.fails('read_graph', { agent_id: agent, entity: 'nothing' })).toContain(message);
     // An entity a live fact names still answers its neighbourhood.
     expect((await doors.client.readGraph(agent, { entity: 'Otters' })).edges).toHaveLength(1);
+    // Said in the number each count asks for.
+    const text = await (await import('./fixtures/cli.ts')).runEngram(['graph', agent, '--entity', 'Otters'], { dataDir: doors.daemon.dataDir, cwd: doors.daemon.dataDir });
+    expect(text.stdout.trim().split('\n').at(-1)).toBe('2 nodes, 1 edge');
   });
 });

@@ -4,6 +4,7 @@ import type { FactMatch } from '../client.ts';
 import type { Fact, Receipt, RetrievalMetadata, SignalWeights, Stats } from '../types.ts';
 import type { AppliedRecipe, KgHint } from '../../shared/model.ts';
 import { retiredText } from '../../shared/retired.ts';
+import { counted } from '../../shared/counted.ts';
 
 type Print = (line: string) => void;
 
@@ -130,7 +131,7 @@ export function printReceipts(receipts: Receipt[], retrieval: RetrievalMetadata,
 /** `agentId`: the counts are that namespace's. The size on disk is always the whole store's (the
  *  store keeps no figure per namespace), so it is then said to be. */
 export function printStats(s: Stats, print: Print, agentId?: string): void {
-  print(`facts     ${s.factCount} (${s.liveCount} live, ${s.retiredCount} retired, ${s.pinnedCount} pinned) in ${s.agentCount} namespace(s)`);
+  print(`facts     ${s.factCount} (${s.liveCount} live, ${s.retiredCount} retired, ${s.pinnedCount} pinned) in ${counted(s.agentCount, 'namespace')}`);
   const c = s.liveByConfidence;
   if (c.verified + c.inferred + c.unverified > 0) print(`confidence ${c.verified} verified, ${c.inferred} inferred, ${c.unverified} unverified (live facts)`);
   print(`vectors   ${s.vectorCount}${s.pendingEmbeddings ? `, ${s.pendingEmbeddings} waiting for an embedding` : ''}`);

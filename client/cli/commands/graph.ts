@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { RELATION_TYPES, type RelationType } from '../../../shared/model.ts';
 import { factJson, graphJson, relatedJson } from '../../../shared/json/shapes.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
+import { counted } from '../../../shared/counted.ts';
 
 export function registerGraphCommands({ program, globals }: Cli): void {
   program
@@ -55,6 +56,6 @@ export function registerGraphCommands({ program, globals }: Cli): void {
       if (opts.json) return printJson(graphJson(view));
       const label = new Map(view.nodes.map((n) => [n.id, n.kind === 'entity' ? `(${n.label}${n.type ? `: ${n.type}` : ''})` : `${n.id} ${JSON.stringify(n.label)}${n.live ? '' : ' [retired]'}`]));
       for (const e of view.edges) out(`${label.get(e.from)} --${e.type}${e.weight !== 1 ? ` x${e.weight}` : ''}--> ${label.get(e.to)}`);
-      out(`${view.nodes.length} nodes, ${view.edges.length} edges`);
+      out(`${counted(view.nodes.length, 'node')}, ${counted(view.edges.length, 'edge')}`);
     });
 }
