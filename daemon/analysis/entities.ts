@@ -52,7 +52,8 @@ export type EntityNamer = (text: string, given: FactEntities) => FactEntities;
 /** The one rule for every write that sets a fact's text (put, batch, revise, a cluster merge, a
  *  consolidation summary): the entities the writer gave stand; with extraction on (`--kg`) and
  *  none given, the fact gets those its text names. Applied alike everywhere, every version of a
- *  fact is in the graph, not only the first. */
+ *  fact is in the graph, not only the first. Returns `given` itself when it stands, so a caller
+ *  on the write path copies nothing then. */
 export function entityNamer(extract: boolean): EntityNamer {
   return (text, given) => {
     if (!extract || given.entities.length > 0) return given;

@@ -510,9 +510,11 @@ export class Writes {
     return this.access.overlay(fact);
   }
 
-  /** The fields with the entities a write stores (nameEntities). */
+  /** The fields with the entities a write stores (nameEntities); the same object when those are
+   *  the writer's (every put without --kg: no copy per fact on the bulk-write path). */
   private named(fields: CheckedFields): CheckedFields {
-    return { ...fields, ...this.nameEntities(fields.text, fields) };
+    const entities = this.nameEntities(fields.text, fields);
+    return entities === fields ? fields : { ...fields, ...entities };
   }
 
   /** Validates the record fields of a write (text, tags, times…). */
