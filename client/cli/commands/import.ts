@@ -19,6 +19,7 @@ import { readNamedFile } from '../io/read-file.ts';
 import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord, type NotKept } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
+import { counted } from '../../../shared/counted.ts';
 import { Interrupted, stopOnInterrupt, type StoppableWork } from '../interrupt.ts';
 
 interface LineError {
@@ -634,11 +635,10 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
 
 /** What the lines stored by this run carried that the new facts start without, or undefined. */
 function notKeptNote(notKept: Map<NotKept, number> | undefined): string | undefined {
-  const lines = (n: number) => `${n} line${n === 1 ? '' : 's'}`;
   const said: Record<NotKept, (n: number) => string> = {
-    'use statistics': (n) => `${lines(n)} carried use statistics (use_count, review_count, cross_domain_count), which start afresh: they decay as new facts of their strength`,
-    'summary kind': (n) => `${lines(n)} ${n === 1 ? 'was a summary, stored as a fact' : 'were summaries, stored as facts'}`,
-    lineage: (n) => `${lines(n)} carried replaces, which starts empty (the facts replaced point at the new ones through superseded_by)`,
+    'use statistics': (n) => `${counted(n, 'line')} carried use statistics (use_count, review_count, cross_domain_count), which start afresh: they decay as new facts of their strength`,
+    'summary kind': (n) => `${counted(n, 'line')} ${n === 1 ? 'was a summary, stored as a fact' : 'were summaries, stored as facts'}`,
+    lineage: (n) => `${counted(n, 'line')} carried replaces, which starts empty (the facts replaced point at the new ones through superseded_by)`,
   };
   const parts = [...(notKept ?? [])].map(([what, count]) => said[what](count));
   return parts.length > 0 ? `not restored (the daemon assigns these; see README, Import): ${parts.join('; ')}` : undefined;
