@@ -9,6 +9,7 @@ import { machineCpuSeconds, removeTempDir, settle, startDaemon, tempDir, type Be
 import { FLOOR_SLICES, healthClient } from './floor.ts';
 import { percentile, summarize, type Summary } from './stats.ts';
 import type { BenchEmbedder } from './args.ts';
+import { meanMsPerRecall, readStageTotals, type StageTotals } from './recall-stages.ts';
 
 const AGENT = 'bench-agent';
 /** Never written: a recall there is the call's fixed cost (protocol, checks, an empty ranking). */
@@ -33,7 +34,7 @@ export interface SizeResult {
   keywordCandidates: number;
   vectorCandidates: number;
   /** Health/Check (ms) on the same daemon, in slices alternating with the queries': the transport floor. */
-  floor: { p50: number; p99: number };
+  floor: { p50: number; p99: number; mean: number };
   /** The same recall in a namespace with no facts (ms), in the same slices: what of a recall is
    *  not ranking. */
   empty: { p50: number; p99: number };
@@ -43,6 +44,10 @@ export interface SizeResult {
    *  search) and the others (LevelDB, libuv, V8's helpers). */
   daemonThreadMs: ThreadCpu;
   machineCores: number;
+  /** Mean ms per query the daemon spent in each recall stage, and in each match signal, from its
+   *  /metrics: what of the latency is ranking, the rest being the call itself. */
+  stagesMs: Map<string, number>;
+  signalsMs: Map<string, number>;
 }
 
 export interface RecallReport {
@@ -58,7 +63,8 @@ export async function runRecall(options: RecallOptions): Promise<RecallReport> {
   const sizes = [...options.sizes].sort((a, b) => a - b);
   const facts = generateFacts(sizes[sizes.length - 1]!);
   const dir = tempDir(`recall-${options.embedder}`);
-  const daemon = await startDaemon(dir, { embedder: options.embedder, cpuProfDir: options.cpuProfDir });
+  // HTTP for /metrics, where the daemon says how long each recall stage took.
+  const daemon = await startDaemon(dir, { embedder: options.embedder, cpuProfDir: options.cpuProfDir, args: ['--http', '127.0.0.1:0'] });
   const clients: EngramClient[] = [];
   try {
     for (let i = 0; i < CONNECTIONS; i++) clients.push(await connect({ dataDir: dir, clientName: `bench-load-${i}` }));
@@ -119,12 +125,14 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     const empty: number[] = [];
     let [daemonCpu, machineCpu, wall] = [0, 0, 0];
     const threads: ThreadCpu = { main: 0, graph: 0, other: 0 };
+    const staged: [StageTotals, StageTotals][] = [];
     let keyword = 0;
     let vector = 0;
     const queries = generateQueries(stored, options.queries, stored.length);
     const per = Math.ceil(queries.length / FLOOR_SLICES);
     for (let from = 0; from < queries.length; from += per) {
       const slice = queries.slice(from, from + per);
+      const stagesBefore = await readStageTotals(daemon.dataDir);
       const before = [daemon.cpuSeconds(), machineCpuSeconds(), performance.now()] as const;
       const threadsBefore = daemon.threadCpuSeconds();
       for (const q of slice) {
@@ -139,6 +147,7 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
       daemonCpu += daemon.cpuSeconds() - before[0];
       machineCpu += machineCpuSeconds() - before[1];
       wall += performance.now() - before[2];
+      staged.push([stagesBefore, await readStageTotals(daemon.dataDir)]);
       for (const q of slice) {
         let started = performance.now();
         await health.check();
@@ -152,13 +161,15 @@ async function measure(client: EngramClient, daemon: BenchDaemon, stored: string
     return {
       size: stored.length,
       latency: summarize(latencies),
-      floor: { p50: percentile(floor, 50), p99: percentile(floor, 99) },
+      floor: { p50: percentile(floor, 50), p99: percentile(floor, 99), mean: floor.reduce((a, b) => a + b, 0) / floor.length },
       empty: { p50: percentile(empty, 50), p99: percentile(empty, 99) },
       keywordCandidates: keyword / n,
       vectorCandidates: vector / n,
       daemonCpuMs: (daemonCpu * 1000) / n,
       daemonThreadMs: { main: (threads.main * 1000) / n, graph: (threads.graph * 1000) / n, other: (threads.other * 1000) / n },
       machineCores: machineCpu / (wall / 1000),
+      stagesMs: meanMsPerRecall(staged, (t) => t.stages),
+      signalsMs: meanMsPerRecall(staged, (t) => t.signals),
     };
   } finally {
     health.close();

@@ -49,7 +49,21 @@ function recallTable(reports: RecallReport[]): string {
     const n = r.results[r.results.length - 1]!.size;
     return `  ${r.embedder}: loading ${Math.round(r.loadRate)} puts/s (32 in flight); daemon RSS after ${n} facts ${r.rssMiB.toFixed(0)} MiB`;
   });
-  return `${table(rows)}\n${extra.join('\n')}`;
+  return `${table(rows)}\n${extra.join('\n')}\n${stagesTable(reports)}`;
+}
+
+/** Where the mean recall's time goes: the daemon's stages (from its /metrics) and the rest. */
+function stagesTable(reports: RecallReport[]): string {
+  const stages = reports[0]?.results[0]?.stagesMs.keys() ?? [];
+  const rows = [['embedder', 'facts', 'mean ms', ...[...stages].map((s) => `${s} ms`), 'ranking ms', 'rest of the call ms', 'floor mean ms', 'signals ms (each from the start of the signals)']];
+  for (const report of reports) {
+    for (const r of report.results) {
+      const ranking = [...r.stagesMs.values()].reduce((a, b) => a + b, 0);
+      const signals = [...r.signalsMs].map(([name, value]) => `${name} ${ms(value)}`).join(', ');
+      rows.push([report.embedder, String(r.size), ms(r.latency.mean), ...[...r.stagesMs.values()].map(ms), ms(ranking), ms(r.latency.mean - ranking), ms(r.floor.mean), signals]);
+    }
+  }
+  return `\n   where a recall's time goes, mean per query: the daemon's stages (its /metrics; signals and fuse per namespace), and the rest of the call (transport, serialisation, the client's decoding, scheduling)\n${table(rows)}`;
 }
 
 const us = (micros: number) => (Number.isFinite(micros) ? micros.toFixed(0) : '-');

@@ -501,6 +501,26 @@ describe('routes', () => {
       expect(entry.buckets.at(-1)).toBe(entry.count);
     }
   });
+
+  it('GET /metrics shows where recall time went: a recall counts once, and adds to every stage and to the signals it ran', async () => {
+    await remember('mona', 'The staging database lives in Frankfurt');
+    const scrape = async () => {
+      const families = parsePrometheus((await call('GET', '/metrics')).text);
+      const seconds = (family: string, label: string) => new Map(families.get(family)!.samples.map((s) => [s.labels[label]!, s.value]));
+      return { recalls: families.get('engram_recalls_total')!.samples[0]!.value, stages: seconds('engram_recall_stage_seconds_total', 'stage'), signals: seconds('engram_recall_signal_seconds_total', 'signal'), families };
+    };
+    const before = await scrape();
+    const res = await call('GET', `/v1/recall${q({ agent: 'mona', q: 'where is the staging database' })}`);
+    expect(res.status).toBe(200);
+    const after = await scrape();
+    expect(after.recalls).toBe(before.recalls + 1);
+    expect(after.families.get('engram_recall_stage_seconds_total')!.type).toBe('counter');
+    expect([...after.stages.keys()]).toEqual(['embed', 'expand', 'signals', 'fuse', 'read', 'finish']);
+    for (const [stage, total] of after.stages) expect(total, stage).toBeGreaterThan(before.stages.get(stage)!);
+    // This daemon has no embedder: the keyword signal ranked, the vector signal never ran.
+    expect(after.signals.get('keyword')).toBeGreaterThan(before.signals.get('keyword') ?? 0);
+    expect(after.signals.has('vector')).toBe(false);
+  });
 });
 
 describe('errors', () => {

@@ -18,6 +18,7 @@ import { DEFAULT_CHECKPOINT_KEEP } from '../lifecycle/checkpoints.ts';
 import type { PatchInput } from '../lifecycle/patch.ts';
 import type { FactPatch } from '../lifecycle/update.ts';
 import { RecallEngine, type BatchOutcome, type SearchOutcome } from '../recall/engine.ts';
+import type { RecallTimesSnapshot } from '../recall/stages.ts';
 import { defaultPlan, planFromOptions, type RecallDefaults, type RecallOptionsInput, type RecallPlan, type Scope } from '../recall/plan.ts';
 import type { FactRecord } from '../store/record.ts';
 import { isShared, RECORDS_CHANGED, type CheckpointRecord, type FactKey, type MemoryStore } from '../store/store.ts';
@@ -62,6 +63,7 @@ import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseRe
 export type { BatchItemInput, BatchSlot, PutResult, ReviseInput, ReviseResult, WriteInput } from './writes.ts';
 export type { BatchOutcome, FactMatch, SearchOutcome } from '../recall/engine.ts';
 export type { RecallOptionsInput, Scope } from '../recall/plan.ts';
+export type { RecallTimesSnapshot } from '../recall/stages.ts';
 export type { FactPatch } from '../lifecycle/update.ts';
 export type { PatchInput } from '../lifecycle/patch.ts';
 export type { FactRecord } from '../store/record.ts';
@@ -339,6 +341,11 @@ export class Engram {
     authorizeInput(ctx, 'read', input.agentId);
     authorize(ctx, 'read', SHARED_AGENT_ID); // the slots that apply
     return this.assembler.assemble(ctx, input);
+  }
+
+  /** Where recall time has gone since the daemon started (/metrics). */
+  recallTimes(): RecallTimesSnapshot {
+    return this.recallEngine.times.snapshot();
   }
 
   /** Lifetime consolidation totals (status, doctor, /metrics). */

@@ -25,6 +25,7 @@ import { SIGNAL_NAMES, SIGNALS, type SignalName } from './registry.ts';
 import type { VectorReader } from './signal.ts';
 import { rerank, rerankPool } from './rerank.ts';
 import { evidenceOf } from './evidence.ts';
+import { RecallTimes, StageClock } from './stages.ts';
 
 export interface PreparedQuery {
   text: string;
@@ -96,13 +97,20 @@ export class RecallEngine {
     private readonly indexer: Indexer,
     private readonly store: MemoryStore,
     private readonly access: AccessTracker,
+    /** Where recall time goes, for /metrics. */
+    readonly times = new RecallTimes(),
   ) {}
 
   private readonly readVectors: VectorReader = (agentId, keys) => this.store.getVectors(agentId, keys);
 
   async search(req: SearchRequest): Promise<SearchOutcome> {
-    const outcome = await this.rank(req, await this.prepare(req.query));
+    const clock = new StageClock(this.times);
+    const query = await this.prepare(req.query);
+    clock.lap('embed');
+    const outcome = await this.rank(req, query, clock);
     if (req.countAccess !== false) this.recordAccess(outcome.facts);
+    clock.lap('finish');
+    this.times.recalled();
     return outcome;
   }
 
@@ -145,7 +153,7 @@ export class RecallEngine {
     }
   }
 
-  private async rank(req: SearchRequest, query: PreparedQuery): Promise<SearchOutcome> {
+  private async rank(req: SearchRequest, query: PreparedQuery, clock: StageClock): Promise<SearchOutcome> {
     const agentIds = scopeNamespaces(req.agentId, req.scope);
     const namespaces = agentIds.map((id) => this.indexer.namespace(id));
     const present = namespaces.filter((ns): ns is NamespaceIndex => ns !== undefined);
@@ -157,12 +165,15 @@ export class RecallEngine {
     // A reranked recall ranks a wider pool per namespace, without the relevance floor; the second
     // stage reorders each, applies the floor and cuts to top_k before namespaces are merged.
     const plan = req.plan.rerank ? { ...req.plan, topK: rerankPool(req.plan.topK), minRelevance: 0 } : req.plan;
+    clock.lap('expand');
     const rankings = await Promise.all(
-      namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, plan, this.readVectors) : emptyRanking())),
+      namespaces.map((ns) => (ns ? rankNamespace(ns, expandedQuery, plan, this.readVectors, this.times) : emptyRanking())),
     );
+    clock.skip(); // each namespace timed its signals and fusion
 
     const ranked = rankings.flatMap((r) => r.results);
     const byKey = await this.readFacts(ranked);
+    clock.lap('read');
     const alive = (list: RankedFact[]) => list.filter((r) => byKey.has(key(r)));
     const textOf = (r: RankedFact) => byKey.get(key(r))!.text;
     const stepOf = new Map<string, RerankStep>();

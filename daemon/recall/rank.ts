@@ -9,6 +9,7 @@ import type { RecallPlan } from './plan.ts';
 import { RankTable } from './rank-table.ts';
 import { matchSignals, orderSignals, SIGNAL_NAMES, type SignalName, type SignalRanks } from './registry.ts';
 import type { NamespaceQuery, OrderSignal, RankMap, SignalContext, VectorReader } from './signal.ts';
+import { secondsSince, type RecallTimes } from './stages.ts';
 
 export interface RankedFact {
   doc: number;
@@ -33,7 +34,8 @@ export interface NamespaceRanking {
 
 type Score = (doc: number, orderRanks: ReadonlyMap<SignalName, number>) => RankedFact;
 
-export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan, readVectors: VectorReader): Promise<NamespaceRanking> {
+export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, plan: RecallPlan, readVectors: VectorReader, times?: RecallTimes): Promise<NamespaceRanking> {
+  const started = performance.now();
   const { weights, filter } = plan;
   const matchRanks = new Map<SignalName, RankMap>();
   const matchedDocs = new Set<number>();
@@ -46,9 +48,12 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
   const rankings = await Promise.all(
     running.map((signal) => {
       const depth = plan.candidates[signal.name as SignalName];
-      return signal.rank({ ns, query, topK: plan.topK, ...(depth !== undefined ? { depth } : {}), hops: plan.graphHops, filter, readVectors });
+      const ranking = signal.rank({ ns, query, topK: plan.topK, ...(depth !== undefined ? { depth } : {}), hops: plan.graphHops, filter, readVectors });
+      return times ? ranking.then((r) => (times.addSignal(signal.name as SignalName, secondsSince(started)), r)) : ranking;
     }),
   );
+  times?.addStage('signals', secondsSince(started));
+  const fusing = performance.now();
   running.forEach((signal, i) => {
     const ranking = rankings[i]!;
     matchRanks.set(signal.name as SignalName, ranking.ranks);
@@ -87,7 +92,9 @@ export async function rankNamespace(ns: NamespaceIndex, query: NamespaceQuery, p
     // Nothing matched, or no match signal ran: the order signals rank every eligible fact.
     results = mergeDistinct(NOTHING[Symbol.iterator](), orderEveryEligible(ns, plan, ordering, score), plan);
   }
-  return { results, candidates, searched, eligible: filter ? countEligible(ns, plan) : ns.size };
+  const ranking = { results, candidates, searched, eligible: filter ? countEligible(ns, plan) : ns.size };
+  times?.addStage('fuse', secondsSince(fusing));
+  return ranking;
 }
 
 /** How many of the best-matching candidates the order signals rank. Recency is what puts the

@@ -2,7 +2,7 @@
 // route template, never by raw path, so ids in URLs cannot grow the number of series; store
 // gauges are read from in-memory state at scrape time (no scan of the facts table).
 import type { ConsolidationCounters } from '../../../shared/model.ts';
-import type { IndexGauges } from '../../core/engram.ts';
+import type { IndexGauges, RecallTimesSnapshot } from '../../core/engram.ts';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -60,7 +60,7 @@ export class Metrics {
     h.count++;
   }
 
-  render(gauges: IndexGauges, consolidation: ConsolidationCounters): string {
+  render(gauges: IndexGauges, consolidation: ConsolidationCounters, recall: RecallTimesSnapshot): string {
     const lines: string[] = [];
     const gauge = (name: string, help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`);
     const counter = (name: string, help: string, value: number) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name} ${value}`);
@@ -75,6 +75,13 @@ export class Metrics {
     counter('engram_consolidation_failures_total', 'Sources a run kept because they changed after it chose them.', consolidation.failures);
     counter('engram_consolidation_rejected_total', "Summaries a model proposed that failed validation (nothing was written).", consolidation.rejectedProposals);
     gauge('engram_consolidation_queued', 'Consolidation runs waiting or running.', consolidation.queued);
+
+    counter('engram_recalls_total', 'Queries ranked (each query of a batch recall counts; context assembly recalls too).', recall.recalls);
+    lines.push('# HELP engram_recall_stage_seconds_total Time recalls spent in each stage: embedding the query, expanding it, the signals, fusion, reading the facts, the rest (signals and fusion per namespace ranked).', '# TYPE engram_recall_stage_seconds_total counter');
+    // In the order the stages run, not sorted.
+    for (const [stage, seconds] of Object.entries(recall.stages)) lines.push(`engram_recall_stage_seconds_total{${labels({ stage })}} ${seconds}`);
+    lines.push('# HELP engram_recall_signal_seconds_total Time each match signal took to rank, from the start of the signals (the vector signal\'s includes waiting for the graph thread).', '# TYPE engram_recall_signal_seconds_total counter');
+    for (const [signal, seconds] of sorted(new Map(Object.entries(recall.signals)))) lines.push(`engram_recall_signal_seconds_total{${labels({ signal })}} ${seconds}`);
 
     lines.push('# HELP engram_requests_total HTTP requests answered, by route template and status.', '# TYPE engram_requests_total counter');
     for (const [key, n] of sorted(this.requests)) lines.push(`engram_requests_total{${key}} ${n}`);

@@ -672,10 +672,10 @@ export const ROUTES: readonly Route[] = [
   route(
     'GET',
     '/metrics',
-    { operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)', status: 200, description: 'engram_facts_total, engram_requests_total, engram_request_duration_seconds, engram_pending_embeddings, ...' },
+    { operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)', status: 200, description: 'engram_facts_total, engram_requests_total, engram_request_duration_seconds, engram_pending_embeddings, engram_recall_stage_seconds_total, ...' },
     async ({ core, ctx, metrics }) => {
       authorizeDaemon(ctx, 'read the metrics of the whole daemon');
-      return { text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges(), core.consolidationCounters()) } };
+      return { text: { contentType: METRICS_CONTENT_TYPE, body: metrics.render(core.gauges(), core.consolidationCounters(), core.recallTimes()) } };
     },
   ),
 
