@@ -92,7 +92,10 @@ function writesTable(results: WriteResult[]): string {
     ]);
   }
   const errors = results.filter((r) => r.firstError).map((r) => `  ${r.scenario} (${r.embedder}): first error: ${r.firstError}`);
-  return [table(rows), ...errors].join('\n');
+  const oneProcess = results
+    .filter((r) => r.oneProcessFloorPerSecond !== undefined)
+    .map((r) => `  ${r.scenario} (${r.embedder}): against the bench's one process at ${r.totalInFlight} in flight, ${Math.round(r.oneProcessFloorPerSecond!)} calls/s, the writes are ${Math.round((r.perSecond / r.oneProcessFloorPerSecond!) * 100)}%`);
+  return [table(rows), ...oneProcess, ...errors].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
         }
       }
       print('', `2. Durable write throughput — acknowledged puts, fresh data dir and daemon per run, ${seconds} s in ${FLOOR_SLICES} slices after 1 s warm-up`,
-        '   floor: grpc.health.v1 Check (no store work) on the same daemon and socket at the same calls in flight, in slices alternating with the writes\'',
+        '   floor: grpc.health.v1 Check (no store work) on the same daemon and socket, from the writing processes at the same calls in flight, in slices alternating with the writes\'',
         '   CPU per acknowledged put: the daemon\'s main thread (gRPC, planning, keyword index), its graph thread (USearch inserts) and its other threads (LevelDB, libuv, V8 helpers); beside it what one floor call costs the daemon, and the writing processes\' CPU per put',
         writesTable(results));
     }

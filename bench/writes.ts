@@ -2,7 +2,10 @@
 // each scenario against a fresh data dir and daemon. The floor each scenario is compared with is
 // measured on that same daemon, in slices alternating with the writes' (writes, floor, writes,
 // floor…), so a machine that slows down or speeds up during the run moves both alike; each floor
-// slice waits until the daemon is idle (the floor is an idle daemon's).
+// slice waits until the daemon is idle (the floor is an idle daemon's). The floor's calls come
+// from the processes that write, as many in flight in each: several writing processes are
+// compared with what that many processes get from a no-op call. The bench's own process at the
+// same total in flight is measured too, beside it.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -21,6 +24,8 @@ export interface Window {
   startAt: number;
   measureFrom: number;
   endAt: number;
+  /** Health/Check calls instead of puts (a floor slice). */
+  floor?: boolean;
 }
 
 export interface WriteCounts {
@@ -100,6 +105,9 @@ export interface WriteResult extends WriteCounts {
   /** Health/Check calls a second at the same calls in flight, on the same daemon, in the slices
    *  between the writes'. */
   floorPerSecond: number;
+  /** With several writing processes: the floor taken from the bench's one process instead, at the
+   *  same total in flight (what the floor was before it was taken from the writers). */
+  oneProcessFloorPerSecond?: number;
   /** Daemon / writing processes' CPU use during the writes' slices, in cores. */
   daemonCores: number;
   /** The daemon's CPU per acknowledged put (µs) by thread: where a write's time goes. */
@@ -128,7 +136,10 @@ export async function runWrites(
   let floor: Writers | undefined;
   try {
     writers = scenario.processes === 0 ? await inProcess(dir, scenario.inFlight, scenario.coalesce ?? true) : await inChildren(dir, scenario.processes, scenario.inFlight);
-    floor = healthChecks(dir, totalInFlight);
+    // Several processes: their own no-op calls are the floor; the bench's are shown beside it.
+    floor = scenario.processes === 0 ? healthChecks(dir, totalInFlight) : { run: (window) => writers!.run({ ...window, floor: true }), close: () => {} };
+    const oneProcessFloor = scenario.processes === 0 ? undefined : healthChecks(dir, totalInFlight);
+    const oneProcessFloors: WriteCounts[] = [];
     await writers.run(windowOf(0, warmupMs)); // the store and the connections warmed up, not counted
     const slice = durationMs / FLOOR_SLICES;
     const written: WriteCounts[] = [];
@@ -149,7 +160,9 @@ export async function runWrites(
       const [floorCounts, floorSlice] = await Promise.all([floor.run(floorWindow), sampleCpuAt(daemon.cpuSeconds, floorWindow)]);
       floors.push(floorCounts);
       floorDaemonCpu += floorSlice;
+      if (oneProcessFloor) oneProcessFloors.push(await oneProcessFloor.run(windowOf(SLICE_WARMUP_MS, slice)));
     }
+    oneProcessFloor?.close();
     const counts = mergeCounts(written);
     const floorCalls = mergeCounts(floors).count;
     const perPut = (seconds: number) => (counts.count ? (seconds / counts.count) * 1e6 : NaN);
@@ -161,6 +174,7 @@ export async function runWrites(
       embedder,
       perSecond: counts.count / seconds,
       floorPerSecond: floorCalls / seconds,
+      ...(oneProcessFloor ? { oneProcessFloorPerSecond: mergeCounts(oneProcessFloors).count / seconds } : {}),
       daemonCores: daemonCpu / seconds,
       daemonUsPerPut: { main: perPut(threads.main), graph: perPut(threads.graph), other: perPut(threads.other) },
       floorDaemonUsPerCall: floorCalls ? (floorDaemonCpu / floorCalls) * 1e6 : NaN,
