@@ -326,6 +326,24 @@ describe('agent tokens', () => {
     admin.close();
   });
 
+  test('without auth (loopback), a revoked or unknown token is refused (401), not taken for the local user', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0', '--no-auth'] });
+    const admin = await daemon.client();
+    await admin.put('bob', 'bob keeps the launch codes in the red binder');
+    const { token, info } = await admin.createToken({ agents: ['alice'] });
+    await admin.revokeToken(info.id);
+    const url = `http://${daemon.discovery.httpAddress}/v1/recall?agent_id=bob&q=binder`;
+    for (const bearer of [token, `${token.slice(0, -4)}abcd`, 'not-a-token']) {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${bearer}` } });
+      expect(res.status, bearer).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    }
+    // The daemon's own token, and no token at all, are the local user as before.
+    expect((await fetch(url, { headers: { authorization: `Bearer ${daemon.discovery.token}` } })).status).toBe(200);
+    expect((await fetch(url)).status).toBe(200);
+    admin.close();
+  });
+
   test('a daemon serving an older profile knows no agent tokens: the library refuses before sending, and a token is refused', async () => {
     const { daemon, admin } = await start();
     const { token } = await admin.createToken({ agents: ['alice'] });

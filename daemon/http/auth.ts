@@ -46,19 +46,18 @@ export function httpAuthenticator(options: HttpAuthOptions, listenHost: string):
     if (loopbackOnly && !isLoopbackHost(hostnameOf(host))) throw forbidden();
     // The inspector's own page sends Origin = this server: served, with or without a token.
     if (headers.origin !== undefined && headers.origin !== `http://${host}`) throw forbidden();
-    if (options.noAuth) {
-      // Without auth anyone local may call; one that presents an agent token is still confined.
-      const presented = headers.authorization === undefined ? null : (options.authenticator?.principalOf(headers.authorization) ?? null);
-      return presented?.grant ? presented : LOOPBACK_PRINCIPAL;
-    }
-    const principal = options.authenticator!.principalOf(headers.authorization);
-    if (!principal) {
-      throw new HttpError(401, ErrorKind.Unauthenticated, `${options.authenticator!.refusal(headers.authorization)}: send "Authorization: Bearer <token>"`, undefined, {
-        'www-authenticate': 'Bearer realm="engram"',
-      });
-    }
-    return principal;
+    const authenticator = options.authenticator;
+    if (options.noAuth && (headers.authorization === undefined || !authenticator)) return LOOPBACK_PRINCIPAL;
+    // Without auth anyone local may call, but a token presented is checked: an agent's confines
+    // the caller, and a revoked, expired or mistyped one is refused as on the other doors, never
+    // taken for the local user (its caller meant to be that agent, not everyone).
+    const principal = authenticator!.principalOf(headers.authorization);
+    if (!principal) throw unauthenticated(authenticator!.refusal(headers.authorization));
+    return options.noAuth && !principal.grant ? LOOPBACK_PRINCIPAL : principal;
   };
 }
+
+const unauthenticated = (refusal: string) =>
+  new HttpError(401, ErrorKind.Unauthenticated, `${refusal}: send "Authorization: Bearer <token>"`, undefined, { 'www-authenticate': 'Bearer realm="engram"' });
 
 const forbidden = () => new HttpError(403, ErrorKind.PermissionDenied, 'only local requests that do not come from another web page are served');
