@@ -302,6 +302,13 @@ describe('routes', () => {
     expect((await call('GET', `/v1/stats${q({ agent_id: 'gina' })}`)).json.fact_count).toBe(2);
     expectBadField(await call('POST', '/v1/facts/batch', { body: { items: [] } }), 'items');
     expectBadField(await call('POST', '/v1/facts/batch', { body: { items: [{ agent_id: 'gina', text: 'x', colour: 'red' }] } }), 'items[0].colour');
+    // An empty request id (an unset variable, say) would write without replay protection: refused
+    // before anything is written, as the library refuses it.
+    const emptyKey = await call('POST', '/v1/facts/batch', { body: { items: [{ agent_id: 'gina', text: 'Batch fact three' }, { agent_id: 'gina', text: 'Batch fact four', request_id: '' }] } });
+    expectBadField(emptyKey, 'items[1].request_id');
+    expect(errorOf(emptyKey).message).toContain('omit it to write without replay protection');
+    expectBadField(await call('POST', '/v1/facts', { body: { agent_id: 'gina', text: 'Batch fact five', request_id: '' } }), 'request_id');
+    expect((await call('GET', `/v1/stats${q({ agent_id: 'gina' })}`)).json.fact_count).toBe(2);
   });
 
   it('pin, unpin, revise and alias routes', async () => {

@@ -54,7 +54,10 @@ const minConfidence = z.enum(CONFIDENCE_LABELS).describe('Only facts at least th
 const confidenceWeight = z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).describe("Preference for confident facts: final score = base x (1 + weight x c). Omitted: the daemon's default.");
 const count = z.int().min(0);
 const recipeName = z.string().describe('A retrieval recipe (GET /v1/memory-controls/retrieval-recipes): its candidate counts, graph depth, reranker and confidence settings, under any option given here.').optional();
-const requestId = z.string().describe('Idempotency key: re-sending it returns the first result instead of writing twice.');
+// JSON tells an empty key from none: "" is a mistake (an unset variable, say), which would write
+// without the replay protection the caller asked for, so it is refused, not read as absent.
+const NON_EMPTY_KEY = { error: 'must not be empty (omit it to write without replay protection)' };
+const requestId = z.string().min(1, NON_EMPTY_KEY).describe('Idempotency key: re-sending it returns the first result instead of writing twice.');
 const strength = z.number().describe('Importance in [0, 2] (1 normal, 1.5 important, 1.8 and above critical): it multiplies the decay score. Omitted: 1.');
 
 // Query parameters ------------------------------------------------------------------------------
@@ -179,7 +182,7 @@ export const REQUESTS = {
               text,
               ...WRITE_OPTIONS,
               strength: strength.optional(),
-              request_id: z.string().describe('Idempotency key of this item: re-sending it returns the first result instead of writing twice.').optional(),
+              request_id: z.string().min(1, NON_EMPTY_KEY).describe('Idempotency key of this item: re-sending it returns the first result instead of writing twice.').optional(),
             })
             .strict(),
         )
