@@ -180,6 +180,16 @@ describe('aliases', () => {
   test('an alias term with no searchable word is rejected', async () => {
     await expect(env.client.alias('alias', 'the', ['a thing'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'term' });
   });
+
+  test('an equivalent that searches for nothing, or for what the term does, is rejected naming it, and nothing is stored', async () => {
+    const aliases = async () => (await env.client.list('alias-self')).facts.filter((f) => f.kind === 'alias').length;
+    await expect(env.client.alias('alias-self', 'tea', ['tea'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'equivalents[0]', message: expect.stringContaining('would add nothing') });
+    await expect(env.client.alias('alias-self', 'tea', ['chai', 'Teas'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'equivalents[1]' });
+    await expect(env.client.alias('alias-self', 'tea', ['chai', 'the'])).rejects.toMatchObject({ kind: 'invalid_argument', field: 'equivalents[1]', message: expect.stringContaining('no searchable word') });
+    expect(await aliases()).toBe(0);
+    await env.client.alias('alias-self', 'tea', ['chai']);
+    expect(await aliases()).toBe(1);
+  });
 });
 
 describe('weak-match feedback', () => {

@@ -251,6 +251,7 @@ export class Writes {
     if (terms(term).length === 0) throw invalidArgument('term', 'has no searchable word (only stopwords or punctuation)');
     const equivalents = check.tags(input.equivalents, 'equivalents');
     if (equivalents.length === 0) throw invalidArgument('equivalents', 'must name at least one equivalent');
+    equivalents.forEach((equivalent, i) => checkEquivalent(term, equivalent, `equivalents[${i}]`));
     const meta: AliasMeta = { alias_term: term, alias_equivalents: equivalents };
     const fields: CheckedFields = { text: aliasText(term, equivalents), tags: [], entities: [], source: '', context: '', meta: JSON.stringify(meta) };
     // The same alias again is the one stored (as a fact said again is): it would add nothing.
@@ -531,4 +532,12 @@ export class Writes {
     if (input.strength !== undefined) fields.strength = check.strength(input.strength, 'options.strength');
     return fields;
   }
+}
+
+/** An equivalent that searches for nothing, or for exactly what the term does ("tea = teas"),
+ *  would store an alias that widens no query: refused, as a term without a word is. */
+function checkEquivalent(term: string, equivalent: string, field: string): void {
+  const keywords = terms(equivalent);
+  if (keywords.length === 0) throw invalidArgument(field, 'has no searchable word (only stopwords or punctuation)');
+  if (keywords.join(' ') === terms(term).join(' ')) throw invalidArgument(field, `searches for what the term does (${keywords.join(' ')}), so the alias would add nothing`);
 }
