@@ -66,6 +66,12 @@ export function fieldNotFound(field: string, problem: string): EngramError {
   return new EngramError(ErrorKind.NotFound, `${field}: ${problem}`, field);
 }
 
+/** A fact id a request field names that its namespace does not hold, in the same words wherever
+ *  a fact is looked up by id. */
+export function noFact(field: string, factId: string, agentId: string): EngramError {
+  return fieldNotFound(field, `no fact ${factId} in namespace "${agentId}"`);
+}
+
 export function kindFromCode(code: number): ErrorKind {
   for (const [kind, c] of Object.entries(kindToCode)) if (c === code) return kind as ErrorKind;
   return ErrorKind.Internal;

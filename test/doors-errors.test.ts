@@ -28,11 +28,12 @@ async function libraryRefusal(call: () => Promise<unknown>) {
   return error as { kind: string; message: string; field?: string };
 }
 
-/** An MCP tool error, on both transports: the same text on each, returned once. */
+/** An MCP tool error, on both transports: the same text on each, returned once (a CortexGraph
+ *  tool's message taken out of the JSON payload it reports errors in). */
 async function mcpRefusal(tool: string, args: Record<string, unknown>): Promise<string> {
   const [stdio, http] = [await doors.stdio.fails(tool, args), await doors.http.fails(tool, args)];
   expect(http).toBe(stdio);
-  return stdio;
+  return stdio.startsWith('{') ? (JSON.parse(stdio) as { message: string }).message : stdio;
 }
 
 /** A CLI run that must be refused: the error --json reports. */
@@ -110,5 +111,78 @@ describe('a request field naming a fact that is not there', () => {
     expect(await libraryRefusal(() => doors.client.revise(agent, [live, gone], 'A replacement.'))).toMatchObject(target);
     expect((await restRefusal('POST', '/v1/revisions', { agent_id: agent, target_ids: [live, gone], text: 'A replacement.' })).error).toEqual({ code: 'not_found', message: target.message, field: target.field });
     expect((await doors.client.get(agent, live)).supersededBy).toBeUndefined();
+  });
+});
+
+describe('a request field naming what is not there, by any call that looks it up', () => {
+  const agent = 'absent';
+  const notFound = (message: string, field: string) => ({ kind: 'not_found', message, field });
+  const rest404 = (message: string, field: string) => ({ status: 404, error: { code: 'not_found', message, field } });
+
+  test('a fact id: each call by fact id names the field it was sent in, on every door, and writes nothing', async () => {
+    await doors.client.put(agent, 'A fact that stays.');
+    const gone = (await doors.client.put(agent, 'A fact that will be erased.')).fact.id;
+    await doors.client.delete(agent, gone);
+    const said = (field: string) => `${field}: no fact ${gone} in namespace "${agent}"`;
+    const before = await doors.client.list(agent);
+
+    // The library speaks the request's fields: fact_id, and promote's memory_id.
+    const library: [string, () => Promise<unknown>][] = [
+      ['fact_id', () => doors.client.get(agent, gone)],
+      ['fact_id', () => doors.client.forget(agent, gone)],
+      ['fact_id', () => doors.client.pin(agent, gone)],
+      ['fact_id', () => doors.client.unpin(agent, gone)],
+      ['fact_id', () => doors.client.setConfidence(agent, gone, 'verified')],
+      ['fact_id', () => doors.client.delete(agent, gone)],
+      ['fact_id', () => doors.client.touch(agent, gone)],
+      ['fact_id', () => doors.client.linkEntity(agent, gone, 'Alice')],
+      ['fact_id', () => doors.client.readGraph(agent, { factId: gone })],
+      ['memory_id', () => doors.client.promote(agent, { factId: gone, dryRun: true })],
+    ];
+    for (const [field, call] of library) expect(await libraryRefusal(call), String(call)).toMatchObject(notFound(said(field), field));
+
+    // REST names a fact of its path by the path's {id}; a body or query field by its own name.
+    const rest: [string, string, unknown?][] = [
+      ['GET', `/v1/facts/${gone}?agent_id=${agent}`],
+      ['GET', `/v1/facts/${gone}/lineage?agent_id=${agent}`],
+      ['GET', `/v1/facts/${gone}/decay?agent_id=${agent}`],
+      ['DELETE', `/v1/facts/${gone}?agent_id=${agent}`],
+      ...(['forget', 'pin', 'unpin', 'touch'] as const).map((action): [string, string, unknown] => ['POST', `/v1/facts/${gone}/${action}`, { agent_id: agent }]),
+      ['POST', `/v1/facts/${gone}/confidence`, { agent_id: agent, confidence: 'verified' }],
+      ['POST', `/v1/facts/${gone}/entities`, { agent_id: agent, entity: 'Alice' }],
+    ];
+    for (const [method, path, body] of rest) expect(await restRefusal(method, path, body), `${method} ${path}`).toEqual(rest404(said('id'), 'id'));
+    expect(await restRefusal('GET', `/v1/graph?agent_id=${agent}&fact_id=${gone}`)).toEqual(rest404(said('fact_id'), 'fact_id'));
+    expect(await restRefusal('POST', '/v1/promotions', { agent_id: agent, fact_id: gone, dry_run: true })).toEqual(rest404(said('fact_id'), 'fact_id'));
+
+    // MCP says the tool's own argument name.
+    const mcp: [string, Record<string, unknown>, string][] = [
+      ['memory_get', { fact_id: gone }, 'fact_id'],
+      ['memory_forget', { fact_id: gone }, 'fact_id'],
+      ['memory_delete', { fact_id: gone }, 'fact_id'],
+      ['read_graph', { fact_id: gone }, 'fact_id'],
+      ['touch_memory', { memory_id: gone }, 'memory_id'],
+      ['promote_memory', { memory_id: gone, dry_run: true }, 'memory_id'],
+    ];
+    for (const [tool, args, field] of mcp) expect(await mcpRefusal(tool, { agent_id: agent, ...args })).toBe(`${tool} failed: ${said(field)}`);
+
+    // The CLI reports the daemon's field, as for a relation's ends.
+    const cli: [string[], string][] = [
+      ...['get', 'forget', 'pin', 'unpin', 'delete', 'touch'].map((command): [string[], string] => [[command, agent, gone], 'fact_id']),
+      [['link', agent, gone, 'Alice'], 'fact_id'],
+      [['graph', agent, '--fact', gone], 'fact_id'],
+      [['promote', agent, gone, '--dry-run'], 'memory_id'],
+    ];
+    for (const [args, field] of cli) expect(await cliRefusal(args), args.join(' ')).toEqual(notFound(said(field), field));
+
+    expect(await doors.client.list(agent)).toEqual(before);
+  });
+
+  test('an entity no live fact names: read_graph\'s entity', async () => {
+    const said = `entity: no live fact in namespace "${agent}" names entity "Nobody"`;
+    expect(await libraryRefusal(() => doors.client.readGraph(agent, { entity: 'Nobody' }))).toMatchObject(notFound(said, 'entity'));
+    expect(await restRefusal('GET', `/v1/graph?agent_id=${agent}&entity=Nobody`)).toEqual(rest404(said, 'entity'));
+    expect(await mcpRefusal('read_graph', { agent_id: agent, entity: 'Nobody' })).toBe(`read_graph failed: ${said}`);
+    expect(await cliRefusal(['graph', agent, '--entity', 'Nobody'])).toEqual(notFound(said, 'entity'));
   });
 });

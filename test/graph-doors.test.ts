@@ -188,7 +188,7 @@ describe('the knowledge graph and consolidation through every door', () => {
   test('an entity no live fact names is not found on every door, as an unknown fact is', async () => {
     const agent = 'graph-unnamed';
     await doors.client.put(agent, 'Otters hold hands while they sleep.', { entities: ['otters'] });
-    const message = `no live fact in namespace "${agent}" names entity "nothing"`;
+    const message = `entity: no live fact in namespace "${agent}" names entity "nothing"`;
     await expect(doors.client.readGraph(agent, { entity: 'nothing' })).rejects.toMatchObject({ kind: 'not_found', message });
     const cli = await (await import('./fixtures/cli.ts')).runEngram(['graph', agent, '--entity', 'nothing'], { dataDir: doors.daemon.dataDir, cwd: doors.daemon.dataDir });
     expect([cli.code, cli.stdout]).toEqual([1, '']);

@@ -118,7 +118,7 @@ describe('knowledge graph', () => {
     expect([retyped.entities.sort(), retyped.entityTypes]).toEqual([['alpha', 'beta'], { beta: 'codename' }]);
     await expect(client.linkEntity('e', facts[0]!.id, 'x'.repeat(300))).rejects.toMatchObject({ kind: 'invalid_argument', field: 'entity' });
     // An entity no live fact names is not found, as an unknown fact is (no empty neighbourhood).
-    await expect(client.readGraph('e', { entity: 'Nobody' })).rejects.toMatchObject({ kind: 'not_found', message: 'no live fact in namespace "e" names entity "Nobody"' });
+    await expect(client.readGraph('e', { entity: 'Nobody' })).rejects.toMatchObject({ kind: 'not_found', message: 'entity: no live fact in namespace "e" names entity "Nobody"', field: 'entity' });
   });
 
   test('with --kg, a fact written without entities gets the typed entities its text names', async () => {

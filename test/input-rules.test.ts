@@ -268,21 +268,22 @@ describe('fact_id', () => {
     },
   );
 
-  test('a well-formed but unknown id is NOT_FOUND on Get, Delete and UpdateFact', async () => {
+  test('a well-formed but unknown id is NOT_FOUND on Get, Delete and UpdateFact, naming the field that holds it', async () => {
     const agentId = 'factid-unknown';
     const kept = await put(agentId, 'the only fact here');
     await expectNothingWritten(async () => {
       // Each call starts when it is awaited: a call started early could reject before anything
       // listens for it (an unhandled rejection).
-      for (const call of [
-        () => memory.get({ agentId, factId: UNKNOWN_ID }),
-        () => memory.delete({ agentId, factId: UNKNOWN_ID }),
-        () => memory.updateFact({ agentId, fact: { id: UNKNOWN_ID, text: 'replacement text' } }),
-      ]) {
+      for (const [field, call] of [
+        ['fact_id', () => memory.get({ agentId, factId: UNKNOWN_ID })],
+        ['fact_id', () => memory.delete({ agentId, factId: UNKNOWN_ID })],
+        ['fact.id', () => memory.updateFact({ agentId, fact: { id: UNKNOWN_ID, text: 'replacement text' } })],
+      ] as const) {
         const error = await rejectionOf(call(), RpcError);
         expect(error.grpcCode, error.message).toBe(grpc.status.NOT_FOUND);
         expect(error.kind).toBe('not_found');
-        expect(error.message).toContain(UNKNOWN_ID);
+        // The field travels in the status's metadata, and the message opens with it.
+        expect([error.field, error.message]).toEqual([field, `${field}: no fact ${UNKNOWN_ID} in namespace "${agentId}"`]);
       }
     });
     expect(await listIds(agentId)).toEqual([kept.id]);

@@ -4,7 +4,7 @@
 // everything durable, the write pipeline changes it, the indexer keeps the in-memory indexes in
 // step, the recall engine ranks, the jobs repair and re-embed.
 import { makeDirectory } from '../../shared/make-directory.ts';
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, noFact } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
 import type { Embedder } from '../embed/provider.ts';
@@ -509,7 +509,7 @@ export class Engram {
     authorize(ctx, 'read', agentId);
     const factId = check.factId(factIdInput);
     const [fact] = await this.store.getFacts([{ agentId, factId }]);
-    if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    if (!fact) throw noFact('fact_id', factId, agentId);
     return this.access.overlay(fact);
   }
 

@@ -2,7 +2,7 @@
 // a fact (memory_reflect link), and reads of a fact's or an entity's neighbourhood. Relations
 // live in the record of the fact they start from, so they are as durable as the fact; both ends
 // are locked and must be live, so a relation never points at a fact that is gone.
-import { EngramError, ErrorKind, fieldNotFound, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, fieldNotFound, invalidArgument, noFact } from '../../shared/errors.ts';
 import { RELATION_TYPES, type GraphEdge, type GraphNode, type GraphView } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import { isIndexed } from '../index/derive.ts';
@@ -80,7 +80,7 @@ export class Graph {
         if (!remove) {
           liveFact(from, fromId, 'from_id', agentId, 'relate live facts');
           liveFact(to, toId, 'to_id', agentId, 'relate live facts');
-        } else if (!from) throw fieldNotFound('from_id', `no fact ${fromId} in namespace "${agentId}"`);
+        } else if (!from) throw noFact('from_id', fromId, agentId);
         const relations = remove
           ? from!.relations.filter((r) => !(r.type === type && r.targetId === toId))
           : cleanRelations(fromId, [...from!.relations, { type, targetId: toId, createdAt: Date.now() }]);
@@ -91,7 +91,7 @@ export class Graph {
       replay: async (recorded) => {
         if (recorded.op !== 'relate') throw requestReused(requestId, recorded, 'relate');
         const [fact] = await this.store.getFacts([{ agentId, factId: fromId }]);
-        if (!fact) throw fieldNotFound('from_id', `no fact ${fromId} in namespace "${agentId}"`);
+        if (!fact) throw noFact('from_id', fromId, agentId);
         return { fact, changed: true, replayed: true };
       },
     });
@@ -129,7 +129,7 @@ export class Graph {
       replay: async (recorded) => {
         if (recorded.op !== 'link') throw requestReused(requestId, recorded, 'link');
         const [fact] = await this.store.getFacts([{ agentId, factId }]);
-        if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+        if (!fact) throw noFact('fact_id', factId, agentId);
         return fact;
       },
     });
@@ -150,7 +150,7 @@ export class Graph {
 
   private async factNeighbourhood(agentId: string, factId: string, view: ViewBuilder): Promise<void> {
     const [fact] = await this.store.getFacts([{ agentId, factId }]);
-    if (!fact || fact.kind === 'alias') throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    if (!fact || fact.kind === 'alias') throw noFact('fact_id', factId, agentId);
     view.fact(fact.id);
     for (const label of fact.entities) view.edge(fact.id, view.entity(label, fact.entityTypes[label] ?? ''), 'mentions');
     for (const r of fact.relations) view.edge(fact.id, view.fact(r.targetId), r.type);
@@ -165,7 +165,7 @@ export class Graph {
     const ns = this.indexer.namespace(agentId);
     // No live fact names it (never did, or all of them were retired): there is no neighbourhood
     // to show, and an empty one would read as an answer; not found, as an unknown fact is.
-    if (!ns || !ns.graph.hasEntity(label)) throw notFound(`no live fact in namespace "${agentId}" names entity "${label}"`);
+    if (!ns || !ns.graph.hasEntity(label)) throw fieldNotFound('entity', `no live fact in namespace "${agentId}" names entity "${label}"`);
     const center = view.entity(label, '');
     // The newest facts naming it (doc order is id order).
     const docs = [...ns.graph.naming(label)].sort((a, b) => b - a);
@@ -202,7 +202,7 @@ const entityLabel = (value: unknown): string => {
 /** The live fact a graph write changes; `instead` says what to do instead when it is retired (the
  *  same check refuses a relation and an entity's link, and each says its own). */
 function liveFact(fact: FactRecord | undefined, factId: string, field: string, agentId: string, instead: string): FactRecord {
-  if (!fact) throw fieldNotFound(field, `no fact ${factId} in namespace "${agentId}"`);
+  if (!fact) throw noFact(field, factId, agentId);
   if (fact.kind === 'alias') throw invalidArgument(field, `${factId} is an alias record, not a fact`);
   if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `${field}: fact ${factId} is retired (superseded by ${fact.supersededBy}); ${instead}`, field);
   return fact;

@@ -5,7 +5,7 @@
 // brand-new fact scores its full strength, which says nothing about its worth yet.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, noFact } from '../../shared/errors.ts';
 import { factNote } from '../../shared/markdown/notes.ts';
 import type { PromoteResult, PromotionCandidate } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
@@ -132,7 +132,7 @@ export class Promoter {
    *  it is promoted already (promoting again changes nothing, and the message says why). */
   private async named(agentId: string, factId: string, force: boolean, now: number): Promise<PromotionCandidate[]> {
     const [fact] = await this.store.getFacts([{ agentId, factId }]);
-    if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    if (!fact) throw noFact('memory_id', factId, agentId);
     if (!isIndexed(fact)) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} is retired: only live facts are promoted`, 'memory_id');
     if (fact.promotedAt) return [];
     const reason = this.reason(fact, now) ?? (force ? 'Forced' : undefined);

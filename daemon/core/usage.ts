@@ -2,7 +2,7 @@
 // (observe). Each is a durable write through the pipeline that changes the facts' use statistics
 // only — never their text, indexes or updated_at — so a fact that keeps being used keeps its
 // score up, and one used in an unrelated conversation gains strength (it generalises).
-import { EngramError, ErrorKind, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, noFact } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { isIndexed } from '../index/derive.ts';
 import type { AccessTracker } from '../lifecycle/access.ts';
@@ -66,7 +66,7 @@ export class Usage {
       locks: [factId],
       plan: async () => {
         const [before] = await this.store.getFacts([{ agentId, factId }]);
-        if (!before) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+        if (!before) throw noFact('fact_id', factId, agentId);
         if (!isIndexed(before)) throw new EngramError(ErrorKind.FailedPrecondition, `fact ${factId} is ${before.kind !== 'alias' ? 'retired' : `an ${before.kind} record`}: only live facts are used`, 'fact_id');
         const now = Date.now();
         const oldScore = decayScore(this.decay, before, now);

@@ -1,7 +1,7 @@
 // Every mutation the core offers, each as one write through the pipeline: inputs are checked
 // here before anything runs, the plan reads the stored state under the fact's lock, and the
 // result recorded under the request id answers any repeat.
-import { EngramError, ErrorKind, invalidArgument, itemError, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, invalidArgument, itemError, noFact } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID, type Limits } from '../../shared/validate.ts';
 import { aliasText, type AliasMeta } from '../index/aliases.ts';
@@ -362,7 +362,7 @@ export class Writes {
   /** PatchFact: pin, unpin, forget, confidence. */
   patch(ctx: CallContext, input: PatchInput): Promise<FactRecord> {
     const patch = checkPatch(input);
-    return this.change(ctx, patch.agentId, patch.factId, 'patch', async (before) => applyPatch(before, patch, Date.now()), patch);
+    return this.change(ctx, patch.agentId, patch.factId, 'fact_id', 'patch', async (before) => applyPatch(before, patch, Date.now()), patch);
   }
 
   /** Legacy UpdateFact: the caller sends back a whole fact it read and changed. */
@@ -371,7 +371,7 @@ export class Writes {
     const factId = check.factId(patch.id, 'fact.id');
     // Not compared on a repeat: a legacy client resending an uncertain UpdateFact read the fact
     // again, which the first attempt may have changed (its updated_at, at least).
-    return this.change(ctx, agentId, factId, 'update', async (before) => {
+    return this.change(ctx, agentId, factId, 'fact.id', 'update', async (before) => {
       const after = planReplacement(before, patch, this.limits, Date.now());
       if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
       return after;
@@ -387,8 +387,9 @@ export class Writes {
   }
 
   /** A read-modify-write of one stored fact. One that retires it drops the links other facts
-   *  had to it in the same commit (a retirement without a successor fact: forget, UpdateFact). */
-  private change(ctx: CallContext, agentId: string, factId: string, op: string, next: (before: FactRecord) => Promise<FactRecord>, request?: unknown): Promise<FactRecord> {
+   *  had to it in the same commit (a retirement without a successor fact: forget, UpdateFact).
+   *  `field` is the request field that names the fact, for the error when there is none. */
+  private change(ctx: CallContext, agentId: string, factId: string, field: string, op: string, next: (before: FactRecord) => Promise<FactRecord>, request?: unknown): Promise<FactRecord> {
     const requestId = check.requestId(ctx.requestId);
     return this.pipeline.run(ctx, {
       agentId,
@@ -396,7 +397,7 @@ export class Writes {
       ...(request !== undefined ? { request: { op, request } } : {}),
       locks: [factId, ...this.relinker.linking(agentId, [factId])],
       plan: async (held) => {
-        const before = await this.stored(agentId, factId);
+        const before = await this.stored(agentId, factId, field);
         const planned = await next(before);
         // Nothing to change (a repeated forget or pin): nothing of the fact is written, only the
         // request's record, so a repeat answers as the first did.
@@ -427,7 +428,7 @@ export class Writes {
       request: { op: 'delete', factId },
       locks: [factId, ...this.relinker.linking(agentId, [factId])],
       plan: async (held) => {
-        const fact = await this.stored(agentId, factId);
+        const fact = await this.stored(agentId, factId, 'fact_id');
         // The facts it replaced and its successor are pointed past it: they are locked too.
         const lineage = [...fact.replaces, ...(check.isFactId(fact.supersededBy) ? [fact.supersededBy] : [])].filter((id) => !held.has(id));
         if (lineage.length) throw new RelockNeeded(lineage);
@@ -494,9 +495,9 @@ export class Writes {
     });
   }
 
-  private async stored(agentId: string, factId: string): Promise<FactRecord> {
+  private async stored(agentId: string, factId: string, field: string): Promise<FactRecord> {
     const [fact] = await this.store.getFacts([{ agentId, factId }]);
-    if (!fact) throw notFound(`no fact ${factId} in namespace "${agentId}"`);
+    if (!fact) throw noFact(field, factId, agentId);
     return fact;
   }
 
