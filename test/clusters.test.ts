@@ -142,7 +142,7 @@ describe('clusters and consolidation', () => {
     }
     expect((await client.list('big')).facts.every((f) => !f.supersededBy)).toBe(true);
     // An id this daemon never listed is not found, not called stale.
-    await expect(client.consolidateMemories('c', 'cluster-0123456789abcdef')).rejects.toMatchObject({ kind: 'not_found', message: expect.stringMatching(/^no current cluster cluster-0123456789abcdef in "c": list the clusters again/) });
+    await expect(client.consolidateMemories('c', 'cluster-0123456789abcdef')).rejects.toMatchObject({ kind: 'not_found', field: 'cluster_id', message: expect.stringMatching(/^cluster_id: no current cluster cluster-0123456789abcdef in "c": list the clusters again/) });
   });
 
   test('vector similarity when every fact has a vector', async () => {

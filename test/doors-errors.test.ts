@@ -185,4 +185,39 @@ describe('a request field naming what is not there, by any call that looks it up
     expect(await mcpRefusal('read_graph', { agent_id: agent, entity: 'Nobody' })).toBe(`read_graph failed: ${said}`);
     expect(await cliRefusal(['graph', agent, '--entity', 'Nobody'])).toEqual(notFound(said, 'entity'));
   });
+
+  test('a slot\'s record id, a recipe\'s name, a cluster id and a token id (REST: the {id} of the path)', async () => {
+    const slot = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    const noSlot = (field: string) => `${field}: no slot ${slot}`;
+    for (const call of [() => doors.client.getSlot(slot), () => doors.client.deleteSlot(slot), () => doors.client.slotHistory(slot)]) {
+      expect(await libraryRefusal(call), String(call)).toMatchObject(notFound(noSlot('record_id'), 'record_id'));
+    }
+    for (const [method, path] of [['GET', `/v1/memory-controls/slots/${slot}`], ['GET', `/v1/memory-controls/slots/${slot}/history`], ['DELETE', `/v1/memory-controls/slots/${slot}`]] as const) {
+      expect(await restRefusal(method, path), `${method} ${path}`).toEqual(rest404(noSlot('id'), 'id'));
+    }
+    expect(await mcpRefusal('memory_slot_delete', { record_id: slot })).toBe(`memory_slot_delete failed: ${noSlot('record_id')}`);
+    for (const command of ['get', 'delete', 'history']) expect(await cliRefusal(['slots', command, slot]), command).toEqual(notFound(noSlot('record_id'), 'record_id'));
+
+    // The recipe's words list the built-ins: the library's message is the one every door says.
+    const noRecipe = (await libraryRefusal(() => doors.client.getRecipe('nope'))).message;
+    expect(noRecipe).toMatch(/^name: no recipe "nope" \(built in: /);
+    expect(await libraryRefusal(() => doors.client.recipeHistory('nope'))).toMatchObject(notFound(noRecipe, 'name'));
+    for (const path of ['/v1/memory-controls/retrieval-recipes/nope', '/v1/memory-controls/retrieval-recipes/nope/history']) {
+      expect(await restRefusal('GET', path), path).toEqual(rest404(noRecipe.replace(/^name:/, 'id:'), 'id'));
+    }
+    for (const command of ['get', 'history']) expect(await cliRefusal(['recipes', command, 'nope']), command).toEqual(notFound(noRecipe, 'name'));
+
+    await doors.client.put(agent, 'A fact to cluster.');
+    const cluster = 'cluster-0123456789abcdef';
+    const noCluster = (field: string) => `${field}: no current cluster ${cluster} in "${agent}": list the clusters again for the current ids`;
+    expect(await libraryRefusal(() => doors.client.consolidateMemories(agent, cluster))).toMatchObject(notFound(noCluster('cluster_id'), 'cluster_id'));
+    expect(await restRefusal('POST', `/v1/clusters/${cluster}/consolidate`, { agent_id: agent })).toEqual(rest404(noCluster('id'), 'id'));
+    expect(await mcpRefusal('consolidate_memories', { agent_id: agent, cluster_id: cluster })).toBe(`consolidate_memories failed: ${noCluster('cluster_id')}`);
+    expect(await cliRefusal(['consolidate', agent, cluster])).toEqual(notFound(noCluster('cluster_id'), 'cluster_id'));
+
+    const noToken = 'id: no token nope (engram token list shows them)';
+    expect(await libraryRefusal(() => doors.client.revokeToken('nope'))).toMatchObject(notFound(noToken, 'id'));
+    expect(await restRefusal('DELETE', '/v1/tokens/nope')).toEqual(rest404(noToken, 'id'));
+    expect(await cliRefusal(['token', 'revoke', 'nope'])).toEqual(notFound(noToken, 'id'));
+  });
 });

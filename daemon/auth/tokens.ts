@@ -2,7 +2,7 @@
 // each token's SHA-256, never the token: it is shown once, when it is made. The daemon keeps the
 // live ones in memory too, so a revocation refuses the very next call.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { invalidArgument, notFound } from '../../shared/errors.ts';
+import { fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
 import type { CallContext, Principal } from '../core/context.ts';
@@ -93,7 +93,7 @@ export class AgentTokens {
     authorizeDaemon(ctx, 'revoke tokens');
     const id = check.string(idInput, 'id', 64);
     const token = this.byId.get(id);
-    if (!token) throw notFound(`no token ${id} (engram token list shows them)`);
+    if (!token) throw fieldNotFound('id', `no token ${id} (engram token list shows them)`);
     if (token.revokedAt) return infoOf(token);
     const revoked = { ...token, revokedAt: Date.now() };
     await this.commit(ctx, revoked);

@@ -7,7 +7,7 @@
 // checks they are all still live and unchanged, else the id is stale. After a restart an id is
 // found again by clustering with the call's parameters.
 import { createHash } from 'node:crypto';
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import type { ClusterReport, ConsolidateResult, FactCluster } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import { mergedEntityTypes } from '../analysis/entities.ts';
@@ -152,7 +152,7 @@ export class Clusters {
       new EngramError(ErrorKind.FailedPrecondition, `cluster ${input.clusterId} no longer exists in "${agentId}" (its members changed since it was listed): list the clusters again for current ids`, 'cluster_id');
     // An id this daemon never listed (another namespace's, a typo, one listed before a restart)
     // is not called stale: nothing says it ever named these facts.
-    const unknown = () => notFound(`no current cluster ${input.clusterId} in "${agentId}": list the clusters again for the current ids`);
+    const unknown = () => fieldNotFound('cluster_id', `no current cluster ${input.clusterId} in "${agentId}": list the clusters again for the current ids`);
     let known = this.known.get(input.clusterId);
     if (!known || known.agentId !== agentId) {
       await this.cluster(ctx, { ...input, findDuplicates: false }); // remembers what it lists

@@ -2,7 +2,7 @@
 // that asks for it. Six are built in; saving a recipe merges the given fields over its latest
 // saved version, else over the built-in of the same name (else over "balanced"), and stores a new
 // version, so the history of what a name meant stays listable.
-import { invalidArgument, notFound } from '../../shared/errors.ts';
+import { fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import type { Recipe, RecipeFields } from '../../shared/model.ts';
 import { checkRecipeFields, type RecipeFieldsInput } from '../../shared/recipe-rules.ts';
 import * as check from '../../shared/validate.ts';
@@ -93,7 +93,7 @@ export class Recipes {
   async get(_ctx: CallContext, nameInput: unknown): Promise<Recipe> {
     const name = checkName(nameInput);
     const recipe = await this.current(name);
-    if (!recipe) throw notFound(unknownRecipe(name));
+    if (!recipe) throw fieldNotFound('name', unknownRecipe(name));
     return recipe;
   }
 
@@ -120,7 +120,7 @@ export class Recipes {
   async history(_ctx: CallContext, nameInput: unknown): Promise<Recipe[]> {
     const name = checkName(nameInput);
     const versions = await this.versions(name);
-    if (versions.length === 0 && !BUILTIN_RECIPES[name]) throw notFound(unknownRecipe(name));
+    if (versions.length === 0 && !BUILTIN_RECIPES[name]) throw fieldNotFound('name', unknownRecipe(name));
     return versions;
   }
 

@@ -2,7 +2,7 @@
 // while locked), the change history of a slot, and the context block of the slots that apply.
 // Every write goes through the write pipeline under the slot's key lock and commits the slot and
 // its history entry together, so who changed a constraint, when, from what to what, is never lost.
-import { EngramError, ErrorKind, invalidArgument, notFound } from '../../shared/errors.ts';
+import { EngramError, ErrorKind, fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { checkSlot, nextSlot, slotKey, type SlotInput, type SlotRecord } from '../controls/slot.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
@@ -78,7 +78,7 @@ export class Slots {
     const id = typeof recordId === 'string' && recordId !== '' ? recordId : undefined;
     if (!id) throw invalidArgument('record_id', 'must name a slot');
     const slot = await this.read(id);
-    if (!slot) throw notFound(`no slot ${id}`);
+    if (!slot) throw fieldNotFound('record_id', `no slot ${id}`);
     return slot;
   }
 

@@ -23,6 +23,10 @@ export type { Method, Reply, Route } from './route.ts';
 export const CORE_FIELDS: Readonly<Record<string, string>> = {
   cluster_id: 'id',
   fact_id: 'id',
+  // A slot's record id and a recipe's name are the {id} of their paths (a recipe's save, which
+  // takes name in its body, keeps that name).
+  record_id: 'id',
+  name: 'id',
   // promote_memory's name (CortexGraph's) for the fact POST /v1/promotions takes as fact_id.
   memory_id: 'fact_id',
   occurred_at_ms: 'occurred_at',
