@@ -21,11 +21,12 @@ describe('handshake', () => {
     expect(info.defaultWeights).toEqual({ vector: 0.2, keyword: 1, recency: 0.5, decay: 0, graph: 0 });
   });
 
-  test('the standard grpc.health.v1 service reports SERVING', async () => {
+  test('the standard grpc.health.v1 service reports SERVING; an unknown service is NOT_FOUND naming the field', async () => {
     const raw = new grpc.Client(env.daemon.discovery.address, grpc.credentials.createInsecure());
     const health = createServiceClient(Health, raw);
     expect((await health.check({ service: '' })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
     expect((await health.check({ service: 'engram.v1.MemoryService' })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    await expect(health.check({ service: 'engram.v1.Nothing' })).rejects.toMatchObject({ kind: 'not_found', field: 'service', message: 'service: unknown service "engram.v1.Nothing"' });
     raw.close();
   });
 });
