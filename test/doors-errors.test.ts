@@ -7,7 +7,8 @@ import { useDoors } from './fixtures/doors.ts';
 
 const doors = useDoors();
 
-/** A REST call that must be refused: its status and JSON error. */
+/** A REST call that must be refused: its status (one the OpenAPI document declares for the
+ *  route) and JSON error. */
 async function restRefusal(method: string, path: string, body?: unknown) {
   const res = await fetch(`http://${doors.daemon.discovery.httpAddress}${path}`, {
     method,
@@ -15,7 +16,22 @@ async function restRefusal(method: string, path: string, body?: unknown) {
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   expect(res.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+  expect(await documentedStatuses(method, path), `${method} ${path}`).toContain(String(res.status));
   return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string; field?: string } }).error };
+}
+
+let openApi: Promise<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }> | undefined;
+
+/** The statuses the served OpenAPI document declares for the route that serves a path (a
+ *  literal path before a template: /v1/facts/batch is not /v1/facts/{id}). */
+async function documentedStatuses(method: string, path: string): Promise<string[]> {
+  openApi ??= fetch(`http://${doors.daemon.discovery.httpAddress}/v1/openapi.json`).then(async (res) => (await res.json()) as never);
+  const { paths } = await openApi;
+  const bare = path.split('?')[0]!;
+  const served = (template: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(bare) && paths[template]![method.toLowerCase()] !== undefined;
+  const template = Object.keys(paths).sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0)).find(served);
+  expect(template, `${method} ${path}`).toBeDefined();
+  return Object.keys(paths[template!]![method.toLowerCase()]!.responses);
 }
 
 /** A library call that must be refused: its EngramError. */

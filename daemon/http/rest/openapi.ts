@@ -16,7 +16,7 @@ const ERRORS = {
   '400': ['BadRequest', 'Invalid input; the message and `field` name the field as you spelled it.'],
   '401': ['Unauthorized', 'Missing, wrong or revoked bearer token.'],
   '403': ['Forbidden', 'The agent token presented does not grant this right on this namespace.'],
-  '404': ['NotFound', 'No such fact or checkpoint.'],
+  '404': ['NotFound', 'No such fact, entity, slot, recipe, cluster, token or checkpoint; when a request field named it, `field` names that field as you spelled it (a path\'s {id} is "id").'],
   '409': ['Conflict', 'The request conflicts with the stored state (e.g. a revise target already retired).'],
   '413': ['PayloadTooLarge', `The body exceeds ${BODY_LIMIT} bytes (1 MiB); \`field\` is "body".`],
   '500': ['Internal', 'An internal error; never carries a stack trace (see the `ref` in the daemon log).'],

@@ -328,7 +328,7 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/clusters/{id}/consolidate',
-    { body: 'ConsolidateRequest', operationId: 'consolidateCluster', summary: 'Merge a cluster into one fact that replaces its members (a dry run unless mode is "apply")', status: 200, response: 'Consolidated', description: 'The merged fact and what it retired.', errors: ['400', '409'] },
+    { body: 'ConsolidateRequest', operationId: 'consolidateCluster', summary: 'Merge a cluster into one fact that replaces its members (a dry run unless mode is "apply")', status: 200, response: 'Consolidated', description: 'The merged fact and what it retired.', errors: ['400', '404', '409'] },
     async ({ core, ctx, body: b, params }) =>
       ok('Consolidated', consolidateJson(await core.consolidateCluster(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, clusterId: params.id, mode: b.mode }))),
   ),
@@ -463,7 +463,7 @@ export const ROUTES: readonly Route[] = [
     ok('RecipeEnvelope', { recipe: recipeJson(await core.getRecipe(ctx, params.id)) }),
   ),
 
-  route('GET', '/v1/memory-controls/retrieval-recipes/{id}/history', { query: NoQuery, operationId: 'recipeHistory', summary: 'Every saved version of a recipe', status: 200, response: 'RecipeList', description: 'Oldest first.', errors: ['400'] }, async ({ core, ctx, params }) => {
+  route('GET', '/v1/memory-controls/retrieval-recipes/{id}/history', { query: NoQuery, operationId: 'recipeHistory', summary: 'Every saved version of a recipe', status: 200, response: 'RecipeList', description: 'Oldest first.', errors: ['400', '404'] }, async ({ core, ctx, params }) => {
     const versions = await core.recipeHistory(ctx, params.id);
     return ok('RecipeList', { count: versions.length, recipes: versions.map(recipeJson) });
   }),
