@@ -84,6 +84,9 @@ export const Capability = {
   /** WriteStream: BatchPut calls as messages of one long-lived stream, so the client library's
    *  coalesced puts pay gRPC's per-call work once per connection, not once per batch. */
   WriteStream: 'write-stream-v1',
+  /** A put's restore fields (WriteOptions.restore): use statistics and their time, a summary's
+   *  kind and the facts it replaced, as an export carried them — so an import is a full restore. */
+  RestoreWrite: 'restore-write-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -130,7 +133,7 @@ const v03: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v03.capabilities, Capability.WriteStream],
+  capabilities: [...v03.capabilities, Capability.WriteStream, Capability.RestoreWrite],
   advertisesDefaultWeight: true,
 };
 

@@ -395,10 +395,10 @@ export function factIds(value: unknown, field: string, max: number): string[] {
   return value.map((id, i) => factId(id, `${field}[${i}]`));
 }
 
-/** A whole number from 1 to `max`. */
-export function count(value: unknown, field: string, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalidArgument(field, `must be a whole number between 1 and ${max}, got ${typeof value === 'number' ? value : kindOf(value)}`);
+/** A whole number from `min` (1 unless told) to `max`. */
+export function count(value: unknown, field: string, max: number, min = 1): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument(field, `must be a whole number between ${min} and ${max}, got ${typeof value === 'number' ? value : kindOf(value)}`);
   }
   return value;
 }

@@ -21,6 +21,7 @@ import type { Embedded } from '../index/vector-space.ts';
 import { RelockNeeded, requestReused, type Commit, type WriteOp, type WritePipeline } from '../write/pipeline.ts';
 import { Relinker } from '../write/relink.ts';
 import type { EntityNamer } from '../analysis/entities.ts';
+import { checkRestore, RESTORE_FIELD, type FactRestore } from '../../shared/restore.ts';
 import type { CallContext } from './context.ts';
 
 export interface WriteInput {
@@ -37,6 +38,8 @@ export interface WriteInput {
   allowDuplicate?: unknown;
   /** Importance in [0, 2]; absent: 1. */
   strength?: unknown;
+  /** What an export carried of the fact that a new one is otherwise assigned (a FactRestore). */
+  restore?: unknown;
 }
 
 export interface PutResult {
@@ -77,6 +80,7 @@ interface ValidItem {
   agentId: string;
   fields: CheckedFields;
   dedup: boolean;
+  restore?: FactRestore;
 }
 
 /** Items of a batch written at a time. A write's objects (its draft, plan, changes, promises) then
@@ -112,6 +116,17 @@ export interface ReviseResult {
 
 /** A new fact before the store gives it an id (stamped right before its commit). */
 const draftFact = (agentId: string, fields: CheckedFields, kind: FactKindName): FactRecord => decodeFact({ id: '', agentId, kind, ...fields });
+
+/** A new fact given what a restore says of it (the rest stays a new fact's). */
+const restored = (draft: FactRecord, r: FactRestore): FactRecord => ({
+  ...draft,
+  ...(r.useCount !== undefined ? { useCount: r.useCount } : {}),
+  ...(r.lastUsedAt !== undefined ? { lastUsedAt: r.lastUsedAt } : {}),
+  ...(r.reviewCount !== undefined ? { reviewCount: r.reviewCount } : {}),
+  ...(r.crossDomainCount !== undefined ? { crossDomainCount: r.crossDomainCount } : {}),
+  ...(r.kind ? { kind: r.kind } : {}),
+  ...(r.replaces ? { replaces: r.replaces } : {}),
+});
 
 /** The same, carrying the request id that writes it ("" = none). */
 const newDraft = (agentId: string, requestId: string, fields: CheckedFields, kind: FactKindName): FactRecord => ({ ...draftFact(agentId, fields, kind), ...(requestId ? { requestId } : {}) });
@@ -149,9 +164,9 @@ export class Writes {
 
   /** Put (and PutWithOptions when `confidence` is given: an explicit label, checked exactly). */
   async put(ctx: CallContext, input: WriteInput): Promise<PutResult> {
-    const { agentId, fields, dedup } = this.checkPut(input);
+    const { agentId, fields, dedup, restore } = this.checkPut(input);
     await this.vectorRoom([agentId]);
-    return this.insert(ctx, agentId, fields, 'fact', dedup);
+    return this.pipeline.run(ctx, this.insertOp(newDraft(agentId, check.requestId(ctx.requestId), fields, 'fact'), dedup, undefined, undefined, restore));
   }
 
   /** Waits while the namespaces' vector graphs lag too far behind their writes (MAX_PENDING);
@@ -163,12 +178,13 @@ export class Writes {
     }
   }
 
-  private checkPut(input: WriteInput): { agentId: string; fields: CheckedFields; dedup: boolean } {
+  private checkPut(input: WriteInput): { agentId: string; fields: CheckedFields; dedup: boolean; restore?: FactRestore } {
     const agentId = check.agentId(input.agentId);
     const fields = this.checkFields(input);
     if (input.confidence !== undefined) fields.confidence = check.confidenceLabel(input.confidence, 'options.confidence');
     const allowDuplicate = input.allowDuplicate === undefined ? false : check.boolean(input.allowDuplicate, 'options.allow_duplicate');
-    return { agentId, fields: this.named(fields), dedup: this.dedup && !allowDuplicate };
+    const restore = input.restore === undefined ? undefined : checkRestore(input.restore, Date.now());
+    return { agentId, fields: this.named(fields), dedup: this.dedup && !allowDuplicate, ...(restore ? { restore } : {}) };
   }
 
   /** BatchPut: many puts in one call. Every item is checked before anything of it runs, and a bad
@@ -216,7 +232,7 @@ export class Writes {
     const drafts = valid.map((v) => newDraft(v.agentId, v.requestId, v.fields, 'fact'));
     // Only the items that will be written are embedded: a re-sent batch is answered from its records.
     const vectors: Embedded[] = new Array(drafts.length);
-    const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, () => vectors[k]));
+    const ops = valid.map((v, k) => this.insertOp(drafts[k]!, v.dedup, () => vectors[k], undefined, v.restore));
     let started: { results: Promise<PutResult>[]; planned: Promise<void> };
     try {
       started = await this.pipeline.runInOrder(ctx, ops, async (writing) => {
@@ -266,15 +282,13 @@ export class Writes {
     return this.pipeline.run(ctx, this.insertOp(newDraft(agentId, check.requestId(ctx.requestId), fields, 'alias'), false, undefined, same));
   }
 
-  /** A new fact; with `dedup`, a live fact that says the same is returned instead. Writes of one
-   *  content take one lock, so two identical writes at once still store it once. */
-  private insert(ctx: CallContext, agentId: string, fields: CheckedFields, kind: FactKindName, dedup: boolean): Promise<PutResult> {
-    return this.pipeline.run(ctx, this.insertOp(newDraft(agentId, check.requestId(ctx.requestId), fields, kind), dedup));
-  }
-
-  /** The write of a new fact; `embedded`: its text's vector, when a batch embedded it already
-   *  (asked for when the write plans, after the batch has embedded what it writes). */
-  private insertOp(draft: FactRecord, dedup: boolean, embedded?: () => Embedded | undefined, same?: SameFact): WriteOp<PutResult> {
+  /** The write of a new fact; with `dedup`, a live fact that says the same is returned instead
+   *  (writes of one content take one lock, so two identical writes at once still store it once).
+   *  `embedded`: its text's vector, when a batch embedded it already (asked for when the write
+   *  plans, after the batch has embedded what it writes). `restore`: what an export said of the
+   *  fact, given to the stored one — not to the request a repeat is compared with, which is what
+   *  the fact says: a re-run of an import begun before restores were sent replays it. */
+  private insertOp(draft: FactRecord, dedup: boolean, embedded?: () => Embedded | undefined, same?: SameFact, restore?: FactRestore): WriteOp<PutResult> {
     const { agentId } = draft;
     const requestId = draft.requestId ?? '';
     const contentKey = contentKeyOf(draft);
@@ -285,13 +299,15 @@ export class Writes {
       // What the caller asked for, not what the daemon derived (entities it extracts may differ
       // between versions), and meta by value (its key order is the sender's).
       request: { op: 'put', kind: draft.kind, text: draft.text, occurredAt: draft.occurredAt, tags: draft.tags, source: draft.source, context: draft.context, meta: draft.meta ? (JSON.parse(draft.meta) as unknown) : {}, confidence: draft.confidence, strength: draft.strength },
-      locks: sameAs ? [sameAs.lock] : [],
+      // The facts it replaces stay as checked until it commits (a delete locks them too).
+      locks: [...(sameAs ? [sameAs.lock] : []), ...(restore?.replaces ?? [])],
       plan: async () => {
+        if (restore?.replaces) await this.checkReplaced(agentId, restore.replaces);
         const existing = await sameAs?.find();
         if (existing) {
           return (): Commit<PutResult> => ({ changes: [], result: { fact: existing, replayed: false, duplicate: true }, record: { op: 'fact', factId: existing.id, duplicate: true } });
         }
-        const stamp = await this.staging.created(draft, { embedded: embedded?.(), contentKey, claim: dedup && !same });
+        const stamp = await this.staging.created(restore ? restored(draft, restore) : draft, { embedded: embedded?.(), contentKey, claim: dedup && !same });
         return (): Commit<PutResult> => {
           const { fact, change, apply } = stamp();
           return { changes: [change], result: { fact, replayed: false, duplicate: false }, record: { op: 'fact', factId: fact.id }, apply };
@@ -299,6 +315,16 @@ export class Writes {
       },
       replay: async (recorded) => ({ fact: await this.recordedFact(agentId, requestId, recorded, 'fact'), replayed: true, duplicate: recorded.duplicate === true }),
     };
+  }
+
+  /** A restore's `replaces` names facts of the namespace (live or retired), never an alias record. */
+  private async checkReplaced(agentId: string, ids: readonly string[]): Promise<void> {
+    const facts = await this.store.getFacts(ids.map((factId) => ({ agentId, factId })));
+    facts.forEach((fact, i) => {
+      const field = `${RESTORE_FIELD}.replaces[${i}]`;
+      if (!fact) throw invalidArgument(field, `names no fact of namespace "${agentId}" (${ids[i]}); nothing was written`);
+      if (fact.kind === 'alias') throw invalidArgument(field, `${ids[i]} is an alias record, not a fact`);
+    });
   }
 
   private async liveFactSaying(agentId: string, contentKey: string): Promise<FactRecord | undefined> {
@@ -311,6 +337,8 @@ export class Writes {
   /** Replaces live facts by one new fact, all in one commit. `carried`: what the new fact takes
    *  over from what it replaces (a consolidation), instead of starting afresh. */
   revise(ctx: CallContext, input: ReviseInput, carried?: Carried): Promise<ReviseResult> {
+    // Its lineage is its targets and its use starts afresh (or is carried): nothing to restore.
+    if (input.restore !== undefined) throw invalidArgument(RESTORE_FIELD, 'a revision takes no restore (only a put does)');
     const agentId = check.agentId(input.agentId);
     const targetIds = checkTargets(input.targetIds, this.limits);
     const fields = this.checkFields(input);

@@ -5,7 +5,9 @@ import { factToMessage } from '../../shared/fact-message.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import { RecallScope, type RecallOptions, type RecallReceiptSchema, type RetrievalMetadataSchema, type WeakMatchFeedbackSchema } from '../../shared/gen/engram/v1/recall_pb.ts';
 import type { RecallOptionsInput, Scope } from '../core/engram.ts';
-import type { FactFields, WriteOptions } from '../../shared/gen/engram/v1/memory_pb.ts';
+import type { FactFields, FactRestore as FactRestoreMessage, WriteOptions } from '../../shared/gen/engram/v1/memory_pb.ts';
+import { FactKind } from '../../shared/gen/engram/v1/fact_pb.ts';
+import type { FactRestore } from '../../shared/restore.ts';
 import type { FactPatch } from '../core/engram.ts';
 import type { Receipt, RetrievalMetadata, WeakMatchFeedback } from '../../shared/model.ts';
 import type { FactRecord } from '../core/engram.ts';
@@ -28,9 +30,26 @@ export function writeFields(fields: FactFields | undefined): Omit<WriteInput, 'a
   };
 }
 
-/** The options of a write: absent fields stay undefined (the core's defaults). */
-export function writeOptions(options: WriteOptions | undefined): Pick<WriteInput, 'confidence' | 'allowDuplicate' | 'strength'> {
-  return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate, strength: options?.strength };
+/** The options of a write: absent fields stay undefined (the core's defaults). `restoreServed`:
+ *  whether the profile has restore-write-v1; one from before it ignores a restore, as its release
+ *  (which knew no such field) did. */
+export function writeOptions(options: WriteOptions | undefined, restoreServed: boolean): Pick<WriteInput, 'confidence' | 'allowDuplicate' | 'strength' | 'restore'> {
+  const restore = restoreServed && options?.restore ? restoreInput(options.restore) : undefined;
+  return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate, strength: options?.strength, ...(restore ? { restore } : {}) };
+}
+
+const RESTORED_KINDS: Partial<Record<FactKind, string>> = { [FactKind.FACT]: 'fact', [FactKind.SUMMARY]: 'summary', [FactKind.ALIAS]: 'alias' };
+
+/** A FactRestore in the core's terms (absent fields stay undefined; the core checks them all). */
+function restoreInput(r: FactRestoreMessage): FactRestore {
+  return {
+    useCount: r.useCount,
+    lastUsedAt: optionalNumber(r.lastUsedAtMs),
+    reviewCount: r.reviewCount,
+    crossDomainCount: r.crossDomainCount,
+    kind: RESTORED_KINDS[r.kind] as FactRestore['kind'],
+    replaces: r.replaces,
+  };
 }
 
 export function factPatch(fact: Fact): FactPatch {

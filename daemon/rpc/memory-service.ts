@@ -28,6 +28,8 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const byConfidenceServed = profile.capabilities.includes(Capability.Inspector);
   // Before batch-write-facts-v1 a batch answered with fact ids only.
   const factsServed = profile.capabilities.includes(Capability.BatchWriteFacts);
+  const restoreServed = profile.capabilities.includes(Capability.RestoreWrite);
+  const putOptions = (o: Parameters<typeof writeOptions>[0]) => writeOptions(o, restoreServed);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
   const served = {
     confidence: confidenceServed,
@@ -45,7 +47,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
     kgHints: outcome.hints ?? [],
   });
   const batchPut = async (req: Pick<BatchPutRequest, 'items' | 'returnFacts'>, call: ServerCall) => {
-    const items = req.items.map((item) => ({ requestId: item.requestId, agentId: item.agentId, text: item.text, ...writeFields(item.fields), ...writeOptions(item.options) }));
+    const items = req.items.map((item) => ({ requestId: item.requestId, agentId: item.agentId, text: item.text, ...writeFields(item.fields), ...putOptions(item.options) }));
     const slots = await core.putBatch(coreContext(call), { items });
     return { results: slots.map(batchResult(req.returnFacts && factsServed)) };
   };
@@ -144,10 +146,10 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
       }
     },
     async putWithOptions(req, call) {
-      return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));
+      return written(await core.put(coreContext(call, req.requestId), { agentId: req.agentId, text: req.text, ...writeFields(req.fields), ...putOptions(req.options) }));
     },
     async putSharedWithOptions(req, call) {
-      return written(await core.putShared(coreContext(call, req.requestId), { text: req.text, ...writeFields(req.fields), ...writeOptions(req.options) }));
+      return written(await core.putShared(coreContext(call, req.requestId), { text: req.text, ...writeFields(req.fields), ...putOptions(req.options) }));
     },
     async revise(req, call) {
       const result = await core.revise(coreContext(call, req.requestId), {
@@ -156,6 +158,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
         text: req.text,
         ...writeFields(req.fields),
         confidence: req.options?.confidence,
+        restore: putOptions(req.options).restore,
       });
       return { replacement: factMessage(result.replacement), retiredIds: result.retiredIds, failures: result.failures, replayed: result.replayed };
     },
