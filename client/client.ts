@@ -16,6 +16,7 @@ import { checkRecipeFields, MAX_TOKEN_BUDGET } from '../shared/recipe-rules.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
+import { restoreMessage, type FactRestore } from './restore.ts';
 import { callConfidenceWeight, requireCapability, routeRecall, timeBoundsMessage } from './negotiate.ts';
 import {
   toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
@@ -76,6 +77,9 @@ export interface ReviseResult {
 export interface WriteOptions extends WriteFields {
   /** Idempotency key; a fresh UUID when omitted. */
   requestId?: string;
+  /** What an export carried of the fact that the daemon otherwise assigns a new one: its use
+   *  statistics, a summary's kind, the facts it replaced (restore-write-v1; a put's only). */
+  restore?: FactRestore;
   /** @deprecated The same as text; `meta` wins when both are given. */
   metaJson?: string;
 }
@@ -294,6 +298,7 @@ export class EngramClient {
     // Before anything is sent, and outside the per-item refusals: a strength the daemon cannot
     // take refuses the whole call, as for a single put.
     const strengths = items.map((item) => strengthFor(daemon, item.strength));
+    if (items.some((item) => item.restore !== undefined)) requireCapability(daemon, Capability.RestoreWrite, 'a write with restore fields');
     // Fields the library turns into the protocol's form are checked here, as REST's batch checks
     // them: a value of the wrong type (a caller's bug) refuses the whole batch before anything
     // is sent; a value a rule refuses (an empty tag) fails in its own slot, as the daemon's
@@ -301,7 +306,8 @@ export class EngramClient {
     const prepared = items.map((item, at) => {
       const requestId = itemRequestId(item.requestId, at);
       try {
-        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengths[at] } } };
+        const restore = item.restore === undefined ? {} : { restore: restoreMessage(item.restore) };
+        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengths[at], ...restore } } };
       } catch (error) {
         if (hasWrongType(item)) throw itemError(error, at);
         return { requestId, error: itemError(error, at) };
@@ -352,10 +358,12 @@ export class EngramClient {
     if (options.strength !== undefined) check.strength(options.strength);
     const strength = strengthFor(daemon, options.strength);
     const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
-    const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength };
+    if (options.restore !== undefined) requireCapability(daemon, Capability.RestoreWrite, 'a write with restore fields');
+    const restore = options.restore === undefined ? undefined : restoreMessage(options.restore);
+    const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength, ...(restore ? { restore } : {}) };
     if (rpcs.coalesced && this.coalesceWrites && daemon.capabilities.includes(Capability.BatchWriteFacts)) {
       res = await rpcs.coalesced(base, writeOptions, daemon);
-    } else if (confidence === undefined && !allowDuplicate && strength === undefined) {
+    } else if (confidence === undefined && !allowDuplicate && strength === undefined && !restore) {
       const [method, send] = rpcs.legacy;
       res = await this.write(method, base.requestId, () => send(base));
     } else {
@@ -373,6 +381,8 @@ export class EngramClient {
     check.options(options);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.ConfidenceWrite, 'revise');
+    // A revision's lineage is its targets: what it would restore is a put's (the daemon agrees).
+    if (options.restore !== undefined) throw invalidArgument('options.restore', 'a revision takes no restore (only a put does)');
     check.agentId(agentId);
     check.factText(text, daemon.limits);
     targetIds.forEach((id, i) => check.factId(id, `target_ids[${i}]`));
@@ -1133,7 +1143,7 @@ interface PutBase {
 }
 
 type PutReply = { fact?: Parameters<typeof toFact>[0]; replayed: boolean; duplicate?: boolean };
-type PutOptions = { confidence?: string; allowDuplicate?: boolean; strength?: number };
+type PutOptions = { confidence?: string; allowDuplicate?: boolean; strength?: number; restore?: ReturnType<typeof restoreMessage> };
 type CoalescedItem = PutBase & { agentId: string; options: PutOptions };
 
 /** A slot's error as its single put would have thrown it: the same class and code, its field

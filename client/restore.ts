@@ -1,0 +1,23 @@
+// A put's restore (restore-write-v1) as the protocol carries it: checked by the daemon's rule
+// first, so a caller's bug (a count of 1.5, a kind of "alias") is refused before anything is sent,
+// in the daemon's words, instead of failing in the encoder.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
+import type { FactRestoreSchema } from '../shared/gen/engram/v1/memory_pb.ts';
+import { checkRestore, type FactRestore } from '../shared/restore.ts';
+
+export type { FactRestore } from '../shared/restore.ts';
+
+/** The wire form of a restore. Whether its last use lies in the future is the daemon's to say,
+ *  by its own clock (this one may differ). */
+export function restoreMessage(value: FactRestore): MessageInitShape<typeof FactRestoreSchema> {
+  const r = checkRestore(value, Number.POSITIVE_INFINITY);
+  return {
+    useCount: r.useCount,
+    lastUsedAtMs: r.lastUsedAt === undefined ? undefined : BigInt(r.lastUsedAt),
+    reviewCount: r.reviewCount,
+    crossDomainCount: r.crossDomainCount,
+    kind: r.kind === 'summary' ? FactKind.SUMMARY : FactKind.UNSPECIFIED,
+    replaces: r.replaces ?? [],
+  };
+}
