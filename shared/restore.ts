@@ -29,11 +29,11 @@ const MAX_RESTORED_COUNT = 2 ** 31 - 1;
 /** More than any summary or revision names (a consolidation summarises at most a cluster). */
 export const MAX_RESTORED_REPLACES = 10_000;
 
-/** The restore as given, checked: every field named as `options.restore.<field>`; `now` bounds the
- *  last use (a time to come would keep a fact from fading until then). */
-export function checkRestore(value: unknown, now: number): FactRestore {
+/** The restore as given, checked: every field named by `field` (the protocol's
+ *  `options.restore.<field>` unless told); `now` bounds the last use (a time to come would keep a
+ *  fact from fading until then). */
+export function checkRestore(value: unknown, now: number, field = (name: string) => `${RESTORE_FIELD}.${name}`): FactRestore {
   const r = check.options(value, RESTORE_FIELD) as Record<string, unknown>;
-  const field = (name: string) => `${RESTORE_FIELD}.${name}`;
   const out: FactRestore = {};
   if (r.useCount !== undefined) out.useCount = check.count(r.useCount, field('use_count'), MAX_RESTORED_COUNT);
   if (r.reviewCount !== undefined) out.reviewCount = check.count(r.reviewCount, field('review_count'), MAX_RESTORED_COUNT, 0);

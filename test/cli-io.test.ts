@@ -41,14 +41,14 @@ const FACT_KEYS = [
 /** What the daemon assigns on write (or changes on access): never expected to round-trip. */
 const ASSIGNED = ['id', 'agent_id', 'created_at', 'updated_at', 'access_count', 'last_accessed_at', 'pinned_at', 'last_used_at'];
 
-/** An export line without the daemon-assigned fields, its superseded_by and relations mapped to
- *  positions. `replaces` is the daemon's lineage of a revision: an import retires the old fact
- *  with UpdateFact instead, so it is not compared. */
+/** An export line without the daemon-assigned fields, its superseded_by, replaces (a revision's
+ *  lineage, restored with restore-write-v1) and relations mapped to positions. */
 function normalise(lines: any[]): any[] {
   const position = new Map(lines.map((l, i) => [l.id, i]));
   return lines.map((l) => {
     const copy = { ...l };
-    for (const k of [...ASSIGNED, 'replaces']) delete copy[k];
+    for (const k of ASSIGNED) delete copy[k];
+    copy.replaces = l.replaces.map((id: string) => `#${position.get(id)}`);
     if (position.has(l.superseded_by)) copy.superseded_by = `#${position.get(l.superseded_by)}`;
     copy.relations = l.relations.map((r: any) => ({ type: r.type, target: `#${position.get(r.target_id)}` }));
     copy.pinned_at_set = l.pinned_at !== null;
@@ -814,7 +814,7 @@ describe('export', () => {
     expect((await env.client.list('io-export-copy')).facts).toHaveLength(7);
   });
 
-  test("an import says what of the daemon's own record the lines carried and the new facts start without (use, a summary's kind, replaces)", async () => {
+  test("the daemon's own record a line carries is restored (use, a summary's kind); replaces naming a fact the import does not have is said (the fallback's note is in import-restore.test.ts)", async () => {
     const lines = [
       { text: 'The VPN config is in the wiki', use_count: 4, review_count: 2, last_used_at: '2024-06-01T00:00:00Z' },
       { text: 'Summary: three notes about the office move', kind: 'summary', use_count: 1, replaces: ['01M8RSZZ6VPMS0AHKF5A1FJPGT'] },
@@ -824,13 +824,18 @@ describe('export', () => {
     const run = await engram(['import', 'io-not-kept', path]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('3 imported, 0 already present\n');
-    expect(run.stderr).toContain(
-      'engram: not restored (the daemon assigns these; see README, Import): 1 line carried use statistics (use_count, review_count, cross_domain_count), which start afresh: they decay as new facts of their strength; 1 line was a summary, stored as a fact; 1 line carried replaces, which starts empty',
-    );
+    expect(run.stderr).not.toMatch(/not restored/);
+    expect(run.stderr).toContain('engram: 1 line carried replaces naming facts neither earlier in the file nor in the agent: stored without them (a re-run cannot add them)');
+    const stored = (await env.client.list('io-not-kept')).facts;
+    expect(stored.map((f) => [f.kind, f.useCount, f.reviewCount, f.lastUsedAt, f.replaces])).toEqual([
+      ['fact', 4, 2, Date.parse('2024-06-01T00:00:00Z'), []],
+      ['summary', 1, 0, stored[1]!.createdAt, []],
+      ['fact', 1, 0, stored[2]!.createdAt, []],
+    ]);
     // A re-run stores nothing, so it has nothing to say of it.
     const again = await engram(['import', 'io-not-kept', path]);
     expect(again.stdout).toBe('0 imported, 3 already present\n');
-    expect(again.stderr).not.toMatch(/not restored/);
+    expect(again.stderr).not.toMatch(/not restored|replaces naming/);
   });
 
   test('an export whose retired lines carry entity types (a --kg store\'s): the first import types them, a re-run is a no-op (exit 0)', async () => {

@@ -20,6 +20,7 @@ import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord, ty
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
 import { counted } from '../../../shared/counted.ts';
+import { Capability } from '../../../shared/capabilities.ts';
 import { Interrupted, stopOnInterrupt, type StoppableWork } from '../interrupt.ts';
 
 interface LineError {
@@ -38,6 +39,9 @@ interface Summary {
   errors: LineError[];
   /** Lines stored by this run that carried what a new fact cannot take, by what. */
   notKept?: Map<NotKept, number>;
+  /** Lines stored by this run (restoring) whose replaces named facts neither before them in the
+   *  file nor in the agent: stored with the rest of their lineage. */
+  lineageCut?: number;
 }
 
 const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -155,8 +159,9 @@ function countLines(bytes: Buffer): number {
   return count;
 }
 
-/** What a fact line asks the daemon to store. */
-function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): BatchItem {
+/** What a fact line asks the daemon to store; `replaces`: its restore's, as the facts of this
+ *  agent the source ids became. */
+function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean, replaces?: string[]): BatchItem {
   return {
     agentId: agent,
     text: r.text,
@@ -172,10 +177,13 @@ function batchItem(agent: string, r: ImportRecord, allowDuplicate: boolean): Bat
     // --allow-duplicate: the file exactly, copies of a live fact's text included (as exported
     // from facts written with allow_duplicate).
     ...(allowDuplicate ? { allowDuplicate: true } : {}),
+    ...(r.restore ? { restore: { ...r.restore, replaces } } : {}),
   };
 }
 
 type Numbered = { line: number; record: ImportRecord };
+/** A line about to be written, with its restore's replaces mapped (`cut`: some named no fact). */
+type Pending = Numbered & { replaces?: string[]; cut?: boolean };
 
 /** What of a line's later steps its fact already has: each step applies only what is missing, so
  *  a re-run of a finished import changes nothing (and never types or relates a fact retired since,
@@ -250,7 +258,7 @@ const PARSE_SLICE = 256;
 
 /** The file's lines parsed, a window at a time; a bad line is given to `refuse` (with its source
  *  id, when it names one) and skipped. */
-async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size: number, refuse: (error: LineError, sourceId?: string) => void): AsyncGenerator<Numbered[]> {
+async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, restoring: boolean, size: number, refuse: (error: LineError, sourceId?: string) => void): AsyncGenerator<Numbered[]> {
   let window: Numbered[] = [];
   let sinceYield = 0;
   /** Source id → the first line that named it (refused or not): a superseded_by or relation names
@@ -273,7 +281,7 @@ async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, size
     }
     let record: ImportRecord;
     try {
-      record = parseImportLine(agent, text, limits);
+      record = parseImportLine(agent, text, limits, restoring);
     } catch (error) {
       const id = refusedLineId(text);
       refuse({ line, reason: (error as Error).message }, firstWith(id, line) === undefined ? id : undefined);
@@ -307,8 +315,11 @@ class CopyCounter {
 }
 
 async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, options: JsonlOptions, bar: ProgressBar): Promise<Summary> {
-  const { limits } = await c.hello();
-  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [], notKept: new Map() };
+  const { limits, capabilities } = await c.hello();
+  // A daemon that takes restores gets back what an export said of its facts; an older one
+  // assigns it afresh, and the import says so (notKept).
+  const restoring = capabilities.includes(Capability.RestoreWrite);
+  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [], notKept: new Map(), lineageCut: 0 };
   // Progress counts every non-blank line, so a bad line moves it too.
   const total = countLines(bytes);
   // Lines are done once written (an item the daemon refused included) or skipped before that
@@ -324,11 +335,14 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     skipped++;
   };
   const stored: Stored[] = [];
+  /** Source id → the fact its line is now, for the lines kept so far (a restore's replaces). */
+  const became = new Map<string, string>();
   /** A line whose fact is in the namespace, counted as imported (stored now) or already present. */
   const keep = (s: Stored) => {
     if (s.fresh) summary.imported++;
     else summary.alreadyPresent++;
-    if (s.fresh) for (const what of s.record.notKept) summary.notKept!.set(what, (summary.notKept!.get(what) ?? 0) + 1);
+    if (s.fresh && !restoring) for (const what of s.record.notKept) summary.notKept!.set(what, (summary.notKept!.get(what) ?? 0) + 1);
+    if (s.record.id) became.set(s.record.id, s.factId);
     stored.push(s);
   };
   const lineError = (line: number, error: unknown, record?: ImportRecord) => {
@@ -388,7 +402,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     // Ctrl-C stops the window before its writes: also a line whose lookup did not run (the pool
     // starts none once interrupted) must not be written as if it were new.
     unlessInterrupted(records[0]!.line);
-    let segment: Numbered[] = [];
+    let segment: Pending[] = [];
     /** Writes the lines gathered since the last flush, as batches. */
     const flush = async () => {
       const lines = segment;
@@ -398,7 +412,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
       let stopped: { cause: unknown } | undefined;
       try {
         options.interrupt.writing();
-        await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate)), {
+        await writeAll(c, lines.map((w) => batchItem(agent, w.record, options.allowDuplicate, w.replaces)), {
           concurrency: options.concurrency,
           signal,
           onProgress: (n) => {
@@ -415,6 +429,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         if (!r) return; // not written: the import stopped first
         if (r.error) return lineError(line, r.error, record);
         const fresh = !(r.replayed || r.duplicate);
+        if (fresh && lines[i]!.cut) summary.lineageCut!++;
         keep({ line, record, factId: r.factId, fresh, ...(fresh ? { now: NOTHING_APPLIED } : {}), matched: r.duplicate });
       });
       if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
@@ -444,16 +459,39 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         }
         done++;
         progress();
+      } else if (record.restore?.replaces) {
+        // The facts it replaced are stored first (an export lists them before it): those of the
+        // lines still to be sent go now, so their ids are known.
+        if (segment.some((p) => p.record.id !== undefined && record.restore!.replaces!.includes(p.record.id))) await flush();
+        segment.push({ line, record, ...(await replacedNow(record.restore.replaces, line)) });
       } else segment.push({ line, record });
     }
     await flush();
+  };
+  /** The facts of this agent a restore's replaces (source ids) are now: the earlier lines' facts,
+   *  else the agent's own of that id (an export imported back). One that is neither is left out. */
+  const replacedNow = async (ids: readonly string[], line: number): Promise<{ replaces: string[]; cut: boolean }> => {
+    const replaces: string[] = [];
+    let cut = false;
+    for (const id of ids) {
+      let factId = became.get(id);
+      try {
+        factId ??= (await lookup(c, agent, id))?.id;
+      } catch (error) {
+        throw new ImportStopped(summary, where(line), error);
+      }
+      if (factId === undefined) cut = true;
+      // Two lines may have become one fact (a line saying what a live fact says is that fact).
+      else if (!replaces.includes(factId)) replaces.push(factId);
+    }
+    return { replaces, cut };
   };
 
   // Each window is written once the one before it is; the next is parsed meanwhile.
   let writing: Promise<void> = Promise.resolve();
   const windowSize = Math.max(1, limits.maxWriteBatch) * WINDOW_BATCHES;
   const copies = options.allowDuplicate ? new CopyCounter() : undefined;
-  for await (const records of parsedWindows(bytes, agent, limits, windowSize, refuse)) {
+  for await (const records of parsedWindows(bytes, agent, limits, restoring, windowSize, refuse)) {
     if (copies) for (const { record } of records) record.requestId = copies.requestIdOf(record.requestId);
     await writing;
     writing = writeWindow(records);
@@ -622,6 +660,8 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
   for (const e of summary.errors) process.stderr.write(`engram: line ${e.line}: ${e.reason}\n`);
   const notKept = notKeptNote(summary.notKept);
   if (notKept) process.stderr.write(`engram: ${notKept}\n`);
+  const cut = summary.lineageCut ?? 0;
+  if (cut > 0) process.stderr.write(`engram: ${counted(cut, 'line')} carried replaces naming facts neither earlier in the file nor in the agent: stored without them (a re-run cannot add them)\n`);
   if (json) {
     printJson(summaryJson(summary, agent));
     return;

@@ -1,8 +1,10 @@
 // One line of an `engram import` JSONL file → a checked record, or a reason it is refused.
 // A line is {text, occurred_at?, tags?, entities?, source?, context?, meta?, confidence?, strength?,
 // id?, pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line
-// (created_at, access_count, replaces…) are assigned by the daemon and accepted but ignored. Any
-// other key is refused, so a typo ("occured_at") never silently drops a field.
+// (created_at, access_count, replaces…) are assigned by the daemon and accepted but ignored —
+// except, for a daemon that takes restores (restore-write-v1), the use statistics, a summary's
+// kind and replaces, which are given back. Any other key is refused, so a typo ("occured_at")
+// never silently drops a field.
 import { canonicalJson } from '../../../shared/canonical-json.ts';
 import { digestOf } from '../../../shared/digest.ts';
 import * as check from '../../../shared/validate.ts';
@@ -10,6 +12,7 @@ import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { parseEventTime } from './times.ts';
 import { RELATION_TYPES, type RelationType } from '../../../shared/model.ts';
+import { checkRestore, type FactRestore } from '../../../shared/restore.ts';
 
 export interface ImportRecord {
   text: string;
@@ -37,6 +40,11 @@ export interface ImportRecord {
   alias?: { term: string; equivalents: string[] };
   /** What the line carried (from an export) that a new fact cannot take: the daemon assigns it. */
   notKept: NotKept[];
+  /** What it carried of the daemon's own record, given back when the import restores (asked for,
+   *  and the daemon takes restores): `replaces` names facts by their ids where they came from
+   *  (mapped like superseded_by). Not part of the request id: a later export of the same fact,
+   *  used since, is still that fact. */
+  restore?: FactRestore;
   /** Derived from the agent and the record's content: the same line never writes twice. */
   requestId: string;
 }
@@ -65,6 +73,24 @@ const ASSIGNED = new Set([
   'replaces',
 ]);
 
+
+/** A line's restore, checked as the daemon checks it but named by the line's keys. `use_count` 0
+ *  is a daemon's from before decay-v1, which kept none: left to the new fact's. */
+function restoreOf(o: Record<string, unknown>, now: number): FactRestore | undefined {
+  const given = (value: unknown) => value !== undefined && value !== null;
+  const restore: Record<string, unknown> = {
+    ...(given(o.use_count) && o.use_count !== 0 ? { useCount: o.use_count } : {}),
+    ...(given(o.last_used_at) ? { lastUsedAt: parseEventTime(o.last_used_at, 'last_used_at') } : {}),
+    ...(given(o.review_count) ? { reviewCount: o.review_count } : {}),
+    ...(given(o.cross_domain_count) ? { crossDomainCount: o.cross_domain_count } : {}),
+    ...(o.kind === 'summary' ? { kind: 'summary' } : {}),
+    ...(given(o.replaces) ? { replaces: o.replaces } : {}),
+  };
+  if (Object.keys(restore).length === 0) return undefined;
+  return checkRestore(restore, now, (name) => name.replace(/_ms$/, ''));
+}
+
+const optionalRestore = (restore: FactRestore | undefined) => (restore ? { restore } : {});
 
 function optionalString(value: unknown, field: string): string {
   if (value === undefined || value === null) return '';
@@ -125,8 +151,10 @@ export function refusedLineId(line: string): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-/** Parses and checks one line; throws an Error whose message is the reason it is refused. */
-export function parseImportLine(agentId: string, line: string, limits: Limits): ImportRecord {
+/** Parses and checks one line; throws an Error whose message is the reason it is refused.
+ *  `restoring`: the daemon takes restores, so what the line carries of its record is read (and
+ *  checked) too. */
+export function parseImportLine(agentId: string, line: string, limits: Limits, restoring = false): ImportRecord {
   const parsed = check.parseJsonObject(line);
   if ('syntax' in parsed) throw new Error(`not JSON: ${parsed.syntax}`);
   if ('got' in parsed) throw new Error(`must be a JSON object, got ${parsed.got}`);
@@ -178,9 +206,10 @@ export function parseImportLine(agentId: string, line: string, limits: Limits): 
     relations: relationList(o.relations),
     ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
     notKept: notKeptOf(o),
+    ...(restoring && kind === 'fact' ? optionalRestore(restoreOf(o, Date.now())) : {}),
   };
   // The content, not the lifecycle state (pinned, superseded_by, entity types set by a link) or
   // daemon bookkeeping: a later export of the same fact maps to the same request id.
-  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined, entityTypes: undefined, notKept: undefined };
+  const content = { ...record, metaJson: metaJson ? (canonicalJson(JSON.parse(metaJson), 'sorted') ?? '') : '', pinned: undefined, supersededBy: undefined, alias: undefined, relations: undefined, entityTypes: undefined, notKept: undefined, restore: undefined };
   return { ...record, requestId: derivedRequestId(['engram-import-v1', agentId, content]) };
 }
