@@ -38,16 +38,17 @@ export function writeOptions(options: WriteOptions | undefined, restoreServed: b
   return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate, strength: options?.strength, ...(restore ? { restore } : {}) };
 }
 
+/** Every kind by name, alias included: the core refuses it in its words, not as unknown. */
 const RESTORED_KINDS: Partial<Record<FactKind, string>> = { [FactKind.FACT]: 'fact', [FactKind.SUMMARY]: 'summary', [FactKind.ALIAS]: 'alias' };
 
-/** A FactRestore in the core's terms (absent fields stay undefined; the core checks them all). */
-function restoreInput(r: FactRestoreMessage): FactRestore {
+/** A FactRestore in the core's terms, unchecked (absent fields stay undefined; the core checks them all). */
+function restoreInput(r: FactRestoreMessage): Record<keyof FactRestore, unknown> {
   return {
     useCount: r.useCount,
     lastUsedAt: optionalNumber(r.lastUsedAtMs),
     reviewCount: r.reviewCount,
     crossDomainCount: r.crossDomainCount,
-    kind: RESTORED_KINDS[r.kind] as FactRestore['kind'],
+    kind: RESTORED_KINDS[r.kind],
     replaces: r.replaces,
   };
 }
