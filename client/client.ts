@@ -271,7 +271,7 @@ export class EngramClient {
       legacy: ['Put', (base) => memory.put({ ...base, agentId })],
       labelled: ['PutWithOptions', Capability.ConfidenceWrite, (base, writeOptions) => memory.putWithOptions({ ...base, agentId, options: writeOptions })],
       coalesced: (base, writeOptions, daemon) =>
-        this.coalescer.put(agentId, { ...base, agentId, options: writeOptions }, base.requestId, itemBytes({ text, ...base.fields }), { maxItems: daemon.limits.maxWriteBatch, maxBytes: BATCH_BYTES }),
+        this.coalescer.put(agentId, { ...base, agentId, options: writeOptions }, base.requestId, itemBytes({ text, ...base.fields, ...(writeOptions.restore ? { restore: writeOptions.restore } : {}) }), { maxItems: daemon.limits.maxWriteBatch, maxBytes: BATCH_BYTES }),
     });
   }
 

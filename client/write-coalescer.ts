@@ -10,8 +10,10 @@
 export const BATCH_BYTES = 1 << 20;
 
 /** What an item adds to a batch's size, as BATCH_BYTES counts it. */
-export const itemBytes = (item: { text: string; context?: string; metaJson?: string; meta?: Record<string, unknown> }): number =>
-  Buffer.byteLength(item.text) + Buffer.byteLength(item.context ?? '') + Buffer.byteLength(item.metaJson ?? '') + (item.meta ? Buffer.byteLength(JSON.stringify(item.meta)) : 0);
+export const itemBytes = (item: { text: string; context?: string; metaJson?: string; meta?: Record<string, unknown>; restore?: { replaces?: readonly string[] } }): number =>
+  Buffer.byteLength(item.text) + Buffer.byteLength(item.context ?? '') + Buffer.byteLength(item.metaJson ?? '') + (item.meta ? Buffer.byteLength(JSON.stringify(item.meta)) : 0) +
+  // A restored summary may name a thousand facts it replaced: 26 bytes each, and their framing.
+  (item.restore?.replaces?.length ?? 0) * 28;
 
 /** One put waiting for its batch. */
 interface Waiting<I, R> {
