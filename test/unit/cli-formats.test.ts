@@ -60,6 +60,17 @@ describe('parseImportLine', () => {
     expect(parse({ text: 't', tags: ['x'], meta: { a: 1, b: 2 }, occurred_at: '2024-05-08', id: 'src-1' }).requestId).not.toBe(base.requestId);
   });
 
+  test("restoring, what a line carries of the daemon's record is read, and is no part of its request id (a re-run, or a later export of the facts used since, stores nothing twice)", () => {
+    const line = { text: 't', tags: ['x'] };
+    const used = { ...line, use_count: 4, review_count: 1, cross_domain_count: 0, last_used_at: '2024-06-01T00:00:00Z', kind: 'summary', replaces: ['01M8RSZZ6VPMS0AHKF5A1FJPGT'] };
+    const restoring = parseImportLine('a', JSON.stringify(used), DEFAULT_LIMITS, true);
+    expect(restoring.restore).toEqual({ useCount: 4, reviewCount: 1, crossDomainCount: 0, lastUsedAt: Date.UTC(2024, 5, 1), kind: 'summary', replaces: ['01M8RSZZ6VPMS0AHKF5A1FJPGT'] });
+    expect(restoring.requestId).toBe(parse(line).requestId);
+    expect(parse(used)).not.toHaveProperty('restore');
+    // use_count 0 is a daemon's from before decay-v1: nothing to restore of it.
+    expect(parseImportLine('a', JSON.stringify({ ...line, use_count: 0 }), DEFAULT_LIMITS, true).restore).toBeUndefined();
+  });
+
   test('an empty meta, null fields and a summary read as their defaults', () => {
     expect(parse({ text: 't', meta: {}, tags: null, source: null, confidence: '', kind: 'summary', occurred_at: null })).toMatchObject({
       text: 't',
