@@ -56,8 +56,8 @@ export type NotKept = 'use statistics' | 'summary kind' | 'lineage';
 
 /** The daemon's own record of a fact that the line carries and a new fact starts without: its use
  *  (so it decays as a new fact of its strength), a summary's kind (a summary is the daemon's to
- *  make) and the facts a revision replaced. Said after the import, so a restore is not taken for
- *  a full one. */
+ *  make) and the facts a revision replaced. Said after an import into a daemon without restore-write-v1,
+ *  so a restore is not taken for a full one. */
 function notKeptOf(o: Record<string, unknown>): NotKept[] {
   const above = (v: unknown, floor: number) => typeof v === 'number' && v > floor;
   const out: NotKept[] = [];
