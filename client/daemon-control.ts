@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { makeDirectory } from '../shared/make-directory.ts';
+import { makeOrJoin, releaseClaim, takeBack } from '../shared/start-claim.ts';
 import { dirname, join, resolve } from 'node:path';
 import { isAgentToken } from '../shared/agent-token.ts';
 import { dataPaths, processAlive, readDiscovery, SERVED_BY_ANOTHER, type Discovery } from '../shared/discovery.ts';
@@ -74,13 +74,25 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
 
   // A start that fails in a directory it made leaves nothing behind (a mistyped flag or a busy
-  // port is not worth a stray directory holding a log and a token); what it logged is in the error.
+  // port is not worth a stray directory holding a log and a token), unless another start or daemon
+  // came to use it meanwhile (start-claim.ts); what it logged is in the error.
   let made: string | undefined;
   try {
-    made = makeDirectory(dataDir, 0o700);
+    made = await makeOrJoin(dataDir, 0o700);
   } catch (error) {
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot make the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): choose one you can write to (--data-dir or ENGRAM_HOME)`);
   }
+  try {
+    return await startIn(dataDir, made, args, onProgress);
+  } finally {
+    // Whatever the outcome, a directory this start did not remove is no longer its to remove.
+    if (made) releaseClaim(dataDir);
+  }
+}
+
+/** Spawns the daemon in a directory that exists (`made`: the outermost one this start made) and
+ *  waits until it serves or fails. */
+async function startIn(dataDir: string, made: string | undefined, args: readonly string[], onProgress?: (line: string) => void): Promise<StartedDaemon> {
   const logPath = logPathOf(dataDir);
   // What this start adds to the log is what explains its failure; earlier starts' lines are not.
   const logFrom = existsSync(logPath) ? statSync(logPath).size : 0;
@@ -160,22 +172,36 @@ function logAfter(path: string, from: number): Buffer | undefined {
 /** Removes what a failed start made: the data directory, with what its daemon wrote there, and
  *  the parents made for it while they are empty (a start beside this one may have made its own
  *  directory in one). Never a directory a daemon serves, or is starting in (ours then lost the
- *  store lock to it). A log the error (`said`) did not show whole is moved out first, to the
- *  system's temporary directory. Returns where things are, for the error. */
+ *  store lock to it), nor one another start or daemon came to use (it took this start's claim).
+ *  A log the error (`said`) did not show whole is copied out first, to the system's temporary
+ *  directory. Returns where things are, for the error. */
 function removeMade(made: string, dataDir: string, said: { text: string; whole: boolean }): string {
   const logPath = logPathOf(dataDir);
-  if (liveDiscovery(dataDir) || said.text.includes(SERVED_BY_ANOTHER)) return `(its log: ${logPath})`;
+  const stays = `(its log: ${logPath})`;
+  if (liveDiscovery(dataDir) || said.text.includes(SERVED_BY_ANOTHER)) return stays;
   let kept: string | undefined;
   try {
     if (!said.whole) copyFileSync(logPath, (kept = join(tmpdir(), `engram-failed-start-${Date.now()}-${process.pid}.log`)));
-    rmSync(dataDir, { recursive: true, force: true });
+  } catch {
+    return stays; // the log explains the failure: without a copy of it, everything stays
+  }
+  // Another start or daemon that came to the directory meanwhile took this start's claim on it.
+  const aside = takeBack(dataDir);
+  if (!aside) {
+    if (kept) rmSync(kept, { force: true });
+    return stays;
+  }
+  try {
+    rmSync(aside, { recursive: true, force: true });
+  } catch {
+    return `(${dataDir} did not exist before; what this start left there is in ${aside}, which could not all be removed)`;
+  }
+  try {
     // Innermost first; rmdir refuses a parent that is not empty, which then stays.
     for (let dir = resolve(dataDir); dir !== made && dirname(dir) !== dir; ) rmdirSync((dir = dirname(dir)));
   } catch {
-    // What could not be removed stays, and is said below; so does everything when the log could
-    // not be kept (it is what explains the failure).
+    // A parent another start made its own directory in meanwhile stays, as it should.
   }
-  if (existsSync(dataDir)) return `(its log: ${logPath})`;
   return kept ? `(${dataDir} did not exist before and was removed; its whole log: ${kept})` : `(${dataDir} did not exist before; nothing was left there)`;
 }
 

@@ -5,6 +5,7 @@
 // later private as well.
 import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { makeDirectory } from '../../shared/make-directory.ts';
+import { joinDirectory } from '../../shared/start-claim.ts';
 import { join } from 'node:path';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
@@ -22,6 +23,9 @@ export function securePrivateDir(dir: string): void {
   if ((stat.mode & 0o022) !== 0) {
     throw refuse(`${dir} may be written by other users (mode ${(stat.mode & 0o777).toString(8)}): run "chmod 700 ${dir}" and start again`);
   }
+  // A start that made the directory and fails must not remove it under this daemon; the daemon
+  // that start spawned (this process's parent) is the start's own to remove.
+  if (!joinDirectory(dir, process.ppid)) throw refuse(`${dir} is being removed by a failed engram start that made it: start again`);
   makePrivate(dir);
 }
 
