@@ -225,9 +225,11 @@ function withoutOwnFlags(args: readonly string[]): string[] {
 export interface RecordedStart {
   /** Its settings as flags (without those a start sets itself). */
   flags: string[];
-  /** The variables holding secrets it took from its environment: no file has them, so a start
-   *  that restores its settings passes on the starter's own. */
+  /** The variables holding its secrets: no file has them, so a start that restores its settings
+   *  passes on the starter's own. */
   secretVariables: string[];
+  /** Those it was given by a flag, each with the flag (the variable gives the same setting). */
+  secretFlags?: Record<string, string>;
 }
 
 /** How the daemon of DIR was started, as its discovery file records it (a crashed daemon's file
@@ -242,7 +244,7 @@ export function recordedStart(dataDir: string): RecordedStart | undefined {
     return undefined;
   }
   const flags = discovery.startFlags ?? (discovery.args ? withoutOwnFlags(discovery.args) : undefined);
-  return flags ? { flags, secretVariables: discovery.secretVariables ?? [] } : undefined;
+  return flags ? { flags, secretVariables: discovery.secretVariables ?? [], secretFlags: discovery.secretFlags ?? {} } : undefined;
 }
 
 /** The secret variables a start from this process would not pass on: unset or empty here, or an
@@ -255,17 +257,26 @@ export function missingSecrets(start: RecordedStart): string[] {
 /** Why a daemon cannot be started again as it was from here, and what to set. Without those
  *  variables it would start with other settings (a LevelDB store in place of its database,
  *  another token), so it is not started at all. */
-export function missingSecretsMessage(dataDir: string, missing: readonly string[]): string {
-  const names = missing.join(', ');
+export function missingSecretsMessage(dataDir: string, start: RecordedStart, missing: readonly string[]): string {
+  const flags = start.secretFlags ?? {};
+  const fromEnv = missing.filter((name) => !flags[name]);
+  const fromFlags = missing.filter((name) => flags[name]);
+  const had = [
+    ...(fromFlags.length ? [`had ${fromFlags.map((name) => flags[name]).join(', ')} on its command line`] : []),
+    ...(fromEnv.length ? [`took ${fromEnv.join(', ')} from its environment`] : []),
+  ].join(' and ');
+  const wanted = missing.map((name) => (flags[name] ? `${name} (to the value it had in ${flags[name]})` : name)).join(', ');
   const token = missing.includes('ENGRAM_TOKEN') ? " (ENGRAM_TOKEN: the daemon's own token, not an agent token)" : '';
-  return `the daemon for ${dataDir} took ${names} from its environment, and secrets are never written to a file, so starting it again as it was needs ${missing.length > 1 ? 'them' : 'it'} set here too, with the same value${token}`;
+  return `the daemon for ${dataDir} ${had}, and secrets are never written to a file, so starting it again as it was needs ${wanted} set here, with the same value${missing.length > 1 ? 's' : ''}${token}`;
 }
 
 /** What a start that restores the settings of a daemon tells the user about its secrets: which
  *  variables it passes on from its own environment (undefined when there are none). */
 export function passedOnSecrets(start: RecordedStart): string | undefined {
   if (start.secretVariables.length === 0) return undefined;
-  return `passing on ${start.secretVariables.join(', ')} from this environment, as the daemon had ${start.secretVariables.length > 1 ? 'them' : 'it'} from its own (secrets are never written to a file)`;
+  const flags = start.secretFlags ?? {};
+  const named = start.secretVariables.map((name) => (flags[name] ? `${name} (for ${flags[name]})` : name)).join(', ');
+  return `passing on ${named} from this environment, as the daemon had ${start.secretVariables.length > 1 ? 'them' : 'it'} (secrets are never written to a file)`;
 }
 
 /** Asks the daemon serving DIR to stop (SIGTERM: it drains calls, saves its indexes and closes

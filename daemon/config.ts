@@ -279,7 +279,7 @@ export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) 
   const parsed = command.opts<ParsedOptions>();
   const refused = refusedCombination(parsed) ?? refusedToken(parsed, command.getOptionValueSource('token'));
   if (refused) command.error(refused, { exitCode: 2, code: 'engram.refusedFlags' });
-  return { ...optionsFrom(parsed), ...startRecord(command) };
+  return { ...optionsFrom(parsed), ...startRecord(command, argv) };
 }
 
 /** The daemon's own token opens everything, so it is never an agent's, which opens only its

@@ -105,7 +105,7 @@ export async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   try {
-    daemon = await startDaemon({ ...settings, log, args: argv });
+    daemon = await startDaemon({ ...settings, log });
   } catch (error) {
     explainStartFailure(error, settings.dataDir);
   }

@@ -101,11 +101,14 @@ export interface DaemonOptions {
   /** The namespace of the MCP tools whose agent_id is optional (the CortexGraph tools). */
   mcpAgent?: string;
   log: Log;
-  /** How the daemon was started (its arguments after `engram daemon`), for `engram restart`. */
+  /** How the daemon was started (its arguments after `engram daemon`, without secrets), for an
+   *  older `engram restart`. */
   args?: string[];
-  /** Its settings as flags, and the variables of secrets it took from the environment (start-record.ts). */
+  /** Its settings as flags, and the variables of its secrets, with the flags among them that
+   *  carried one (start-record.ts). */
   startFlags?: string[];
   secretVariables?: string[];
+  secretFlags?: Record<string, string>;
   /** Where the log goes, if to a file (told to clients through the discovery file). */
   logFile?: string;
 }
@@ -275,6 +278,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     ...(options.args ? { args: options.args } : {}),
     ...(options.startFlags ? { startFlags: options.startFlags } : {}),
     ...(options.secretVariables?.length ? { secretVariables: options.secretVariables } : {}),
+    ...(options.secretFlags && Object.keys(options.secretFlags).length ? { secretFlags: options.secretFlags } : {}),
     ...(options.logFile ? { logFile: options.logFile } : {}),
   };
   writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));

@@ -4,61 +4,55 @@
 // and a flag there beats whatever variable is. Paths are recorded absolute: a relative one meant
 // the directory of the first start. Settings left at their default are not recorded, so a daemon
 // restarted after an upgrade takes the new release's defaults.
-// A secret the daemon took from a variable is never written to a file (the discovery file is
-// read by every client of the directory and outlives the daemon): its variable is named instead,
-// and a restart passes on the restarter's own.
+// A secret is never written to a file (the discovery file is read by every client of the
+// directory and outlives the daemon), whether the daemon took it from a variable or from a flag:
+// the variable is named instead (for a flag, the flag's own variable, which gives the daemon the
+// same setting), and a restart passes on the restarter's own. The daemon's arguments, recorded as
+// given for older restarters, have a secret flag's value left out (secret-settings.ts).
 import { resolve } from 'node:path';
 import type { Command, Option } from 'commander';
 import { OPENAI_DEFAULT_KEY_ENV } from './embed/openai.ts';
 import { SIGNAL_NAMES, type Weights } from './recall/registry.ts';
+import { isSecret, withoutSecrets } from './secret-settings.ts';
 
 export interface StartRecord {
   /** The flags that start the daemon again with the settings it has (without --data-dir and
    *  --log-file, which every start sets itself). */
   startFlags: string[];
-  /** The variables holding secrets the daemon has from its environment, which a restart must
-   *  be given by the restarter's. */
+  /** The variables holding secrets the daemon has, from its environment or (secretFlags) from
+   *  its flags, which a restart must be given by the restarter's. */
   secretVariables: string[];
+  /** Those of secretVariables whose secret the daemon was given by a flag: the variable, and the
+   *  flag it stands for. */
+  secretFlags: Record<string, string>;
+  /** The daemon's arguments as given, with no secret in them. */
+  args: string[];
 }
 
 /** Set by each start itself (the data dir and log file), or starting nothing (--check). */
 const NOT_RECORDED = new Set(['dataDir', 'logFile', 'check']);
 /** Settings whose value is a path, recorded as the daemon resolved it (against its directory). */
 const PATHS = new Set(['vault']);
-/** Settings whose value is a URL, secret when it carries a password. */
-const URLS = new Set(['store', 'embedUrl', 'extractUrl']);
 
-/** The record of a daemon parsed by `command` (its flags and the environment taken). */
-export function startRecord(command: Command): StartRecord {
+/** The record of a daemon parsed by `command` from `argv` (its flags and the environment taken). */
+export function startRecord(command: Command, argv: readonly string[]): StartRecord {
   const startFlags: string[] = [];
   const secretVariables: string[] = [];
+  const secretFlags: Record<string, string> = {};
   for (const option of command.options) {
     const key = option.attributeName();
     const source = command.getOptionValueSource(key);
     if (NOT_RECORDED.has(key) || (source !== 'cli' && source !== 'env')) continue;
     const value: unknown = command.getOptionValue(key);
-    // A secret typed as a flag was in the daemon's arguments, which the file has always held
-    // (as it holds the token): only what came from the environment is kept out.
-    if (source === 'env' && option.envVar && isSecret(key, value)) secretVariables.push(option.envVar);
-    else startFlags.push(...asFlag(option, value));
+    if (!isSecret(key, value)) startFlags.push(...asFlag(option, value));
+    else if (option.envVar) {
+      // Every secret setting has a variable: a restart takes the secret from it, however the
+      // daemon was given it.
+      secretVariables.push(option.envVar);
+      if (source === 'cli') secretFlags[option.envVar] = option.long!;
+    }
   }
-  return { startFlags, secretVariables: [...new Set([...secretVariables, ...apiKeyVariables(command.opts())])] };
-}
-
-/** The daemon's own token opens everything; a URL's password opens the database or server. */
-function isSecret(key: string, value: unknown): boolean {
-  if (key === 'token') return value !== '';
-  return URLS.has(key) && typeof value === 'string' && carriesCredentials(value);
-}
-
-/** user:password@ or a credential-like query parameter (postgres://h/db?password=…). */
-export function carriesCredentials(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.password !== '' || [...u.searchParams.keys()].some((name) => /pass|secret|token|key/i.test(name));
-  } catch {
-    return true; // not a URL that can be looked into: treated as secret rather than risk writing one
-  }
+  return { startFlags, secretVariables: [...new Set([...secretVariables, ...apiKeyVariables(command.opts())])], secretFlags, args: withoutSecrets(command, argv) };
 }
 
 /** The variables the OpenAI components read their key from: never a setting, always the

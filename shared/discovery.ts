@@ -74,15 +74,20 @@ export interface Discovery {
   httpAddress?: string;
   /** The daemon's own arguments after `engram daemon`, as given (relative paths, and without
    *  what it took from variables): how a restart starts it when `startFlags` is absent (a file
-   *  written by an older daemon). */
+   *  written by an older daemon). A secret flag's value is left out (`--store '<secret: not
+   *  recorded>'`; `--token` goes whole); a file written before that has it. */
   args?: string[];
   /** Every setting the daemon was given, by flag or variable, as flags with absolute paths,
    *  without --data-dir and --log-file: what `engram restart` and `engram mcp` start it again
-   *  with, from any shell and directory. Never a secret taken from a variable. */
+   *  with, from any shell and directory. Never a secret, by flag or variable. */
   startFlags?: string[];
-  /** The variables of the secrets the daemon took from its environment (ENGRAM_TOKEN, a URL
-   *  with a password, the OpenAI key), which no file holds: a restart must find them set. */
+  /** The variables of the daemon's secrets (ENGRAM_TOKEN, a URL with a password, the OpenAI
+   *  key), which no file holds: a restart must find them set. */
   secretVariables?: string[];
+  /** Those of `secretVariables` standing for a secret the daemon was given by a flag, each with
+   *  its flag (`{"ENGRAM_STORE": "--store"}`): the variable gives a restarted daemon the same
+   *  setting. */
+  secretFlags?: Record<string, string>;
   /** Where it writes its log, if to a file. */
   logFile?: string;
   /** Bearer token required on TCP. */

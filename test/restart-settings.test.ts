@@ -1,8 +1,8 @@
 // A restarted daemon keeps the settings it had, however they were given: `engram restart` (and
 // `engram mcp`, starting its daemon again) from a shell without the variables the daemon was
-// started with, and from another directory, brings back the same daemon. A secret the daemon took
-// from a variable is never written to a file: a restart must be given it by its own environment,
-// and without it is refused before anything is stopped. Real parts: the built `engram` command,
+// started with, and from another directory, brings back the same daemon. A secret the daemon had,
+// from a variable or typed as a flag, is never written to a file: a restart must be given it by its
+// own environment (the flag's variable), and without it is refused before anything is stopped. Real parts: the built `engram` command,
 // detached daemons, temp dirs, the test PostgreSQL server.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -124,6 +124,50 @@ describe('a restarted daemon keeps the settings it had', () => {
     expect((await json(['status'], dataDir, first, onlyStore)).daemon).toMatchObject({ embedder: 'none' });
     expect((await json(['get', 'alice', fact.id], dataDir, first, onlyStore)).fact.text).toBe('Kept in PostgreSQL');
     expect(leaks()).toEqual([]);
+  });
+
+  test('a password typed in --store is in no file either; a restart takes it from ENGRAM_STORE, and without it is refused naming both and stops nothing', async () => {
+    const { dataDir, first } = newRoot();
+    const password = 'pw-typed-never-in-a-file-4d2a';
+    const store = (await testDatabase('restart_settings_secret_flag')).replace('postgresql://engram@', `postgresql://engram:${password}@`);
+    const env = shellEnv({ ENGRAM_EMBEDDER: 'none' });
+    const started = await json(['start', '--store', store], dataDir, first, env);
+    const { fact } = await json(['remember', 'alice', 'Kept in PostgreSQL, typed as a flag'], dataDir, first, env);
+    const leaks = () => filesUnder(dataDir).filter(({ text }) => text.includes(password)).map(({ path }) => path);
+    expect(leaks()).toEqual([]);
+    expect(discoveryOf(dataDir)).toMatchObject({ secretVariables: ['ENGRAM_STORE'], secretFlags: { ENGRAM_STORE: '--store' } });
+    expect(discoveryOf(dataDir).args).toContain('--store');
+
+    const refused = await engram(['restart'], dataDir, first, env);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('had --store on its command line');
+    expect(refused.stderr).toContain('needs ENGRAM_STORE (to the value it had in --store) set here');
+    expect(refused.stderr).toContain(`serves on as it was (pid ${started.pid})`);
+    expect(refused.stderr).not.toContain(password);
+    expect(discoveryOf(dataDir).pid).toBe(started.pid);
+
+    const run = await engram(['restart', '--json'], dataDir, first, shellEnv({ ENGRAM_STORE: store }));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('passing on ENGRAM_STORE (for --store)');
+    expect((await json(['get', 'alice', fact.id], dataDir, first, env)).fact.text).toBe('Kept in PostgreSQL, typed as a flag');
+    expect(leaks()).toEqual([]);
+  });
+
+  test('a token typed in --token is only the discovery file\'s token: a restart takes it from ENGRAM_TOKEN, and the daemon keeps it', async () => {
+    const { dataDir, first } = newRoot();
+    const token = 'typed-daemon-token-9e51';
+    const env = shellEnv({ ENGRAM_EMBEDDER: 'none' });
+    await json(['start', '--listen', '127.0.0.1:0', '--token', token], dataDir, first, env);
+    const { token: own, ...rest } = discoveryOf(dataDir);
+    expect(own).toBe(token);
+    expect(JSON.stringify(rest)).not.toContain(token);
+    expect(rest.args).not.toContain('--token');
+
+    const refused = await engram(['restart'], dataDir, first, env);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('needs ENGRAM_TOKEN (to the value it had in --token) set here');
+    await json(['restart'], dataDir, first, shellEnv({ ENGRAM_EMBEDDER: 'none', ENGRAM_TOKEN: token }));
+    expect(discoveryOf(dataDir)).toMatchObject({ token, tcpAddress: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
   });
 
   test('a discovery file an older daemon wrote (its arguments, no startFlags) still restarts it with the flags it was given', async () => {

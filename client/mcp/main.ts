@@ -64,7 +64,7 @@ function restart(dataDir: string): () => Promise<void> {
     previous = recordedStart(dataDir) ?? previous;
     const missing = missingSecrets(previous);
     if (missing.length > 0) {
-      const why = missingSecretsMessage(dataDir, missing);
+      const why = missingSecretsMessage(dataDir, previous, missing);
       say(`the daemon serving ${dataDir} has stopped and was not started again: ${why}`);
       throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and was not started again: ${why}; set them where engram mcp runs (the agent host's configuration), or start the daemon yourself where they are set`);
     }

@@ -1,8 +1,10 @@
 // The record of how the daemon was started (daemon/start-record.ts), which the discovery file
 // holds for `engram restart` and `engram mcp`: parsed back, its flags alone give the daemon the
-// settings it had from flags and variables; a secret from a variable is named, never recorded.
+// settings it had from flags and variables; a secret, from a variable or a flag, is named by its
+// variable, never recorded.
 import { describe, expect, test } from 'vitest';
 import { parseDaemonArgs } from '../../daemon/config.ts';
+import { SECRET_LEFT_OUT } from '../../daemon/secret-settings.ts';
 
 const quiet = { writeOut: () => {}, writeErr: () => {} };
 const SETTING_VARIABLE = /^(ENGRAM_|LTM_VAULT_PATH$)/;
@@ -27,7 +29,7 @@ function parseWith(argv: string[], env: Record<string, string> = {}) {
 }
 
 /** The settings without what every start gives itself or that holds the record. */
-const settingsOf = ({ dataDir: _d, logFile: _l, startFlags: _f, secretVariables: _s, ...rest }: ReturnType<typeof parseDaemonArgs>) => rest;
+const settingsOf = ({ dataDir: _d, logFile: _l, startFlags: _f, secretVariables: _s, secretFlags: _sf, args: _a, ...rest }: ReturnType<typeof parseDaemonArgs>) => rest;
 
 describe('the start record', () => {
   test('settings from variables and flags are recorded as flags that give the same settings; defaults are not recorded', () => {
@@ -49,7 +51,7 @@ describe('the start record', () => {
     expect(settingsOf(again)).toEqual(settingsOf(first));
   });
 
-  test('--no-auth is recorded; a secret from a variable is named and never recorded, one given as a flag stays a flag', () => {
+  test('--no-auth is recorded; a secret from a variable is named and never recorded', () => {
     const fromEnv = parseWith(['--http', '0', '--no-auth'], {
       ENGRAM_TOKEN: 'daemon-secret-token',
       ENGRAM_STORE: 'postgres://engram:pw-secret@db.internal/engram',
@@ -66,7 +68,27 @@ describe('the start record', () => {
     expect(noPassword.startFlags).toEqual(['--store', 'postgres://engram@db.internal/engram']);
     expect(noPassword.secretVariables).toEqual([]);
 
-    const asFlag = parseWith(['--token', 'typed-token']);
-    expect(asFlag.startFlags).toEqual(['--token', 'typed-token']);
+  });
+
+  test('a secret given as a flag is in no record: its variable is named with the flag, and the arguments keep the flag without the value', () => {
+    const argv = ['--data-dir', '/d', '--token', 'typed-secret-token', '--store=postgres://engram:pw-secret@db.internal/engram', '--embedder', 'ollama', '--embed-model', 'm', '--embed-url', 'http://u:pw-secret@embed.internal', '--extract-url', 'http://127.0.0.1:11434'];
+    const typed = parseWith(argv);
+    expect(JSON.stringify([typed.startFlags, typed.args, typed.secretVariables, typed.secretFlags])).not.toMatch(/secret-token|pw-secret/);
+    expect(typed.startFlags).toEqual(['--embedder', 'ollama', '--embed-model', 'm', '--extract-url', 'http://127.0.0.1:11434']);
+    expect(typed.secretVariables.sort()).toEqual(['ENGRAM_EMBED_URL', 'ENGRAM_STORE', 'ENGRAM_TOKEN']);
+    expect(typed.secretFlags).toEqual({ ENGRAM_TOKEN: '--token', ENGRAM_STORE: '--store', ENGRAM_EMBED_URL: '--embed-url' });
+    // The token flag goes whole (a stand-in would be an older restarter's token); the others stand
+    // with a value the daemon refuses as a store or a server.
+    expect(typed.args).toEqual(['--data-dir', '/d', '--store', SECRET_LEFT_OUT, '--embedder', 'ollama', '--embed-model', 'm', '--embed-url', SECRET_LEFT_OUT, '--extract-url', 'http://127.0.0.1:11434']);
+    expect(() => parseWith(['--store', SECRET_LEFT_OUT])).toThrow(/--store must be/);
+
+    // A restart gives the recorded flags and the variables: the daemon has the settings it had.
+    const again = parseWith(['--data-dir', '/d', ...typed.startFlags], {
+      ENGRAM_TOKEN: 'typed-secret-token',
+      ENGRAM_STORE: 'postgres://engram:pw-secret@db.internal/engram',
+      ENGRAM_EMBED_URL: 'http://u:pw-secret@embed.internal',
+    });
+    expect(settingsOf(again)).toEqual(settingsOf(typed));
+    expect(again.secretFlags).toEqual({});
   });
 });

@@ -84,14 +84,14 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       // Read before the stop, which removes the file: the daemon's settings, flags and variables.
       const previous: RecordedStart = recordedStart(dir) ?? { flags: [], secretVariables: [] };
       const missing = missingSecrets(previous);
-      if (args.length === 0) refuseMissingSecrets(dir, missing);
+      if (args.length === 0) refuseMissingSecrets(dir, previous, missing);
       const stopped = await stopDaemon(dir);
       if (args.length === 0) sayPassedOn(previous);
       const daemon = await startDetached(dir, args.length > 0 ? args : previous.flags, say).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
         if (!stopped.stopped || args.length === 0 || !(error instanceof DaemonStartError)) throw error;
-        if (missing.length > 0) throw new DaemonStartError(`${error.message}\nthe daemon it had was not started again: ${missingSecretsMessage(dir, missing)}`, error.exitCode);
+        if (missing.length > 0) throw new DaemonStartError(`${error.message}\nthe daemon it had was not started again: ${missingSecretsMessage(dir, previous, missing)}`, error.exitCode);
         sayPassedOn(previous);
         const again = await startDetached(dir, previous.flags, say);
         throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
@@ -131,14 +131,14 @@ async function refuseBadFlagsWhileServing(dir: string, args: readonly string[], 
   if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome(running.pid)}`, 2);
 }
 
-/** A restart that restores the daemon's settings, with a secret it took from its environment
- *  unset here, would start it with other ones (another store, another token): refused (exit 2)
- *  before anything is stopped, naming what to set. */
-function refuseMissingSecrets(dir: string, missing: readonly string[]): void {
+/** A restart that restores the daemon's settings, with the variable of a secret it had (from
+ *  that variable or from a flag) unset here, would start it with other ones (another store,
+ *  another token): refused (exit 2) before anything is stopped, naming what to set. */
+function refuseMissingSecrets(dir: string, previous: RecordedStart, missing: readonly string[]): void {
   if (missing.length === 0) return;
   const running = liveDiscovery(dir);
   const outcome = running ? `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})` : 'nothing was started';
-  throw new DaemonStartError(`${missingSecretsMessage(dir, missing)}; or give the daemon's flags after engram restart.\n${outcome}`, 2);
+  throw new DaemonStartError(`${missingSecretsMessage(dir, previous, missing)}; or give the daemon's flags after engram restart.\n${outcome}`, 2);
 }
 
 const sayPassedOn = (start: RecordedStart): void => {
