@@ -96,7 +96,8 @@ export function takeBack(dir: string): string | undefined {
     renameSync(target, aside);
     return aside;
   } catch {
-    renameSync(join(target, REMOVING), join(target, CLAIM));
+    // It stays, no longer claimed; a start waiting on the mark goes on once it is gone.
+    rmSync(join(target, REMOVING), { force: true });
     return undefined;
   }
 }
