@@ -68,8 +68,9 @@ const PROGRESS_AFTER_MS = 1000;
 /** Starts `engram daemon --data-dir DIR ...args` detached, logging to DIR/daemon.log, and waits
  *  until it answers. A daemon already serving DIR is left alone. Two starts at once may both
  *  spawn one: the store lock lets only one live, and both then report it. `onProgress` is told
- *  what the daemon says while a slow start gets ready. */
-export async function startDetached(dataDir: string, args: readonly string[] = [], onProgress?: (line: string) => void): Promise<StartedDaemon> {
+ *  what the daemon says while a slow start gets ready; `secrets` are variables its environment
+ *  gets beside this process's (restoredSecrets). */
+export async function startDetached(dataDir: string, args: readonly string[] = [], onProgress?: (line: string) => void, secrets: Record<string, string> = {}): Promise<StartedDaemon> {
   const running = liveDiscovery(dataDir);
   if (running) return { started: false, pid: running.pid, address: running.address, ...(running.logFile ? { logPath: running.logFile } : {}) };
 
@@ -83,7 +84,7 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
     throw new EngramError(ErrorKind.FailedPrecondition, `cannot make the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): choose one you can write to (--data-dir or ENGRAM_HOME)`);
   }
   try {
-    return await startIn(dataDir, made, args, onProgress);
+    return await startIn(dataDir, made, args, onProgress, secrets);
   } finally {
     // Whatever the outcome, a directory this start did not remove is no longer its to remove.
     if (made) releaseClaim(dataDir);
@@ -92,14 +93,14 @@ export async function startDetached(dataDir: string, args: readonly string[] = [
 
 /** Spawns the daemon in a directory that exists (`made`: the outermost one this start made) and
  *  waits until it serves or fails. */
-async function startIn(dataDir: string, made: string | undefined, args: readonly string[], onProgress?: (line: string) => void): Promise<StartedDaemon> {
+async function startIn(dataDir: string, made: string | undefined, args: readonly string[], onProgress: ((line: string) => void) | undefined, secrets: Record<string, string>): Promise<StartedDaemon> {
   const logPath = logPathOf(dataDir);
   // What this start adds to the log is what explains its failure; earlier starts' lines are not.
   const logFrom = existsSync(logPath) ? statSync(logPath).size : 0;
   // Whatever the daemon writes before its logger runs (a bad flag, a busy port) lands in the log too.
   const early = openSync(logPath, 'a', 0o600);
   const command = [process.argv[1]!, 'daemon', '--data-dir', dataDir, '--log-file', logPath, ...args];
-  const child = spawn(process.execPath, command, { detached: true, stdio: ['ignore', 'ignore', early], env: daemonEnv() });
+  const child = spawn(process.execPath, command, { detached: true, stdio: ['ignore', 'ignore', early], env: { ...daemonEnv(), ...secrets } });
   closeSync(early);
   // How it ended, in words: a crash has no exit status, only the signal that killed it.
   let exit: { code: number | null; how: string; at: number } | undefined;
@@ -230,6 +231,10 @@ export interface RecordedStart {
   secretVariables: string[];
   /** Those it was given by a flag, each with the flag (the variable gives the same setting). */
   secretFlags?: Record<string, string>;
+  /** Its own token, when it had it from --token or ENGRAM_TOKEN rather than its token file: the
+   *  discovery file holds it by design (clients of the directory read it there), so a start
+   *  gives it again (restoredSecrets) when the starter has no ENGRAM_TOKEN of its own. */
+  token?: string;
 }
 
 /** How the daemon of DIR was started, as its discovery file records it (a crashed daemon's file
@@ -244,13 +249,23 @@ export function recordedStart(dataDir: string): RecordedStart | undefined {
     return undefined;
   }
   const flags = discovery.startFlags ?? (discovery.args ? withoutOwnFlags(discovery.args) : undefined);
-  return flags ? { flags, secretVariables: discovery.secretVariables ?? [], secretFlags: discovery.secretFlags ?? {} } : undefined;
+  if (!flags) return undefined;
+  const secretVariables = discovery.secretVariables ?? [];
+  return { flags, secretVariables, secretFlags: discovery.secretFlags ?? {}, ...(secretVariables.includes('ENGRAM_TOKEN') ? { token: discovery.token } : {}) };
+}
+
+/** The variables a start restoring `start` gives its daemon beyond this process's environment:
+ *  the daemon's own token from the record, unless this environment has one (an agent token in
+ *  ENGRAM_TOKEN is never the daemon's: daemonEnv). In the environment, never as an argument,
+ *  which every user of the machine can read in the process list. */
+export function restoredSecrets(start: RecordedStart): Record<string, string> {
+  return start.token !== undefined && !daemonEnv().ENGRAM_TOKEN ? { ENGRAM_TOKEN: start.token } : {};
 }
 
 /** The secret variables a start from this process would not pass on: unset or empty here, or an
  *  agent token in ENGRAM_TOKEN, which is never the daemon's (daemonEnv). */
 export function missingSecrets(start: RecordedStart): string[] {
-  const env = daemonEnv();
+  const env = { ...daemonEnv(), ...restoredSecrets(start) };
   return start.secretVariables.filter((name) => !env[name]);
 }
 
@@ -273,10 +288,15 @@ export function missingSecretsMessage(dataDir: string, start: RecordedStart, mis
 /** What a start that restores the settings of a daemon tells the user about its secrets: which
  *  variables it passes on from its own environment (undefined when there are none). */
 export function passedOnSecrets(start: RecordedStart): string | undefined {
-  if (start.secretVariables.length === 0) return undefined;
+  const restored = restoredSecrets(start);
+  const fromHere = start.secretVariables.filter((name) => !(name in restored));
   const flags = start.secretFlags ?? {};
-  const named = start.secretVariables.map((name) => (flags[name] ? `${name} (for ${flags[name]})` : name)).join(', ');
-  return `passing on ${named} from this environment, as the daemon had ${start.secretVariables.length > 1 ? 'them' : 'it'} (secrets are never written to a file)`;
+  const named = fromHere.map((name) => (flags[name] ? `${name} (for ${flags[name]})` : name)).join(', ');
+  const said = [
+    ...(fromHere.length ? [`passing on ${named} from this environment, as the daemon had ${fromHere.length > 1 ? 'them' : 'it'} (secrets are never written to a file)`] : []),
+    ...(restored.ENGRAM_TOKEN ? ["giving the daemon its own token again, from its discovery file (which holds it for the directory's clients), in ENGRAM_TOKEN"] : []),
+  ];
+  return said.length ? said.join('; ') : undefined;
 }
 
 /** Asks the daemon serving DIR to stop (SIGTERM: it drains calls, saves its indexes and closes

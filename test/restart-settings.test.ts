@@ -4,7 +4,7 @@
 // from a variable or typed as a flag, is never written to a file: a restart must be given it by its
 // own environment (the flag's variable), and without it is refused before anything is stopped. Real parts: the built `engram` command,
 // detached daemons, temp dirs, the test PostgreSQL server.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -153,7 +153,7 @@ describe('a restarted daemon keeps the settings it had', () => {
     expect(leaks()).toEqual([]);
   });
 
-  test('a token typed in --token is only the discovery file\'s token: a restart takes it from ENGRAM_TOKEN, and the daemon keeps it', async () => {
+  test('a token typed in --token is only in the discovery file\'s token, where clients read it: a restart gives it to the daemon again, in its environment', async () => {
     const { dataDir, first } = newRoot();
     const token = 'typed-daemon-token-9e51';
     const env = shellEnv({ ENGRAM_EMBEDDER: 'none' });
@@ -162,12 +162,16 @@ describe('a restarted daemon keeps the settings it had', () => {
     expect(own).toBe(token);
     expect(JSON.stringify(rest)).not.toContain(token);
     expect(rest.args).not.toContain('--token');
+    expect(rest).toMatchObject({ secretVariables: ['ENGRAM_TOKEN'], secretFlags: { ENGRAM_TOKEN: '--token' } });
 
-    const refused = await engram(['restart'], dataDir, first, env);
-    expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain('needs ENGRAM_TOKEN (to the value it had in --token) set here');
-    await json(['restart'], dataDir, first, shellEnv({ ENGRAM_EMBEDDER: 'none', ENGRAM_TOKEN: token }));
-    expect(discoveryOf(dataDir)).toMatchObject({ token, tcpAddress: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+    const run = await engram(['restart', '--json'], dataDir, first, env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('giving the daemon its own token again');
+    const again = discoveryOf(dataDir);
+    expect(again).toMatchObject({ token, tcpAddress: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+    // Given in the environment, not as an argument: not in the process list.
+    expect(execFileSync('ps', ['-o', 'args=', '-p', String(again.pid)], { encoding: 'utf8' })).not.toContain(token);
+    expect(JSON.stringify({ ...again, token: undefined })).not.toContain(token);
   });
 
   test('a discovery file an older daemon wrote (its arguments, no startFlags) still restarts it with the flags it was given', async () => {

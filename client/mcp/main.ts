@@ -13,7 +13,7 @@ import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts
 import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { agentAdvice, ClientBackend } from './backend.ts';
-import { missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
+import { missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, restoredSecrets, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
 import { refusedTokenMessage } from '../errors.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
@@ -72,7 +72,7 @@ function restart(dataDir: string): () => Promise<void> {
     if (passedOn) say(passedOn);
     let daemon;
     try {
-      daemon = await startDetached(dataDir, previous.flags, showProgress);
+      daemon = await startDetached(dataDir, previous.flags, showProgress, restoredSecrets(previous));
     } catch (error) {
       throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and could not be started: ${(error as Error).message}; start it with engram start --data-dir ${dataDir}`);
     }

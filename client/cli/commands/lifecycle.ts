@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
-import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, startDetached, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
+import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, restoredSecrets, startDetached, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
 /** What a starting daemon says while it gets ready, on stderr (stdout keeps the result). */
@@ -87,13 +87,13 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       if (args.length === 0) refuseMissingSecrets(dir, previous, missing);
       const stopped = await stopDaemon(dir);
       if (args.length === 0) sayPassedOn(previous);
-      const daemon = await startDetached(dir, args.length > 0 ? args : previous.flags, say).catch(async (error: unknown) => {
+      const daemon = await startDetached(dir, args.length > 0 ? args : previous.flags, say, args.length > 0 ? {} : restoredSecrets(previous)).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
         if (!stopped.stopped || args.length === 0 || !(error instanceof DaemonStartError)) throw error;
         if (missing.length > 0) throw new DaemonStartError(`${error.message}\nthe daemon it had was not started again: ${missingSecretsMessage(dir, previous, missing)}`, error.exitCode);
         sayPassedOn(previous);
-        const again = await startDetached(dir, previous.flags, say);
+        const again = await startDetached(dir, previous.flags, say, restoredSecrets(previous));
         throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
       });
       if (opts.json) printJson({ data_dir: dir, stopped_pid: stopped.pid ?? null, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
