@@ -6,7 +6,7 @@
 // lock held) and not yet serving when the first start gives up.
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
@@ -56,20 +56,24 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('a start that made the directory and fails leaves it to the start beside it, whose daemon is still starting there', async () => {
+test('a start that made the directory and fails leaves it to the start beside it, whose daemon is still starting there', { timeout: 180_000 }, async () => {
   const url = await embedder.listen();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   const port = (busy.address() as AddressInfo).port;
   const dataDir = join(work, 'fresh', 'data');
   started.push(dataDir);
 
-  // The first start makes the directory; its daemon cannot serve HTTP on a busy port (exit 1),
-  // and the start then waits a few seconds for a winner before it gives up.
-  const failing = run(['start', '--embedder', 'none', '--http', `127.0.0.1:${port}`], dataDir);
+  // The first start makes the directory; its daemon waits (before anything else) until the gate
+  // file exists, then cannot serve HTTP on a busy port (exit 1), and the start waits a few seconds
+  // for a winner before it gives up. (No spaces in the hook: NODE_OPTIONS is split on them.)
+  const gate = join(work, 'gate');
+  const held = `--import=data:text/javascript,import{existsSync}from'node:fs';if(process.argv[2]==='daemon')while(!existsSync('${gate}'))await(new(Promise)((r)=>setTimeout(r,50)));`;
+  const failing = runEngram(['--data-dir', dataDir, 'start', '--embedder', 'none', '--http', `127.0.0.1:${port}`], { dataDir: null, cwd: work, timeoutMs: 120_000, env: { NODE_OPTIONS: held } });
   await waitFor(async () => (existsSync(dataDir) ? true : undefined), 30_000);
   // The second finds it made; its daemon takes the store and waits for its embedder's probe.
   const winning = run(['start', '--embedder', 'ollama', '--embed-url', url, '--embed-model', 'held'], dataDir);
-  await waitFor(async () => (embedder.held() > 0 ? true : undefined), 30_000);
+  await waitFor(async () => (embedder.held() > 0 ? true : undefined), 60_000);
+  writeFileSync(gate, '');
 
   const failed = await failing;
   expect(failed.code, failed.stderr).toBe(1);
