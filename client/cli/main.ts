@@ -1,6 +1,7 @@
 // The `engram` command line (every command except `daemon`, which bin/engram.js routes to the
 // daemon). Each command is a client of the daemon found through --data-dir's discovery file.
-// Exit codes: 0 success, 1 the operation failed (daemon error, not found, unhealthy), 2 usage.
+// Exit codes: 0 success, 1 the operation failed (daemon error, not found, unhealthy), 2 usage,
+// 3 (status only) the daemon runs but cannot reach its store.
 // The commands live in commands/<group>.ts; this file builds the tree and maps errors to codes.
 import { Command, CommanderError, Option } from 'commander';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';

@@ -1,18 +1,14 @@
-// The store commands: agents, stats, status, doctor, reindex.
+// The store commands: agents, stats, status (status.ts), doctor, reindex, maintenance.
 import type { Command } from 'commander';
-import { DaemonNotRunningError, describeChoice, locateDataDir, readDiscovery, type Discovery } from '../../../shared/discovery.ts';
-import { EngramError, ErrorKind } from '../../../shared/errors.ts';
-import type { DaemonInfo } from '../../connection.ts';
-import type { Stats } from '../../types.ts';
 import { out, printJson, withClient, type Cli } from '../context.ts';
-import { consolidationCountersJson, daemonJson, statsJson } from '../json.ts';
-import { Capability } from '../../../shared/capabilities.ts';
-import type { ConsolidationCounters } from '../../../shared/model.ts';
+import { statsJson } from '../json.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
-import { printStats, weightsText } from '../render.ts';
+import { printStats } from '../render.ts';
 import { compactReportJson, storageReportJson } from '../../../shared/json/shapes.ts';
+import { registerStatusCommand } from './status.ts';
 
-export function registerAdminCommands({ program, globals, setExit }: Cli): void {
+export function registerAdminCommands(cli: Cli): void {
+  const { program, globals, setExit } = cli;
   program
     .command('agents')
     .description('list agent namespaces')
@@ -36,63 +32,7 @@ export function registerAdminCommands({ program, globals, setExit }: Cli): void 
       else printStats(stats, out, agent);
     });
 
-  program
-    .command('status')
-    .description('is the daemon up, which version, what it can do, how big the store is')
-    .option('--json', 'print JSON')
-    .action(async (_o, cmd: Command) => {
-      const opts = globals(cmd);
-      const choice = locateDataDir(opts.dataDir);
-      const dataDir = choice.dir;
-      let discovery: Discovery | undefined;
-      let answer: { daemon: DaemonInfo; stats: Stats; consolidation?: ConsolidationCounters };
-      try {
-        discovery = opts.address ? undefined : readDiscovery(dataDir, describeChoice(choice));
-        answer = await withClient(opts, async (c) => {
-          const daemon = await c.hello();
-          const consolidation = daemon.capabilities.includes(Capability.Consolidate) ? await c.consolidationStatus() : undefined;
-          return { daemon, stats: await c.stats(), ...(consolidation ? { consolidation } : {}) };
-        });
-      } catch (error) {
-        // A script asking whether the daemon runs gets an answer, not an error (exit 1 still says no).
-        const down = error instanceof DaemonNotRunningError || (error instanceof EngramError && error.kind === ErrorKind.Unavailable);
-        if (!opts.json || !down) throw error;
-        printJson({ running: false, data_dir: dataDir, data_dir_source: choice.source, address: opts.address ?? discovery?.address ?? null, reason: (error as Error).message });
-        setExit(1);
-        return;
-      }
-      const { daemon, stats, consolidation } = answer;
-      if (opts.json) {
-        printJson({
-          running: true,
-          data_dir: dataDir,
-          data_dir_source: choice.source,
-          address: opts.address ?? discovery?.address,
-          pid: discovery?.pid ?? null,
-          log: discovery?.logFile ?? null,
-          daemon: daemonJson(daemon),
-          store: statsJson(stats),
-          consolidation: consolidation ? consolidationCountersJson(consolidation) : null,
-        });
-        return;
-      }
-      out(`daemon    engram ${daemon.daemonVersion} (profile ${daemon.profile}), pid ${discovery?.pid ?? '?'}`);
-      out(`address   ${opts.address ?? discovery?.address}${discovery?.tcpAddress ? ` and ${discovery.tcpAddress}` : ''}`);
-      out(`data dir  ${dataDir} (${describeChoice(choice)})`);
-      if (discovery?.httpAddress) out(`http      http://${discovery.httpAddress} (REST, MCP at /mcp${daemon.capabilities.includes(Capability.Inspector) ? ', the inspector at /inspector/' : ''})`);
-      if (discovery?.mcpHttpAddress) out(`mcp       http://${discovery.mcpHttpAddress}/mcp`);
-      if (discovery?.logFile) out(`log       ${discovery.logFile}`);
-      out(`features  ${daemon.capabilities.join(', ') || '(none: legacy daemon)'}`);
-      out(`embedder  ${daemon.embedder}`);
-      if (daemon.store) out(`kept in   ${daemon.store === 'postgres' ? `PostgreSQL, shared by every daemon on it (store ${daemon.storeId})` : 'the embedded store of the data dir'}`);
-      if (daemon.defaultWeights) out(`weights   ${weightsText(daemon.defaultWeights)} (recall defaults)`);
-      printStats(stats, out);
-      if (consolidation) {
-        const c = consolidation;
-        const last = c.lastRunAt ? `, last ${new Date(c.lastRunAt).toISOString()}` : '';
-        out(`consolidation  ${c.runs} runs, ${c.summariesWritten} summaries, ${c.factsRetired} facts retired, ${c.failures} failures, ${c.rejectedProposals} refused${last}`);
-      }
-    });
+  registerStatusCommand(cli);
 
   program
     .command('doctor')

@@ -1,0 +1,37 @@
+// `engram status` says the daemon is up whenever it answers: with its PostgreSQL server down, the
+// store's state and the reason shown, exit 3, not "not running" with exit 1.
+import { afterAll, describe, expect, test } from 'vitest';
+import { runEngram } from './fixtures/cli.ts';
+import { useDaemonPool } from './fixtures/daemon.ts';
+import { startPostgres, type PostgresServer } from './fixtures/postgres.ts';
+
+const pool = useDaemonPool();
+
+describe('engram status with the PostgreSQL server down', () => {
+  let server: PostgresServer | undefined;
+  afterAll(() => server?.destroy());
+
+  test('the daemon is running (pid, address), its store unreachable with the reason, exit 3; once the server is back, exit 0', async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase('status');
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--store', url] });
+    const status = (...args: string[]) => runEngram(['status', ...args], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    server.stop();
+
+    const json = await status('--json');
+    expect(json.code, json.stderr).toBe(3);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ running: true, pid: daemon.child.pid, address: daemon.discovery.address, store_reachable: false, store: null, counts_not_shown: 'the daemon cannot reach its store' });
+    expect(out.daemon).toMatchObject({ store: 'postgres' });
+    expect(out.store_error).toMatch(/PostgreSQL store .* is unreachable/);
+    const text = await status();
+    expect(text.code, text.stderr).toBe(3);
+    expect(text.stdout).toContain(`pid ${daemon.child.pid}`);
+    expect(text.stdout).toMatch(/^store {5}UNREACHABLE: the PostgreSQL store .* is unreachable/m);
+
+    server.start();
+    const back = await status('--json');
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toMatchObject({ running: true, store_reachable: true, store_error: null, store: { fact_count: 0 } });
+  }, 120_000);
+});
