@@ -1,5 +1,6 @@
-// `engram status` says the daemon is up whenever it answers: with its PostgreSQL server down, the
-// store's state and the reason shown, exit 3, not "not running" with exit 1.
+// `engram status` says the daemon is up whenever it answers: with its PostgreSQL server down (the
+// store's state and the reason shown, exit 3, not "not running" with exit 1), and for a caller
+// holding an agent token (what the token may see, the whole store's counts left out with why).
 import { afterAll, describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
@@ -34,4 +35,30 @@ describe('engram status with the PostgreSQL server down', () => {
     expect(back.code, back.stderr).toBe(0);
     expect(JSON.parse(back.stdout)).toMatchObject({ running: true, store_reachable: true, store_error: null, store: { fact_count: 0 } });
   }, 120_000);
+});
+
+describe('engram status with an agent token', () => {
+  test('shows the daemon, version and capabilities, and the counts of the namespaces the token may read instead of the whole store', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const admin = await daemon.client();
+    await admin.put('libtest', 'the library test keeps one fact');
+    await admin.put('other', 'another namespace the token may not read');
+    const { token } = await admin.createToken({ agents: ['libtest'], rights: ['read'] });
+    admin.close();
+    const status = (...args: string[]) => runEngram(['status', ...args], { dataDir: daemon.dataDir, cwd: daemon.dataDir, env: { ENGRAM_TOKEN: token } });
+
+    const json = await status('--json');
+    expect(json.code, json.stderr).toBe(0);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ running: true, pid: daemon.child.pid, store_reachable: true, store: null, counts_not_shown: 'this token may read only some namespaces: libtest' });
+    expect(out.daemon.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(out.daemon.capabilities).toContain('agent-tokens-v1');
+    expect(out.namespaces).toMatchObject([{ agent_id: 'libtest', live_count: 1 }]);
+    const text = await status();
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^daemon {4}engram \d+\.\d+\.\d+/m);
+    expect(text.stdout).toContain('counts    not shown (this token may read only some namespaces: libtest)');
+    expect(text.stdout).toMatch(/^namespace libtest\n {2}facts {5}1 \(1 live/m);
+    expect(text.stdout).not.toContain('other');
+  });
 });

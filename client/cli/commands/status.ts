@@ -75,13 +75,17 @@ function statusJson({ daemon, counts, consolidation }: Answer, where: Where) {
     store_error: counts.kind === 'unreachable' ? counts.reason : null,
     store: counts.kind === 'store' ? statsJson(counts.stats) : null,
     counts_not_shown: counts.kind === 'store' ? null : notShown(counts),
+    namespaces: counts.kind === 'namespaces' ? counts.namespaces.map((n) => ({ agent_id: n.agentId, ...statsJson(n.stats) })) : null,
     consolidation: consolidation ? consolidationCountersJson(consolidation) : null,
   };
 }
 
 /** Why the whole store's counts are missing. */
-function notShown(_counts: Exclude<Counts, { kind: 'store' }>): string {
-  return 'the daemon cannot reach its store';
+function notShown(counts: Exclude<Counts, { kind: 'store' }>): string {
+  if (counts.kind === 'unreachable') return 'the daemon cannot reach its store';
+  const names = counts.namespaces.map((n) => n.agentId);
+  // listAgents names only namespaces that hold facts: an empty one the token opens is not named.
+  return names.length ? `this token may read only some namespaces: ${names.join(', ')}` : 'this token may read only some namespaces, none of which holds facts yet';
 }
 
 function printStatus({ daemon, counts, consolidation }: Answer, where: Where): void {
@@ -106,6 +110,12 @@ function printStatus({ daemon, counts, consolidation }: Answer, where: Where): v
 
 function printCounts(counts: Counts): void {
   if (counts.kind === 'store') return printStats(counts.stats, out);
-  out(`store     UNREACHABLE: ${counts.reason}`);
+  if (counts.kind === 'unreachable') out(`store     UNREACHABLE: ${counts.reason}`);
   out(`counts    not shown (${notShown(counts)})`);
+  if (counts.kind === 'namespaces') for (const n of counts.namespaces) printNamespace(n.agentId, n.stats);
+}
+
+function printNamespace(agentId: string, stats: Stats): void {
+  out(`namespace ${agentId}`);
+  printStats(stats, (line) => out(`  ${line}`), agentId);
 }
