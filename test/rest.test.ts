@@ -110,7 +110,7 @@ describe('authentication', () => {
 
   it('answers 401 on every authenticated route without a token or with a wrong one', async () => {
     const authed = ROUTES.filter((r) => r.auth);
-    expect(ROUTES.filter((r) => !r.auth).map((r) => r.path).sort()).toEqual(['/healthz', '/v1/openapi.json']);
+    expect(ROUTES.filter((r) => !r.auth).map((r) => r.path).sort()).toEqual(['/healthz', '/readyz', '/v1/openapi.json']);
     for (const route of authed) {
       const body = route.method === 'POST' ? { agent_id: 'a' } : undefined;
       for (const bearer of [null, 'wrong-token', `${token}x`, '']) {

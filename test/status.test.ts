@@ -1,6 +1,7 @@
 // `engram status` says the daemon is up whenever it answers: with its PostgreSQL server down (the
-// store's state and the reason shown, exit 3, not "not running" with exit 1), and for a caller
-// holding an agent token (what the token may see, the whole store's counts left out with why).
+// store's state and the reason shown, exit 3, not "not running" with exit 1; over REST /healthz
+// stays 200 and /readyz answers 503), and for a caller holding an agent token (what the token may
+// see, the whole store's counts left out with why).
 import { afterAll, describe, expect, test } from 'vitest';
 import { runEngram } from './fixtures/cli.ts';
 import { useDaemonPool } from './fixtures/daemon.ts';
@@ -12,12 +13,20 @@ describe('engram status with the PostgreSQL server down', () => {
   let server: PostgresServer | undefined;
   afterAll(() => server?.destroy());
 
-  test('the daemon is running (pid, address), its store unreachable with the reason, exit 3; once the server is back, exit 0', async () => {
+  test('the daemon is running (pid, address), its store unreachable with the reason, exit 3, /readyz 503 and /healthz 200; once the server is back, exit 0 and /readyz 200', async () => {
     server = await startPostgres();
     const url = await server.createDatabase('status');
-    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--store', url] });
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--store', url, '--http', '127.0.0.1:0'] });
     const status = (...args: string[]) => runEngram(['status', ...args], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    const get = async (path: string) => {
+      const res = await fetch(`http://${daemon.discovery.httpAddress}${path}`);
+      return { status: res.status, json: await res.json() };
+    };
+    expect(await get('/readyz')).toEqual({ status: 200, json: { status: 'ready', store: 'reachable' } });
     server.stop();
+
+    expect(await get('/healthz')).toEqual({ status: 200, json: { status: 'ok' } });
+    expect(await get('/readyz')).toEqual({ status: 503, json: { status: 'unready', store: 'unreachable' } });
 
     const json = await status('--json');
     expect(json.code, json.stderr).toBe(3);
@@ -34,6 +43,7 @@ describe('engram status with the PostgreSQL server down', () => {
     const back = await status('--json');
     expect(back.code, back.stderr).toBe(0);
     expect(JSON.parse(back.stdout)).toMatchObject({ running: true, store_reachable: true, store_error: null, store: { fact_count: 0 } });
+    expect(await get('/readyz')).toEqual({ status: 200, json: { status: 'ready', store: 'reachable' } });
   }, 120_000);
 });
 

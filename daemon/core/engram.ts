@@ -683,6 +683,18 @@ export class Engram {
     return this.indexer.vectors.activeEmbedder;
   }
 
+  /** Whether the store answers a read now (GET /readyz): one whose PostgreSQL server is down does
+   *  not, while the daemon itself still serves. */
+  async storeReachable(): Promise<boolean> {
+    try {
+      await this.store.getMeta('readiness-probe');
+      return true;
+    } catch (error) {
+      if (error instanceof EngramError && error.kind === ErrorKind.Unavailable) return false;
+      throw error;
+    }
+  }
+
   gauges(): IndexGauges {
     let liveFacts = 0;
     let namespaces = 0;

@@ -85,7 +85,7 @@ export function openApiDocument(routes: readonly Route[]) {
       title: 'Engram REST API',
       version: ENGRAM_VERSION,
       description:
-        'JSON over HTTP on the Engram daemon (engram daemon --http ADDR). Every route but GET /healthz and this document needs ' +
+        'JSON over HTTP on the Engram daemon (engram daemon --http ADDR). Every route but GET /healthz, GET /readyz and this document needs ' +
         '`Authorization: Bearer <token>`. Every response carries `Cache-Control: no-store`. Field names are those of the gRPC protocol ' +
         'and the MCP tools (agent_id, query, top_k, page_size); the older names agent, q, k and limit are accepted as aliases. Unknown ' +
         'query parameters and body fields are rejected (400); a method a path does not serve is 405. Recall takes the per-call options of ' +

@@ -673,6 +673,17 @@ export const ROUTES: readonly Route[] = [
 
   route('GET', '/healthz', { auth: false, operationId: 'health', summary: 'Liveness; needs no token', status: 200, response: 'Health', description: 'Serving.' }, async () => ok('Health', { status: 'ok' })),
 
+  // Readiness apart from liveness: a daemon whose store is unreachable still serves (and must not
+  // be restarted for it), but cannot answer what reads the store. The reason, which names the
+  // store, is for callers with a token (engram status), not for this route that needs none.
+  route(
+    'GET',
+    '/readyz',
+    { auth: false, operationId: 'ready', summary: 'Readiness: whether the store is reachable; needs no token', status: 200, response: 'Ready', description: 'Ready (503 with status unready while the store is unreachable).' },
+    async ({ core }) =>
+      (await core.storeReachable()) ? ok('Ready', { status: 'ready', store: 'reachable' }) : ok('Ready', { status: 'unready', store: 'unreachable' }, { status: 503 }),
+  ),
+
   route(
     'GET',
     '/metrics',

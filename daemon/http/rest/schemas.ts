@@ -515,6 +515,7 @@ export const RESPONSES = {
   CheckpointResumed: z.union([CheckpointJson, z.object({ found: z.literal(false), agent_id: z.string() }).strict()]).describe('The latest checkpoint; with on_missing=empty and none saved, {"found": false, "agent_id"}.'),
   Checkpoints: z.object({ agent_id: z.string(), count: z.int().min(0), checkpoints: z.array(CheckpointJson).describe('Newest first.') }).strict(),
   Health: z.object({ status: z.literal('ok') }).strict(),
+  Ready: z.object({ status: z.enum(['ready', 'unready']), store: z.enum(['reachable', 'unreachable']) }).strict().describe('Whether the daemon can serve calls that read its store; 503 with status unready while it cannot reach it.'),
 } as const;
 
 export type ResponseName = keyof typeof RESPONSES;
