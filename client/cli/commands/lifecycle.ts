@@ -9,6 +9,12 @@ import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
 import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, restoredSecrets, startDetached, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
+/** start and restart pass every flag after them to the daemon, whose flags are its own command's
+ *  (the CLI cannot list them: it never loads the daemon). */
+const DAEMON_FLAGS_HELP = `
+Daemon flags: every flag of engram daemon may follow (--store, --embedder, --listen, --http,
+--token, --vault, ...); engram daemon --help lists them all.`;
+
 /** What a starting daemon says while it gets ready, on stderr (stdout keeps the result). */
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -35,6 +41,8 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
   program
     .command('start')
     .description('start the daemon in the background and wait until it serves (flags after start go to engram daemon)')
+    .usage('[--json] [daemon flags...]')
+    .addHelpText('after', DAEMON_FLAGS_HELP)
     .option('--json', 'print JSON')
     .allowUnknownOption()
     .allowExcessArguments()
@@ -71,6 +79,8 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
   program
     .command('restart')
     .description('stop the daemon and start it again with the settings it had, from flags or variables (or with the flags given after restart)')
+    .usage('[--json] [daemon flags...]')
+    .addHelpText('after', DAEMON_FLAGS_HELP)
     .option('--json', 'print JSON')
     .allowUnknownOption()
     .allowExcessArguments()
