@@ -5,7 +5,7 @@ import { notFound } from '../../../shared/errors.ts';
 import type { Checkpoint } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { checkpointJson, checkpointSavedJson } from '../json.ts';
-import { readNamedFile } from '../io/read-file.ts';
+import { readNamedText } from '../io/read-file.ts';
 import { parseJsonObject } from '../../../shared/validate.ts';
 import { counted } from '../../../shared/counted.ts';
 
@@ -26,7 +26,7 @@ function readState(o: { state?: string; stateFile?: string }): Record<string, un
     const file = o.stateFile ?? '-';
     from = o.stateFile !== undefined ? `--state-file ${file}` : '--state - (stdin)';
     // Not a usage error: the flag is fine, the file is not readable (exit 1).
-    text = readNamedFile(file, 'nothing was saved', from).toString('utf8');
+    text = readNamedText(file, 'nothing was saved', from, '--state');
   }
   const parsed = parseJsonObject(text!);
   if ('syntax' in parsed) usage(`${from} must be a JSON object: ${parsed.syntax}`, '--state');

@@ -3,7 +3,8 @@
 // or does it ask for a memory).
 import type { Command } from 'commander';
 import { gcJson, observeJson, promoteJson, recallAdviceJson, saveAdviceJson, touchJson, unifiedJson, unifiedText, extractJson, clusterReportJson } from '../../../shared/json/shapes.ts';
-import { out, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
+import { out, positiveInt, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
+import { textArgument } from '../io/read-file.ts';
 import { decimal } from '../../../shared/validate.ts';
 
 const score = (x: number): string => x.toFixed(4);
@@ -107,7 +108,7 @@ export function registerDecayCommands({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (agent: string, words: string[], o: { remember?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
-      const message = textArgument(words.join(' '), 'message');
+      const message = textArgument(words.join(' '), '<message...>', 'message');
       const r = await withClient(opts, (c) => c.extract(agent, { message }, { remember: o.remember === true }));
       if (opts.json) return printJson(extractJson(r));
       if (r.rejected) return out(`nothing extracted (${r.extractor}): ${r.rejected}`);
@@ -141,7 +142,7 @@ export function registerDecayCommands({ program, globals }: Cli): void {
     .option('--json', 'print JSON')
     .action(async (words: string[], o: { recall?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
-      const message = textArgument(words.join(' '), 'message');
+      const message = textArgument(words.join(' '), '<message...>', 'message');
       if (o.recall) {
         const a = await withClient(opts, (c) => c.analyzeForRecall(message));
         if (opts.json) return printJson(recallAdviceJson(a));

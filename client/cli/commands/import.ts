@@ -15,7 +15,7 @@ import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
 import { parseConversationFile } from '../io/conversation-file.ts';
-import { readNamedFile } from '../io/read-file.ts';
+import { readNamedFile, utf8, utf8Text } from '../io/read-file.ts';
 import { derivedRequestId, parseImportLine, refusedLineId, type ImportRecord, type NotKept } from '../io/records.ts';
 import { ProgressBar } from '../../../shared/progress-bar.ts';
 import { SUPERSEDED_BY_AGENT } from '../../../shared/retired.ts';
@@ -106,17 +106,6 @@ async function lookup(c: EngramClient, agent: string, id: string | undefined): P
 async function existing(c: EngramClient, agent: string, r: ImportRecord): Promise<Fact | undefined> {
   const fact = await lookup(c, agent, r.id);
   return fact && (fact.text === r.text || (r.kind === 'alias' && fact.kind === 'alias')) ? fact : undefined;
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Bytes as UTF-8 text (a byte-order mark dropped); null when they are not UTF-8. */
-function utf8(bytes: Uint8Array): string | null {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 /** Where each line of the file lies, numbered from 1. */
@@ -620,9 +609,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   return summary;
 }
 
-async function importChat(c: EngramClient, agent: string, bytes: Buffer, concurrency: number | undefined, interrupt: StoppableWork, bar: ProgressBar): Promise<Summary> {
-  const text = utf8(bytes);
-  if (text === null) throw new EngramError(ErrorKind.InvalidArgument, 'the file is not valid UTF-8 (save it as UTF-8); nothing was imported');
+async function importChat(c: EngramClient, agent: string, text: string, concurrency: number | undefined, interrupt: StoppableWork, bar: ProgressBar): Promise<Summary> {
   const { sessions, problems, ignored } = parseConversationFile(text);
   if (ignored.length > 0) process.stderr.write(`engram: ignored, not part of the conversation format: ${ignored.join(', ')}\n`);
   const { limits } = await c.hello();
@@ -744,7 +731,9 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
       const opts = globals(cmd);
       check.agentId(agent); // refused once, not once per line
       const bytes = readNamedFile(file, 'nothing was imported');
-      if (o.format === 'jsonl') refuseWholeDocument(bytes, file);
+      // A conversation is read whole, so all of it must be UTF-8; JSON lines are refused one by one.
+      const chat = o.format === 'conversation' ? utf8Text(bytes, `<file>: ${file === '-' ? 'stdin' : file}`, 'nothing was imported', '<file>') : undefined;
+      if (chat === undefined) refuseWholeDocument(bytes, file);
       const bar = new ProgressBar();
       const interrupt = stopOnInterrupt('stopping the import after the writes in flight', `the last writes' outcome is unknown: ${RESUME}`, (signal, where) => {
         // --json: stdout says it too, in the shape of any other stop (a script reads one document).
@@ -753,8 +742,8 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
       let summary: Summary;
       try {
         summary = await withClient(opts, (c) =>
-          o.format === 'conversation'
-            ? importChat(c, agent, bytes, o.concurrency, interrupt, bar)
+          chat !== undefined
+            ? importChat(c, agent, chat, o.concurrency, interrupt, bar)
             : importJsonl(c, agent, bytes, { concurrency: o.concurrency ?? 1, allowDuplicate: o.allowDuplicate === true, interrupt }, bar),
         ).finally(() => bar.done()); // what is said next, a summary or a stop, starts on a line of its own
       } catch (error) {
