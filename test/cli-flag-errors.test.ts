@@ -154,8 +154,8 @@ describe('write and list flags are checked before anything is sent', () => {
     ['remember --confidence sure', ['remember', writes, 'a fact', '--confidence', 'sure'], 'remember', '--confidence'],
     ['remember --tag ""', ['remember', writes, 'a fact', '--tag', 'ok', '--tag', ''], 'remember', '--tag'],
     ['remember --entity "  "', ['remember', writes, 'a fact', '--entity', '  '], 'remember', '--entity'],
-    ['remember ""', ['remember', writes, ''], 'remember', '<text>'],
-    ['remember "   "', ['remember', writes, '   '], 'remember', '<text>'],
+    ['remember ""', ['remember', writes, ''], 'remember', '<text...>'],
+    ['remember "   "', ['remember', writes, '   '], 'remember', '<text...>'],
   ])('%s is a usage error naming the flag, and nothing is stored', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
     expect(line).not.toMatch(/ (tags|entities|confidence|text)(\[\d+\])?:/);
@@ -242,9 +242,36 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     ['remember --meta nested 100 deep', ['remember', other, 'deep meta', '--meta', `${'{"a":'.repeat(99)}{}${'}'.repeat(99)}`], 'remember', '--meta'],
     ['remember --source (2000 bytes)', ['remember', other, 'long source', '--source', 's'.repeat(2000)], 'remember', '--source'],
     ['alias AGENT "" eq', ['alias', other, '', 'eq'], 'alias', '<term>'],
+    // Text over the daemon's limit (the handshake's max_text_bytes), refused before it is sent.
+    ['remember (40000 bytes)', ['remember', other, 'a'.repeat(40_000)], 'remember', '<text...>'],
+    ['revise --text (40000 bytes)', ['revise', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', '--text', 'a'.repeat(40_000)], 'revise', '--text'],
+    ['recall (40000 bytes)', ['recall', other, 'a'.repeat(40_000)], 'recall', '<query...>'],
+    ['search-unified (40000 bytes)', ['search-unified', other, 'a'.repeat(40_000)], 'search-unified', '<query...>'],
+    ['context (40000 bytes)', ['context', other, 'a'.repeat(40_000)], 'context', '[query...]'],
+    ['list --text (2000 bytes)', ['list', other, '--text', 'a'.repeat(2000)], 'list', '--text'],
+    ['write-status ""', ['write-status', ''], 'write-status', '<request-id>'],
+    ['write-status (200 bytes)', ['write-status', 'r'.repeat(200)], 'write-status', '<request-id>'],
+    ['token create --agent __shared__', ['token', 'create', '--agent', '__shared__'], 'token create', '--agent'],
+    ['token revoke (100 bytes)', ['token', 'revoke', 'a'.repeat(100)], 'token revoke', '<id>'],
+    ['recall --tag ""', ['recall', other, 'tea', '--tag', ''], 'recall', '--tag'],
+    ['recall --all-tags ""', ['recall', other, 'tea', '--all-tags', ''], 'recall', '--all-tags'],
+    ['batch-recall --tag ""', ['batch-recall', other, 'tea', 'cups', '--tag', ''], 'batch-recall', '--tag'],
+    ['alias AGENT term ""', ['alias', other, 'term', ''], 'alias', '<equivalents...>'],
+    ['revise AGENT nope', ['revise', other, 'nope', '--text', 'new'], 'revise', '<fact-ids...>'],
+    ['search-unified --tag ""', ['search-unified', other, 'tea', '--tag', ''], 'search-unified', '--tag'],
+    ['search-unified --stm-weight 1e9', ['search-unified', other, 'tea', '--stm-weight', '1e9'], 'search-unified', '--stm-weight'],
+    ['search-unified --ltm-weight 1e9', ['search-unified', other, 'tea', '--ltm-weight', '1e9'], 'search-unified', '--ltm-weight'],
+    ['link --type (2000 bytes)', ['link', other, '01M96RT2K1S1Y6YPYG6JM44KNJ', 'Tea', '--type', 'a'.repeat(2000)], 'link', '--type'],
+    ['graph --fact ""', ['graph', other, '--fact', ''], 'graph', '--fact'],
+    ['slots put --project "   "', ['slots', 'put', 'flag-slot', 'v', '--project', '   '], 'slots put', '--project'],
+    ['slots get ""', ['slots', 'get', ''], 'slots get', '<record-id>'],
+    ['slots history ""', ['slots', 'history', ''], 'slots history', '<record-id>'],
+    ['slots context --name ""', ['slots', 'context', '--name', ''], 'slots context', '--name'],
+    ['context --slot ""', ['context', other, 'tea', '--slot', ''], 'context', '--slot'],
   ])('%s is a usage error (exit 2) naming it, and nothing is written', async (_name, args, command, name) => {
     const line = expectUsage(await engram(args), command, name);
-    expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents\[0\]):/);
+    expect(line).not.toMatch(/(?<![-\w])(message|fact_id|memory_id|threshold|slot_value|agents(\[0\])?|text|query|queries(\[\d\])?|request_id|id|record_id|project_id|slot_names\[0\]|stm_weight|ltm_weight|entity_type|target_ids\[0\]|equivalents\[0\]|(options\.)?(filters\.)?tags_(any|all)\[0\]|tags\[0\]):/);
+    expect(line).not.toContain('omit it and the library');
     expect((await env.client.listSlots({})).slots.filter((s) => s.slotName.startsWith('flag-slot'))).toEqual([]);
   });
 
@@ -276,5 +303,96 @@ describe('a refusal the daemon decides names the flag or argument that set the f
     const { fact } = await env.client.put(other, 'A fact that cannot cause itself');
     expectUsage(await engram(['relate', other, fact.id, 'causes', fact.id]), 'relate', '<to-id>');
     expect((await env.client.readGraph(other, { factId: fact.id })).edges.filter((e) => e.type === 'causes')).toEqual([]);
+  });
+});
+
+describe('text from stdin or a file must be UTF-8: refused (exit 2, saying where), never stored with replacement characters', () => {
+  const agentU = 'cli-flags-utf8';
+  const bad = Buffer.from([0x62, 0x61, 0x64, 0x20, 0xff, 0x20, 0x75, 0x74, 0x66, 0x38]); // "bad \xff utf8"
+
+  test.concurrent.each([
+    ['remember AGENT -', ['remember', agentU, '-'], 'remember', '<text...>: stdin is not valid UTF-8'],
+    ['revise AGENT ID --text -', ['revise', agentU, '01M96RT2K1S1Y6YPYG6JM44KNJ', '--text', '-'], 'revise', '--text: stdin is not valid UTF-8'],
+    ['recall AGENT -', ['recall', agentU, '-'], 'recall', '<query...>: stdin is not valid UTF-8'],
+    ['extract AGENT - --remember', ['extract', agentU, '-', '--remember'], 'extract', '<message...>: stdin is not valid UTF-8'],
+    ['analyze -', ['analyze', '-'], 'analyze', '<message...>: stdin is not valid UTF-8'],
+    ['checkpoint save AGENT --state -', ['checkpoint', 'save', agentU, '--state', '-'], 'checkpoint save', '--state - (stdin) is not valid UTF-8'],
+    ['import AGENT - --format conversation', ['import', agentU, '-', '--format', 'conversation'], 'import', '<file>: stdin is not valid UTF-8'],
+  ])('%s', async (_name, args, command, said) => {
+    const line = expectUsage(await engram(args, { input: bad }), command, said.split(' ')[0]!.replace(/:$/, ''));
+    expect(line).toContain(said);
+    expect((await env.client.list(agentU)).facts).toEqual([]);
+    expect(await env.client.checkpointResume(agentU)).toBeFalsy();
+  });
+
+  test('a file named with --state-file is checked the same way', async () => {
+    const file = join(env.cwd, 'not-utf8.json');
+    writeFileSync(file, Buffer.concat([Buffer.from('{"k": "'), bad, Buffer.from('"}')]));
+    const line = expectUsage(await engram(['checkpoint', 'save', agentU, '--state-file', file]), 'checkpoint save', '--state-file');
+    expect(line).toContain('is not valid UTF-8');
+    expect(await env.client.checkpointResume(agentU)).toBeFalsy();
+  });
+
+  test('UTF-8 on stdin is stored as it is (a byte-order mark dropped)', async () => {
+    const stored = await engramJson(['remember', agentU + '-ok', '-'], { input: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('café ☕\n')]) });
+    expect(stored.fact.text).toBe('café ☕');
+  });
+});
+
+describe('--request-id: a write sent again with the same request id is stored once', () => {
+  const agentR = 'cli-flags-request-id';
+
+  test('remember answers a resend as already stored, and write-status finds it', async () => {
+    const first = await engramJson(['remember', agentR, 'The spare key is under the mat', '--request-id', 'cli-req-1']);
+    expect(first.replayed).toBe(false);
+    const again = await engram(['remember', agentR, 'The spare key is under the mat', '--request-id', 'cli-req-1']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(`already stored ${first.fact.id} in "${agentR}": request id cli-req-1 was sent before (nothing new stored)\n`);
+    const json = await engramJson(['remember', agentR, 'The spare key is under the mat', '--request-id', 'cli-req-1']);
+    expect(json).toMatchObject({ replayed: true, fact: { id: first.fact.id } });
+    expect((await env.client.list(agentR)).facts.map((f) => f.id)).toEqual([first.fact.id]);
+    expect(await engramJson(['write-status', 'cli-req-1'])).toMatchObject({ committed: true, fact: { id: first.fact.id } });
+  });
+
+  test('revise takes it too', async () => {
+    const { fact } = await env.client.put(agentR + '-r', 'The bike is blue');
+    const first = await engramJson(['revise', agentR + '-r', fact.id, '--text', 'The bike is red', '--request-id', 'cli-req-2']);
+    const again = await engram(['revise', agentR + '-r', fact.id, '--text', 'The bike is red', '--request-id', 'cli-req-2']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^already revised: ${first.replacement.id} .*request id cli-req-2 was sent before`));
+    expect((await env.client.list(agentR + '-r')).facts).toHaveLength(2);
+  });
+
+  test('an empty or oversized --request-id names the flag, with advice that fits', async () => {
+    const empty = expectUsage(await engram(['remember', agentR, 'a fact', '--request-id', '']), 'remember', '--request-id');
+    expect(empty).not.toContain('library');
+    expectUsage(await engram(['remember', agentR, 'a fact', '--request-id', 'r'.repeat(200)]), 'remember', '--request-id');
+  });
+});
+
+describe('help', () => {
+  test('token create shows its defaults as they are typed', async () => {
+    const help = (await engram(['token', 'create', '--help'])).stdout;
+    expect(help).toContain('(default: read,write)');
+    expect(help).toContain('(default: read)');
+    expect(help).not.toContain('["read"');
+  });
+
+  test('start and restart point to the daemon\'s flags', async () => {
+    for (const command of ['start', 'restart']) {
+      const help = (await engram([command, '--help'])).stdout;
+      expect(help).toContain('engram daemon --help');
+      expect(help).toMatch(/--store.*--embedder.*--http/s);
+    }
+  });
+
+  test('a subcommand\'s help lists the global options', async () => {
+    for (const args of [['remember', '--help'], ['checkpoint', 'save', '--help']]) {
+      const help = (await engram(args)).stdout;
+      expect(help).toContain('Global Options:');
+      expect(help).toMatch(/--data-dir <dir>/);
+      expect(help).toMatch(/--token <token>/);
+    }
+    expect((await engram(['remember', '--help'])).stdout).toContain('--request-id <id>');
   });
 });

@@ -1,10 +1,10 @@
 // What every command group of the CLI shares: the global options, output helpers, usage errors
 // (exit 2) and a client that is always closed.
-import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { connect, type EngramClient } from '../client.ts';
 import { checkServing, readDiscovery, resolveDataDir } from '../../shared/discovery.ts';
 import * as check from '../../shared/validate.ts';
+import { invalidArgument } from '../../shared/errors.ts';
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -48,14 +48,6 @@ export function usage(message: string, field?: string): never {
  *  arguments after it the way a variadic option would. */
 export const repeatable = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-/** A text argument, or all of stdin when it is "-" (one trailing newline dropped). */
-export function textArgument(value: string, what: string): string {
-  if (value !== '-') return value;
-  const text = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-  if (text.trim() === '') usage(`${what}: stdin was empty`, what);
-  return text;
-}
-
 /** A flag's value that must be a plain decimal number (its range is the field's rule). */
 export function numberFlag(value: string, flag: string): number {
   const n = check.decimal(value);
@@ -79,6 +71,14 @@ export function checkedFlag<T>(flag: string, rule: () => T): T {
   } catch (error) {
     return usage((error as Error).message, flag);
   }
+}
+
+/** A request id the user gives (write-status's argument, --request-id): the library's rule, and
+ *  not empty. Worded for the command line: the library's advice for "" (leave it out and one is
+ *  made) fits neither a question about a write nor a resend. */
+export function requestIdRule(value: string, name: string): string {
+  if (value === '') throw invalidArgument(name, 'must not be empty: a request id names one write (such as the one an "outcome unknown" error printed)');
+  return check.requestId(value, name);
 }
 
 export const confidenceFlag = (value: string, flag: string): check.ConfidenceLabel => checkedFlag(flag, () => check.confidenceLabel(value, flag));

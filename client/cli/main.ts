@@ -11,7 +11,7 @@ import { refusedTokenMessage } from '../errors.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { parseMinChange } from '../../shared/changes.ts';
 import * as check from '../../shared/validate.ts';
-import { checkedFlag, usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
+import { checkedFlag, requestIdRule, usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
@@ -44,6 +44,9 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
     .addOption(new Option('--address <target>', 'daemon address instead of the discovery file (unix:/path or host:port)'))
     .addOption(new Option('--token <token>', 'bearer token for a TCP address').env('ENGRAM_TOKEN'))
     .addOption(new Option('--min-change <n>', "serve the command only once the daemon has applied this change number (a write's \"change\" in --json), so it sees that write through any daemon of a shared store").env('ENGRAM_MIN_CHANGE').argParser(minChangeFlag))
+    // Every command's help lists the global options too (--data-dir, --token…): they are given
+    // after the command as often as before it. Set before the commands are made, which inherit it.
+    .configureHelp({ showGlobalOptions: true })
     // Usage errors are reported by reportError, one line each (not commander's text + help).
     .configureOutput({ outputError: () => {} })
     .exitOverride();
@@ -99,7 +102,7 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
   dispatching(program);
   program.hook('preAction', (_program, action) => {
     running = action;
-    checkAgentArgument(action);
+    checkArguments(action);
   });
   return program;
 }
@@ -107,12 +110,18 @@ export function buildProgram(setExit: (code: number) => void = () => {}): Comman
 /** The command whose action is running (its usage errors point at its --help). */
 let running: Command | undefined;
 
-/** A command's <agent> argument, checked by the namespace rule before anything is sent: a bad
- *  one is a usage error naming the argument, as a missing one is. */
-function checkAgentArgument(action: Command): void {
+/** The rules of the arguments checked before anything is sent, by argument name: a refusal is a
+ *  usage error naming the argument ("<agent>: must not be empty"), as a missing one is. */
+const ARGUMENT_RULES: Readonly<Record<string, (value: string, name: string) => unknown>> = {
+  agent: check.agentId,
+  'request-id': requestIdRule,
+};
+
+function checkArguments(action: Command): void {
   action.registeredArguments.forEach((argument, i) => {
+    const rule = ARGUMENT_RULES[argument.name()];
     const value: unknown = action.processedArgs[i];
-    if (argument.name() === 'agent' && value !== undefined) checkedFlag('agent', () => check.agentId(value, '<agent>'));
+    if (rule && typeof value === 'string') checkedFlag(argument.name(), () => rule(value, `<${argument.name()}>`));
   });
 }
 
@@ -153,7 +162,25 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^auto_detect$/, flag: '--auto' },
   { field: /^label$/, flag: '--label' },
   { field: /^agent_id$/, flag: '--agent' },
-  { field: /^agents\[\d+\]$/, flag: '--agent' },
+  { field: /^agents(?:\[\d+\])?$/, flag: '--agent' },
+  { field: /^text$/, flag: '--text' },
+  { field: /^filter\.text$/, flag: '--text' },
+  { field: /^(?:options\.)?(?:filters\.)?tags_any\[\d+\]$/, flag: '--tag' },
+  { field: /^(?:options\.)?(?:filters\.)?tags_all\[\d+\]$/, flag: '--all-tags' },
+  { field: /^tags\[\d+\]$/, flag: '--tag' },
+  { field: /^stm_weight$/, flag: '--stm-weight' },
+  { field: /^ltm_weight$/, flag: '--ltm-weight' },
+  { field: /^entity_type$/, flag: '--type' },
+  { field: /^request_id$/, flag: '--request-id' },
+  { field: /^project_id$/, flag: '--project' },
+  { field: /^slot_names\[\d+\]$/, flag: '--name' },
+  { field: /^slot_names\[\d+\]$/, flag: '--slot' },
+  { field: /^record_id$/, argument: 'record-id' },
+  { field: /^id$/, argument: 'id' },
+  { field: /^text$/, argument: 'text' },
+  { field: /^query$/, argument: 'query' },
+  { field: /^equivalents\[\d+\]$/, argument: 'equivalents' },
+  { field: /^target_ids\[\d+\]$/, argument: 'fact-ids' },
   { field: /^agent_id$/, argument: 'agent' },
   { field: /^message$/, argument: 'message' },
   { field: /^(?:fact_id|memory_id)$/, argument: 'fact-id' },

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { RELATION_TYPES, type RelationType } from '../../../shared/model.ts';
 import { factJson, graphJson, relatedJson } from '../../../shared/json/shapes.ts';
-import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
+import { checkedFlag, out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
+import * as check from '../../../shared/validate.ts';
 import { counted } from '../../../shared/counted.ts';
 
 export function registerGraphCommands({ program, globals }: Cli): void {
@@ -44,7 +45,7 @@ export function registerGraphCommands({ program, globals }: Cli): void {
     .command('graph')
     .description('the knowledge graph around a fact (its entities, relations and lineage) or an entity (the facts naming it, the entities named with it)')
     .argument('<agent>', 'agent id (namespace)')
-    .option('--fact <id>', 'the fact')
+    .option('--fact <id>', 'the fact', (value: string) => checkedFlag('--fact', () => check.factId(value, '--fact')))
     .option('--entity <label>', 'the entity')
     .option('--limit <n>', 'facts listed around an entity (default 25)', positiveInt('--limit'))
     .option('--json', 'print JSON')

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
 import type { Fact, FactFilter } from '../../types.ts';
-import { checkedFlag, confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, textArgument, usage, withClient, type Cli } from '../context.ts';
+import { checkedFlag, confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, requestIdRule, usage, withClient, type Cli } from '../context.ts';
+import { textArgument } from '../io/read-file.ts';
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
 import { addRecallFlags, recallOptionsFrom } from '../recall-flags.ts';
 import { printFacts, printReceipts, printRecall } from '../render.ts';
@@ -31,6 +32,7 @@ function metaFlag(value: string): Record<string, unknown> {
 /** The write fields every fact write takes (remember, revise), as flags. */
 function addWriteFlags(cmd: Command): Command {
   return cmd
+    .option('--request-id <id>', 'send the write with this request id: sent again with the same one (after "outcome unknown", see engram write-status), it is stored once')
     .option('--occurred-at <time>', 'when it happened (ISO 8601)')
     .option('--tag <tag>', 'a tag (repeat for more)', repeatable)
     .option('--entity <name>', 'an entity the fact is about (repeat for more; wikilinks in a markdown export)', repeatable)
@@ -49,6 +51,7 @@ function writeOptionsFrom(o: Record<string, string | string[] | undefined>): Wri
     ...(o.context !== undefined ? { context: o.context as string } : {}),
     ...(o.meta !== undefined ? { meta: metaFlag(o.meta as string) } : {}),
     ...(o.confidence !== undefined ? { confidence: confidenceFlag(o.confidence as string, '--confidence') } : {}),
+    ...(o.requestId !== undefined ? { requestId: checkedFlag('--request-id', () => requestIdRule(o.requestId as string, '--request-id')) } : {}),
   };
 }
 
@@ -63,13 +66,10 @@ function strengthFlag(value: string): number {
   return n;
 }
 
-/** Words the shell split (an unquoted sentence) are one text again. */
-const joined = (words: string[], what: string): string => textArgument(words.join(' '), what);
-
 /** A fact's text: never empty or only whitespace (the daemon's rule), refused before sending. */
-function factTextArgument(value: string, what: string): string {
-  const text = textArgument(value, what);
-  if (text.trim() === '') usage(`${what}: must not be empty`, what);
+function factTextArgument(value: string, name: string, field: string): string {
+  const text = textArgument(value, name, field);
+  if (text.trim() === '') usage(`${name}: must not be empty`, field);
   return text;
 }
 
@@ -92,11 +92,13 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .option('--json', 'print JSON')
     .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const text = factTextArgument(words.join(' '), '<text>');
+      const text = factTextArgument(words.join(' '), '<text...>', 'text');
       const options = { ...writeOptionsFrom(o), ...(o.allowDuplicate ? { allowDuplicate: true } : {}), ...(o.strength !== undefined ? { strength: strengthFlag(o.strength) } : {}) };
       const { fact, replayed, duplicate, change } = await withClient(opts, async (c) => ({ ...(await c.put(agent, text, options)), change: c.lastChange }));
       // The change number: `engram --min-change N recall …` through another daemon sees this fact.
       if (opts.json) printJson({ fact: factJson(fact), replayed, duplicate, ...(change ? { change } : {}) });
+      // A resend of a write that committed answers as the write did: the daemon replays it.
+      else if (replayed) out(`already stored ${fact.id} in "${fact.agentId}": request id ${options.requestId} was sent before (nothing new stored)`);
       else if (duplicate) out(`already remembered ${fact.id} in "${fact.agentId}" (nothing new stored; --allow-duplicate stores a copy)`);
       else out(`remembered ${fact.id} in "${fact.agentId}"`);
     });
@@ -140,7 +142,8 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .option('--json', 'print JSON')
     .action(async (agent: string, words: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const query = joined(words, 'query');
+      // Words the shell split (an unquoted sentence) are one query again.
+      const query = textArgument(words.join(' '), '<query...>', 'query');
       // A person reading the result is told when the query's words barely occur in memory.
       const options = { ...recallOptionsFrom(o), advice: true };
       if (o.explain && o.all) usage('--explain and --all cannot be combined', '--explain');
@@ -252,13 +255,14 @@ export function registerMemoryCommands({ program, globals, setExit }: Cli): void
     .option('--json', 'print JSON')
     .action(async (agent: string, factIds: string[], o, cmd: Command) => {
       const opts = globals(cmd);
-      const text = factTextArgument(o.text, '--text');
+      const text = factTextArgument(o.text, '--text', '--text');
       // Without --confidence the daemon picks the most cautious label of the targets.
       const result = await withClient(opts, (c) => c.revise(agent, factIds, text, writeOptionsFrom(o)));
       if (opts.json) {
         printJson({ replacement: factJson(result.replacement), retired_ids: result.retiredIds, failures: result.failures.map((f) => ({ fact_id: f.factId, error: f.error })), replayed: result.replayed });
       } else {
-        out(`revised: ${result.replacement.id} (${result.replacement.confidence ?? 'no label'}) replaces ${result.retiredIds.join(', ') || 'nothing'}`);
+        const replayed = result.replayed ? ` (request id ${o.requestId} was sent before: nothing new written)` : '';
+        out(`${result.replayed ? 'already revised' : 'revised'}: ${result.replacement.id} (${result.replacement.confidence ?? 'no label'}) replaces ${result.retiredIds.join(', ') || 'nothing'}${replayed}`);
         for (const f of result.failures) out(`not retired: ${f.factId}: ${f.error}`);
       }
       if (result.failures.length > 0) setExit(1);

@@ -1,9 +1,14 @@
 // Agent tokens from the command line: `engram token create|list|revoke`. Making, listing and
 // revoking need the whole daemon (the local socket or the daemon's own token).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { RIGHTS, type Right, type TokenInfo } from '../../../shared/model.ts';
-import { out, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
+import * as check from '../../../shared/validate.ts';
+import { checkedFlag, out, printJson, repeatable, usage, withClient, type Cli } from '../context.ts';
 import { tokenJson } from '../json.ts';
+
+/** What a token grants when --rights or --shared is left out (as the daemon's defaults). */
+const DEFAULT_RIGHTS: Right[] = ['read', 'write'];
+const DEFAULT_SHARED: Right[] = ['read'];
 
 /** "read,write" → the rights; "none" → no rights (for --shared). */
 const rightsList = (flag: string) => (value: string): Right[] => {
@@ -12,6 +17,17 @@ const rightsList = (flag: string) => (value: string): Right[] => {
   for (const name of names) if (!RIGHTS.includes(name as Right)) usage(`${flag}: "${name}" is not a right; rights are ${RIGHTS.join(', ')}${flag === '--shared' ? ', or none' : ''}`, flag);
   return names as Right[];
 };
+
+/** A namespace the token opens: an agent id, and not the shared namespace, whose rights --shared
+ *  gives (the daemon's refusal names its request fields, agents and shared). */
+const agentFlag = (value: string, previous: string[] | undefined): string[] => {
+  checkedFlag('--agent', () => check.agentId(value, '--agent'));
+  if (value === check.SHARED_AGENT_ID) usage(`--agent: ${check.SHARED_AGENT_ID} is the shared namespace: give its rights with --shared`, '--agent');
+  return repeatable(value, previous);
+};
+
+/** A list of rights as a user types it, for the defaults --help shows. */
+const typed = (rights: readonly Right[]): string => rights.join(',');
 
 const line = (t: TokenInfo): string =>
   `${t.id}  ${t.revokedAt ? 'revoked' : 'live   '}  agents ${t.agents.join(',')}  rights ${t.rights.join(',')}  shared ${t.shared.join(',') || 'none'}${t.label ? `  "${t.label}"` : ''}`;
@@ -22,9 +38,9 @@ export function registerTokenCommands({ program, globals }: Cli): void {
   group
     .command('create')
     .description('make a token for one or more agent namespaces and print it (shown only once)')
-    .requiredOption('--agent <name>', 'a namespace the token opens (repeat for more)', repeatable)
-    .option('--rights <list>', `rights there: ${RIGHTS.join(',')}`, rightsList('--rights'), ['read', 'write'] as Right[])
-    .option('--shared <list>', 'rights on the shared namespace, slots and recipes, or none', rightsList('--shared'), ['read'] as Right[])
+    .requiredOption('--agent <name>', 'a namespace the token opens (repeat for more)', agentFlag)
+    .addOption(new Option('--rights <list>', `rights there: ${typed(RIGHTS)}`).argParser(rightsList('--rights')).default(DEFAULT_RIGHTS, typed(DEFAULT_RIGHTS)))
+    .addOption(new Option('--shared <list>', 'rights on the shared namespace, slots and recipes, or none').argParser(rightsList('--shared')).default(DEFAULT_SHARED, typed(DEFAULT_SHARED)))
     .option('--label <text>', 'a note to tell tokens apart in the list')
     .option('--json', 'print JSON')
     .action(async (o: { agent: string[]; rights: Right[]; shared: Right[]; label?: string }, cmd: Command) => {
