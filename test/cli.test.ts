@@ -402,10 +402,10 @@ describe('exit codes', () => {
     expect((await env.client.stats()).factCount).toBe(before.factCount);
   });
 
-  test('1 when the daemon refuses the input: a fact over its text limit', async () => {
+  test('2 for a fact over the daemon\'s text limit (known from the handshake, refused before sending), naming the argument', async () => {
     const run = await engram(['remember', 'cli-usage', 'x'.repeat(40 * 1024)]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^engram: invalid_argument: text: /);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('engram: <text...>: is 40960 bytes; the limit is 32768 (see "engram remember --help")\n');
   });
 
   test('1 with not_found when forgetting a well-formed id that does not exist', async () => {
