@@ -52,6 +52,7 @@ import { healthService } from './rpc/health-service.ts';
 import { memoryService } from './rpc/memory-service.ts';
 import { openStore } from './store/open.ts';
 import { redacted } from './store/postgres-url.ts';
+import { recordLastStart } from './last-start.ts';
 import type { Log } from './log.ts';
 import { DEFAULT_DECAY, type DecayConfig } from './lifecycle/decay.ts';
 import { createExtractor, type ExtractorName } from './extract/index.ts';
@@ -282,6 +283,7 @@ async function serve(options: DaemonOptions, core: Engram, profile: ReleaseProfi
     ...(options.logFile ? { logFile: options.logFile } : {}),
   };
   writePrivateFile(paths.discovery, JSON.stringify(discovery, null, 2));
+  recordLastStart(options);
   const storeName = options.store && options.store !== 'level' ? redacted(options.store) : options.dataDir;
   log.info(`serving ${storeName} on ${discovery.address}${tcpAddress ? ` and ${tcpAddress}` : ''} (profile ${profile.name}, embedder ${options.embedder})`);
 
