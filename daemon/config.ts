@@ -20,6 +20,7 @@ import { DECAY_MODELS, DEFAULT_DECAY, type DecayConfig, type DecayModel } from '
 import { DEFAULT_CONSOLIDATION } from './core/consolidation.ts';
 import { SUMMARIZER_NAMES, type SummarizerName } from './consolidate/summarize.ts';
 import { startRecord, type StartRecord } from './start-record.ts';
+import { refusedDefaultStore } from './store-guard.ts';
 
 /** "7777" → "127.0.0.1:7777": listeners bind loopback unless a host is named. */
 const address = (flag: string) => (value: string): string => {
@@ -279,8 +280,16 @@ export function parseDaemonArgs(argv: string[], output: { writeOut: (s: string) 
   const parsed = command.opts<ParsedOptions>();
   const refused = refusedCombination(parsed) ?? refusedToken(parsed, command.getOptionValueSource('token'));
   if (refused) command.error(refused, { exitCode: 2, code: 'engram.refusedFlags' });
-  return { ...optionsFrom(parsed), ...startRecord(command, argv) };
+  const options = optionsFrom(parsed);
+  // Checked here, so --check (and so engram restart, before it stops anything) refuses it too.
+  const storeRefused = refusedDefaultStore(options.dataDir, command.getOptionValueSource('store'));
+  if (storeRefused) command.error(storeRefused, { exitCode: 2, code: REFUSED_STORE });
+  return { ...options, ...startRecord(command, argv) };
 }
+
+/** The code of a default store refused in a directory whose memory is in PostgreSQL: its message
+ *  says what to do, and nothing else is to be said about flags. */
+export const REFUSED_STORE = 'engram.refusedStore';
 
 /** The daemon's own token opens everything, so it is never an agent's, which opens only its
  *  grant: ENGRAM_TOKEN is also the agents' variable, and a daemon started where it holds an agent

@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import { readDiscovery, SERVED_BY_ANOTHER } from '../shared/discovery.ts';
 import { EngramError } from '../shared/errors.ts';
-import { parseDaemonArgs, type DaemonSettings } from './config.ts';
+import { parseDaemonArgs, REFUSED_STORE, type DaemonSettings } from './config.ts';
 import { createLog } from './log.ts';
 import { StoreFormatError, StoreLockedError } from './store/store.ts';
 import { startDaemon } from './server.ts';
@@ -14,7 +14,8 @@ function options(argv: string[]): DaemonSettings | null {
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return null;
-    process.stderr.write(`engram daemon: ${error.message.replace(/^error: /, '')}\n(engram daemon --help lists every flag)\n`);
+    const hint = error.code === REFUSED_STORE ? '' : '\n(engram daemon --help lists every flag)';
+    process.stderr.write(`engram daemon: ${error.message.replace(/^error: /, '')}${hint}\n`);
     process.exit(2);
   }
 }
