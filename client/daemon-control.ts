@@ -9,6 +9,7 @@ import { makeOrJoin, releaseClaim, takeBack } from '../shared/start-claim.ts';
 import { dirname, join, resolve } from 'node:path';
 import { isAgentToken } from '../shared/agent-token.ts';
 import { dataPaths, processAlive, readDiscovery, SERVED_BY_ANOTHER, type Discovery } from '../shared/discovery.ts';
+import { readLastStart } from '../shared/last-start.ts';
 import { connect } from './client.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 
@@ -238,7 +239,8 @@ export interface RecordedStart {
 }
 
 /** How the daemon of DIR was started, as its discovery file records it (a crashed daemon's file
- *  is still there); undefined without a file, or with one that records nothing. A file written
+ *  is still there), else as its last start left it; undefined without either, or with a file
+ *  that records nothing. A file written
  *  before `startFlags` existed has only the daemon's arguments as given: what it took from
  *  variables is lost, and relative paths are read against the restarter's directory. */
 export function recordedStart(dataDir: string): RecordedStart | undefined {
@@ -246,7 +248,7 @@ export function recordedStart(dataDir: string): RecordedStart | undefined {
   try {
     discovery = readDiscovery(dataDir);
   } catch {
-    return undefined;
+    return lastStart(dataDir); // stopped cleanly: its settings are in the file a stop leaves
   }
   const flags = discovery.startFlags ?? (discovery.args ? withoutOwnFlags(discovery.args) : undefined);
   if (!flags) return undefined;
@@ -260,6 +262,12 @@ export function recordedStart(dataDir: string): RecordedStart | undefined {
  *  which every user of the machine can read in the process list. */
 export function restoredSecrets(start: RecordedStart): Record<string, string> {
   return start.token !== undefined && !daemonEnv().ENGRAM_TOKEN ? { ENGRAM_TOKEN: start.token } : {};
+}
+
+/** The settings of DIR's last start, kept after the daemon stopped (shared/last-start.ts). */
+function lastStart(dataDir: string): RecordedStart | undefined {
+  const last = readLastStart(dataDir);
+  return last && { flags: last.startFlags, secretVariables: last.secretVariables, secretFlags: last.secretFlags ?? {} };
 }
 
 /** The secret variables a start from this process would not pass on: unset or empty here, or an

@@ -12,6 +12,7 @@ export interface StartSettings {
   store?: string;
   startFlags?: string[];
   secretVariables?: string[];
+  secretFlags?: Record<string, string>;
 }
 
 /** Written atomically (0600): a crash mid-write must not leave a torn file that loses the store. */
@@ -21,6 +22,7 @@ export function recordLastStart(settings: StartSettings): void {
   const record: LastStart = {
     startFlags: settings.startFlags,
     secretVariables: settings.secretVariables ?? [],
+    ...(settings.secretFlags && Object.keys(settings.secretFlags).length ? { secretFlags: settings.secretFlags } : {}),
     ...(settings.store && isPostgresUrl(settings.store) ? { postgresStore: maskedStore(settings.store) } : {}),
   };
   writeFileAtomically(lastStartPath(settings.dataDir), [Buffer.from(`${JSON.stringify(record, null, 2)}\n`)]);

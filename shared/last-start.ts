@@ -12,6 +12,8 @@ export interface LastStart {
   startFlags: string[];
   /** The discovery file's secretVariables: where the secrets came from, never their values. */
   secretVariables: string[];
+  /** The discovery file's secretFlags: the flag each secret variable stands for, if one gave it. */
+  secretFlags?: Record<string, string>;
   /** The PostgreSQL store it served, its password masked; absent for the embedded store. */
   postgresStore?: string;
 }
@@ -27,11 +29,15 @@ export function readLastStart(dataDir: string): LastStart | undefined {
     return {
       startFlags: value.startFlags,
       secretVariables: isStringList(value.secretVariables) ? value.secretVariables : [],
+      ...(isStringMap(value.secretFlags) ? { secretFlags: value.secretFlags } : {}),
       ...(typeof value.postgresStore === 'string' ? { postgresStore: value.postgresStore } : {}),
     };
   } catch {
     return undefined;
   }
 }
+
+const isStringMap = (value: unknown): value is Record<string, string> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');
 
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');

@@ -13,7 +13,8 @@ import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts
 import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { agentAdvice, ClientBackend } from './backend.ts';
-import { missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, restoredSecrets, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
+import { liveDiscovery, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, restoredSecrets, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
+import { restoredSettings } from '../recorded-settings.ts';
 import { refusedTokenMessage } from '../errors.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 
@@ -52,8 +53,8 @@ const startedOne = (daemon: StartedDaemon, dataDir: string) => `pid ${daemon.pid
 
 /** What a tool call does when the daemon of DIR cannot be reached: start it again with the
  *  settings it last ran with (an HTTP door, an embedder the user chose), given as flags or as
- *  variables: a crashed daemon's discovery file still records them; after a clean stop, those
- *  this session saw are used. Secrets it had from variables come from this process's environment:
+ *  variables: a crashed daemon's discovery file still records them, a clean stop leaves them in
+ *  the file of its last start (and those this session saw are the last resort). Secrets it had from variables come from this process's environment:
  *  with one unset here it is not started (it would serve with other settings, such as another
  *  store). The call then goes on only if it never left (the client never resends a write that may have reached the old daemon).
  *  Two `engram mcp` doing so at once both get the one daemon the store lock lets live. A daemon
@@ -76,8 +77,26 @@ function restart(dataDir: string): () => Promise<void> {
     } catch (error) {
       throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and could not be started: ${(error as Error).message}; start it with engram start --data-dir ${dataDir}`);
     }
-    if (daemon.started) say(`the daemon serving ${dataDir} had stopped; started a new one (${startedOne(daemon, dataDir)})`);
+    const restored = restoredSettings(previous);
+    if (daemon.started) say(`the daemon serving ${dataDir} had stopped; started a new one${restored ? ` ${restored}` : ''} (${startedOne(daemon, dataDir)})`);
   };
+}
+
+/** At launch, with no daemon serving DIR: starts it with the settings of its last start (a stop
+ *  keeps them), so an agent's writes go to the store the directory's daemon served (its
+ *  PostgreSQL database, not a new local store), or with the defaults in a new directory. With a
+ *  secret it had from a variable unset here, none is started: it would serve with other settings. */
+async function startAtLaunch(dataDir: string): Promise<void> {
+  const previous = liveDiscovery(dataDir) ? undefined : recordedStart(dataDir);
+  const missing = previous ? missingSecrets(previous) : [];
+  if (missing.length > 0) {
+    throw new Error(`no daemon is serving ${dataDir}, and none was started: ${missingSecretsMessage(dataDir, previous!, missing)}; set them where engram mcp runs (the agent host's configuration), or start the daemon yourself where they are set`);
+  }
+  const passedOn = previous && passedOnSecrets(previous);
+  if (passedOn) say(passedOn);
+  const daemon = await startDetached(dataDir, previous?.flags ?? [], showProgress, previous ? restoredSecrets(previous) : {});
+  const restored = previous && restoredSettings(previous);
+  if (daemon.started) say(`no daemon was serving ${dataDir}; started one${restored ? ` ${restored}` : ''} (${startedOne(daemon, dataDir)})`);
 }
 
 /** With --address, engram mcp never starts a daemon: a call that cannot reach it says so. */
@@ -162,8 +181,7 @@ export async function main(argv: string[]): Promise<number> {
   let client;
   try {
     if (!values.address) {
-      const daemon = await startDetached(dataDir, [], showProgress);
-      if (daemon.started) say(`no daemon was serving ${dataDir}; started one (${startedOne(daemon, dataDir)})`);
+      await startAtLaunch(dataDir);
     }
     // A call that finds the daemon gone (stopped, crashed) is answered at once: here it starts
     // again, as at launch; with --address, which never starts one, the call says what to do.

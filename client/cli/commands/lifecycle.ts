@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
 import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, restoredSecrets, startDetached, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
+import { droppedSettings, restoredSettings } from '../../recorded-settings.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
 /** start and restart pass every flag after them to the daemon, whose flags are its own command's
@@ -40,7 +41,7 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
 
   program
     .command('start')
-    .description('start the daemon in the background and wait until it serves (flags after start go to engram daemon)')
+    .description('start the daemon in the background and wait until it serves (flags after start go to engram daemon; without any, it starts with the settings of its last start)')
     .usage('[--json] [daemon flags...]')
     .addHelpText('after', DAEMON_FLAGS_HELP)
     .option('--json', 'print JSON')
@@ -54,7 +55,8 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       // A start that finds a daemon serving suggests restarting it with the flags: not with ones
       // the daemon would refuse (a start with none serving reports the daemon's own refusal).
       await refuseBadFlagsWhileServing(dir, args, (pid) => `a daemon is already serving ${dir} (pid ${pid}); nothing started`);
-      const daemon = await startDetached(dir, args, say);
+      const start = liveDiscovery(dir) ? { flags: args, secrets: {} } : startArgs(dir, args);
+      const daemon = await startDetached(dir, start.flags, say, start.secrets);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else if (!daemon.started) {
         // Flags given to a start that starts nothing would silently not apply: say so, and how.
@@ -96,7 +98,8 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const missing = missingSecrets(previous);
       if (args.length === 0) refuseMissingSecrets(dir, previous, missing);
       const stopped = await stopDaemon(dir);
-      if (args.length === 0) sayPassedOn(previous);
+      if (args.length === 0) sayRestored(dir, previous);
+      else sayDropped(previous, args, missing);
       const daemon = await startDetached(dir, args.length > 0 ? args : previous.flags, say, args.length > 0 ? {} : restoredSecrets(previous)).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
@@ -141,18 +144,47 @@ async function refuseBadFlagsWhileServing(dir: string, args: readonly string[], 
   if (refusal !== undefined) throw new DaemonStartError(`${refusal}\n${outcome(running.pid)}`, 2);
 }
 
-/** A restart that restores the daemon's settings, with the variable of a secret it had (from
- *  that variable or from a flag) unset here, would start it with other ones (another store,
- *  another token): refused (exit 2) before anything is stopped, naming what to set. */
-function refuseMissingSecrets(dir: string, previous: RecordedStart, missing: readonly string[]): void {
+/** A restart (or a start) that restores the daemon's settings, with the variable of a secret it
+ *  had (from that variable or from a flag) unset here, would start it with other ones (another
+ *  store, another token): refused (exit 2) before anything is stopped, naming what to set. */
+function refuseMissingSecrets(dir: string, previous: RecordedStart, missing: readonly string[], command = 'restart'): void {
   if (missing.length === 0) return;
   const running = liveDiscovery(dir);
   const outcome = running ? `nothing was stopped: the daemon for ${dir} serves on as it was (pid ${running.pid})` : 'nothing was started';
-  throw new DaemonStartError(`${missingSecretsMessage(dir, previous, missing)}; or give the daemon's flags after engram restart.\n${outcome}`, 2);
+  throw new DaemonStartError(`${missingSecretsMessage(dir, previous, missing)}; or give the daemon's flags after engram ${command}.\n${outcome}`, 2);
+}
+
+/** The flags a start with none serving gives the daemon, and the variables it passes on. Without
+ *  flags of its own, the settings recorded for the directory (its last start's, kept after a
+ *  stop), as a service manager brings a service back as configured; flags given replace them all,
+ *  as they do for a restart. */
+function startArgs(dir: string, args: string[]): { flags: string[]; secrets: Record<string, string> } {
+  const previous = recordedStart(dir);
+  if (!previous) return { flags: args, secrets: {} };
+  const missing = missingSecrets(previous);
+  if (args.length > 0) {
+    sayDropped(previous, args, missing);
+    return { flags: args, secrets: {} };
+  }
+  refuseMissingSecrets(dir, previous, missing, 'start');
+  sayRestored(dir, previous);
+  return { flags: previous.flags, secrets: restoredSecrets(previous) };
 }
 
 const sayPassedOn = (start: RecordedStart): void => {
   const line = passedOnSecrets(start);
+  if (line) say(`engram: ${line}`);
+};
+
+/** Tells that the daemon is started with settings the user did not type this time. */
+const sayRestored = (dir: string, start: RecordedStart): void => {
+  const line = restoredSettings(start);
+  if (line) say(`engram: starting the daemon for ${dir} ${line}`);
+  sayPassedOn(start);
+};
+
+const sayDropped = (start: RecordedStart, args: readonly string[], missing: readonly string[]): void => {
+  const line = droppedSettings(start, args, missing);
   if (line) say(`engram: ${line}`);
 };
 
