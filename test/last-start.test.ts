@@ -94,7 +94,7 @@ describe('a stopped daemon comes back with the settings of its last start', () =
     const mcp = await openStdio(['--data-dir', dataDir], env);
     try {
       await mcp.ok('memory_add', { agent_id: 'a', text: 'Written after the stop' });
-      expect(mcp.stderr()).toMatch(/started one with the settings of its last start: (--embedder none --listen 127\.0\.0\.1:0|--listen 127\.0\.0\.1:0 --embedder none) /);
+      expect(mcp.stderr()).toMatch(/started one \(pid .*\) with the settings of its last start: (--embedder none --listen 127\.0\.0\.1:0|--listen 127\.0\.0\.1:0 --embedder none)\n/);
       expect(discoveryOf(dataDir).tcpAddress).toMatch(/^127\.0\.0\.1:\d+$/);
       expect((await json(['status'], dataDir, cwd, env)).daemon).toMatchObject({ embedder: 'none' });
     } finally {
@@ -153,7 +153,7 @@ describe('a stopped daemon comes back with the settings of its last start', () =
       // The fact written before the stop is found: the daemon is on its database again.
       const found = await mcp.ok('memory_search', { agent_id: 'alice', query: 'PostgreSQL' });
       expect(found).toMatchObject({ facts: ['Kept in PostgreSQL'] });
-      expect(mcp.stderr()).toContain('started one with the settings of its last start: --embedder none');
+      expect(mcp.stderr()).toMatch(/started one \(pid .*\) with the settings of its last start: --embedder none\n/);
     } finally {
       await mcp.close();
     }

@@ -78,7 +78,7 @@ function restart(dataDir: string): () => Promise<void> {
       throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and could not be started: ${(error as Error).message}; start it with engram start --data-dir ${dataDir}`);
     }
     const restored = restoredSettings(previous);
-    if (daemon.started) say(`the daemon serving ${dataDir} had stopped; started a new one${restored ? ` ${restored}` : ''} (${startedOne(daemon, dataDir)})`);
+    if (daemon.started) say(`the daemon serving ${dataDir} had stopped; started a new one (${startedOne(daemon, dataDir)})${restored ? ` ${restored}` : ''}`);
   };
 }
 
@@ -96,7 +96,7 @@ async function startAtLaunch(dataDir: string): Promise<void> {
   if (passedOn) say(passedOn);
   const daemon = await startDetached(dataDir, previous?.flags ?? [], showProgress, previous ? restoredSecrets(previous) : {});
   const restored = previous && restoredSettings(previous);
-  if (daemon.started) say(`no daemon was serving ${dataDir}; started one${restored ? ` ${restored}` : ''} (${startedOne(daemon, dataDir)})`);
+  if (daemon.started) say(`no daemon was serving ${dataDir}; started one (${startedOne(daemon, dataDir)})${restored ? ` ${restored}` : ''}`);
 }
 
 /** With --address, engram mcp never starts a daemon: a call that cannot reach it says so. */
