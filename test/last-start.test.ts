@@ -4,24 +4,15 @@
 // served PostgreSQL refuses before it makes anything, however it is started; and flags that
 // replace the recorded settings name those they drop. Real parts: the built `engram` command,
 // detached daemons, temp dirs, the test PostgreSQL server.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Discovery } from '../shared/discovery.ts';
 import { runEngram, type CliRun } from './fixtures/cli.ts';
-import { ENGRAM_BIN, removeDir, tempDataDir } from './fixtures/daemon.ts';
+import { removeDir, tempDataDir } from './fixtures/daemon.ts';
 import { openStdio } from './fixtures/mcp.ts';
 import { testDatabase } from './fixtures/postgres.ts';
-
-/** The variables that choose a daemon's settings: none of the test runner's may reach a run. */
-const SETTING_VARIABLE = /^(ENGRAM_(?!CACHE_DIR$|TEST_)|LTM_VAULT_PATH$)/;
-
-/** This process's environment without any daemon setting, plus `extra`. */
-function shellEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !SETTING_VARIABLE.test(name))) as Record<string, string>;
-  return { ...env, ...extra };
-}
+import { engramInShell, shellEnv } from './fixtures/shell.ts';
 
 const discoveryOf = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as Discovery;
 const LAST_START = 'last-start.json';
@@ -41,24 +32,14 @@ describe('a stopped daemon comes back with the settings of its last start', () =
     return { dataDir: join(root, 'data'), cwd: join(root, 'cwd') };
   };
   /** `engram --data-dir DIR args` run with exactly `env`. */
-  const engram = (args: string[], dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> =>
-    new Promise((resolve) => {
-      execFile(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-      );
-    });
+  const engram = (args: string[], dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> => engramInShell(['--data-dir', dataDir, ...args], cwd, env);
   const json = async (args: string[], dataDir: string, cwd: string, env: Record<string, string>) => {
     const run = await engram([...args, '--json'], dataDir, cwd, env);
     expect(run.code, run.stderr).toBe(0);
     return { ...JSON.parse(run.stdout), stderr: run.stderr };
   };
   /** `engram daemon` in the foreground, as a terminal or a service manager runs it. */
-  const foreground = (dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> =>
-    new Promise((resolve) => {
-      execFile(process.execPath, [ENGRAM_BIN, 'daemon', '--data-dir', dataDir], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-      );
-    });
+  const foreground = (dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> => engramInShell(['daemon', '--data-dir', dataDir], cwd, env);
 
   afterAll(async () => {
     for (const root of roots) await runEngram(['stop'], { dataDir: join(root, 'data'), cwd: root });

@@ -4,25 +4,16 @@
 // from a variable or typed as a flag, is never written to a file: a restart must be given it by its
 // own environment (the flag's variable), and without it is refused before anything is stopped. Real parts: the built `engram` command,
 // detached daemons, temp dirs, the test PostgreSQL server.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { processAlive as isAlive, type Discovery } from '../shared/discovery.ts';
 import { runEngram, type CliRun } from './fixtures/cli.ts';
-import { ENGRAM_BIN, removeDir, tempDataDir, waitFor } from './fixtures/daemon.ts';
+import { removeDir, tempDataDir, waitFor } from './fixtures/daemon.ts';
 import { openStdio } from './fixtures/mcp.ts';
 import { testDatabase } from './fixtures/postgres.ts';
-
-/** The variables that choose a daemon's settings: none of the test runner's may reach a run. */
-const SETTING_VARIABLE = /^(ENGRAM_(?!CACHE_DIR$|TEST_)|LTM_VAULT_PATH$)/;
-
-/** This process's environment without any daemon setting, plus `extra`: a shell that never set
- *  the variables the daemon was started with. */
-function shellEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && !SETTING_VARIABLE.test(name))) as Record<string, string>;
-  return { ...env, ...extra };
-}
+import { engramInShell, shellEnv } from './fixtures/shell.ts';
 
 const discoveryOf = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as Discovery;
 
@@ -48,12 +39,7 @@ describe('a restarted daemon keeps the settings it had', () => {
   };
   /** `engram --data-dir DIR args` run in `cwd` with exactly `env` (runEngram would add this
    *  process's environment back). */
-  const engram = (args: string[], dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> =>
-    new Promise((resolve) => {
-      execFile(process.execPath, [ENGRAM_BIN, '--data-dir', dataDir, ...args], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-      );
-    });
+  const engram = (args: string[], dataDir: string, cwd: string, env: Record<string, string>): Promise<CliRun> => engramInShell(['--data-dir', dataDir, ...args], cwd, env);
   const json = async (args: string[], dataDir: string, cwd: string, env: Record<string, string>) => {
     const run = await engram([...args, '--json'], dataDir, cwd, env);
     expect(run.code, run.stderr).toBe(0);
