@@ -239,8 +239,7 @@ export interface RecordedStart {
 }
 
 /** How the daemon of DIR was started, as its discovery file records it (a crashed daemon's file
- *  is still there), else as its last start left it; undefined without either, or with a file
- *  that records nothing. A file written
+ *  is still there), else as its last start left it; undefined without either. A file written
  *  before `startFlags` existed has only the daemon's arguments as given: what it took from
  *  variables is lost, and relative paths are read against the restarter's directory. */
 export function recordedStart(dataDir: string): RecordedStart | undefined {

@@ -32,5 +32,10 @@ function settingsOf(flags: readonly string[]): string[][] {
   return settings;
 }
 
-/** Flags as a line, a password in a URL masked (a flag typed with one held it). */
-const shown = (flags: readonly string[]): string => flags.join(' ').replace(/(:\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@');
+/** Flags as a line, secrets masked: a password in a URL, the daemon's own token (a flag typed
+ *  with one held it, and stderr may go to a shared log). */
+const shown = (flags: readonly string[]): string =>
+  flags
+    .map((arg, i) => (flags[i - 1] === '--token' ? '***' : arg))
+    .join(' ')
+    .replace(/(:\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@');

@@ -54,8 +54,8 @@ const startedOne = (daemon: StartedDaemon, dataDir: string) => `pid ${daemon.pid
 /** What a tool call does when the daemon of DIR cannot be reached: start it again with the
  *  settings it last ran with (an HTTP door, an embedder the user chose), given as flags or as
  *  variables: a crashed daemon's discovery file still records them, a clean stop leaves them in
- *  the file of its last start (and those this session saw are the last resort). Secrets it had from variables come from this process's environment:
- *  with one unset here it is not started (it would serve with other settings, such as another
+ *  the file of its last start (and those this session saw are the last resort). Secrets it had
+ *  from variables come from this process's environment: with one unset here it is not started (it would serve with other settings, such as another
  *  store). The call then goes on only if it never left (the client never resends a write that may have reached the old daemon).
  *  Two `engram mcp` doing so at once both get the one daemon the store lock lets live. A daemon
  *  that will not start fails the call with why, and what to do. */

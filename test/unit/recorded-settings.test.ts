@@ -11,6 +11,7 @@ describe('recorded settings in words', () => {
   test('a start without flags names what it restores, the password masked; none recorded, nothing to say', () => {
     expect(restoredSettings(recorded)).toBe('with the settings of its last start: --embedder none --http 127.0.0.1:8080 --no-auth --store postgres://u:***@db/engram');
     expect(restoredSettings({ flags: [], secretVariables: ['ENGRAM_STORE'] })).toBeUndefined();
+    expect(restoredSettings({ flags: ['--token', 'the-daemons-own', '--listen', '127.0.0.1:7777'], secretVariables: [] })).toBe('with the settings of its last start: --token *** --listen 127.0.0.1:7777');
   });
 
   test('flags given name the settings they leave out, whether given as --flag value or --flag=value', () => {
