@@ -296,6 +296,9 @@ export const REFUSED_STORE = 'engram.refusedStore';
  *  token would hand that agent every namespace and token. (The token is not echoed: the message
  *  may go to the log.) */
 function refusedToken(parsed: ParsedOptions, source: string | undefined): string | undefined {
+  // Typed empty, --token "$UNSET" is a mistake: the daemon would quietly serve its token file's
+  // token instead. (An empty ENGRAM_TOKEN is no token, as any empty variable is no setting.)
+  if (parsed.token === '' && source === 'cli') return '--token is empty: give the daemon\'s token, or leave --token out to use the token file in its data directory';
   if (!parsed.token || !isAgentToken(parsed.token)) return undefined;
   const given = source === 'env' ? 'ENGRAM_TOKEN holds' : '--token is';
   return `${given} an agent token (from engram token create), and the daemon's own token opens everything: start the daemon without it (ENGRAM_TOKEN is the agents' variable; the daemon then uses the token file in its data directory), or give --token a token of its own`;

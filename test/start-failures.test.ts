@@ -183,6 +183,14 @@ describe('a daemon that cannot start', () => {
     return { checked, started };
   }
 
+  test('an empty --token is refused by --check and by start (exit 2) before a store is made; an empty ENGRAM_TOKEN is no token', async () => {
+    const fresh = join(work, 'empty-token');
+    const { checked, started } = await refusedBeforeAnythingIsMade(fresh, ['--listen', '127.0.0.1:0', '--token', '']);
+    expect(checked.stderr).toContain('--token is empty');
+    expect(started.stderr).toContain('--token is empty');
+    expect((await runEngram(['daemon', '--data-dir', fresh, '--listen', '127.0.0.1:0', '--check'], { dataDir: null, cwd: work, env: { ENGRAM_TOKEN: '' } })).code).toBe(0);
+  });
+
   test('--no-auth with --http beyond loopback is refused by --check and by start (exit 2) before a store is made', async () => {
     const fresh = join(work, 'open-http');
     const { checked, started } = await refusedBeforeAnythingIsMade(fresh, ['--http', '0.0.0.0:0', '--no-auth']);
