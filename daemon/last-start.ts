@@ -23,19 +23,7 @@ export function recordLastStart(settings: StartSettings): void {
     startFlags: settings.startFlags,
     secretVariables: settings.secretVariables ?? [],
     ...(settings.secretFlags && Object.keys(settings.secretFlags).length ? { secretFlags: settings.secretFlags } : {}),
-    ...(settings.store && isPostgresUrl(settings.store) ? { postgresStore: maskedStore(settings.store) } : {}),
+    ...(settings.store && isPostgresUrl(settings.store) ? { postgresStore: redacted(settings.store) } : {}),
   };
   writeFileAtomically(lastStartPath(settings.dataDir), [Buffer.from(`${JSON.stringify(record, null, 2)}\n`)]);
-}
-
-/** The URL without its password, in the user part or in a parameter (postgres://h/db?password=…). */
-export function maskedStore(url: string): string {
-  const name = redacted(url);
-  try {
-    const u = new URL(name);
-    for (const key of [...u.searchParams.keys()]) if (/pass|secret|token|key/i.test(key)) u.searchParams.set(key, '***');
-    return u.toString();
-  } catch {
-    return name;
-  }
 }

@@ -2,6 +2,7 @@
 // own token opens everything; a URL with a password (or a credential in its query) opens a database
 // or server. Neither goes into the discovery file, however it was given (start-record.ts).
 import type { Command, Option } from 'commander';
+import { isCredentialParam } from './store/postgres-url.ts';
 
 /** Settings whose value is a URL, secret when it carries a password. */
 const URLS = new Set(['store', 'embedUrl', 'extractUrl']);
@@ -20,7 +21,7 @@ export function isSecret(key: string, value: unknown): boolean {
 export function carriesCredentials(url: string): boolean {
   try {
     const u = new URL(url);
-    return u.password !== '' || [...u.searchParams.keys()].some((name) => /pass|secret|token|key/i.test(name));
+    return u.password !== '' || [...u.searchParams.keys()].some(isCredentialParam);
   } catch {
     return true; // not a URL that can be looked into: treated as secret rather than risk writing one
   }

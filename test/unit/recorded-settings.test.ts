@@ -3,7 +3,7 @@
 // its values; one given again is replaced, not dropped; a password is never shown.
 import { describe, expect, test } from 'vitest';
 import { droppedSettings, restoredSettings } from '../../client/recorded-settings.ts';
-import { maskedStore } from '../../daemon/last-start.ts';
+import { redacted } from '../../daemon/store/postgres-url.ts';
 
 const recorded = { flags: ['--embedder', 'none', '--http', '127.0.0.1:8080', '--no-auth', '--store', 'postgres://u:secret@db/engram'], secretVariables: [] };
 
@@ -26,8 +26,8 @@ describe('recorded settings in words', () => {
   });
 
   test('the store of the last start is named without its password, in the user part or a parameter', () => {
-    expect(maskedStore('postgres://u:secret@db/engram')).toBe('postgres://u:***@db/engram');
-    expect(maskedStore('postgres://u@db/engram?password=secret&host=%2Ftmp')).not.toContain('secret');
-    expect(maskedStore('postgres://u@db/engram?host=%2Ftmp')).toBe('postgres://u@db/engram?host=%2Ftmp');
+    expect(redacted('postgres://u:secret@db/engram')).toBe('postgres://u:***@db/engram');
+    expect(redacted('postgres://u@db/engram?password=secret&host=%2Ftmp')).not.toContain('secret');
+    expect(redacted('postgres://u@db/engram?host=%2Ftmp')).toBe('postgres://u@db/engram?host=%2Ftmp');
   });
 });
