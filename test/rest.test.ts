@@ -682,6 +682,10 @@ describe('OpenAPI document', () => {
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       expect(params.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(pathParams);
       for (const p of params.filter((p) => p.in === 'path')) expect(p.required).toBe(true);
+      const idDescription = (params.find((p) => p.in === 'path') as { description?: string } | undefined)?.description;
+      // A path's id says what it names: a token's, a write's or a recipe's is no fact id.
+      if (/\/v1\/facts\/\{id\}/.test(route.path)) expect(idDescription).toBe('Fact id.');
+      else if (route.path.includes('{id}')) expect(idDescription, route.path).not.toBe('Fact id.');
       expect(op.requestBody !== undefined).toBe(route.method === 'POST');
       expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))).toBe(true);
       if (route.auth) {

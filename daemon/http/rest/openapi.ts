@@ -45,13 +45,32 @@ function queryParameters(route: Route): object[] {
   return out;
 }
 
+/** What a path's {id} names, by the collection it follows: a client generated from the document
+ *  shows this beside the parameter, so "Fact id." on a token's or a write's path misleads. */
+const PATH_ID_DESCRIPTIONS: Record<string, string> = {
+  facts: 'Fact id.',
+  clusters: 'Cluster id (from GET /v1/clusters).',
+  slots: 'Slot record id.',
+  tokens: 'Token id (from GET /v1/tokens; not the secret).',
+  writes: 'The request id the write was sent with.',
+  'retrieval-recipes': 'Recipe name.',
+};
+
+function pathParamDescription(path: string, at: number): string {
+  const collection = path.slice(0, at).split('/').filter(Boolean).at(-1) ?? '';
+  const description = PATH_ID_DESCRIPTIONS[collection];
+  // A new route under a new collection must say what its id is: found when the document is built.
+  if (!description) throw new Error(`openapi: no description for the id of ${path} (add "${collection}" to PATH_ID_DESCRIPTIONS)`);
+  return description;
+}
+
 function operationOf(route: Route) {
   const op = route.operation;
   const success = op.response ? json(ref(op.response), op.description) : op.operationId === 'metrics'
     ? { description: op.description, content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }
     : json({ type: 'object' }, op.description);
   const errors = [...op.errors, ...(route.auth ? (['401', '403'] as const) : []), '500' as const];
-  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, description: 'Fact id.', schema: { type: 'string' } }));
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, description: pathParamDescription(route.path, m.index), schema: { type: 'string' } }));
   const parameters = [...pathParams, ...queryParameters(route)];
   return {
     operationId: op.operationId,
