@@ -72,6 +72,11 @@ export function noFact(field: string, factId: string, agentId: string): EngramEr
   return fieldNotFound(field, `no fact ${factId} in namespace "${agentId}"`);
 }
 
+/** An agent with no checkpoint, where a caller asked for its latest one as an error. */
+export function noCheckpoint(agentId: string): EngramError {
+  return fieldNotFound('agent_id', `no checkpoint for agent ${JSON.stringify(agentId)}`);
+}
+
 export function kindFromCode(code: number): ErrorKind {
   for (const [kind, c] of Object.entries(kindToCode)) if (c === code) return kind as ErrorKind;
   return ErrorKind.Internal;

@@ -236,4 +236,12 @@ describe('a request field naming what is not there, by any call that looks it up
     expect(await restRefusal('DELETE', '/v1/tokens/nope')).toEqual(rest404(noToken, 'id'));
     expect(await cliRefusal(['token', 'revoke', 'nope'])).toEqual(notFound(noToken, 'id'));
   });
+
+  test('an agent with no checkpoint, where its latest one is asked for as an error', async () => {
+    const said = 'agent_id: no checkpoint for agent "never-saved"';
+    expect(await doors.client.checkpointResume('never-saved')).toBeUndefined(); // the library answers absence, never an error
+    expect(await restRefusal('GET', '/v1/checkpoints/latest?agent_id=never-saved')).toEqual(rest404(said, 'agent_id'));
+    expect(await mcpRefusal('checkpoint_resume', { agent_id: 'never-saved' })).toBe(`checkpoint_resume failed: ${said}`);
+    expect(await cliRefusal(['checkpoint', 'resume', 'never-saved'])).toEqual(notFound(said, 'agent_id'));
+  });
 });

@@ -1,7 +1,7 @@
 // `engram checkpoint save|resume|list`: an agent's working state (a JSON object), saved and
 // resumed through the daemon's CheckpointService. The --json shapes are MCP's checkpoint payloads.
 import { Option, type Command } from 'commander';
-import { notFound } from '../../../shared/errors.ts';
+import { noCheckpoint } from '../../../shared/errors.ts';
 import type { Checkpoint } from '../../types.ts';
 import { out, printJson, usage, withClient, type Cli } from '../context.ts';
 import { checkpointJson, checkpointSavedJson } from '../json.ts';
@@ -70,7 +70,7 @@ export function registerCheckpointCommands({ program, globals }: Cli): void {
       const opts = globals(cmd);
       const latest = await withClient(opts, (c) => c.checkpointResume(agent));
       if (!latest) {
-        if (o.onMissing === 'error') throw notFound(`no checkpoint for agent "${agent}"`);
+        if (o.onMissing === 'error') throw noCheckpoint(agent);
         if (opts.json) printJson({ found: false, agent_id: agent });
         else out(`no checkpoint for agent "${agent}"`);
         return;

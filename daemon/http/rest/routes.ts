@@ -3,7 +3,7 @@
 // core checks every value, and its field names are mapped to REST's once (CORE_FIELDS). The
 // OpenAPI document (openapi.ts) is generated from this table.
 import type { z } from 'zod';
-import { EngramError, itemError, notFound } from '../../../shared/errors.ts';
+import { EngramError, itemError, noCheckpoint } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
 import { metaDepth, typedTimeMs, weightList, WeightListError, WEIGHT_LIST_NAMES } from '../../../shared/validate.ts';
@@ -656,7 +656,7 @@ export const ROUTES: readonly Route[] = [
     async ({ core, ctx, query: q }) => {
       const latest = await core.resumeCheckpoint(ctx, q.agent_id);
       if (!latest && q.on_missing === 'empty') return ok('CheckpointResumed', { found: false, agent_id: q.agent_id });
-      if (!latest) throw notFound(`no checkpoint for agent ${JSON.stringify(q.agent_id)}`);
+      if (!latest) throw noCheckpoint(q.agent_id);
       return ok('CheckpointResumed', checkpointJson(checkpointView(latest)) as ResponseOf<'Checkpoint'>);
     },
   ),

@@ -3,9 +3,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as arg from '../args.ts';
 import type { McpBackend } from '../backend.ts';
 import type { CheckpointResumePayload, CheckpointSavePayload } from '../payloads.ts';
-import { failure, success } from '../result.ts';
+import { success } from '../result.ts';
 import { resumeText } from '../text.ts';
 import { parseJsonObject } from '../../validate.ts';
+import { noCheckpoint } from '../../errors.ts';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString();
 
@@ -26,7 +27,7 @@ export async function checkpointResume(args: arg.Args, backend: McpBackend): Pro
   const latest = await backend.checkpointResume(agentId);
   if (!latest) {
     // Absence is an error by default (the historical behaviour); "empty" opts into a success.
-    if (onMissing === 'error') return failure(`no checkpoint found for agent ${JSON.stringify(agentId)}`);
+    if (onMissing === 'error') throw noCheckpoint(agentId);
     const empty: CheckpointResumePayload = { found: false, agent_id: agentId };
     return success(empty, resumeText(empty));
   }
