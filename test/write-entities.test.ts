@@ -51,6 +51,16 @@ describe('entities of every write with extraction on', () => {
     expect(named(await doors.client.get('batch', item!.factId!))).toEqual(await remembered());
   });
 
+  test('the legacy UpdateFact of a new text names its entities; entities a writer chose stand', async () => {
+    const derived = (await doors.client.put('legacy-update', 'The standup is on Monday.')).fact;
+    const updated = await doors.client.updateFact('legacy-update', { ...derived, text: TEXT });
+    expect(named(updated)).toEqual(await remembered());
+    expect((await doors.client.readGraph('legacy-update', { entity: 'paris' })).nodes.map((n) => n.id)).toContain(derived.id);
+
+    const chosen = (await doors.client.put('legacy-update', 'The retro is on Monday.', { entities: ['meetings'] })).fact;
+    expect((await doors.client.updateFact('legacy-update', { ...chosen, text: TEXT })).entities).toEqual(['meetings']);
+  });
+
   test('a cluster merge keeps the types of its members\' entities', async () => {
     const a = (await doors.client.put('merge', 'Alice runs the standup in Paris.')).fact;
     const b = (await doors.client.put('merge', 'Alice runs the standup in Paris on Fridays.')).fact;

@@ -400,10 +400,21 @@ export class Writes {
     // Not compared on a repeat: a legacy client resending an uncertain UpdateFact read the fact
     // again, which the first attempt may have changed (its updated_at, at least).
     return this.change(ctx, agentId, factId, 'fact.id', 'update', async (before) => {
-      const after = planReplacement(before, patch, this.limits, Date.now());
+      const after = this.renamed(before, planReplacement(before, patch, this.limits, Date.now()));
       if (after.supersededBy !== before.supersededBy && check.isFactId(after.supersededBy)) await this.checkSuccessor(agentId, after);
       return after;
     });
+  }
+
+  /** A new text names its own entities, as on every write that sets a text. A legacy client sends
+   *  back the entities it read: those count as given only if they are not the ones the old text
+   *  named by itself (with extraction off, or entities a writer chose, they stand). */
+  private renamed(before: FactRecord, after: FactRecord): FactRecord {
+    if (after.text === before.text || !sameList(after.entities, before.entities)) return after;
+    const derived = (text: string) => this.nameEntities(text, { entities: [] });
+    if (!sameList(before.entities, derived(before.text).entities)) return after;
+    const named = derived(after.text);
+    return { ...after, entities: named.entities, entityTypes: named.entityTypes ?? {} };
   }
 
   /** A retirement names its successor ("agent" = forgotten): a fact of the same namespace, never itself. */
@@ -570,3 +581,5 @@ function checkEquivalent(term: string, equivalent: string, field: string): void 
   if (keywords.length === 0) throw invalidArgument(field, 'has no searchable word (only stopwords or punctuation)');
   if (keywords.join(' ') === terms(term).join(' ')) throw invalidArgument(field, `searches for what the term does (${keywords.join(' ')}), so the alias would add nothing`);
 }
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
