@@ -144,3 +144,44 @@ test('every door stored the same fields and gave the same answers', () => {
   expect(reference.recalled.slice(1).map((r) => r.matched)).toEqual([false, false]);
   for (const [name, outcome] of outcomes) expect(outcome, name).toEqual(outcomes.get('library'));
 });
+
+/** A batch whose middle fact has a value a rule refuses (an empty tag), through every door that
+ *  takes a batch: each stores the other two and refuses that one in its own slot, naming the
+ *  field as the door's caller sent it (items[1]… or facts[1]…) and saying the same of it. */
+const BATCH = [
+  { text: 'The canteen opens at noon', tags: ['food'] },
+  { text: 'An empty tag labels nothing', tags: ['food', ''] },
+  { text: 'The canteen closes at three', tags: ['food'] },
+];
+
+/** One per fact: stored, or the refusal with the door's own item prefix taken off. */
+type Slot = { stored: true } | { refused: string };
+const slotOf = (prefix: RegExp) => (error: string | undefined): Slot => {
+  if (error === undefined) return { stored: true };
+  expect(error).toMatch(prefix);
+  return { refused: error.replace(prefix, '') };
+};
+
+const mcpBatch = (session: () => McpSession) => async (agent: string) => {
+  const out = await session().ok<{ results: { error?: string }[] }>('memory_add_batch', { agent_id: agent, facts: BATCH });
+  return out.results.map((r) => slotOf(/^facts\[\d\]\./)(r.error));
+};
+
+const BATCH_DOORS: [string, (agent: string) => Promise<Slot[]>][] = [
+  ['library', async (agent) => (await doors.client.putBatch(BATCH.map((f) => ({ agentId: agent, ...f })))).map((r) => slotOf(/^items\[\d\]\./)(r.error?.message))],
+  ['rest', async (agent) => {
+    const out = await rest('POST', '/v1/facts/batch', { items: BATCH.map((f) => ({ agent_id: agent, ...f })) });
+    return out.results.map((r: { error?: { message: string; field: string } }) => {
+      if (r.error) expect(r.error.field).toBe('items[1].tags[1]');
+      return slotOf(/^items\[\d\]\./)(r.error?.message);
+    });
+  }],
+  ['mcp stdio', mcpBatch(() => doors.stdio)],
+  ['mcp http', mcpBatch(() => doors.http)],
+];
+
+test.each(BATCH_DOORS)('a batch through %s stores the good facts and refuses the one with an empty tag in its own slot, as every other door does', async (name, send) => {
+  const agent = `doors-batch-${name.replace(' ', '-')}`;
+  expect(await send(agent)).toEqual([{ stored: true }, { refused: 'tags[1]: must not be empty' }, { stored: true }]);
+  expect((await doors.client.list(agent)).facts.map((f) => f.text).sort()).toEqual(['The canteen closes at three', 'The canteen opens at noon']);
+});

@@ -123,6 +123,39 @@ describe('engram mcp start-up', () => {
   });
 });
 
+describe('memory_add_batch through engram mcp', () => {
+  const serving = useDaemon();
+
+  test('a fact whose value a rule refuses (an empty tag, a blank entity, a text over the limit) fails in its own slot, named facts[i].field as REST names items[i].field; the others are stored', async () => {
+    const session = await openStdio(['--data-dir', serving.daemon.dataDir]);
+    try {
+      const a = 'batch-rules';
+      const batch = await session.ok<{ results: { fact_id?: string; error?: string }[] }>('memory_add_batch', {
+        agent_id: a,
+        facts: [
+          { text: 'The release train leaves on Thursdays', tags: ['ops'] },
+          { text: 'An empty tag labels nothing', tags: ['ops', ''] },
+          { text: 'A blank entity names nobody', entities: ['  '] },
+          { text: 'x'.repeat(40_000) },
+          { text: 'The code freeze starts on the 20th', tags: ['ops'] },
+        ],
+      });
+      expect(batch).toMatchObject({ agent_id: a, stored: 2, duplicates: 0, failed: 3 });
+      expect(batch.results.map((r) => r.error)).toEqual([undefined, 'facts[1].tags[1]: must not be empty', 'facts[2].entities[0]: must not be empty', expect.stringMatching(/^facts\[3\]\.text: /), undefined]);
+      expect(batch.results.filter((r) => r.fact_id).length).toBe(2);
+      const listed = (await session.ok<{ facts: { text: string }[] }>('memory_list', { agent_id: a })).facts.map((f) => f.text).sort();
+      expect(listed).toEqual(['The code freeze starts on the 20th', 'The release train leaves on Thursdays']);
+
+      // A value of the wrong type is the call's own mistake: the whole call is refused, naming it, and nothing is stored.
+      expect(await session.fails('memory_add_batch', { agent_id: a, facts: [{ text: 'Never stored' }, { text: 'Nor this', tags: 'ops' }] })).toMatch(/^facts\[1\]\.tags/);
+      expect(await session.fails('memory_add_batch', { agent_id: a, facts: [{ text: 'Never stored' }, { text: 'Nor this', entities: [7] }] })).toMatch(/^facts\[1\]\.entities\[0\]/);
+      expect((await session.ok<{ facts: unknown[] }>('memory_list', { agent_id: a })).facts).toHaveLength(2);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

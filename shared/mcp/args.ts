@@ -148,7 +148,15 @@ export function optionalStringList(args: Args, key: string): string[] | undefine
   return validated(() => check.tags(args[key], key));
 }
 
-/** The optional fields of a write (memory_add), checked and in the backend's names. */
+/** An optional list of strings, its type checked and nothing else: where each value's rules
+ *  (not empty, how many, how long) are the write's to apply (a batch item, see writeFields). */
+export function optionalStringArray(args: Args, key: string): string[] | undefined {
+  if (!supplied(args, key)) return undefined;
+  const value = args[key];
+  if (!Array.isArray(value)) throw new ToolInputError(`${key} must be a list of strings, got ${describe(value)}`);
+  return value.map((item, i) => stringValue(item, `${key}[${i}]`));
+}
+
 /** A list of 1..max argument objects (the items of a batch). */
 export function objectList(args: Args, key: string, max: number): Args[] {
   if (!supplied(args, key)) throw new ToolInputError(`${key} is required`);
@@ -177,13 +185,17 @@ export function within<T>(item: string, read: () => T): T {
   }
 }
 
-export function writeFields(args: Args) {
+/** The optional fields of a write, checked and in the backend's names. `list` reads tags and
+ *  entities: memory_add applies their rules here; a batch item checks only their type, so that
+ *  a value a rule refuses (an empty tag) fails that item alone, in its slot, when the write
+ *  applies the rules — the same code REST's and gRPC's batches run. */
+export function writeFields(args: Args, list: (args: Args, key: string) => string[] | undefined = optionalStringList) {
   const occurredAt = supplied(args, 'occurred_at') ? validated(() => check.typedTimeMs(args.occurred_at, 'occurred_at')) : undefined;
   const meta = supplied(args, 'meta') ? jsonObject(args.meta, 'meta') : undefined;
   const fields = {
     occurredAt,
-    tags: optionalStringList(args, 'tags'),
-    entities: optionalStringList(args, 'entities'),
+    tags: list(args, 'tags'),
+    entities: list(args, 'entities'),
     source: optionalString(args, 'source'),
     context: optionalString(args, 'context'),
     meta,

@@ -29,15 +29,16 @@ export async function memoryAdd(args: arg.Args, backend: McpBackend): Promise<Ca
 }
 
 /** memory_add_batch: every fact's arguments are type-checked before anything is sent (a malformed
- *  one fails the call, naming it); the daemon then stores or refuses each fact on its own — an
- *  empty text among them too, in its own slot, as REST's batch does. */
+ *  one fails the call, naming it); the write then stores or refuses each fact on its own — a
+ *  value its rules refuse (an empty text or tag, a text over the limit) in that fact's own slot,
+ *  as REST's and gRPC's batches do. */
 export async function memoryAddBatch(args: arg.Args, backend: McpBackend): Promise<CallToolResult> {
   const agentId = arg.requiredAgentId(args);
   const facts = arg.objectList(args, 'facts', MAX_BATCH_FACTS).map((fact, i) =>
     arg.within(`facts[${i}]`, () => {
       arg.knownKeys(fact, BATCH_FACT_KEYS);
       const label = arg.confidenceLabel(fact);
-      return { text: arg.requiredString(fact, 'text'), ...(label !== undefined ? { confidence: label } : {}), ...arg.writeFields(fact) };
+      return { text: arg.requiredString(fact, 'text'), ...(label !== undefined ? { confidence: label } : {}), ...arg.writeFields(fact, arg.optionalStringArray) };
     }),
   );
   const written = await backend.addMany(agentId, facts);
