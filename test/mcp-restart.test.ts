@@ -4,6 +4,7 @@
 // (it will not start, or --address, which never starts one) fails the call at once, saying what
 // to do. Real parts: `engram mcp` processes with the SDK's own client, real daemons.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { processAlive as isAlive, type Discovery } from '../shared/discovery.ts';
@@ -165,7 +166,7 @@ describe('engram mcp when its daemon stops', () => {
     expect(said).toContain(`start it with engram start --data-dir ${dataDir}`);
   });
 
-  test('with --address it never starts a daemon: a call to a stopped one fails at once, saying so; nothing listening at launch is an error too', async () => {
+  test('with --address it never starts a daemon: a call to a stopped one fails at once, saying so', async () => {
     const daemon = await startDaemon();
     dirs.push(daemon.dataDir);
     const unused = join(daemon.dataDir, 'unused');
@@ -179,13 +180,39 @@ describe('engram mcp when its daemon stops', () => {
     expect(existsSync(join(daemon.dataDir, 'daemon.json'))).toBe(false);
     expect(existsSync(unused)).toBe(false);
     expect(mcp.stderr()).not.toMatch(/started/);
+  });
 
-    const nothing = `unix:${join(daemon.dataDir, 'nobody.sock')}`;
-    const launched = await runEngram(['mcp', '--address', nothing], { dataDir: null, cwd: daemon.dataDir });
-    expect(launched.code).toBe(1);
-    expect(launched.stderr).toContain(`engram mcp --address ${nothing} never starts a daemon`);
+  test('with --address and no daemon there yet, the session still opens (one stderr line says why); each call fails saying the address and what to do, until the daemon starts there', async () => {
+    const port = await freePort();
+    const address = `127.0.0.1:${port}`;
+    const token = 'a-token-for-the-daemon-to-come';
+    // An agent host only shows "server disconnected" for a server that exits before the handshake.
+    const mcp = await open(['--address', address, '--token', token]);
+    expect(mcp.tools.map((t) => t.name)).toContain('memory_add');
+    await waitFor(async () => mcp.stderr() || undefined, 10_000);
+    expect(mcp.stderr()).toMatch(new RegExp(`^engram mcp: cannot reach the Engram daemon at ${escape(address)}.*; the tools are served, and each call fails saying so until it is reachable\\n$`));
+
+    const said = await mcp.fails('memory_add', { agent_id: 'later', text: 'Written once the daemon is up' });
+    expect(said).toContain(`cannot reach the Engram daemon at ${address}`);
+    expect(said).toContain(`engram mcp --address ${address} never starts a daemon: start it where it runs (engram start), or correct --address`);
+
+    const daemon = await startDaemon({ args: ['--listen', address, '--token', token] });
+    dirs.push(daemon.dataDir);
+    pids.add(daemon.child.pid!);
+    await mcp.ok('memory_add', { agent_id: 'later', text: 'Written once the daemon is up' });
+    expect(texts(await mcp.ok('memory_list', { agent_id: 'later' }))).toEqual(['Written once the daemon is up']);
+    expect(existsSync(join(daemon.dataDir, 'daemon.json'))).toBe(true);
   });
 });
+
+/** A TCP port nothing listens on (the kernel's pick, released at once). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,7 +1,8 @@
 // `engram mcp`: an MCP server on stdio for one agent host (Claude Code, Cursor, …), as a client
 // of the shared daemon — several agents are several `engram mcp` processes and one daemon. With
 // no daemon serving the data dir it starts one and says so on stderr (stdout is the protocol);
-// if that daemon stops later, the next tool call starts it again.
+// if that daemon stops later, the next tool call starts it again. With --address it never starts
+// one: while none answers there (at launch too) each call says so, and goes on once one does.
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Help } from 'commander';
@@ -12,7 +13,8 @@ import { createMcpServer } from '../../shared/mcp/server.ts';
 import { isToolName, TOOL_NAMES, type ToolName } from '../../shared/mcp/tools.ts';
 import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
-import { agentAdvice, ClientBackend } from './backend.ts';
+import { agentAdvice } from './backend.ts';
+import { dialedOnUse } from './dialed-backend.ts';
 import { liveDiscovery, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, restoredSecrets, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
 import { restoredSettings } from '../recorded-settings.ts';
 import { refusedTokenMessage } from '../errors.ts';
@@ -34,6 +36,7 @@ data directory; $ENGRAM_HOME overrides), starting that daemon if none is running
 and again when a call finds it stopped.
   --data-dir DIR     the daemon's data directory
   --address TARGET   a daemon address instead (unix:/path or host:port); never auto-started
+                     (if none answers there, each call says so until one does)
   --token TOKEN      bearer token for a TCP address ($ENGRAM_TOKEN)
   --agent ID         the namespace of the tools whose agent_id is optional ($ENGRAM_AGENT,
                      default "default"):
@@ -178,23 +181,31 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const dataDir = resolveDataDir(values['data-dir']);
-  let client;
+  const { address } = values;
+  // A call that finds the daemon gone (stopped, crashed) is answered at once: here it starts
+  // again, as at launch; with --address, which never starts one, the call says what to do.
+  const onUnreachable = address ? neverStarted(address) : restart(dataDir);
+  const daemon = dialedOnUse(() => connect({ dataDir, address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp', onUnreachable }));
   try {
-    if (!values.address) {
-      await startAtLaunch(dataDir);
-    }
-    // A call that finds the daemon gone (stopped, crashed) is answered at once: here it starts
-    // again, as at launch; with --address, which never starts one, the call says what to do.
-    const onUnreachable = values.address ? neverStarted(values.address) : restart(dataDir);
-    client = await connect({ dataDir, address: values.address, token: values.token ?? process.env.ENGRAM_TOKEN, clientName: 'engram-mcp', onUnreachable });
+    if (!address) await startAtLaunch(dataDir);
+    await daemon.connect();
   } catch (error) {
-    // A refused token means the daemon was reached: the token is what to fix.
-    const refused = error instanceof EngramError && error.kind === ErrorKind.Unauthenticated;
-    say(refused ? refusedTokenMessage(error.message) : `cannot reach the daemon: ${(error as Error).message}`);
-    return 1;
+    // With --address the daemon may be started later, elsewhere: the session opens anyway (an
+    // agent host shows a server that exits now only as "disconnected") and each call says why
+    // it fails until the daemon is there. Anything else (a refused token, a daemon that would not
+    // start) needs the user, and ends it here.
+    const notThereYet = address && error instanceof EngramError && error.kind === ErrorKind.Unavailable;
+    if (notThereYet) {
+      say(`${error.message.replace(/\.$/, '')}; the tools are served, and each call fails saying so until it is reachable`);
+    } else {
+      // A refused token means the daemon was reached: the token is what to fix.
+      const refused = error instanceof EngramError && error.kind === ErrorKind.Unauthenticated;
+      say(refused ? refusedTokenMessage(error.message) : `cannot reach the daemon: ${(error as Error).message}`);
+      return 1;
+    }
   }
 
-  const { server, settled } = createMcpServer(new ClientBackend(client), {
+  const { server, settled } = createMcpServer(daemon.backend, {
     forAgent: agentAdvice,
     ...(defaultAgentId ? { defaultAgentId } : {}),
     ...(tools ? { tools } : {}),
@@ -213,6 +224,6 @@ export async function main(argv: string[]): Promise<number> {
   await settled();
   await new Promise((resolve) => setImmediate(resolve));
   await server.close();
-  client.close();
+  daemon.close();
   return 0;
 }
