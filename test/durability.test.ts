@@ -1,5 +1,6 @@
 // Acknowledged writes survive crashes; derived indexes catch up from LevelDB after a restart.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { EngramClient } from '../client/index.ts';
@@ -337,5 +338,40 @@ describe('derived index versions', () => {
 
     daemon = await start(dataDir);
     expect(daemon.log()).not.toMatch(/tokenizer/);
+  });
+
+  test('a store written before Chinese was split into words finds a word of it after the upgrade, and after doctor --rebuild from its stored rows', async () => {
+    const dataDir = newDir();
+    let daemon = await start(dataDir);
+    let client = await daemon.client();
+    const { fact } = await client.put('cjk', '我喜欢喝绿茶');
+    client.close();
+    await daemon.stop();
+
+    // What the previous tokenizer stored: the whole run as one term, counted twice (the fact's text).
+    const { openTables } = await import('../daemon/store/level/tables.ts');
+    const tables = await openTables(join(dataDir, 'store'));
+    await tables.meta.put('tokenizer', { id: 'unicode-porter2-v2' });
+    await tables.postings.put(`cjk\u0000${fact.id}`, { length: 2, terms: [['我喜欢喝绿茶', 2]] });
+    await tables.db.close();
+
+    const keywordRankOfTea = async (c: EngramClient) => (await c.recallExplain('cjk', '绿茶', { weights: { recency: 0 } })).receipts.find((r) => r.fact.id === fact.id)?.ranks.keywordRank;
+    daemon = await start(dataDir);
+    expect(daemon.log()).toMatch(/tokenizer unicode-porter2-v2, this daemon runs unicode-porter2-v3/);
+    client = await daemon.client();
+    expect(await keywordRankOfTea(client)).toBe(1);
+    let report;
+    for await (const event of client.doctor({ rebuild: true })) if (event.report) report = event.report;
+    expect(report).toMatchObject({ healthy: true, rebuilt: true });
+    client.close();
+    await daemon.stop();
+
+    // Without the snapshot of the clean stop, start-up reads the rewritten rows.
+    rmSync(join(dataDir, 'index.snapshot.seal'));
+    daemon = await start(dataDir);
+    expect(daemon.log()).not.toMatch(/tokenizer/);
+    client = await daemon.client();
+    expect(await keywordRankOfTea(client)).toBe(1);
+    client.close();
   });
 });

@@ -140,6 +140,22 @@ describe('tokenizer in recall', () => {
     expect(receipts[0]!.ranks.keywordRank).toBe(1);
     expect(receipts[0]!.text).toContain('Montréal');
   });
+
+  test('a word inside Chinese or Japanese text, and an emoji, find their facts', async () => {
+    const agent = 'unspaced';
+    const tea = 'I drink green tea: 我喜欢喝绿茶';
+    const sushi = '今日は寿司を食べました';
+    const pizza = 'pizza night 🍕';
+    for (const text of [tea, sushi, pizza]) await env.client.put(agent, text);
+    // The facts the keyword signal matched, and the first fact recall returns.
+    const found = async (query: string) => {
+      const { receipts } = await env.client.recallExplain(agent, query, { topK: 3 });
+      return { keyword: receipts.filter((r) => r.ranks.keywordRank > 0).map((r) => r.fact.text), first: receipts[0]!.fact.text };
+    };
+    expect(await found('绿茶')).toEqual({ keyword: [tea], first: tea });
+    expect(await found('寿司')).toEqual({ keyword: [sushi], first: sushi });
+    expect(await found('🍕')).toEqual({ keyword: [pizza], first: pizza });
+  });
 });
 
 describe('vector search in a small namespace', () => {

