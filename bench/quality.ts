@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { connect, type EngramClient } from '../client/client.ts';
-import type { RecallOptions } from '../client/types.ts';
+import type { RecallOptions } from '../client/options.ts';
 import type { RecipeFields, SignalWeights } from '../shared/model.ts';
 import { weightList } from '../shared/validate.ts';
 import { importConversation } from '../client/import/conversation.ts';

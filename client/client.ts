@@ -16,15 +16,20 @@ import { checkRecipeFields, MAX_TOKEN_BUDGET } from '../shared/recipe-rules.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
-import { restoreMessage, type FactRestore } from './restore.ts';
+import { restoreMessage } from './restore.ts';
 import { callConfidenceWeight, requireCapability, routeRecall, timeBoundsMessage } from './negotiate.ts';
 import {
   toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
-  type Fact, type FactFilter, type ListOptions, type Receipt, type RecallOptions, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
+  type Fact, type Receipt, type RetrievalMetadata, type Stats, type WeakMatchFeedback,
 } from './types.ts';
+import * as known from './options.ts';
+import type {
+  BatchItem, BatchRecallOptions, ClusterOptions, ConnectOptions, ConsolidateMemoriesOptions, ConsolidateOptions, DoctorOptions, ExtractOptions, FactFilter, GcOptions, LinkEntityOptions, ListOptions, ListSlotsOptions,
+  ObserveUsageOptions, PromoteOptions, ReadGraphOptions, RecallOptions, RelateOptions, RequestOptions, SlotContextOptions, TokenGrant, TouchOptions, UnifiedSearchOptions, WriteOptions, WriteStatusOptions,
+} from './options.ts';
 
-export type { FactFilter, ListOptions, RecallFilters, RecallOptions } from './types.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, WriteFields, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Right, Slot, SlotChange, SlotWrite, TokenInfo, WriteStatus } from '../shared/model.ts';
+export type { BatchItem, BatchRecallOptions, ClusterOptions, ConnectOptions, ConsolidateMemoriesOptions, ConsolidateOptions, DoctorOptions, ExtractOptions, FactFilter, GcOptions, LinkEntityOptions, ListOptions, ListSlotsOptions, ObserveUsageOptions, PromoteOptions, ReadGraphOptions, RecallFilters, RecallOptions, RelateOptions, RequestOptions, SlotContextOptions, TokenGrant, TouchOptions, UnifiedSearchOptions, WriteOptions, WriteStatusOptions } from './options.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { Right, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
@@ -32,62 +37,12 @@ export type { UnifiedHit, UnifiedResult } from '../shared/model.ts';
 export type { PromoteResult, PromotionCandidate } from '../shared/model.ts';
 export type { CompactReport, GcResult, ObservedFact, ObserveUsageResult, RecallAdvice, SaveAdvice, StorageReport, TableStats } from '../shared/model.ts';
 
-export interface ConnectOptions {
-  /** Data dir whose discovery file names the daemon (default, as the CLI finds it: $ENGRAM_HOME, else
-   *  the nearest .engram/ from the working directory up, else the per-user data directory). */
-  dataDir?: string;
-  /** Explicit gRPC target instead of discovery: "unix:/path/engram.sock" or "127.0.0.1:7777". */
-  address?: string;
-  /** Bearer token (required on TCP); read from the discovery file when not given. */
-  token?: string;
-  clientName?: string;
-  /** Per-call deadline in ms once a call is sent (default 30 s). */
-  timeoutMs?: number;
-  /** How long to wait for an unreachable daemon before failing (default 10 s); nothing is sent meanwhile. */
-  connectTimeoutMs?: number;
-  /** Confidence weight for recalls that do not set one; overrides the daemon's advertised default. */
-  defaultConfidenceWeight?: number;
-  /** Every call carries the highest change number this client's writes committed, so it is
-   *  served only once the daemon has applied them: reads see this client's writes through any
-   *  daemon of a shared store (read-your-writes-v1; default true). */
-  readYourWrites?: boolean;
-  /** A change number (another client's `lastChange`) every call waits for, besides this
-   *  client's own writes. */
-  minChange?: number;
-  /** Concurrent puts to one namespace go to the daemon as one batch call, each with its own
-   *  request id, result and error, exactly as single puts (batch-write-facts-v1; default true).
-   *  false: one Put call per put. */
-  coalesceWrites?: boolean;
-  /** Called when a call finds the daemon unreachable (nothing was sent). With it, the first failed
-   *  connection attempt is the answer instead of waiting connectTimeoutMs for one to succeed. The
-   *  hook may start a daemon: the call then waits up to connectTimeoutMs for it and goes on (a
-   *  write too, as it never left). Or it throws the error the call fails with (why the daemon
-   *  cannot be had, what to do). Calls that find the daemon gone together share one run of it. */
-  onUnreachable?: (error: EngramError) => Promise<void>;
-}
-
 export interface ReviseResult {
   replacement: Fact;
   retiredIds: string[];
   /** Targets whose retirement failed after the replacement committed. */
   failures: { factId: string; error: string }[];
   replayed: boolean;
-}
-
-export interface WriteOptions extends WriteFields {
-  /** Idempotency key; a fresh UUID when omitted. */
-  requestId?: string;
-  /** What an export carried of the fact that the daemon otherwise assigns a new one: its use
-   *  statistics, a summary's kind, the facts it replaced (restore-write-v1; a put's only). */
-  restore?: FactRestore;
-  /** @deprecated The same as text; `meta` wins when both are given. */
-  metaJson?: string;
-}
-
-/** One fact of a batch write. */
-export interface BatchItem extends WriteOptions {
-  agentId: string;
-  text: string;
 }
 
 export type { SlotWrite } from '../shared/model.ts';
@@ -139,16 +94,6 @@ export interface TouchResult {
   replayed: boolean;
 }
 
-export interface GcOptions {
-  /** True (the default): report what would be collected, change nothing. */
-  dryRun?: boolean;
-  /** Retire the facts (kept, listed, not recalled) instead of erasing them. */
-  archiveInstead?: boolean;
-  /** At most this many, lowest scores first. */
-  limit?: number;
-  requestId?: string;
-}
-
 /** How one recalled fact came to be returned (daemons with recall-matches-v1). */
 export interface FactMatch {
   /** A query signal matched it; false: it only fills topK (the library keeps exactly topK). */
@@ -197,7 +142,7 @@ export interface ReindexEvent {
 }
 
 export async function connect(options: ConnectOptions = {}): Promise<EngramClient> {
-  check.options(options);
+  check.knownOptions(options, known.CONNECT_KEYS);
   if (options.onUnreachable !== undefined && typeof options.onUnreachable !== 'function') throw invalidArgument('onUnreachable', 'must be a function (or omitted)');
   let { address, token } = options;
   if (!address) {
@@ -348,7 +293,7 @@ export class EngramClient {
       coalesced?: (base: PutBase, options: PutOptions, daemon: DaemonInfo) => Promise<PutReply>;
     },
   ): Promise<WriteResult> {
-    check.options(options);
+    check.knownOptions(options, known.WRITE_KEYS);
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
     const base: PutBase = { requestId: requestIdOf(options.requestId), text, fields: fields(options) };
@@ -378,7 +323,7 @@ export class EngramClient {
   /** Replaces live facts by a new one. Needs confidence-write-v1 even without a label: the
    *  conservative label and the transactional target checks are daemon semantics. */
   async revise(agentId: string, targetIds: string[], text: string, options: WriteOptions = {}): Promise<ReviseResult> {
-    check.options(options);
+    check.knownOptions(options, known.WRITE_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.ConfidenceWrite, 'revise');
     // A revision's lineage is its targets: what it would restore is a put's (the daemon agrees).
@@ -400,21 +345,21 @@ export class EngramClient {
   }
 
   /** Pins a fact. Uses PatchFact (confidence-lifecycle-v1), else reads it and sends UpdateFact once. */
-  pin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+  pin(agentId: string, factId: string, options: RequestOptions = {}): Promise<Fact> {
     return this.lifecycle(agentId, factId, { pinned: true }, (f) => ({ ...f, pinned: true }), options);
   }
 
-  unpin(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+  unpin(agentId: string, factId: string, options: RequestOptions = {}): Promise<Fact> {
     return this.lifecycle(agentId, factId, { pinned: false }, (f) => ({ ...f, pinned: false }), options);
   }
 
   /** Retires a fact (superseded_by = "agent"): it stops being recalled but stays in `list`. */
-  forget(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
+  forget(agentId: string, factId: string, options: RequestOptions = {}): Promise<Fact> {
     return this.lifecycle(agentId, factId, { forget: true }, (f) => (f.supersededBy ? f : { ...f, supersededBy: SUPERSEDED_BY_AGENT }), options);
   }
 
   /** Changes a fact's confidence label (needs confidence-lifecycle-v1). */
-  async setConfidence(agentId: string, factId: string, confidence: string, options: { requestId?: string } = {}): Promise<Fact> {
+  async setConfidence(agentId: string, factId: string, confidence: string, options: RequestOptions = {}): Promise<Fact> {
     const label = check.confidenceLabel(confidence);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.ConfidenceLifecycle, 'changing a confidence label');
@@ -430,9 +375,9 @@ export class EngramClient {
     factId: string,
     patch: { pinned?: boolean; forget?: boolean; confidence?: string },
     legacy: (current: Fact) => Fact,
-    options: { requestId?: string },
+    options: RequestOptions,
   ): Promise<Fact> {
-    check.options(options);
+    check.knownOptions(options, known.REQUEST_KEYS);
     const daemon = await this.connection.ready();
     check.agentId(agentId);
     check.factId(factId);
@@ -447,8 +392,8 @@ export class EngramClient {
 
   /** One use of a fact: use count + 1, last used now; `boostStrength` also adds 0.1 to its
    *  strength (at most 2). Needs reinforce-v1. */
-  async touch(agentId: string, factId: string, options: { boostStrength?: boolean; requestId?: string } = {}): Promise<TouchResult> {
-    check.options(options);
+  async touch(agentId: string, factId: string, options: TouchOptions = {}): Promise<TouchResult> {
+    check.knownOptions(options, known.TOUCH_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Reinforce, 'reinforcing a fact (touch)');
     check.agentId(agentId);
@@ -460,8 +405,8 @@ export class EngramClient {
 
   /** Facts used in a conversation, with the conversation's tags: each live one gets a use and a
    *  review, and a cross-domain use (tags barely overlapping) raises its strength. Needs reinforce-v1. */
-  async observeUsage(agentId: string, factIds: string[], options: { contextTags?: string[]; requestId?: string } = {}): Promise<ObserveUsageResult> {
-    check.options(options);
+  async observeUsage(agentId: string, factIds: string[], options: ObserveUsageOptions = {}): Promise<ObserveUsageResult> {
+    check.knownOptions(options, known.OBSERVE_USAGE_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Reinforce, 'observing memory usage');
     check.agentId(agentId);
@@ -476,7 +421,7 @@ export class EngramClient {
   /** Garbage collection of a namespace's faded facts (score below the daemon's forget
    *  threshold; pinned facts never). A dry run unless `dryRun: false`. Needs gc-v1. */
   async collectGarbage(agentId: string, options: GcOptions = {}): Promise<GcResult> {
-    check.options(options);
+    check.knownOptions(options, known.GC_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Gc, 'garbage collection');
     check.agentId(agentId);
@@ -492,8 +437,8 @@ export class EngramClient {
 
   /** Promotes a fact (`factId`) or every qualifying fact (`autoDetect`) to a long-term note in
    *  the daemon's vault, and marks it promoted (promote-v1). Promoting again changes nothing. */
-  async promote(agentId: string, options: { factId?: string; autoDetect?: boolean; dryRun?: boolean; force?: boolean; target?: string } = {}): Promise<PromoteResult> {
-    check.options(options);
+  async promote(agentId: string, options: PromoteOptions = {}): Promise<PromoteResult> {
+    check.knownOptions(options, known.PROMOTE_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Promote, 'promotion to notes');
     check.agentId(agentId);
@@ -512,8 +457,8 @@ export class EngramClient {
   }
 
   /** The store's facts and the daemon's vault notes ranked together (unified-search-v1). */
-  async searchUnified(agentId: string, query: string, options: { tags?: string[]; limit?: number; stmWeight?: number; ltmWeight?: number; windowDays?: number; minScore?: number } = {}): Promise<UnifiedResult> {
-    check.options(options);
+  async searchUnified(agentId: string, query: string, options: UnifiedSearchOptions = {}): Promise<UnifiedResult> {
+    check.knownOptions(options, known.UNIFIED_SEARCH_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.UnifiedSearch, 'unified search');
     check.agentId(agentId);
@@ -529,8 +474,8 @@ export class EngramClient {
   /** The durable facts of a message or conversation, proposed by the daemon's extractor; with
    *  `remember`, stored as unverified facts (extract-v1). A remembering call is a write: never
    *  replayed when its outcome is uncertain (resend with the same requestId). */
-  async extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, options: { remember?: boolean; requestId?: string } = {}): Promise<ExtractResult> {
-    check.options(options);
+  async extract(agentId: string, input: { message: string } | { turns: { speaker?: string; text: string }[] }, options: ExtractOptions = {}): Promise<ExtractResult> {
+    check.knownOptions(options, known.EXTRACT_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Extract, 'fact extraction');
     check.agentId(agentId);
@@ -548,8 +493,8 @@ export class EngramClient {
 
   /** Clusters of similar live facts (or, with findDuplicates, duplicate pairs); ids are stable
    *  across calls (clusters-v1). */
-  async clusterMemories(agentId: string, options: { threshold?: number; maxClusterSize?: number; findDuplicates?: boolean; duplicateThreshold?: number } = {}): Promise<ClusterReport> {
-    check.options(options);
+  async clusterMemories(agentId: string, options: ClusterOptions = {}): Promise<ClusterReport> {
+    check.knownOptions(options, known.CLUSTER_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'clustering');
     check.agentId(agentId);
@@ -567,8 +512,8 @@ export class EngramClient {
 
   /** Merges a cluster's members into one fact that replaces them (mode "apply"; "dry_run" shows
    *  the merge). A stale cluster id is refused (clusters-v1). */
-  async consolidateMemories(agentId: string, clusterId: string, options: { mode?: 'dry_run' | 'apply'; threshold?: number; maxClusterSize?: number; requestId?: string } = {}): Promise<ConsolidateResult> {
-    check.options(options);
+  async consolidateMemories(agentId: string, clusterId: string, options: ConsolidateMemoriesOptions = {}): Promise<ConsolidateResult> {
+    check.knownOptions(options, known.CONSOLIDATE_MEMORIES_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Clusters, 'consolidation');
     check.agentId(agentId);
@@ -590,8 +535,8 @@ export class EngramClient {
 
   /** Adds (or with `remove`, removes) the typed relation from → to between two live facts of a
    *  namespace (kg-v1). A write: never replayed when its outcome is uncertain. */
-  async relate(agentId: string, fromId: string, type: RelationType, toId: string, options: { remove?: boolean; requestId?: string } = {}): Promise<{ fact: Fact; changed: boolean; replayed: boolean }> {
-    check.options(options);
+  async relate(agentId: string, fromId: string, type: RelationType, toId: string, options: RelateOptions = {}): Promise<{ fact: Fact; changed: boolean; replayed: boolean }> {
+    check.knownOptions(options, known.RELATE_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'a relation');
     check.agentId(agentId);
@@ -602,8 +547,8 @@ export class EngramClient {
 
   /** Attaches an entity (with its type, if known) to a live fact as one transactional patch
    *  (kg-v1); against older daemons the MCP and CLI doors fall back to a whole-fact UpdateFact. */
-  async linkEntity(agentId: string, factId: string, entity: string, options: { type?: string; requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
+  async linkEntity(agentId: string, factId: string, entity: string, options: LinkEntityOptions = {}): Promise<Fact> {
+    check.knownOptions(options, known.LINK_ENTITY_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'an entity link');
     check.agentId(agentId);
@@ -614,8 +559,8 @@ export class EngramClient {
 
   /** The graph around a fact (its entities, relations both ways, lineage) or an entity (the
    *  facts naming it, the entities named with it) (kg-v1). */
-  async readGraph(agentId: string, around: { factId: string } | { entity: string }, options: { limit?: number } = {}): Promise<GraphView> {
-    check.options(options);
+  async readGraph(agentId: string, around: { factId: string } | { entity: string }, options: ReadGraphOptions = {}): Promise<GraphView> {
+    check.knownOptions(options, known.READ_GRAPH_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.KnowledgeGraph, 'a graph read');
     check.agentId(agentId);
@@ -632,8 +577,8 @@ export class EngramClient {
   /** One consolidation run over a namespace: its faded facts summarised into one summary fact
    *  that replaces them (consolidate-v1). A real run is a write: never replayed when its outcome
    *  is uncertain (resend with the same requestId). */
-  async consolidate(agentId: string, options: { dryRun?: boolean; requestId?: string } = {}): Promise<ConsolidationRun> {
-    check.options(options);
+  async consolidate(agentId: string, options: ConsolidateOptions = {}): Promise<ConsolidationRun> {
+    check.knownOptions(options, known.CONSOLIDATE_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Consolidate, 'consolidation');
     check.agentId(agentId);
@@ -667,8 +612,9 @@ export class EngramClient {
   /** Creates or updates the slot of (project, scope, name): an agent writing the same slot on
    *  every boot keeps one record. Fields left out keep the stored slot's (a lock comes off only
    *  with locked: false). A write: never replayed when its outcome is uncertain (slots-v1). */
-  async putSlot(slot: SlotWrite, options: { requestId?: string } = {}): Promise<{ slot: Slot; created: boolean }> {
-    check.options(options);
+  async putSlot(slot: SlotWrite, options: RequestOptions = {}): Promise<{ slot: Slot; created: boolean }> {
+    check.knownOptions(slot, known.SLOT_WRITE_KEYS, 'slot');
+    check.knownOptions(options, known.REQUEST_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Slots, 'memory slots');
     const requestId = requestIdOf(options.requestId);
@@ -696,8 +642,8 @@ export class EngramClient {
   }
 
   /** Slots by project and substring (archived ones with archived: true), paged (slots-v1). */
-  async listSlots(options: { projectId?: string; query?: string; archived?: boolean; limit?: number; pageToken?: string } = {}): Promise<{ slots: Slot[]; nextPageToken: string }> {
-    check.options(options);
+  async listSlots(options: ListSlotsOptions = {}): Promise<{ slots: Slot[]; nextPageToken: string }> {
+    check.knownOptions(options, known.LIST_SLOTS_KEYS);
     // Checked as the daemon checks them, before sending: encoding would coerce "5", and NaN or
     // -1 would only come back refused.
     if (options.limit !== undefined) check.count(options.limit, 'limit', check.MAX_SLOT_PAGE);
@@ -708,8 +654,8 @@ export class EngramClient {
   }
 
   /** Archives a slot; a locked one is refused (failed_precondition "slot is locked"). */
-  async deleteSlot(recordId: string, options: { requestId?: string } = {}): Promise<Slot> {
-    check.options(options);
+  async deleteSlot(recordId: string, options: RequestOptions = {}): Promise<Slot> {
+    check.knownOptions(options, known.REQUEST_KEYS);
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     const requestId = requestIdOf(options.requestId);
     return toSlot((await this.write('DeleteSlot', requestId, () => this.connection.controls.deleteSlot({ requestId, recordId }))).slot);
@@ -724,8 +670,8 @@ export class EngramClient {
 
   /** The slots that apply (a project's and the global ones; a project slot shadows a global one
    *  of the same scope and name), optionally only the named ones (slots-v1). */
-  async slotContext(options: { projectId?: string; slotNames?: string[] } = {}): Promise<Slot[]> {
-    check.options(options);
+  async slotContext(options: SlotContextOptions = {}): Promise<Slot[]> {
+    check.knownOptions(options, known.SLOT_CONTEXT_KEYS);
     requireCapability(await this.connection.ready(), Capability.Slots, 'memory slots');
     return (await this.read(() => this.connection.controls.slotContext({ projectId: options.projectId ?? '', slotNames: options.slotNames ?? [] }))).slots.map(toSlot);
   }
@@ -733,7 +679,7 @@ export class EngramClient {
   /** Slots, pinned facts and the facts recalled for `query`, packed to a token budget counted
    *  with a real tokenizer (context-v1). `mode` (cheap, balanced, deep, forensic) or `recipe`. */
   async assembleContext(agentId: string, query: string, options: ContextOptions = {}): Promise<ContextAssembly> {
-    check.options(options);
+    check.knownOptions(options, known.CONTEXT_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Context, 'context assembly');
     check.agentId(agentId);
@@ -757,8 +703,9 @@ export class EngramClient {
 
   /** Saves a new version of a retrieval recipe: the given fields over its latest version, else
    *  over the built-in of that name (else balanced). A write (recipes-v1). */
-  async saveRecipe(name: string, fields: Partial<RecipeFields>, options: { requestId?: string } = {}): Promise<Recipe> {
-    check.options(options);
+  async saveRecipe(name: string, fields: Partial<RecipeFields>, options: RequestOptions = {}): Promise<Recipe> {
+    check.knownOptions(fields, known.RECIPE_FIELD_KEYS, 'fields');
+    check.knownOptions(options, known.REQUEST_KEYS);
     requireCapability(await this.connection.ready(), Capability.Recipes, 'retrieval recipes');
     checkRecipeFields(fields);
     const requestId = requestIdOf(options.requestId);
@@ -800,8 +747,8 @@ export class EngramClient {
     return { ...advice, suggestedEntities: [...advice.suggestedEntities], suggestedTags: [...advice.suggestedTags] };
   }
 
-  async delete(agentId: string, factId: string, options: { requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
+  async delete(agentId: string, factId: string, options: RequestOptions = {}): Promise<Fact> {
+    check.knownOptions(options, known.REQUEST_KEYS);
     await this.connection.ready();
     check.agentId(agentId);
     check.factId(factId);
@@ -811,8 +758,8 @@ export class EngramClient {
   }
 
   /** Legacy whole-fact replace: send back a fact you read, with your changes. */
-  async updateFact(agentId: string, fact: Fact, options: { requestId?: string } = {}): Promise<Fact> {
-    check.options(options);
+  async updateFact(agentId: string, fact: Fact, options: RequestOptions = {}): Promise<Fact> {
+    check.knownOptions(options, known.REQUEST_KEYS);
     await this.connection.ready();
     check.agentId(agentId);
     check.factId(fact.id, 'fact.id');
@@ -854,8 +801,8 @@ export class EngramClient {
 
   /** Several queries in one call under one policy (the weight is resolved once, before the call);
    *  a failing query reports in its own slot. */
-  async batchRecall(agentId: string, queries: string[], options: RecallOptions & { scope?: 'agent' | 'shared' | 'all' } = {}): Promise<BatchRecallResult> {
-    check.options(options);
+  async batchRecall(agentId: string, queries: string[], options: BatchRecallOptions = {}): Promise<BatchRecallResult> {
+    check.knownOptions(options, known.BATCH_RECALL_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.BatchRecall, 'batch recall');
     check.agentId(agentId);
@@ -885,7 +832,7 @@ export class EngramClient {
 
   /** One recall: the historical RPC when the call is effectively legacy, else RecallWithOptions. */
   private async recallIn(agentId: string, query: string, scope: RecallScope, explain: boolean, options: RecallOptions): Promise<ExplainResult> {
-    check.options(options);
+    check.knownOptions(options, known.RECALL_KEYS);
     const daemon = await this.connection.ready();
     check.query(query, daemon.limits);
     const weight = this.confidenceWeight(options, daemon);
@@ -925,8 +872,8 @@ export class EngramClient {
   /** Stores "term = equivalents": later queries containing the term also match its equivalents.
    *  `duplicate`: the agent already had this alias (the fact is that one and nothing was written;
    *  an older daemon never says so). */
-  async alias(agentId: string, term: string, equivalents: string[], options: { requestId?: string } = {}): Promise<{ fact: Fact; replayed: boolean; duplicate: boolean }> {
-    check.options(options);
+  async alias(agentId: string, term: string, equivalents: string[], options: RequestOptions = {}): Promise<{ fact: Fact; replayed: boolean; duplicate: boolean }> {
+    check.knownOptions(options, known.REQUEST_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Alias, 'alias');
     check.agentId(agentId);
@@ -940,7 +887,7 @@ export class EngramClient {
   /** One page of a namespace, oldest first; or newest first and filtered (inspector-v1), when
    *  a page may hold fewer facts than asked and `scanned` says how many it read. */
   async list(agentId: string, options: ListOptions = {}): Promise<{ facts: Fact[]; nextPageToken: string; scanned?: number }> {
-    check.options(options);
+    check.knownOptions(options, known.LIST_KEYS);
     check.agentId(agentId);
     listOptions(options);
     const filter = options.filter === undefined ? undefined : filterMessage(options.filter);
@@ -975,8 +922,8 @@ export class EngramClient {
   }
 
   /** Checks (or rebuilds) every derived index; yields progress, then one report. */
-  async *doctor(options: { rebuild?: boolean } = {}): AsyncGenerator<DoctorEvent> {
-    check.options(options);
+  async *doctor(options: DoctorOptions = {}): AsyncGenerator<DoctorEvent> {
+    check.knownOptions(options, known.DOCTOR_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Doctor, 'engram doctor');
     // A rebuild can take minutes on a large store: no deadline.
@@ -1012,7 +959,8 @@ export class EngramClient {
    *  namespace with `shared` (default read). The token is in the answer and nowhere else. Only a
    *  caller with the whole daemon may make one (agent-tokens-v1). Not resent if the answer is lost:
    *  list the tokens and revoke a stray one. */
-  async createToken(grant: { agents: string[]; rights?: Right[]; shared?: Right[]; label?: string }): Promise<{ token: string; info: TokenInfo }> {
+  async createToken(grant: TokenGrant): Promise<{ token: string; info: TokenInfo }> {
+    check.knownOptions(grant, known.TOKEN_GRANT_KEYS, 'grant');
     // The protocol cannot tell an empty list from none (which means read and write): an empty
     // list must not widen the grant, so it is refused here, as REST refuses it.
     if (grant.rights !== undefined && grant.rights.length === 0) throw invalidArgument('rights', 'must hold at least one right (omit it for read and write)');
@@ -1040,8 +988,8 @@ export class EngramClient {
    *  write is looked in (and slots and recipes, as "__shared__"); a request id found in several
    *  is refused as ambiguous. A write still running on the daemon is waited for. Not committed: sending it again
    *  with the same request id is safe (should the first attempt still arrive, they are one write). */
-  async writeStatus(requestId: string, options: { agentId?: string } = {}): Promise<WriteStatus<Fact>> {
-    check.options(options);
+  async writeStatus(requestId: string, options: WriteStatusOptions = {}): Promise<WriteStatus<Fact>> {
+    check.knownOptions(options, known.WRITE_STATUS_KEYS);
     requireCapability(await this.connection.ready(), Capability.WriteStatus, 'write status');
     requestIdOf(requestId);
     if (options.agentId !== undefined) check.agentId(options.agentId);
@@ -1066,8 +1014,8 @@ export class EngramClient {
   // Checkpoints --------------------------------------------------------------------------------
 
   /** Saves an agent's working state (a JSON object); the daemon keeps the newest ones. */
-  async checkpointSave(agentId: string, state: Record<string, unknown> | string = {}, options: { requestId?: string } = {}): Promise<Checkpoint> {
-    check.options(options);
+  async checkpointSave(agentId: string, state: Record<string, unknown> | string = {}, options: RequestOptions = {}): Promise<Checkpoint> {
+    check.knownOptions(options, known.REQUEST_KEYS);
     const daemon = await this.connection.ready();
     requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
     check.agentId(agentId);
@@ -1182,6 +1130,7 @@ function batchShape(items: unknown): void {
   if (!Array.isArray(items)) throw invalidArgument('items', `must be a list of {agentId, text} items, got ${check.kindOf(items)}`);
   items.forEach((item: unknown, at) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalidArgument(`items[${at}]`, `must be an object with agentId and text, got ${check.kindOf(item)}`);
+    check.knownOptions(item, known.BATCH_ITEM_KEYS, `items[${at}]`);
     const { agentId, text } = item as Record<string, unknown>;
     if (typeof agentId !== 'string') throw itemError(invalidArgument('agent_id', `must be a string, got ${check.kindOf(agentId)}`), at);
     if (typeof text !== 'string') throw itemError(invalidArgument('text', `must be a string, got ${check.kindOf(text)}`), at);
@@ -1235,6 +1184,7 @@ function recallOptions(o: RecallOptions): void {
   if (o.minRelevance !== undefined) check.minRelevance(o.minRelevance, 'options.min_relevance');
   if (o.weights !== undefined) {
     if (o.weights === null || typeof o.weights !== 'object') throw invalidArgument('options.signal_weights', `must be an object, got ${check.kindOf(o.weights)}`);
+    check.knownOptions(o.weights, known.SIGNAL_WEIGHT_KEYS, 'options.signal_weights');
     for (const [name, value] of Object.entries(o.weights)) if (value !== undefined) check.signalWeight(value, `options.signal_weights.${name}`);
   }
   if (o.kg !== undefined) check.boolean(o.kg, 'options.kg');
@@ -1244,6 +1194,7 @@ function recallOptions(o: RecallOptions): void {
   if (f === undefined) return;
   const at = 'options.filters.';
   if (f === null || typeof f !== 'object') throw invalidArgument('options.filters', `must be an object, got ${check.kindOf(f)}`);
+  check.knownOptions(f, known.RECALL_FILTER_KEYS, 'options.filters');
   if (f.windowDays !== undefined) check.windowDays(f.windowDays);
   if (f.tagsAny !== undefined) check.tags(f.tagsAny, `${at}tags_any`);
   if (f.tagsAll !== undefined) check.tags(f.tagsAll, `${at}tags_all`);
@@ -1290,6 +1241,7 @@ function listOptions(o: ListOptions): void {
  *  time may be a Date or a whole number of ms), named as the filter's fields. */
 function filterMessage(f: FactFilter) {
   if (f === null || typeof f !== 'object' || Array.isArray(f)) throw invalidArgument('filter', `must be an object, got ${check.kindOf(f)}`);
+  check.knownOptions(f, known.FACT_FILTER_KEYS, 'filter');
   const ms = (value: Date | number | undefined) => (value instanceof Date ? value.getTime() : value);
   const c = checkFactFilter({ ...f, createdAfter: ms(f.createdAfter), createdBefore: ms(f.createdBefore), occurredAfter: ms(f.occurredAfter), occurredBefore: ms(f.occurredBefore) }, 'filter.');
   return { text: c.text ?? '', confidence: c.confidence ?? [], pinned: c.pinned, retired: c.retired, tags: c.tags ?? [], entities: c.entities ?? [], ...timeBoundsMessage(c) };

@@ -2,6 +2,7 @@
 export { connect, EngramClient } from './client.ts';
 export type { FactFilter, ListOptions, BatchItem, BatchItemResult, ConnectOptions, WriteOptions, RecallOptions, RecallFilters, RecallResult, ExplainResult, BatchRecallResult, DoctorEvent, ReindexEvent, ReviseResult, WriteResult, FactMatch, TouchResult, ObservedFact, ObserveUsageResult, GcOptions, GcResult, SaveAdvice, RecallAdvice, StorageReport, CompactReport, TableStats, PromoteResult, PromotionCandidate, UnifiedHit, UnifiedResult, ExtractResult, ExtractedFactResult, ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from './client.ts';
 export type { FactRestore } from './restore.ts';
+export type { BatchRecallOptions, ClusterOptions, ConsolidateMemoriesOptions, ConsolidateOptions, DoctorOptions, ExtractOptions, LinkEntityOptions, ListSlotsOptions, ObserveUsageOptions, PromoteOptions, ReadGraphOptions, RelateOptions, RequestOptions, SlotContextOptions, TokenGrant, TouchOptions, UnifiedSearchOptions, WriteStatusOptions } from './options.ts';
 export type { DaemonInfo } from './connection.ts';
 export type { Checkpoint, ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from './types.ts';
 // The shapes the methods take and return (a fact's relations, a graph, a token, a write's status,

@@ -3,7 +3,7 @@
 import { Capability } from '../shared/capabilities.ts';
 import type { DaemonInfo } from './connection.ts';
 import { CapabilityError } from './errors.ts';
-import type { RecallOptions } from './types.ts';
+import type { RecallOptions } from './options.ts';
 
 /** Fails before anything is sent when the daemon lacks what a call needs. */
 export function requireCapability(daemon: DaemonInfo, capability: string, what: string): void {

@@ -4,13 +4,16 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { FactKind } from '../shared/gen/engram/v1/fact_pb.ts';
 import type { FactRestoreSchema } from '../shared/gen/engram/v1/memory_pb.ts';
-import { checkRestore, type FactRestore } from '../shared/restore.ts';
+import { checkRestore, RESTORE_FIELD, type FactRestore } from '../shared/restore.ts';
+import { knownOptions } from '../shared/validate.ts';
+import { RESTORE_KEYS } from './options.ts';
 
 export type { FactRestore } from '../shared/restore.ts';
 
 /** The wire form of a restore. Whether its last use lies in the future is the daemon's to say,
  *  by its own clock (this one may differ). */
 export function restoreMessage(value: FactRestore): MessageInitShape<typeof FactRestoreSchema> {
+  knownOptions(value, RESTORE_KEYS, RESTORE_FIELD);
   const r = checkRestore(value, Number.POSITIVE_INFINITY);
   return {
     useCount: r.useCount,

@@ -2,7 +2,7 @@
 // from the protocol messages so callers never handle bigint or protobuf internals.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AssembleContextResponse, Recipe as RecipeMessage, Slot as SlotMessage } from '../shared/gen/engram/v1/controls_pb.ts';
-import type { AppliedRecipe, ConfidenceLabel, ContextAssembly, ContextItem, Evidence, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
+import type { AppliedRecipe, ContextAssembly, ContextItem, Evidence, Fact, FactFields, KgHint, Recipe, Slot, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import { toFact as toPublicFact, toRecord } from '../shared/fact-shape.ts';
 export type { ConfidenceLabel, ConfidenceRanking, Fact, Receipt, RetrievalMetadata, SignalWeights, Stats, WeakMatchFeedback } from '../shared/model.ts';
 import type { Fact as FactMessage, FactSchema } from '../shared/gen/engram/v1/fact_pb.ts';
@@ -17,71 +17,6 @@ import { RIGHTS, type TokenInfo } from '../shared/model.ts';
 export function toFeedback(m: FeedbackMessage): WeakMatchFeedback {
   return { queryTerms: m.queryTerms, knownTerms: m.knownTerms, unknownTerms: [...m.unknownTerms], nearbyTerms: [...m.nearbyTerms], advice: m.advice };
 }
-
-/** What list() narrows a namespace by (inspector-v1); an unset field is no condition. */
-export interface FactFilter {
-  /** Every one of these words is in the fact's text or context (case-insensitive). */
-  text?: string;
-  /** One of these labels (no label counts as inferred). */
-  confidence?: ConfidenceLabel[];
-  pinned?: boolean;
-  retired?: boolean;
-  /** Every one of these tags / entities (case-insensitive). */
-  tags?: string[];
-  entities?: string[];
-  /** Time ranges: after is inclusive, before exclusive. */
-  createdAfter?: Date | number;
-  createdBefore?: Date | number;
-  occurredAfter?: Date | number;
-  occurredBefore?: Date | number;
-}
-
-export interface ListOptions {
-  pageSize?: number;
-  pageToken?: string;
-  /** "newest" first needs inspector-v1 (default "oldest"). */
-  order?: 'oldest' | 'newest';
-  /** Needs inspector-v1: refused before sending by an older daemon, which would ignore it. */
-  filter?: FactFilter;
-}
-
-export interface RecallFilters {
-  /** Only facts whose event time (occurred_at, else created_at) is within the last N days. */
-  windowDays?: number;
-  tagsAny?: string[];
-  tagsAll?: string[];
-  createdAfter?: number;
-  createdBefore?: number;
-  occurredAfter?: number;
-  occurredBefore?: number;
-  /** Only facts whose decay score is at least this now (needs decay-v1). */
-  minDecayScore?: number;
-}
-
-/** Options beyond topK need a daemon with recall-options-v1; without them the legacy RPCs are used. */
-export interface RecallOptions {
-  topK?: number;
-  /** Unset weights use the daemon's configured defaults; 0 turns a signal off. */
-  weights?: Partial<SignalWeights>;
-  /** 0 = no floor; in (0, 1] drops results below that fraction of the top score. */
-  minRelevance?: number;
-  filters?: RecallFilters;
-  /** Only facts at least this confident (needs confidence-recall-v1). */
-  minConfidence?: 'verified' | 'inferred' | 'unverified';
-  /** final = B · (1 + w · c), w in [0, 0.5]; omitted: the dial option, else the daemon's default, else 0. */
-  confidenceWeight?: number;
-  /** Knowledge-graph neighbour hints after the facts (true) or none (false); omitted: the
-   *  daemon's --kg setting (needs kg-v1). */
-  kg?: boolean;
-  /** A retrieval recipe by name (needs recipe-recall-v1): its candidate counts, graph depth,
-   *  reranker, verified preference or rule and evidence, under any option set here. */
-  recipe?: string;
-  /** true: ask for weak-match advice (`feedback`: unknown query words, nearby stored ones, an
-   *  alias to add), which only RecallWithOptions gives. A daemon without recall-options-v1 has
-   *  none to give: the recall is still served, without advice, since advice never changes results. */
-  advice?: boolean;
-}
-
 
 const KIND_NAMES: Record<number, Fact['kind']> = { [FactKind.ALIAS]: 'alias', [FactKind.SUMMARY]: 'summary' };
 

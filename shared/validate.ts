@@ -359,6 +359,14 @@ export function options<T>(value: T, field = 'options'): T {
   return value;
 }
 
+/** An options object (as options()) whose every key is one of `known`'s: a misspelt key (tagz)
+ *  is refused, naming it, where it would otherwise be ignored and its value lost. */
+export function knownOptions<T>(value: T, known: Readonly<Record<string, true>>, field = 'options'): T {
+  const unknown = Object.keys(options(value, field) as object).find((key) => !Object.hasOwn(known, key));
+  if (unknown !== undefined) throw invalidArgument(`${field}.${unknown}`, `unknown option; known: ${Object.keys(known).join(', ')}`);
+  return value;
+}
+
 export function boolean(value: unknown, field: string): boolean {
   if (typeof value !== 'boolean') throw invalidArgument(field, `must be a boolean, got ${kindOf(value)}`);
   return value;

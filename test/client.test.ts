@@ -138,3 +138,31 @@ describe('uncertain writes', () => {
     });
   });
 });
+
+describe('option keys', () => {
+  /** What a call threw, or a note that it did not. */
+  const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => 'not refused', (e: unknown) => e);
+
+  test('a misspelt option is refused before sending, naming it and the known ones, and nothing is written; the right key still works', async () => {
+    const daemon = await start(newDir());
+    const client = await daemon.client();
+    const error = await refusal(client.put('typo', 'a tagged fact', { tagz: ['a'] } as never));
+    expect(error).toBeInstanceOf(EngramError);
+    expect(error).toMatchObject({ kind: ErrorKind.InvalidArgument, field: 'options.tagz', message: expect.stringMatching(/^options\.tagz: unknown option; known: .*\btags\b/) });
+    // A batch item's typo refuses the whole batch, naming the item; a recall filter's, the filter.
+    const batch = await refusal(client.putBatch([{ agentId: 'typo', text: 'fine' }, { agentId: 'typo', text: 'typo', tagz: ['a'] } as never]));
+    expect(batch).toMatchObject({ kind: ErrorKind.InvalidArgument, field: 'items[1].tagz' });
+    const filter = await refusal(client.recall('typo', 'fact', { filters: { tagsAnyy: ['a'] } as never }));
+    expect(filter).toMatchObject({ kind: ErrorKind.InvalidArgument, field: 'options.filters.tagsAnyy' });
+    // A misspelt requestId would have lost the write's replay protection.
+    const shared = await refusal(client.putShared('shared typo', { requestID: 'r-1' } as never));
+    expect(shared).toMatchObject({ field: 'options.requestID' });
+    expect((await client.list('typo')).facts).toEqual([]);
+    expect((await client.stats()).factCount).toBe(0);
+
+    const { fact } = await client.put('typo', 'a tagged fact', { tags: ['a'] });
+    expect(fact.tags).toEqual(['a']);
+    expect((await client.recall('typo', 'tagged fact', { filters: { tagsAny: ['a'] } })).facts.map((f) => f.id)).toEqual([fact.id]);
+    client.close();
+  });
+});

@@ -5,6 +5,7 @@
 import { digestOf } from '../../shared/digest.ts';
 import * as check from '../../shared/validate.ts';
 import type { EngramClient } from '../client.ts';
+import type { KeysOf } from '../options.ts';
 import { writeAll } from './write-all.ts';
 
 export interface ConversationTurn {
@@ -32,6 +33,7 @@ export interface ImportOptions {
   /** Aborted: stop after the writes in flight (a re-run resumes); see writeAll. */
   signal?: AbortSignal;
 }
+const IMPORT_KEYS = { concurrency: true, onProgress: true, source: true, signal: true } as const satisfies KeysOf<ImportOptions>;
 
 interface PendingFact {
   text: string;
@@ -88,7 +90,7 @@ export async function importConversation(
   sessions: ConversationSession[],
   options: ImportOptions = {},
 ): Promise<{ factIds: string[]; replayed: number }> {
-  check.options(options);
+  check.knownOptions(options, IMPORT_KEYS);
   const source = options.source ?? 'conversation';
   // A conversation is reproduced turn by turn: two identical turns are two facts.
   const items = toFacts(agentId, sessions).map((fact) => ({ ...fact, agentId, source, allowDuplicate: true }));

@@ -1,7 +1,7 @@
 // The fact commands: remember, get, recall, batch-recall, alias, list, revise, forget, pin, unpin, delete.
 import type { Command } from 'commander';
-import type { EngramClient, FactMatch, WriteOptions } from '../../client.ts';
-import type { Fact, FactFilter } from '../../types.ts';
+import type { EngramClient, FactFilter, FactMatch, WriteOptions } from '../../client.ts';
+import type { Fact } from '../../types.ts';
 import { checkedFlag, confidenceFlag, out, parseTime, positiveInt, printJson, repeatable, requestIdRule, usage, withClient, type Cli } from '../context.ts';
 import { textArgument } from '../io/read-file.ts';
 import { factJson, feedbackJson, kgHintJson, matchJson, receiptJson, retrievalJson, writeStatusJson } from '../json.ts';
