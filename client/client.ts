@@ -9,7 +9,7 @@ import { errorStatus, RpcError } from '../shared/grpc/bridge.ts';
 import { EngramError, ErrorKind, invalidArgument, itemError, kindFromCode } from '../shared/errors.ts';
 import * as check from '../shared/validate.ts';
 import { MIN_CHANGE_KEY, parseMinChange } from '../shared/changes.ts';
-import { DEFAULT_TOP_K, SHARED_AGENT_ID } from '../shared/validate.ts';
+import { DEFAULT_TOP_K, SHARED_AGENT_ID, type Limits } from '../shared/validate.ts';
 import { RecallScope } from '../shared/gen/engram/v1/recall_pb.ts';
 import { checkFactFilter } from '../shared/fact-filter.ts';
 import { checkRecipeFields, MAX_TOKEN_BUDGET } from '../shared/recipe-rules.ts';
@@ -252,7 +252,7 @@ export class EngramClient {
       const requestId = itemRequestId(item.requestId, at);
       try {
         const restore = item.restore === undefined ? {} : { restore: restoreMessage(item.restore) };
-        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengths[at], ...restore } } };
+        return { requestId, item: { requestId, agentId: item.agentId, text: item.text, fields: fields(item, daemon.limits), options: { confidence: item.confidence, ...(item.allowDuplicate ? { allowDuplicate: true } : {}), strength: strengths[at], ...restore } } };
       } catch (error) {
         if (hasWrongType(item)) throw itemError(error, at);
         return { requestId, error: itemError(error, at) };
@@ -296,7 +296,7 @@ export class EngramClient {
     check.knownOptions(options, known.WRITE_KEYS);
     const daemon = await this.connection.ready();
     check.factText(text, daemon.limits);
-    const base: PutBase = { requestId: requestIdOf(options.requestId), text, fields: fields(options) };
+    const base: PutBase = { requestId: requestIdOf(options.requestId), text, fields: fields(options, daemon.limits) };
     let res: PutReply;
     // A daemon without write dedup stores every write anyway: allowDuplicate is honoured as is.
     const allowDuplicate = option(options.allowDuplicate, 'allowDuplicate') && daemon.capabilities.includes(Capability.WriteDedup);
@@ -334,7 +334,7 @@ export class EngramClient {
     const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
     const requestId = requestIdOf(options.requestId);
     const res = await this.write('Revise', requestId, () =>
-      this.connection.memory.revise({ requestId, agentId, targetIds, text, fields: fields(options), options: { confidence } }),
+      this.connection.memory.revise({ requestId, agentId, targetIds, text, fields: fields(options, daemon.limits), options: { confidence } }),
     );
     return {
       replacement: toFact(res.replacement),
@@ -1157,7 +1157,7 @@ function hasWrongType(options: WriteOptions): boolean {
   return notList(tags) || notList(entities) || notObject || notTime || notText(source) || notText(context) || notText(metaJson);
 }
 
-function fields(options: WriteOptions) {
+function fields(options: WriteOptions, limits: Limits) {
   return {
     occurredAtMs: options.occurredAt === undefined ? undefined : BigInt(check.timestampMs(options.occurredAt, 'occurred_at')),
     tags: options.tags === undefined ? [] : check.tags(options.tags),
@@ -1165,15 +1165,16 @@ function fields(options: WriteOptions) {
     // A number here crashed the encoder (context) or was stored as text (source).
     source: options.source === undefined ? '' : check.source(options.source),
     context: options.context === undefined ? '' : check.string(options.context, 'context', Number.POSITIVE_INFINITY),
-    metaJson: options.meta !== undefined ? metaText(options.meta) : (options.metaJson ?? ''),
+    metaJson: options.meta !== undefined ? metaText(options.meta, limits) : (options.metaJson ?? ''),
   };
 }
 
-/** `meta` as the protocol carries it: JSON text of an object ("" for none). Checked here because
- *  the daemon only sees the text, and would name \`meta_json\`, a field the caller never set. */
-function metaText(meta: unknown): string {
+/** `meta` as the protocol carries it: JSON text of an object ("" for none). Checked here, its
+ *  size too, because the daemon only sees the text, and would name \`meta_json\`, a field the
+ *  caller never set. */
+function metaText(meta: unknown, limits: Limits): string {
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw invalidArgument('meta', `must be an object, got ${check.kindOf(meta)}`);
-  return Object.keys(meta).length ? JSON.stringify(check.metaDepth(meta)) : '';
+  return Object.keys(meta).length ? check.metaJson(JSON.stringify(check.metaDepth(meta)), limits, 'meta') : '';
 }
 
 /** A recall's options (but topK, whose rule depends on the RPC), checked as the daemon checks

@@ -165,4 +165,14 @@ describe('option keys', () => {
     expect((await client.recall('typo', 'tagged fact', { filters: { tagsAny: ['a'] } })).facts.map((f) => f.id)).toEqual([fact.id]);
     client.close();
   });
+
+  test('a meta too large is refused as meta, the option the caller set, and nothing is written', async () => {
+    const daemon = await start(newDir());
+    const client = await daemon.client();
+    const meta = { note: 'm'.repeat(client.daemon.limits.maxTextBytes) };
+    const error = await refusal(client.put('big-meta', 'a fact with a large meta', { meta }));
+    expect(error).toMatchObject({ kind: ErrorKind.InvalidArgument, field: 'meta', message: expect.stringMatching(/^meta: must be at most \d+ bytes/) });
+    expect((await client.list('big-meta')).facts).toEqual([]);
+    client.close();
+  });
 });
