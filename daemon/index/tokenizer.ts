@@ -24,9 +24,11 @@ import { STOPWORDS } from './stopwords.ts';
 
 // v2: the fact's own words count twice its context's (index/derive.ts TEXT_FIELD_WEIGHT).
 // v3: Chinese/Japanese/Thai… segmented into words, pictographs are words.
-// The ICU major version is part of the id because ICU's segmentation dictionaries change
-// between its versions: a Node with another ICU indexes the store from its texts again.
-export const TOKENIZER_ID = `unicode-porter2-v3-icu${(process.versions.icu ?? '0').split('.')[0]}`;
+// Not in the id: Node's ICU version. Its dictionaries change a few words' splits between
+// versions; naming it would make every Node update re-index every store from its texts at each
+// start (Latin-only ones too) until a doctor --rebuild, to fix the odd Chinese word a query
+// and an older fact now split differently. doctor --rebuild re-splits them when it matters.
+export const TOKENIZER_ID = 'unicode-porter2-v3';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
