@@ -21,6 +21,7 @@ import { MemoryControlsService } from '../shared/gen/engram/v1/controls_pb.ts';
 import { EngramError, ErrorKind } from '../shared/errors.ts';
 import { CHANGE_KEY, MIN_CHANGE_KEY } from '../shared/changes.ts';
 import { WriteStream } from './write-stream.ts';
+import { UnreachableError } from './errors.ts';
 import { DEFAULT_LIMITS, type Limits } from '../shared/validate.ts';
 import { ENGRAM_VERSION } from '../shared/version.ts';
 import type { SignalWeights } from '../shared/model.ts';
@@ -44,6 +45,12 @@ export interface DaemonInfo {
   storeId: string;
 }
 
+/** The longest grpc-js waits between two connection attempts to a daemon that is not there. */
+const MAX_RECONNECT_BACKOFF_MS = 1000;
+/** How long a channel that failed an earlier attempt may take to make its next one: the backoff
+ *  (with grpc-js's 20 % jitter) and the attempt itself. */
+const NEXT_ATTEMPT_MS = MAX_RECONNECT_BACKOFF_MS * 1.2 + 300;
+
 /** What a daemon that predates the handshake (UNIMPLEMENTED) is assumed to be. */
 const OLDEST_BASELINE: DaemonInfo = {
   protocol: 'engram.v1',
@@ -63,7 +70,8 @@ export interface ConnectionOptions {
   clientName: string;
   /** Deadline of each call once sent. */
   timeoutMs: number;
-  /** How long to wait for the daemon to become reachable before a call (nothing is sent meanwhile). */
+  /** How long a connection attempt may take before a call (nothing is sent meanwhile): one that
+   *  fails (nothing listens) fails the call at once; this bounds one that hangs. */
   connectTimeoutMs: number;
   /** Send every call the highest change number this connection's writes committed, so reads see
    *  them through any daemon of a shared store (default true). */
@@ -109,7 +117,7 @@ export class Connection {
       'grpc.enable_retries': 0,
       // Reconnect quickly to a restarted local daemon.
       'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 1000,
+      'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS,
       ...MESSAGE_SIZE_OPTIONS,
     });
     const defaults = (): CallOptions => ({ metadata: this.metadata(), timeoutMs: options.timeoutMs, onTrailers: (trailers) => this.noteChange(trailers) });
@@ -171,39 +179,47 @@ export class Connection {
     this.info = null;
   }
 
-  /** Waits until the channel is READY. Without onUnreachable, for up to connectTimeoutMs. With it,
-   *  a failed connection attempt is taken as the answer at once (nothing listens: waiting would
-   *  only give the same answer later), the hook runs (it may start a daemon, or throws why not),
-   *  and then the channel gets connectTimeoutMs to reach the daemon, reconnecting by itself. */
+  /** Waits until the channel is READY. A failed connection attempt is the answer at once (nothing
+   *  listens: waiting would only give the same answer later, and a call on a daemon that went away
+   *  must not sit out its deadline). With onUnreachable the hook then runs (it may start a daemon,
+   *  or throws why not), and the channel gets connectTimeoutMs to reach the daemon, reconnecting
+   *  by itself. */
   private async reachable(): Promise<void> {
     const revive = this.options.onUnreachable;
-    if (!revive) return this.waitForReady(false);
     try {
       await this.waitForReady(true);
     } catch (error) {
+      if (!revive) throw error;
       this.reviving ??= revive(error as EngramError).finally(() => (this.reviving = null));
       await this.reviving;
       await this.waitForReady(false);
     }
   }
 
-  /** grpc-js's own Client.waitForReady, except that with `failFast` a channel in
-   *  TRANSIENT_FAILURE (its connection attempt failed) ends the wait: gRPC's fail-fast rule. grpc-js
-   *  keeps reconnecting (with backoff) either way; this only watches its state. */
+  /** grpc-js's own Client.waitForReady, for at most connectTimeoutMs, except that with `failFast`
+   *  a connection attempt that fails (TRANSIENT_FAILURE) ends the wait: gRPC's fail-fast rule.
+   *  A channel already in TRANSIENT_FAILURE when the wait begins failed an earlier attempt, and
+   *  stays so while grpc-js retries (with backoff, at most MAX_RECONNECT_BACKOFF_MS apart): it gets
+   *  until its next attempt, so a daemon restarted meanwhile is found. This only watches the
+   *  channel's state; grpc-js reconnects either way. */
   private waitForReady(failFast: boolean): Promise<void> {
     const channel = this.grpcClient.getChannel();
     const deadline = Date.now() + this.options.connectTimeoutMs;
+    const nextAttempt = Math.min(deadline, Date.now() + NEXT_ATTEMPT_MS);
+    let failedBefore = channel.getConnectivityState(false) === grpc.connectivityState.TRANSIENT_FAILURE;
     return new Promise((resolve, reject) => {
-      const unreachable = (why: string) => reject(new EngramError(ErrorKind.Unavailable, `cannot reach the Engram daemon at ${this.options.address}: ${why}. Is it running? (engram status)`));
+      const unreachable = (why: string) => reject(new UnreachableError(this.options.address, why));
       const look = (timedOut?: Error) => {
         try {
           const state = channel.getConnectivityState(true);
           if (state === grpc.connectivityState.READY) return resolve();
-          if (timedOut) return unreachable('Failed to connect before the deadline');
-          if (failFast && state === grpc.connectivityState.TRANSIENT_FAILURE) return unreachable('nothing accepted the connection');
-          channel.watchConnectivityState(state, deadline, look);
+          const failed = failFast && state === grpc.connectivityState.TRANSIENT_FAILURE;
+          if (failed && !failedBefore) return unreachable('nothing accepted the connection');
+          if (timedOut) return unreachable(failed ? 'nothing accepted the connection' : `no connection within ${this.options.connectTimeoutMs} ms`);
+          if (!failed) failedBefore = false; // a new attempt is under way: its failure is the answer
+          channel.watchConnectivityState(state, failed ? nextAttempt : deadline, look);
         } catch {
-          unreachable('The channel has been closed');
+          unreachable('the channel has been closed');
         }
       };
       look();

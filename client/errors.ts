@@ -52,6 +52,15 @@ export class UncertainWriteError extends EngramError {
   }
 }
 
+/** No daemon could be reached at `address` (nothing listens there, or the connection attempt
+ *  hung): the call failed before anything was sent, so trying it again is always safe. */
+export class UnreachableError extends EngramError {
+  constructor(readonly address: string, why: string) {
+    super(ErrorKind.Unavailable, `cannot reach the Engram daemon at ${address}: ${why}. Is it running? (engram status)`);
+    this.name = 'UnreachableError';
+  }
+}
+
 /** The daemon lacks a capability the call needs; nothing was sent. */
 export class CapabilityError extends EngramError {
   /** `profile`: the release profile the daemon says it serves ("current", "v0.2", …; "" or

@@ -12,7 +12,7 @@ export type { Limits } from '../shared/validate.ts';
 export type { AppliedRecipe, ContextAssembly, ContextCut, ContextOptions, ContextItem, Evidence, Recipe, RecipeFields, RerankStep, Slot, SlotChange, SlotWrite, WriteFields } from '../shared/model.ts';
 export { importConversation } from './import/conversation.ts';
 export type { ConversationSession, ConversationTurn, ImportOptions, ImportProgress } from './import/conversation.ts';
-export { UncertainWriteError, CapabilityError } from './errors.ts';
+export { UncertainWriteError, CapabilityError, UnreachableError } from './errors.ts';
 export type { UncertainFinish } from './errors.ts';
 export { DaemonNotRunningError, DamagedDiscoveryError } from '../shared/discovery.ts';
 export { EngramError, ErrorKind } from '../shared/errors.ts';

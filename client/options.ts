@@ -20,7 +20,10 @@ export interface ConnectOptions {
   clientName?: string;
   /** Per-call deadline in ms once a call is sent (default 30 s). */
   timeoutMs?: number;
-  /** How long to wait for an unreachable daemon before failing (default 10 s); nothing is sent meanwhile. */
+  /** How long a connection attempt may take before a call fails (default 10 s); nothing is sent
+   *  meanwhile. An attempt that fails (nothing listens at the address: the daemon stopped, was
+   *  killed or never started) fails the call at once with UnreachableError; a daemon back at the
+   *  address is found again by the next call. */
   connectTimeoutMs?: number;
   /** Confidence weight for recalls that do not set one; overrides the daemon's advertised default. */
   defaultConfidenceWeight?: number;
@@ -35,8 +38,7 @@ export interface ConnectOptions {
    *  request id, result and error, exactly as single puts (batch-write-facts-v1; default true).
    *  false: one Put call per put. */
   coalesceWrites?: boolean;
-  /** Called when a call finds the daemon unreachable (nothing was sent). With it, the first failed
-   *  connection attempt is the answer instead of waiting connectTimeoutMs for one to succeed. The
+  /** Called when a call finds the daemon unreachable (nothing was sent), before the call fails. The
    *  hook may start a daemon: the call then waits up to connectTimeoutMs for it and goes on (a
    *  write too, as it never left). Or it throws the error the call fails with (why the daemon
    *  cannot be had, what to do). Calls that find the daemon gone together share one run of it. */

@@ -88,8 +88,8 @@ export const parseTime = (value: string, flag: string): number => checkedFlag(fl
 /** Opens a client for one command and always closes it. */
 export async function withClient<T>(opts: GlobalOptions, work: (client: EngramClient) => Promise<T>): Promise<T> {
   // The discovery file is read here, once: a person waiting on a command is told at once that a
-  // crashed daemon left its files behind, where the library's connect() waits for a daemon (a
-  // supervisor may be restarting it).
+  // crashed daemon left its files behind, where the library's connect() can only say that
+  // nothing answers at the address.
   if (opts.address !== undefined) checkedFlag('--address', () => check.dialAddress(opts.address, '--address'));
   const dataDir = resolveDataDir(opts.dataDir);
   const discovery = opts.address ? undefined : readDiscovery(dataDir);
