@@ -462,8 +462,9 @@ describe('import (JSONL)', () => {
         stopLine = Number(/^at line (\d+)$/.exec(doc.stopped.where)![1]);
         expect(doc).toMatchObject({ agent_id: 'io-crash', imported: stopLine - 1, already_present: 0, failed: 0, stopped: { error: { kind: 'unavailable' } } });
         expect(doc.stopped.next).toMatch(/re-run the same command to resume/);
+        expect(doc.stopped.acknowledged).toBe(stopLine - 1);
       } else {
-        expect(stopped.stderr).toMatch(/engram: import stopped at line (\d+); re-run the same command to resume/);
+        expect(stopped.stderr).toMatch(/engram: import stopped at line (\d+): [^\n]*\n(.*\n)*engram: [^\n]*re-run the same command to resume/);
         // Lines stored so far are live without the pins and retirements the file gives them: said.
         expect(stopped.stderr).toMatch(/pins, relations and retirements are applied once every line is stored/);
         stopLine = Number(/stopped at line (\d+)/.exec(stopped.stderr)![1]);

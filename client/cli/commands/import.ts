@@ -10,7 +10,7 @@ import { importConversation } from '../../import/conversation.ts';
 import { isItemError, pool, writeAll } from '../../import/write-all.ts';
 import type { ConfidenceLabel, Fact } from '../../types.ts';
 import { EngramError, ErrorKind } from '../../../shared/errors.ts';
-import { CapabilityError } from '../../errors.ts';
+import { CapabilityError, UncertainWriteError, UnreachableError } from '../../errors.ts';
 import * as check from '../../../shared/validate.ts';
 import type { Limits } from '../../../shared/validate.ts';
 import { out, positiveInt, printJson, usage, withClient, type Cli } from '../context.ts';
@@ -702,19 +702,59 @@ function nextStep(cause: unknown): string {
   return RESUME;
 }
 
-/** An import that stopped: what it did, where it stopped and why; with --json one document. */
+/** The daemon went away or stopped answering under the import. */
+interface DaemonLost {
+  why: string;
+  /** Lines sent and not answered: their outcome is unknown, and they were not sent again. */
+  inFlight: number;
+  /** Nothing accepted the connection: the daemon must be started again. */
+  gone: boolean;
+}
+
+function daemonLost(cause: unknown): DaemonLost | undefined {
+  if (cause instanceof UnreachableError) return { why: cause.message, inFlight: 0, gone: true };
+  if (!(cause instanceof UncertainWriteError)) return undefined;
+  const said = (cause.cause as Error)?.message ?? String(cause.cause);
+  return { why: `the daemon stopped answering with a write in flight (${said})`, inFlight: cause.requestIds.length, gone: false };
+}
+
+/** What to do once the daemon is lost: have it serve again, then re-run. */
+function nextAfterLost(lost: DaemonLost): string {
+  const uncertain = lost.inFlight > 0 ? ', those in flight included' : '';
+  const rerun = `re-run the same command to resume: each line's request id makes the re-run store nothing twice${uncertain} (the file's pins, relations and retirements are applied once every line is stored)`;
+  return lost.gone ? `start the daemon again (engram start), then ${rerun}` : `once the daemon serves again (engram status; engram start if it stopped), ${rerun}`;
+}
+
+/** How many lines the daemon acknowledged as stored, and what became of those in flight. */
+function acknowledgedLine(summary: Summary, lost: DaemonLost): string {
+  const acknowledged = `${counted(summary.imported + summary.alreadyPresent, 'line')} acknowledged as stored`;
+  const inFlight = lost.inFlight > 0 ? `the ${counted(lost.inFlight, 'line')} in flight may or may not have been stored, and were not sent again` : 'no write was in flight';
+  return `${acknowledged}; ${inFlight}`;
+}
+
+/** An import that stopped: what it did, where it stopped and why; with --json one document. A
+ *  daemon lost says how many lines it acknowledged, that those in flight are uncertain and were not
+ *  resent, and to have it serve again before the re-run. */
 function reportStopped(stopped: ImportStopped, agent: string, json: boolean | undefined): void {
+  const lost = daemonLost(stopped.cause);
+  const next = lost ? nextAfterLost(lost) : nextStep(stopped.cause);
   if (json) {
     const cause =
       stopped.cause instanceof EngramError ? { kind: stopped.cause.kind, message: stopped.cause.message }
       : stopped.cause instanceof Interrupted ? { kind: 'interrupted', message: stopped.cause.message }
       : { kind: 'internal', message: String((stopped.cause as Error)?.message ?? stopped.cause) };
-    printJson({ ...(stopped.summary ? summaryJson(stopped.summary, agent) : { agent_id: agent }), stopped: { where: stopped.where, error: cause, next: nextStep(stopped.cause) } });
+    const counts = lost && stopped.summary ? { acknowledged: stopped.summary.imported + stopped.summary.alreadyPresent, in_flight: lost.inFlight } : {};
+    printJson({ ...(stopped.summary ? summaryJson(stopped.summary, agent) : { agent_id: agent }), stopped: { where: stopped.where, error: cause, ...counts, next } });
     return;
   }
   if (stopped.summary) report(stopped.summary, agent, false);
+  if (lost) {
+    const lines = [`${stopped.message}: ${lost.why}`, ...(stopped.summary ? [acknowledgedLine(stopped.summary, lost)] : []), next];
+    process.stderr.write(lines.map((line) => `engram: ${line}\n`).join(''));
+    return;
+  }
   const what = stopped.cause instanceof Interrupted ? `import interrupted ${stopped.where}` : stopped.message;
-  process.stderr.write(`engram: ${what}; ${nextStep(stopped.cause)}\n`);
+  process.stderr.write(`engram: ${what}; ${next}\n`);
 }
 
 export function registerImportCommand({ program, globals, setExit }: Cli): void {
@@ -750,8 +790,9 @@ export function registerImportCommand({ program, globals, setExit }: Cli): void 
         if (!(error instanceof ImportStopped)) throw error;
         reportStopped(error, agent, opts.json);
         if (error.cause instanceof Interrupted) return setExit(error.cause.exitCode);
-        // --json said it all in one document; the exit code still says it failed.
-        if (opts.json) return setExit(1);
+        // --json said it all in one document, as did the lines about a daemon lost; the exit
+        // code still says it failed.
+        if (opts.json || daemonLost(error.cause)) return setExit(1);
         throw error.cause;
       } finally {
         interrupt.dispose();
