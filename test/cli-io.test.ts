@@ -107,7 +107,7 @@ describe('import (JSONL)', () => {
     const path = join(env.cwd, 'facts.jsonl');
     const run = await engram(['import', agent, path]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe('0 imported, 5 already present\n');
+    expect(run.stdout).toBe('0 imported, 5 already present (nothing left to do)\n');
     const out = await engramJson(['import', agent, path]);
     expect(out).toEqual({ agent_id: agent, imported: 0, already_present: 5, failed: 0, incomplete: 0, errors: [] });
     expect((await env.client.stats(agent)).factCount).toBe(before.factCount);
@@ -143,7 +143,7 @@ describe('import (JSONL)', () => {
     // The file exactly: two identical lines are two facts, and a re-run stores neither again.
     const twice = file('dedup3.jsonl', jsonl([{ text: 'Carol likes folk' }, { text: 'Carol likes folk' }]));
     expect((await engram(['import', agent5, twice, '--allow-duplicate'])).stdout).toBe('2 imported, 0 already present\n');
-    expect((await engram(['import', agent5, twice, '--allow-duplicate'])).stdout).toBe('0 imported, 2 already present\n');
+    expect((await engram(['import', agent5, twice, '--allow-duplicate'])).stdout).toBe('0 imported, 2 already present (nothing left to do)\n');
     expect((await env.client.list(agent5)).facts.filter((f) => f.text === 'Carol likes folk')).toHaveLength(2);
   });
 
@@ -161,7 +161,7 @@ describe('import (JSONL)', () => {
     const jazz = (await env.client.put(agent8, 'Frank likes jazz')).fact;
     const path = file('matched.jsonl', jsonl([{ id: '01M96T2VAR8B1S55W9XY6RZFH8', text: 'The wifi password is hunter2', superseded_by: 'agent' }, { text: 'Frank likes jazz', pinned: true }]));
     const run = await engram(['import', agent8, path]);
-    expect([run.code, run.stdout], run.stderr).toEqual([0, '0 imported, 2 already present\n']);
+    expect([run.code, run.stdout], run.stderr).toEqual([0, '0 imported, 2 already present (nothing left to do)\n']);
     expect((await env.client.get(agent8, wifi.id)).supersededBy).toBeFalsy();
     expect(await env.client.get(agent8, jazz.id)).toMatchObject({ pinned: false });
   });
@@ -219,6 +219,41 @@ describe('import (JSONL)', () => {
     const facts = new Map((await env.client.list(agent)).facts.map((f) => [f.text, f]));
     for (const text of ['plan A', 'plan B', 'plan C', 'plan D', 'plan E']) expect(facts.get(text)!.supersededBy, text).toBeFalsy();
     expect(facts.get('an older plan')!.supersededBy).toBe(facts.get('plan C')!.id);
+  });
+
+  test('a relation to the line itself is refused up front, naming the field, and nothing of the line is stored', async () => {
+    const agent = 'io-import-self-relation';
+    const self = '01M99F00000000000000000003';
+    const path = file('self-relation.jsonl', jsonl([{ text: 'a fact of its own' }, { id: self, text: 't', relations: [{ type: 'related', target_id: self }] }]));
+    for (const run of [await engram(['import', agent, path]), await engram(['import', agent, path])]) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(`engram: line 2: relations[0].target_id: names the line's own id ${self}, and a fact cannot be related to itself`);
+      expect(run.stderr).not.toMatch(/re-run to finish|stored as/);
+    }
+    expect((await env.client.list(agent)).facts.map((f) => f.text)).toEqual(['a fact of its own']);
+  });
+
+  test('a relation to a fact that ends retired (in the file or the agent) is said once as never made, not as resumable; a re-run says there is nothing left to do', async () => {
+    const agent = 'io-import-relation-to-retired';
+    const gone = (await env.client.put(agent, 'a fact forgotten before the import')).fact.id;
+    await env.client.forget(agent, gone);
+    const [oldId, newId] = ['01M99F00000000000000000001', '01M99F00000000000000000002'];
+    const path = file('relation-to-retired.jsonl', jsonl([
+      { id: oldId, text: 'old', superseded_by: newId },
+      { id: newId, text: 'new', relations: [{ type: 'supports', target_id: oldId }] },
+      { text: 'points at a retired fact', relations: [{ type: 'related', target_id: gone }] },
+    ]));
+    const first = await engram(['import', agent, path]);
+    expect([first.code, first.stdout], first.stderr).toEqual([0, '3 imported, 0 already present\n']);
+    expect(first.stderr.match(/^engram: .*/gm)).toEqual([
+      `engram: line 2: not related: its supports target ${oldId} is line 1's fact, which is retired (its superseded_by); a relation joins only live facts, so a re-run cannot add it`,
+      `engram: line 3: not related: its related target ${gone} is a retired fact of the agent; a relation joins only live facts, so a re-run cannot add it`,
+    ]);
+    const again = await engram(['import', agent, path]);
+    expect([again.code, again.stdout, again.stderr.match(/^engram: .*/gm)]).toEqual([0, '0 imported, 3 already present (nothing left to do)\n', null]);
+    const facts = new Map((await env.client.list(agent)).facts.map((f) => [f.text, f]));
+    expect(facts.get('old')!.supersededBy).toBe(facts.get('new')!.id);
+    expect([facts.get('new')!.relations, facts.get('points at a retired fact')!.relations]).toEqual([[], []]);
   });
 
   test('a re-run says the incomplete lines beside the count they are in: imported, or already present', async () => {
@@ -806,10 +841,10 @@ describe('export', () => {
     expect(copy[5].relations.map((r: any) => [r.type, r.target_id])).toEqual([['related', copy[1].id]]);
 
     // Import again, and import the copy's own export into itself: nothing new either way.
-    expect((await engram(['import', 'io-export-copy', join(env.cwd, 'export.jsonl')])).stdout).toBe('0 imported, 7 already present\n');
+    expect((await engram(['import', 'io-export-copy', join(env.cwd, 'export.jsonl')])).stdout).toBe('0 imported, 7 already present (nothing left to do)\n');
     const self = await engram(['import', 'io-export-copy', '-'], { input: copy.map((l) => JSON.stringify(l)).join('\n') });
     expect(self.code, self.stderr).toBe(0);
-    expect(self.stdout).toBe('0 imported, 7 already present\n');
+    expect(self.stdout).toBe('0 imported, 7 already present (nothing left to do)\n');
     // Seven records: six facts and the alias, which stats leave out.
     expect((await env.client.stats('io-export-copy')).factCount).toBe(6);
     expect((await env.client.list('io-export-copy')).facts).toHaveLength(7);
@@ -835,7 +870,7 @@ describe('export', () => {
     ]);
     // A re-run stores nothing, so it has nothing to say of it.
     const again = await engram(['import', 'io-not-kept', path]);
-    expect(again.stdout).toBe('0 imported, 3 already present\n');
+    expect(again.stdout).toBe('0 imported, 3 already present (nothing left to do)\n');
     expect(again.stderr).not.toMatch(/not restored|replaces naming/);
   });
 
@@ -861,7 +896,7 @@ describe('export', () => {
 
     // Again: nothing left to do, so nothing is typed again, nothing fails, exit 0.
     const again = await engram(['import', agent, out]);
-    expect([again.code, again.stdout, again.stderr.match(/^engram: .*/gm)]).toEqual([0, '0 imported, 3 already present\n', null]);
+    expect([again.code, again.stdout, again.stderr.match(/^engram: .*/gm)]).toEqual([0, '0 imported, 3 already present (nothing left to do)\n', null]);
     expect(again.stderr).not.toMatch(/typing entities/);
     expect(parseJsonl((await engram(['export', agent])).stdout)).toEqual(copy);
 

@@ -105,7 +105,7 @@ describe('export → import restores what the daemon assigns (restore-write-v1)'
     const before = await exportOf(target, 'restored');
     const again = await engram(target, ['import', 'restored', exported]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe(`0 imported, ${before.length} already present\n`);
+    expect(again.stdout).toBe(`0 imported, ${before.length} already present (nothing left to do)\n`);
     expect(await exportOf(target, 'restored')).toEqual(before);
   });
 

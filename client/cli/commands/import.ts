@@ -42,6 +42,12 @@ interface Summary {
   /** Lines stored by this run (restoring) whose replaces named facts neither before them in the
    *  file nor in the agent: stored with the rest of their lineage. */
   lineageCut?: number;
+  /** Relations of lines this run first wrote that can never be made: an end of each is retired
+   *  (a relation joins only live facts). Said once, not as a failure: no re-run can add them. */
+  neverRelated?: { line: number; reason: string }[];
+  /** Pins, types, relations and retirements this run applied: none, and nothing imported or
+   *  failed, is an import that was already complete. */
+  stepsApplied?: number;
 }
 
 const FACT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -193,8 +199,9 @@ const NOTHING_APPLIED: FactNow = { pinned: false, retired: false, types: {}, rel
  *  fact already said (write dedup): that fact is not the line's, so the line's pin and retirement
  *  are not applied to it. `now`: what that fact already has; undefined until read when a write's
  *  replay or dedup answered only the fact's id, or when it could not be read (then every step is
- *  tried, and a failure is said). */
-type Stored = Numbered & { factId: string; fresh: boolean; now?: FactNow; matched?: boolean };
+ *  tried, and a failure is said). `firstWrite`: this run's write stored or matched it (not a replay
+ *  of an earlier run's, nor found by its id), so what cannot be restored of it is said now. */
+type Stored = Numbered & { factId: string; fresh: boolean; now?: FactNow; matched?: boolean; firstWrite?: boolean };
 
 /** Whether a line has a step after its write (the steps `FactNow` tells the state of). */
 const hasLaterSteps = (r: ImportRecord) => r.pinned || r.supersededBy !== '' || r.relations.length > 0 || Object.keys(r.entityTypes).length > 0;
@@ -308,14 +315,13 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   // A daemon that takes restores gets back what an export said of its facts; an older one
   // assigns it afresh, and the import says so (notKept).
   const restoring = capabilities.includes(Capability.RestoreWrite);
-  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [], notKept: new Map(), lineageCut: 0 };
+  const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [], notKept: new Map(), lineageCut: 0, neverRelated: [], stepsApplied: 0 };
   // Progress counts every non-blank line, so a bad line moves it too.
   const total = countLines(bytes);
   // Lines are done once written (an item the daemon refused included) or skipped before that
   // (refused here, or their lookup failed): each is counted once, so the bar ends at the total.
   let skipped = 0;
   const progress = () => bar.update('import', done + skipped, total);
-  const ids = new Map<string, string>();
   /** Source id → the line that named it and was not stored: the lines pointing at it wait for it. */
   const notStored = new Map<string, number>();
   const refuse = (error: LineError, sourceId?: string) => {
@@ -419,7 +425,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         if (r.error) return lineError(line, r.error, record);
         const fresh = !(r.replayed || r.duplicate);
         if (fresh && lines[i]!.cut) summary.lineageCut!++;
-        keep({ line, record, factId: r.factId, fresh, ...(fresh ? { now: NOTHING_APPLIED } : {}), matched: r.duplicate });
+        keep({ line, record, factId: r.factId, fresh, ...(fresh ? { now: NOTHING_APPLIED } : {}), matched: r.duplicate, firstWrite: !r.replayed });
       });
       if (stopped) throw new ImportStopped(summary, `at line ${lines[results.findIndex((r) => !r)]?.line ?? 0}`, stopped.cause);
       done = before + lines.length;
@@ -442,7 +448,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
         options.interrupt.writing();
         try {
           const res = await c.alias(agent, record.alias.term, record.alias.equivalents, { requestId: record.requestId });
-          keep({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), now: nowOf(res.fact), matched: res.duplicate });
+          keep({ line, record, factId: res.fact.id, fresh: !(res.replayed || res.duplicate), now: nowOf(res.fact), matched: res.duplicate, firstWrite: !res.replayed });
         } catch (error) {
           lineError(line, error, record);
         }
@@ -489,12 +495,14 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   }
   await writing;
   stored.sort((a, b) => a.line - b.line);
-  for (const s of stored) if (s.record.id) ids.set(s.record.id, s.factId);
+  /** Source id → the stored line that has it. */
+  const lineOf = new Map<string, Stored>();
+  for (const s of stored) if (s.record.id) lineOf.set(s.record.id, s);
   /** The fact a line's relation or superseded_by names: the one the file's line became, else the
    *  agent's own of that id; else the refused line it waits for; else none. */
-  const target = async (s: Stored, id: string): Promise<{ factId: string } | { waitsFor: number } | undefined> => {
+  const target = async (s: Stored, id: string): Promise<{ factId: string; retired?: boolean } | { waitsFor: number } | undefined> => {
     unlessInterrupted(s.line);
-    const fromFile = ids.get(id);
+    const fromFile = lineOf.get(id)?.factId;
     if (fromFile) return { factId: fromFile };
     let inAgent: Fact | undefined;
     try {
@@ -502,7 +510,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     } catch (error) {
       throw new ImportStopped(summary, where(s.line), error);
     }
-    if (inAgent) return { factId: inAgent.id };
+    if (inAgent) return { factId: inAgent.id, ...(inAgent.supersededBy !== undefined ? { retired: true } : {}) };
     const line = notStored.get(id);
     return line === undefined ? undefined : { waitsFor: line };
   };
@@ -516,6 +524,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     unlessInterrupted(s.line);
     try {
       await step();
+      summary.stepsApplied!++;
       return true;
     } catch (error) {
       if (!isItemError(error)) throw new ImportStopped(summary, where(s.line), error);
@@ -571,20 +580,33 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   );
   await runPass('typing entities', typings, ({ s, entity, type }) => after(s, `typed (${entity}: ${type})`, () => c.linkEntity(agent, s.factId, entity, { type })));
 
+  // The lines of a cycle of superseded_by stay live: retired, none of their facts would be.
+  const cycles = supersedeCycles(stored);
+  /** Whether the file retires the line's fact (a live fact it matched is not the line's). */
+  const retiredByFile = (s: Stored) => s.record.supersededBy !== '' && !s.matched && !cycles.has(s.line);
+  const endsRetired = (s: Stored) => retiredByFile(s) || s.now?.retired === true;
+  /** A relation that can never be made: said for the run that first wrote the line, not tried. */
+  const never = (s: Stored, reason: string) => {
+    if (s.firstWrite) summary.neverRelated!.push({ line: s.line, reason });
+  };
+
   // Relations of the file's live facts, to the imported facts their targets became (both ends
-  // are live now; the retirements below then move them, as any retirement does).
-  const relations = stored.flatMap((s) => (s.record.supersededBy ? [] : s.record.relations.map((r) => ({ s, r }))));
+  // are live now; the retirements below then move them, as any retirement does). A relation
+  // with an end that ends retired would be dropped by the retirement, or refused.
+  const relations = stored.flatMap((s) => (s.record.supersededBy && !retiredByFile(s) ? [] : s.record.relations.map((r) => ({ s, r }))));
   await runPass('relating', relations, async ({ s, r }) => {
-    const to = await target(s, r.targetId);
     const what = `its ${r.type} target ${r.targetId}`;
+    if (endsRetired(s)) return never(s, `not related (${r.type} ${r.targetId}): the line's fact is retired (its superseded_by)`);
+    const targetLine = lineOf.get(r.targetId);
+    if (targetLine && endsRetired(targetLine)) return never(s, `not related: ${what} is line ${targetLine.line}'s fact, which is retired (its superseded_by)`);
+    const to = await target(s, r.targetId);
     if (to === undefined) unfinished(s, `stored as ${s.factId} but not related: ${what} is neither in the file nor in the agent`);
     else if ('waitsFor' in to) unfinished(s, `stored as ${s.factId} but not related yet: ${what} ${notImported(to.waitsFor)}`);
+    else if (to.retired) never(s, `not related: ${what} is a retired fact of the agent`);
     else if (!s.now?.relations.some((has) => has.type === r.type && has.targetId === to.factId)) await after(s, `related (${r.type} ${to.factId})`, () => c.relate(agent, s.factId, r.type, to.factId));
   });
 
-  // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it. The
-  // lines of a cycle stay live: retired, none of their facts would be (every re-run says so).
-  const cycles = supersedeCycles(stored);
+  // Pass 2: retire, pointing superseded_by at the imported replacement when the file has it.
   await runPass('retiring', stored.filter((s) => s.record.supersededBy && !s.now?.retired && !s.matched), async (s) => {
     const { supersededBy } = s.record;
     const cycle = cycles.get(s.line);
@@ -649,6 +671,7 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
   if (notKept) process.stderr.write(`engram: ${notKept}\n`);
   const cut = summary.lineageCut ?? 0;
   if (cut > 0) process.stderr.write(`engram: ${counted(cut, 'line')} carried replaces naming facts neither earlier in the file nor in the agent: stored without them (a re-run cannot add them)\n`);
+  for (const n of summary.neverRelated ?? []) process.stderr.write(`engram: line ${n.line}: ${n.reason}; a relation joins only live facts, so a re-run cannot add it\n`);
   if (json) {
     printJson(summaryJson(summary, agent));
     return;
@@ -657,8 +680,12 @@ function report(summary: Summary, agent: string, json: boolean | undefined): voi
   // The incomplete are among the imported or the already present: each said beside its count
   // (after the failures they would read as more lines than the file has).
   const ofThem = (n: number) => (n ? ` (${n} of them stored incompletely)` : '');
-  out(`${summary.imported} imported${ofThem(incompleteLines(summary, false))}, ${summary.alreadyPresent} already present${ofThem(incompleteLines(summary, true))}${failed ? `, ${failed} failed` : ''}`);
+  out(`${summary.imported} imported${ofThem(incompleteLines(summary, false))}, ${summary.alreadyPresent} already present${ofThem(incompleteLines(summary, true))}${failed ? `, ${failed} failed` : ''}${complete(summary) ? ' (nothing left to do)' : ''}`);
 }
+
+/** Whether the run found the import already done: every line present with all its steps, and
+ *  nothing this run stored, applied or could not finish. */
+const complete = (s: Summary) => s.alreadyPresent > 0 && s.imported === 0 && s.errors.length === 0 && s.stepsApplied === 0;
 
 /** What the lines stored by this run carried that the new facts start without, or undefined. */
 function notKeptNote(notKept: Map<NotKept, number> | undefined): string | undefined {

@@ -187,6 +187,10 @@ export function parseImportLine(agentId: string, line: string, limits: Limits, r
   // Stored, it could never be retired (the daemon refuses a fact replacing itself): every re-run
   // would fail on it again. Refused here, before anything of it is written.
   if (id && supersededBy === id) throw new Error(`superseded_by: names the line's own id ${id}, and a fact cannot replace itself (name the fact that replaced this one, "agent" if it was forgotten, or drop superseded_by to keep it live)`);
+  // Likewise a relation to itself: the daemon relates two different facts only.
+  const relations = relationList(o.relations);
+  const self = id ? relations.findIndex((r) => r.targetId === id) : -1;
+  if (self >= 0) throw new Error(`relations[${self}].target_id: names the line's own id ${id}, and a fact cannot be related to itself (name another fact, or drop the relation)`);
 
   const record: Omit<ImportRecord, 'requestId'> = {
     text,
@@ -203,7 +207,7 @@ export function parseImportLine(agentId: string, line: string, limits: Limits, r
     pinned: o.pinned === true,
     entityTypes: entityTypes(o.entity_types),
     supersededBy,
-    relations: relationList(o.relations),
+    relations,
     ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
     notKept: notKeptOf(o),
     ...(restoring && kind === 'fact' ? optionalRestore(restoreOf(o, Date.now())) : {}),
