@@ -712,6 +712,8 @@ export interface WriteStatus<F> {
   op: string;
   /** The fact the write produced or changed, as stored now. */
   fact?: F;
-  /** The recorded result (ids, counts). */
+  /** What the write recorded (ids, counts), snake_case as the write's own answer names them:
+   *  {fact_id}, {fact_id, old_score, new_score} (touch), {record_id} (slot), a gc's or
+   *  consolidation's report…; {} when none committed. */
   result: Record<string, unknown>;
 }

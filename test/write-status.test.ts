@@ -27,13 +27,42 @@ describe('write status', () => {
 
     const rest = await fetch(`http://${daemon.discovery.httpAddress}/v1/writes/${requestId}?agent_id=alice`, { headers: { authorization: `Bearer ${daemon.discovery.token}` } });
     expect(rest.status).toBe(200);
-    expect(await rest.json()).toMatchObject({ committed: true, agent_id: 'alice', op: 'fact', fact: { id: fact.id, text: 'the spare key is under the mat' }, result: { factId: fact.id } });
+    expect(await rest.json()).toMatchObject({ committed: true, agent_id: 'alice', op: 'fact', fact: { id: fact.id, text: 'the spare key is under the mat' }, result: { fact_id: fact.id } });
 
     const cli = await runEngram(['write-status', requestId], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain(`committed: fact in "alice", fact ${fact.id}`);
     const missing = await runEngram(['write-status', 'no-such-request', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
     expect(JSON.parse(missing.stdout)).toEqual({ committed: false, agent_id: null, op: null, fact: null, result: {} });
+    client.close();
+  });
+
+  test('the result says what the write recorded in snake_case, in the words of its own answer, on every door (never the daemon\'s internal record)', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir(), args: ['--http', '127.0.0.1:0', '--consolidate-below', '5', '--consolidate-every', '0'] });
+    const client = await daemon.client();
+    const { fact } = await client.put('alice', 'the spare key is under the mat');
+    const touched = await client.touch('alice', fact.id, { requestId: 'status-touch' });
+    const slot = await client.putSlot({ slotName: 'rq', slotValue: 1 }, { requestId: 'status-slot' });
+    for (const text of ['Ana moved to Lisbon in 2021.', 'Ana works as a nurse in Lisbon.', 'Ana adopted a cat named Miso.']) await client.put('carol', text);
+    const run = await client.consolidate('carol', { requestId: 'status-consolidate' });
+    expect(run.summary).toBeDefined();
+
+    const expected: Record<string, unknown> = {
+      'status-touch': { fact_id: fact.id, old_score: touched.oldScore, new_score: touched.newScore },
+      'status-slot': { record_id: slot.slot.id },
+      'status-consolidate': {
+        dry_run: false, faded_count: run.fadedCount, summary_id: run.summary!.id, source_ids: run.sourceIds, retired_ids: run.retiredIds,
+        failures: [], summarizer: run.summarizer, rejected: '', message: run.message,
+      },
+    };
+    const headers = { authorization: `Bearer ${daemon.discovery.token}` };
+    for (const [requestId, result] of Object.entries(expected)) {
+      expect((await client.writeStatus(requestId)).result, requestId).toEqual(result);
+      const rest = await fetch(`http://${daemon.discovery.httpAddress}/v1/writes/${requestId}`, { headers });
+      expect(((await rest.json()) as { result: unknown }).result, requestId).toEqual(result);
+      const cli = await runEngram(['write-status', requestId, '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+      expect(JSON.parse(cli.stdout).result, requestId).toEqual(result);
+    }
     client.close();
   });
 

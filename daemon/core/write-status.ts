@@ -11,6 +11,7 @@ import type { FactRecord } from '../store/record.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
 import { CONTROLS_NAMESPACE, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
+import { writeResult } from './write-result.ts';
 
 export type WriteStatus = WriteStatusOf<FactRecord>;
 
@@ -35,7 +36,7 @@ export async function writeStatus(
   const { digest: _digest, ...result } = only.recorded;
   const factId = typeof result.factId === 'string' ? result.factId : undefined;
   const [fact] = factId ? await parts.store.getFacts([{ agentId: only.agentId, factId }]) : [];
-  return { committed: true, agentId: visible(only.agentId), op: String(result.op ?? 'fact'), ...(fact ? { fact } : {}), result };
+  return { committed: true, agentId: visible(only.agentId), op: String(result.op ?? 'fact'), ...(fact ? { fact } : {}), result: writeResult(result) };
 }
 
 /** The caller may ask about the writes of a namespace it may read or write. */

@@ -587,7 +587,7 @@ export const WriteStatusJson = z
     agent_id: z.string().nullable().describe('The namespace it went to; null when none committed.'),
     op: z.string().nullable().describe('"fact", "revise", "patch", "delete", "checkpoint", ...; null when none committed.'),
     fact: FactJson.nullable().describe('The fact it produced or changed, as stored now.'),
-    result: z.record(z.string(), z.unknown()).describe('The result recorded with the write (ids, counts).'),
+    result: z.record(z.string(), z.unknown()).describe('What the write recorded (ids, counts), snake_case as its own answer names them: {fact_id} for a fact write, {fact_id, old_score, new_score} for a touch, {record_id} for a slot, a gc or consolidation report; {} when none committed.'),
   })
   .strict();
 
