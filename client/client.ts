@@ -16,7 +16,7 @@ import { checkRecipeFields, MAX_TOKEN_BUDGET } from '../shared/recipe-rules.ts';
 import { Connection, type DaemonInfo } from './connection.ts';
 import { finishFor, UNCERTAIN_KINDS, UncertainWriteError } from './errors.ts';
 import { BATCH_BYTES, itemBytes, WriteCoalescer, type ItemOutcome } from './write-coalescer.ts';
-import { restoreMessage } from './restore.ts';
+import { requireRestore, restoreMessage } from './restore.ts';
 import { callConfidenceWeight, requireCapability, routeRecall, timeBoundsMessage } from './negotiate.ts';
 import {
   toCheckpoint, toContextAssembly, toEvidence, toFact, toFactMessage, toFeedback, toHint, toRecipe, toSlot, toReceipt, toRetrieval, toStats, toTokenInfo, type Checkpoint,
@@ -243,7 +243,7 @@ export class EngramClient {
     // Before anything is sent, and outside the per-item refusals: a strength the daemon cannot
     // take refuses the whole call, as for a single put.
     const strengths = items.map((item) => strengthFor(daemon, item.strength));
-    if (items.some((item) => item.restore !== undefined)) requireCapability(daemon, Capability.RestoreWrite, 'a write with restore fields');
+    requireRestore(daemon, items.map((item) => item.restore));
     // Fields the library turns into the protocol's form are checked here, as REST's batch checks
     // them: a value of the wrong type (a caller's bug) refuses the whole batch before anything
     // is sent; a value a rule refuses (an empty tag) fails in its own slot, as the daemon's
@@ -303,7 +303,7 @@ export class EngramClient {
     if (options.strength !== undefined) check.strength(options.strength);
     const strength = strengthFor(daemon, options.strength);
     const confidence = options.confidence === undefined ? undefined : check.confidenceLabel(options.confidence);
-    if (options.restore !== undefined) requireCapability(daemon, Capability.RestoreWrite, 'a write with restore fields');
+    requireRestore(daemon, [options.restore]);
     const restore = options.restore === undefined ? undefined : restoreMessage(options.restore);
     const writeOptions: PutOptions = { confidence, ...(allowDuplicate ? { allowDuplicate: true } : {}), strength, ...(restore ? { restore } : {}) };
     if (rpcs.coalesced && this.coalesceWrites && daemon.capabilities.includes(Capability.BatchWriteFacts)) {

@@ -69,7 +69,7 @@ export const WRITE_KEYS = {
 } as const satisfies KeysOf<WriteOptions>;
 
 export const RESTORE_KEYS = {
-  useCount: true, lastUsedAt: true, reviewCount: true, crossDomainCount: true, kind: true, replaces: true,
+  useCount: true, lastUsedAt: true, reviewCount: true, crossDomainCount: true, kind: true, replaces: true, promotedAt: true,
 } as const satisfies KeysOf<FactRestore>;
 
 /** One fact of a batch write. */

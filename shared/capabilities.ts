@@ -87,6 +87,9 @@ export const Capability = {
   /** A put's restore fields (WriteOptions.restore): use statistics and their time, a summary's
    *  kind and the facts it replaced, as an export carried them — so an import is a full restore. */
   RestoreWrite: 'restore-write-v1',
+  /** A restore's promoted_at (FactRestore.promoted_at_ms): a promoted fact comes back promoted,
+   *  so gc never collects it. A daemon without it ignores the field. */
+  RestorePromotion: 'restore-promotion-v1',
 } as const;
 export type Capability = (typeof Capability)[keyof typeof Capability];
 
@@ -133,7 +136,7 @@ const v03: ReleaseProfile = {
 
 const current: ReleaseProfile = {
   name: 'current',
-  capabilities: [...v03.capabilities, Capability.WriteStream, Capability.RestoreWrite],
+  capabilities: [...v03.capabilities, Capability.WriteStream, Capability.RestoreWrite, Capability.RestorePromotion],
   advertisesDefaultWeight: true,
 };
 

@@ -1,6 +1,6 @@
 // A restore (capability restore-write-v1): what an export carried of a fact that the daemon
 // otherwise assigns a new one — its use statistics and their time, a summary's kind, the facts it
-// replaced — checked by the one rule the daemon and the library share. Whether the facts it names
+// replaced, and (restore-promotion-v1) when it was promoted — checked by the one rule the daemon and the library share. Whether the facts it names
 // exist is the daemon's to check, when the write plans.
 import { invalidArgument } from './errors.ts';
 import * as check from './validate.ts';
@@ -18,6 +18,9 @@ export interface FactRestore {
   kind?: 'fact' | 'summary';
   /** The facts of the same namespace it replaced or summarises. */
   replaces?: string[];
+  /** When it was promoted to a long-term note, in ms (not in the future; restore-promotion-v1):
+   *  a promoted fact is never collected nor consolidated. */
+  promotedAt?: number;
 }
 
 /** The field a restore travels in, on every write that takes one. */
@@ -38,7 +41,8 @@ export function checkRestore(value: unknown, now: number, field = (name: string)
   if (r.useCount !== undefined) out.useCount = check.count(r.useCount, field('use_count'), MAX_RESTORED_COUNT);
   if (r.reviewCount !== undefined) out.reviewCount = check.count(r.reviewCount, field('review_count'), MAX_RESTORED_COUNT, 0);
   if (r.crossDomainCount !== undefined) out.crossDomainCount = check.count(r.crossDomainCount, field('cross_domain_count'), MAX_RESTORED_COUNT, 0);
-  if (r.lastUsedAt !== undefined) out.lastUsedAt = lastUse(r.lastUsedAt, field('last_used_at_ms'), now);
+  if (r.lastUsedAt !== undefined) out.lastUsedAt = pastTime(r.lastUsedAt, field('last_used_at_ms'), now);
+  if (r.promotedAt !== undefined) out.promotedAt = pastTime(r.promotedAt, field('promoted_at_ms'), now);
   if (r.kind !== undefined && r.kind !== 'fact') {
     if (r.kind !== 'summary') throw invalidArgument(field('kind'), `must be "fact" or "summary", got ${JSON.stringify(r.kind)} (an alias is written by Alias)`);
     out.kind = 'summary';
@@ -47,7 +51,9 @@ export function checkRestore(value: unknown, now: number, field = (name: string)
   return out;
 }
 
-function lastUse(value: unknown, field: string, now: number): number {
+/** A time that has been: a last use or a promotion to come would keep the fact from fading (or
+ *  from being collected) until then for no reason. */
+function pastTime(value: unknown, field: string, now: number): number {
   const ms = check.timestampMs(value, field);
   if (ms <= 0) throw invalidArgument(field, `must be a time after 1970-01-01, got ${ms}`);
   if (ms > now) throw invalidArgument(field, `${new Date(ms).toISOString()} is in the future`);

@@ -319,6 +319,12 @@ const METHODS: MethodCase[] = [
     expect(await client.get(agent, fact.id)).toMatchObject({ kind: 'summary', useCount: 3, reviewCount: 1, lastUsedAt: Date.UTC(2024, 0, 1), replaces: [ids[0]] });
     expect((await client.get(agent, item!.factId!)).useCount).toBe(2);
   } },
+  // A promoted fact restored by a daemon that would drop its promotion (gc would collect it) is
+  // refused before sending: restore-promotion-v1, current only.
+  { name: 'put + restore promotedAt', expected: [R, R, R, R, W, W], run: async ({ client, agent }) => {
+    const { fact } = await client.put(agent, 'matrix restored promoted fact', { restore: { promotedAt: Date.UTC(2024, 0, 2) } });
+    expect((await client.get(agent, fact.id)).promotedAt).toBe(Date.UTC(2024, 0, 2));
+  } },
   { name: 'put + confidence', expected: [R, R, W, W, W, W], run: async ({ client, agent }) => {
     const { fact } = await client.put(agent, 'matrix verified fact', { confidence: 'verified' });
     expect((await client.get(agent, fact.id)).confidence).toBe('verified');
@@ -507,11 +513,11 @@ describe('the matrix as a whole', () => {
   test('the expectations encode the release notes: legacy refuses every new feature, v0.1 every confidence feature', () => {
     const column = (i: number) => METHODS.filter((m) => m.expected[i] === REFUSED).map((m) => m.name);
     const decay = ['put + strength', 'touch', 'observeUsage', 'collectGarbage', 'recall + decay', 'analyzeMessage', 'promote (dry run)', 'searchUnified', 'extract', 'clusterMemories + consolidate (dry run)', 'storageStats + compact', 'relate + linkEntity + readGraph', 'consolidate (dry run) + status', 'slots (put, list, context, locked delete)', 'recipes (list, save)', 'recall + recipe', 'assembleContext', 'recall + kg', 'agent tokens (create, list, revoke)', 'writeStatus'];
-    expect(column(2)).toEqual(['putBatch', ...decay, 'put + putBatch + restore']);
-    expect(column(3)).toEqual(['put + putBatch + restore']);
+    expect(column(2)).toEqual(['putBatch', ...decay, 'put + putBatch + restore', 'put + restore promotedAt']);
+    expect(column(3)).toEqual(['put + putBatch + restore', 'put + restore promotedAt']);
     expect(column(4)).toEqual([]);
     expect(column(5)).toEqual([]);
-    expect(column(1)).toEqual(['putBatch', ...decay, 'put + putBatch + restore', 'put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
+    expect(column(1)).toEqual(['putBatch', ...decay, 'put + putBatch + restore', 'put + restore promotedAt', 'put + confidence', 'putShared + confidence', 'recall + confidence', 'recallShared + confidence', 'recallAll + confidence', 'recallExplain + confidence', 'batchRecall + confidence', 'revise', 'setConfidence']);
     expect(column(0)).toEqual([...column(1), 'recall + options', 'recallShared + options', 'recallAll + options', 'recallExplain + options', 'batchRecall', 'alias', 'doctor', 'reindex'].sort((a, b) => METHODS.findIndex((m) => m.name === a) - METHODS.findIndex((m) => m.name === b)));
   });
 });
@@ -677,11 +683,11 @@ describe('old-shape requests against the current daemon behave as before', () =>
       const memory = memoryOf(profile);
       const { fact } = await memory.putWithOptions({ requestId: `${agent}-1`, agentId: agent, text: 'an old client writes a fact', options: { confidence: 'verified', ...options } });
       const [slot] = (await memory.batchPut({ items: [{ requestId: `${agent}-2`, agentId: agent, text: 'an old client batches a fact', options: { ...options } }], returnFacts: true })).results;
-      return [fact!, slot!.fact!].map((f) => [f.kind, f.useCount, f.reviewCount, f.crossDomainCount, [...f.replaces], f.lastUsedAtMs === f.createdAtMs]);
+      return [fact!, slot!.fact!].map((f) => [f.kind, f.useCount, f.reviewCount, f.crossDomainCount, [...f.replaces], f.lastUsedAtMs === f.createdAtMs, f.promotedAtMs]);
     };
-    const afresh = [[1, 1, 0, 0, [], true], [1, 1, 0, 0, [], true]];
+    const afresh = [[1, 1, 0, 0, [], true, 0n], [1, 1, 0, 0, [], true, 0n]];
     expect(await fresh('current', 'old-shape-restore')).toEqual(afresh);
-    expect(await fresh('v0.3', 'old-shape-restore', { restore: { useCount: 9, kind: 3 } })).toEqual(afresh);
+    expect(await fresh('v0.3', 'old-shape-restore', { restore: { useCount: 9, kind: 3, promotedAtMs: BigInt(Date.UTC(2024, 0, 2)) } })).toEqual(afresh);
   });
 
   test('an old client that never sends a label does not erase one (UpdateFact with confidence "")', async () => {

@@ -6,7 +6,7 @@
 // back to assigning them afresh, and says so.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServiceClient } from '../shared/grpc/bridge.ts';
 import { MemoryService } from '../shared/gen/engram/v1/memory_pb.ts';
@@ -45,13 +45,16 @@ function restoredState(lines: any[]) {
     cross_domain_count: l.cross_domain_count,
     last_used_at: l.last_used_at,
     replaces: l.replaces.map(at),
+    promoted_at: l.promoted_at,
     superseded_by: l.superseded_by === null || l.superseded_by === 'agent' ? l.superseded_by : at(l.superseded_by),
   }));
 }
 
 beforeAll(async () => {
   cwd = tempDataDir('engram-restore-cwd-');
-  [source, target, older] = await Promise.all([startDaemon({ args: FADED }), startDaemon(), startDaemon({ args: ['--compat', 'v0.3'] })]);
+  const vault = join(cwd, 'vault');
+  mkdirSync(vault);
+  [source, target, older] = await Promise.all([startDaemon({ args: [...FADED, '--vault', vault] }), startDaemon(), startDaemon({ args: ['--compat', 'v0.3'] })]);
   client = await source.client();
   // A consolidation's summary of three faded facts (their use summed into it).
   for (const text of ['Ana moved to Lisbon in 2021.', 'Ana works as a nurse in Lisbon.', 'Ana adopted a cat named Miso.']) await client.put(AGENT, text);
@@ -66,6 +69,9 @@ beforeAll(async () => {
   const old = (await client.put(AGENT, 'The deploy key lives in the vault')).fact.id;
   await client.touch(AGENT, old);
   await client.revise(AGENT, [old], 'The deploy key moved to the password manager');
+  // A fact promoted to a note: gc never collects it.
+  const promoted = (await client.put(AGENT, 'Ana prefers the window seat')).fact.id;
+  expect((await client.promote(AGENT, { factId: promoted, force: true })).promotedIds).toEqual([promoted]);
   exported = join(cwd, 'backup.jsonl');
   const out = await engram(source, ['export', AGENT, '--out', exported]);
   expect(out.code, out.stderr).toBe(0);
@@ -88,6 +94,7 @@ describe('export → import restores what the daemon assigns (restore-write-v1)'
     expect(lines.some((l) => l.use_count > 1 && l.review_count > 0 && l.cross_domain_count > 0)).toBe(true);
     expect(lines.filter((l) => l.kind === 'summary')).toHaveLength(1);
     expect(lines.filter((l) => l.kind !== 'summary' && l.replaces.length === 1)).toHaveLength(1);
+    expect(lines.filter((l) => l.promoted_at !== null)).toHaveLength(1);
 
     const run = await engram(target, ['import', 'restored', exported]);
     expect(run.code, run.stderr).toBe(0);
@@ -146,15 +153,17 @@ describe('export → import restores what the daemon assigns (restore-write-v1)'
       { text: 'A fact used minus once', use_count: -1 },
       { text: 'A fact used tomorrow', use_count: 2, last_used_at: future },
       { text: 'A fact reviewed half a time', review_count: 0.5 },
+      { text: 'A fact promoted tomorrow', promoted_at: future },
     ];
     const path = join(cwd, 'bad.jsonl');
     writeFileSync(path, bad.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const run = await engram(target, ['import', 'restore-bad', path]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('0 imported, 0 already present, 3 failed\n');
+    expect(run.stdout).toBe('0 imported, 0 already present, 4 failed\n');
     expect(run.stderr).toMatch(/line 1: use_count: must be a whole number between 1 and \d+, got -1/);
     expect(run.stderr).toContain(`line 2: last_used_at: ${future} is in the future`);
     expect(run.stderr).toMatch(/line 3: review_count: must be a whole number between 0 and \d+, got 0\.5/);
+    expect(run.stderr).toContain(`line 4: promoted_at: ${future} is in the future`);
     expect((await (await target.client()).list('restore-bad')).facts).toEqual([]);
   });
 
@@ -179,6 +188,7 @@ describe('the daemon checks a restore (bad input: INVALID_ARGUMENT naming the fi
     ['a negative count', { useCount: -1 }, 'items[0].options.restore.use_count'],
     ['a negative review count', { reviewCount: -3 }, 'items[0].options.restore.review_count'],
     ['a last use in the future', { lastUsedAtMs: BigInt(Date.now() + 3_600_000) }, 'items[0].options.restore.last_used_at_ms'],
+    ['a promotion in the future', { promotedAtMs: BigInt(Date.now() + 3_600_000) }, 'items[0].options.restore.promoted_at_ms'],
     ['an alias kind', { kind: FactKind.ALIAS }, 'items[0].options.restore.kind'],
     ['replaces naming no fact', { replaces: ['01M8RSZZ6VPMS0AHKF5A1FJPGT'] }, 'items[0].options.restore.replaces[0]'],
     ['replaces naming a fact twice', { replaces: ['01M8RSZZ6VPMS0AHKF5A1FJPGT', '01M8RSZZ6VPMS0AHKF5A1FJPGT'] }, 'items[0].options.restore.replaces[1]'],
@@ -210,9 +220,9 @@ describe('against a daemon without restore-write-v1 (--compat v0.3)', () => {
     const run = await engram(older, ['import', 'fallback', exported]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`${lines.length} imported, 0 already present\n`);
-    expect(run.stderr).toMatch(/engram: not restored \(the daemon assigns these; see README, Import\): \d+ lines? carried use statistics .*; 1 line was a summary, stored as a fact; 2 lines carried replaces, which starts empty/);
+    expect(run.stderr).toMatch(/engram: not restored \(the daemon assigns these; see README, Import\): \d+ lines? carried use statistics .*; 1 line was a summary, stored as a fact; 2 lines carried replaces, which starts empty .*; 1 line carried promoted_at, which starts empty: that fact is not promoted, so gc may collect it \(promote it again\)$/m);
     const copy = await exportOf(older, 'fallback');
-    expect(copy.every((l) => l.kind === 'fact' && l.replaces.length === 0 && l.use_count === 1 && l.review_count === 0)).toBe(true);
+    expect(copy.every((l) => l.kind === 'fact' && l.replaces.length === 0 && l.use_count === 1 && l.review_count === 0 && l.promoted_at === null)).toBe(true);
   });
 
   test('the library refuses a restore before sending anything', async () => {

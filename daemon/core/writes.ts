@@ -126,6 +126,7 @@ const restored = (draft: FactRecord, r: FactRestore): FactRecord => ({
   ...(r.crossDomainCount !== undefined ? { crossDomainCount: r.crossDomainCount } : {}),
   ...(r.kind ? { kind: r.kind } : {}),
   ...(r.replaces ? { replaces: r.replaces } : {}),
+  ...(r.promotedAt !== undefined ? { promotedAt: r.promotedAt } : {}),
 });
 
 /** The same, carrying the request id that writes it ("" = none). */

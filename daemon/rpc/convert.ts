@@ -30,11 +30,17 @@ export function writeFields(fields: FactFields | undefined): Omit<WriteInput, 'a
   };
 }
 
-/** The options of a write: absent fields stay undefined (the core's defaults). `restoreServed`:
- *  whether the profile has restore-write-v1; one from before it ignores a restore, as its release
- *  (which knew no such field) did. */
-export function writeOptions(options: WriteOptions | undefined, restoreServed: boolean): Pick<WriteInput, 'confidence' | 'allowDuplicate' | 'strength' | 'restore'> {
-  const restore = restoreServed && options?.restore ? restoreInput(options.restore) : undefined;
+/** What of a restore the profile takes: restore-write-v1's fields, restore-promotion-v1's. */
+export interface RestoreServed {
+  restore: boolean;
+  promotion: boolean;
+}
+
+/** The options of a write: absent fields stay undefined (the core's defaults). A profile from
+ *  before restore-write-v1 ignores a restore, and one from before restore-promotion-v1 its
+ *  promoted_at, as their releases (which knew no such field) did. */
+export function writeOptions(options: WriteOptions | undefined, served: RestoreServed): Pick<WriteInput, 'confidence' | 'allowDuplicate' | 'strength' | 'restore'> {
+  const restore = served.restore && options?.restore ? restoreInput(options.restore, served.promotion) : undefined;
   return { confidence: options?.confidence, allowDuplicate: options?.allowDuplicate, strength: options?.strength, ...(restore ? { restore } : {}) };
 }
 
@@ -42,7 +48,7 @@ export function writeOptions(options: WriteOptions | undefined, restoreServed: b
 const RESTORED_KINDS: Partial<Record<FactKind, string>> = { [FactKind.FACT]: 'fact', [FactKind.SUMMARY]: 'summary', [FactKind.ALIAS]: 'alias' };
 
 /** A FactRestore in the core's terms, unchecked (absent fields stay undefined; the core checks them all). */
-function restoreInput(r: FactRestoreMessage): Record<keyof FactRestore, unknown> {
+function restoreInput(r: FactRestoreMessage, promotionServed: boolean): Record<keyof FactRestore, unknown> {
   return {
     useCount: r.useCount,
     lastUsedAt: optionalNumber(r.lastUsedAtMs),
@@ -50,6 +56,7 @@ function restoreInput(r: FactRestoreMessage): Record<keyof FactRestore, unknown>
     crossDomainCount: r.crossDomainCount,
     kind: RESTORED_KINDS[r.kind],
     replaces: r.replaces,
+    promotedAt: promotionServed ? optionalNumber(r.promotedAtMs) : undefined,
   };
 }
 

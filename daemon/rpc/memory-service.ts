@@ -28,7 +28,7 @@ export function memoryService(core: Engram, profile: ReleaseProfile): ImplOf<typ
   const byConfidenceServed = profile.capabilities.includes(Capability.Inspector);
   // Before batch-write-facts-v1 a batch answered with fact ids only.
   const factsServed = profile.capabilities.includes(Capability.BatchWriteFacts);
-  const restoreServed = profile.capabilities.includes(Capability.RestoreWrite);
+  const restoreServed = { restore: profile.capabilities.includes(Capability.RestoreWrite), promotion: profile.capabilities.includes(Capability.RestorePromotion) };
   const putOptions = (o: Parameters<typeof writeOptions>[0]) => writeOptions(o, restoreServed);
   // A profile from before decay-v1 never knew the decay weight or min_decay_score.
   const served = {

@@ -237,6 +237,12 @@ function supersedeCycles(stored: Stored[]): Map<number, number[]> {
 }
 
 
+/** What of an export's record the daemon restores: restore-write-v1's fields, restore-promotion-v1's. */
+interface Restores {
+  restoring: boolean;
+  promotion: boolean;
+}
+
 interface JsonlOptions {
   concurrency: number;
   allowDuplicate: boolean;
@@ -254,7 +260,7 @@ const PARSE_SLICE = 256;
 
 /** The file's lines parsed, a window at a time; a bad line is given to `refuse` (with its source
  *  id, when it names one) and skipped. */
-async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, restoring: boolean, size: number, refuse: (error: LineError, sourceId?: string) => void): AsyncGenerator<Numbered[]> {
+async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, restores: Restores, size: number, refuse: (error: LineError, sourceId?: string) => void): AsyncGenerator<Numbered[]> {
   let window: Numbered[] = [];
   let sinceYield = 0;
   /** Source id → the first line that named it (refused or not): a superseded_by or relation names
@@ -277,7 +283,7 @@ async function* parsedWindows(bytes: Buffer, agent: string, limits: Limits, rest
     }
     let record: ImportRecord;
     try {
-      record = parseImportLine(agent, text, limits, restoring);
+      record = parseImportLine(agent, text, limits, restores.restoring, restores.promotion);
     } catch (error) {
       const id = refusedLineId(text);
       refuse({ line, reason: (error as Error).message }, firstWith(id, line) === undefined ? id : undefined);
@@ -314,7 +320,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   const { limits, capabilities } = await c.hello();
   // A daemon that takes restores gets back what an export said of its facts; an older one
   // assigns it afresh, and the import says so (notKept).
-  const restoring = capabilities.includes(Capability.RestoreWrite);
+  const restores: Restores = { restoring: capabilities.includes(Capability.RestoreWrite), promotion: capabilities.includes(Capability.RestorePromotion) };
   const summary: Summary = { imported: 0, alreadyPresent: 0, errors: [], notKept: new Map(), lineageCut: 0, neverRelated: [], stepsApplied: 0 };
   // Progress counts every non-blank line, so a bad line moves it too.
   const total = countLines(bytes);
@@ -336,7 +342,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   const keep = (s: Stored) => {
     if (s.fresh) summary.imported++;
     else summary.alreadyPresent++;
-    if (s.fresh && !restoring) for (const what of s.record.notKept) summary.notKept!.set(what, (summary.notKept!.get(what) ?? 0) + 1);
+    if (s.fresh) for (const what of s.record.notKept) summary.notKept!.set(what, (summary.notKept!.get(what) ?? 0) + 1);
     if (s.record.id) became.set(s.record.id, s.factId);
     stored.push(s);
   };
@@ -486,7 +492,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   let writing: Promise<void> = Promise.resolve();
   const windowSize = Math.max(1, limits.maxWriteBatch) * WINDOW_BATCHES;
   const copies = options.allowDuplicate ? new CopyCounter() : undefined;
-  for await (const records of parsedWindows(bytes, agent, limits, restoring, windowSize, refuse)) {
+  for await (const records of parsedWindows(bytes, agent, limits, restores, windowSize, refuse)) {
     if (copies) for (const { record } of records) record.requestId = copies.requestIdOf(record.requestId);
     await writing;
     writing = writeWindow(records);
@@ -693,6 +699,7 @@ function notKeptNote(notKept: Map<NotKept, number> | undefined): string | undefi
     'use statistics': (n) => `${counted(n, 'line')} carried use statistics (use_count, review_count, cross_domain_count), which start afresh: they decay as new facts of their strength`,
     'summary kind': (n) => `${counted(n, 'line')} ${n === 1 ? 'was a summary, stored as a fact' : 'were summaries, stored as facts'}`,
     lineage: (n) => `${counted(n, 'line')} carried replaces, which starts empty (the facts replaced point at the new ones through superseded_by)`,
+    promotion: (n) => `${counted(n, 'line')} carried promoted_at, which starts empty: ${n === 1 ? 'that fact is' : 'those facts are'} not promoted, so gc may collect ${n === 1 ? 'it' : 'them'} (promote ${n === 1 ? 'it' : 'them'} again)`,
   };
   const parts = [...(notKept ?? [])].map(([what, count]) => said[what](count));
   return parts.length > 0 ? `not restored (the daemon assigns these; see README, Import): ${parts.join('; ')}` : undefined;

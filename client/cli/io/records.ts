@@ -3,7 +3,7 @@
 // id?, pinned?, superseded_by?, kind?, relations?}; the other keys of an `engram export` line
 // (created_at, access_count, replaces…) are assigned by the daemon and accepted but ignored —
 // except, for a daemon that takes restores (restore-write-v1), the use statistics, a summary's
-// kind and replaces, which are given back. Any other key is refused, so a typo ("occured_at")
+// kind and replaces, and (restore-promotion-v1) promoted_at, which are given back. Any other key is refused, so a typo ("occured_at")
 // never silently drops a field.
 import { canonicalJson } from '../../../shared/canonical-json.ts';
 import { digestOf } from '../../../shared/digest.ts';
@@ -52,18 +52,22 @@ export interface ImportRecord {
 const USED = new Set(['text', 'kind', 'occurred_at', 'tags', 'entities', 'entity_types', 'source', 'context', 'meta', 'confidence', 'strength', 'id', 'pinned', 'superseded_by', 'relations']);
 /** What an export line carries that the daemon assigns on write. */
 /** What an export line can hold that the import does not restore (see notKeptOf). */
-export type NotKept = 'use statistics' | 'summary kind' | 'lineage';
+export type NotKept = 'use statistics' | 'summary kind' | 'lineage' | 'promotion';
 
-/** The daemon's own record of a fact that the line carries and a new fact starts without: its use
- *  (so it decays as a new fact of its strength), a summary's kind (a summary is the daemon's to
- *  make) and the facts a revision replaced. Said after an import into a daemon without restore-write-v1,
- *  so a restore is not taken for a full one. */
-function notKeptOf(o: Record<string, unknown>): NotKept[] {
+/** The daemon's own record of a fact that the line carries and a new fact starts without, where
+ *  the daemon cannot restore it: its use (so it decays as a new fact of its strength), a summary's
+ *  kind (a summary is the daemon's to make) and the facts a revision replaced, without
+ *  restore-write-v1; its promotion, without restore-promotion-v1 too. Said after the import, so a
+ *  restore is not taken for a full one. */
+function notKeptOf(o: Record<string, unknown>, restoring: boolean, promotion: boolean): NotKept[] {
   const above = (v: unknown, floor: number) => typeof v === 'number' && v > floor;
   const out: NotKept[] = [];
-  if (above(o.use_count, 1) || above(o.review_count, 0) || above(o.cross_domain_count, 0)) out.push('use statistics');
-  if (o.kind === 'summary') out.push('summary kind');
-  if (Array.isArray(o.replaces) && o.replaces.length > 0) out.push('lineage');
+  if (!restoring) {
+    if (above(o.use_count, 1) || above(o.review_count, 0) || above(o.cross_domain_count, 0)) out.push('use statistics');
+    if (o.kind === 'summary') out.push('summary kind');
+    if (Array.isArray(o.replaces) && o.replaces.length > 0) out.push('lineage');
+  }
+  if (!(restoring && promotion) && o.promoted_at !== undefined && o.promoted_at !== null) out.push('promotion');
   return out;
 }
 
@@ -75,8 +79,9 @@ const ASSIGNED = new Set([
 
 
 /** A line's restore, checked as the daemon checks it but named by the line's keys. `use_count` 0
- *  is a daemon's from before decay-v1, which kept none: left to the new fact's. */
-function restoreOf(o: Record<string, unknown>, now: number): FactRestore | undefined {
+ *  is a daemon's from before decay-v1, which kept none: left to the new fact's. `promotion`: the
+ *  daemon restores promoted_at too (restore-promotion-v1). */
+function restoreOf(o: Record<string, unknown>, now: number, promotion: boolean): FactRestore | undefined {
   const given = (value: unknown) => value !== undefined && value !== null;
   const restore: Record<string, unknown> = {
     ...(given(o.use_count) && o.use_count !== 0 ? { useCount: o.use_count } : {}),
@@ -85,6 +90,7 @@ function restoreOf(o: Record<string, unknown>, now: number): FactRestore | undef
     ...(given(o.cross_domain_count) ? { crossDomainCount: o.cross_domain_count } : {}),
     ...(o.kind === 'summary' ? { kind: 'summary' } : {}),
     ...(given(o.replaces) ? { replaces: o.replaces } : {}),
+    ...(promotion && given(o.promoted_at) ? { promotedAt: parseEventTime(o.promoted_at, 'promoted_at') } : {}),
   };
   if (Object.keys(restore).length === 0) return undefined;
   return checkRestore(restore, now, (name) => name.replace(/_ms$/, ''));
@@ -153,8 +159,8 @@ export function refusedLineId(line: string): string | undefined {
 
 /** Parses and checks one line; throws an Error whose message is the reason it is refused.
  *  `restoring`: the daemon takes restores, so what the line carries of its record is read (and
- *  checked) too. */
-export function parseImportLine(agentId: string, line: string, limits: Limits, restoring = false): ImportRecord {
+ *  checked) too; `promotion`: its promoted_at as well. */
+export function parseImportLine(agentId: string, line: string, limits: Limits, restoring = false, promotion = false): ImportRecord {
   const parsed = check.parseJsonObject(line);
   if ('syntax' in parsed) throw new Error(`not JSON: ${parsed.syntax}`);
   if ('got' in parsed) throw new Error(`must be a JSON object, got ${parsed.got}`);
@@ -209,8 +215,8 @@ export function parseImportLine(agentId: string, line: string, limits: Limits, r
     supersededBy,
     relations,
     ...(kind === 'alias' ? { alias: aliasOf(metaJson) } : {}),
-    notKept: notKeptOf(o),
-    ...(restoring && kind === 'fact' ? optionalRestore(restoreOf(o, Date.now())) : {}),
+    notKept: notKeptOf(o, restoring, promotion),
+    ...(restoring && kind === 'fact' ? optionalRestore(restoreOf(o, Date.now(), promotion)) : {}),
   };
   // The content, not the lifecycle state (pinned, superseded_by, entity types set by a link) or
   // daemon bookkeeping: a later export of the same fact maps to the same request id.
