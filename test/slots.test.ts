@@ -51,6 +51,52 @@ describe('memory slots', () => {
     expect((await client.listSlots()).slots).toHaveLength(1);
   });
 
+  test('a write that changes nothing records no version: the same slot put, archiving an archived slot, a recipe saved with the settings it has', async () => {
+    const { daemon, client, rest } = await start();
+    const value = { spelling: 'en-GB' };
+    const first = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'user_preferences', slot_value: value, locked: false });
+    // An agent writing its slots on every boot: the same write again is answered unchanged.
+    for (let boot = 0; boot < 3; boot++) {
+      const again = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'user_preferences', slot_value: { ...value } });
+      expect(again.status).toBe(200);
+      expect(again.json).toEqual({ slot: first.json.slot, created: false, changed: false, replayed: false });
+    }
+    const library = await client.putSlot({ slotName: 'user_preferences', slotValue: value, confidence: 0.75 });
+    expect(library).toMatchObject({ created: false, slot: { version: 1, updatedAt: Date.parse(first.json.slot.updated_at) } });
+    const changed = await rest('POST', '/v1/memory-controls/slots', { slot_name: 'user_preferences', slot_value: value, locked: true });
+    expect(changed.json).toMatchObject({ created: false, changed: true, slot: { version: 2, locked: true } });
+    await client.putSlot({ slotName: 'user_preferences', locked: false });
+
+    const id = first.json.slot.record_id;
+    const archived = await rest('DELETE', `/v1/memory-controls/slots/${id}`);
+    expect(archived.json).toMatchObject({ changed: true, slot: { status: 'archived', version: 4 } });
+    const twice = await rest('DELETE', `/v1/memory-controls/slots/${id}`);
+    expect(twice.status).toBe(200);
+    expect(twice.json).toEqual({ slot: archived.json.slot, changed: false, replayed: false });
+    expect((await client.deleteSlot(id)).version).toBe(4);
+    const history = await rest('GET', `/v1/memory-controls/slots/${id}/history`);
+    expect(history.json.changes.map((c: any) => [c.op, c.version])).toEqual([
+      ['create', 1],
+      ['update', 2],
+      ['update', 3],
+      ['archive', 4],
+    ]);
+    // The same value written to the archived slot brings it back: that is a change.
+    expect((await rest('POST', '/v1/memory-controls/slots', { slot_name: 'user_preferences', slot_value: value })).json).toMatchObject({ changed: true, slot: { status: 'needs_review', version: 5 } });
+
+    const saved = await rest('POST', '/v1/memory-controls/retrieval-recipes', { name: 'mine', vector_top_k: 20 });
+    expect(saved.status).toBe(201);
+    expect(saved.json).toMatchObject({ changed: true, recipe: { id: 'mine@1' } });
+    const same = await rest('POST', '/v1/memory-controls/retrieval-recipes', { name: 'mine', vector_top_k: 20 });
+    expect(same.status).toBe(200);
+    expect(same.json).toEqual({ recipe: saved.json.recipe, changed: false, replayed: false });
+    const cli = await runEngram(['recipes', 'save', 'mine', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(JSON.parse(cli.stdout).recipe).toMatchObject({ id: 'mine@1', version: 1 });
+    expect(await client.saveRecipe('mine', {})).toMatchObject({ id: 'mine@1', version: 1 });
+    expect((await client.recipeHistory('mine')).map((r) => r.id)).toEqual(['mine@1']);
+    expect(await client.saveRecipe('mine', { vectorTopK: 21 })).toMatchObject({ id: 'mine@2', vectorTopK: 21 });
+  });
+
   test('a locked slot refuses deletion on every door until an update unlocks it; deletion archives; the history says who changed what', async () => {
     const { daemon, client, rest } = await start();
     const { slot } = await client.putSlot({ slotName: 'active_constraints', slotValue: { deploy: 'never on a Friday' }, projectId: 'atlas', locked: true, confidence: 0.95 });

@@ -2,6 +2,7 @@
 // rules, in one place: what a write may say (checked before anything is stored), how governance
 // follows from it (authority from the review status, verification from the evidence), and the
 // key a write upserts on (project, scope, name).
+import { canonicalJson } from '../../shared/canonical-json.ts';
 import { invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import type { Slot } from '../../shared/model.ts';
@@ -116,4 +117,12 @@ export function nextSlot(before: SlotRecord | undefined, w: CheckedSlot, id: str
     updatedAt: now,
     version: (before?.version ?? 0) + 1,
   };
+}
+
+/** Whether a write leaves the slot as it was: then it records no new version (an agent that
+ *  writes its slots on every start would otherwise grow their history without bound). Only the
+ *  bookkeeping of a write (its time and version) is left out of the comparison. */
+export function unchanged(before: SlotRecord, after: SlotRecord): boolean {
+  const content = ({ updatedAt: _updatedAt, version: _version, ...rest }: SlotRecord) => canonicalJson(rest);
+  return content(before) === content(after);
 }

@@ -48,9 +48,9 @@ import type { Extractor } from '../extract/llm.ts';
 import { Clusters, type ClusterInput, type ClusterReport, type ConsolidateResult } from './clusters.ts';
 import { compactStore, storageReport, type CompactReport, type StorageReport } from './maintenance.ts';
 import { Usage, type ObserveResult, type TouchResult } from './usage.ts';
-import { Recipes, type Recipe, type RecipeInput } from './recipes.ts';
+import { Recipes, type Recipe, type RecipeInput, type RecipeSaved } from './recipes.ts';
 import { Assembler, type ContextInput } from './assemble.ts';
-import { Slots, type SlotChange, type SlotInput, type SlotListInput, type SlotRecord } from './slots.ts';
+import { Slots, type SlotChange, type SlotInput, type SlotListInput, type SlotRecord, type SlotWritten } from './slots.ts';
 import { Graph, type GraphInput, type GraphView, type RelateInput, type RelateResult } from './graph.ts';
 import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type ConsolidationCounters, type ConsolidationRun } from './consolidation.ts';
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
@@ -79,8 +79,8 @@ export type { ExtractInput, ExtractResult } from './extraction.ts';
 export type { ClusterInput, ClusterReport, ConsolidateResult } from './clusters.ts';
 export type { ObserveResult, ObservedFact, TouchResult } from './usage.ts';
 export type { GraphInput, GraphView, RelateInput, RelateResult } from './graph.ts';
-export type { SlotChange, SlotInput, SlotListInput, SlotRecord } from './slots.ts';
-export type { Recipe, RecipeInput } from './recipes.ts';
+export type { SlotChange, SlotInput, SlotListInput, SlotRecord, SlotWritten } from './slots.ts';
+export type { Recipe, RecipeInput, RecipeSaved } from './recipes.ts';
 export type { ContextInput } from './assemble.ts';
 export type { ConsolidationConfig, ConsolidationCounters, ConsolidationRun } from './consolidation.ts';
 export type { DecayConfig } from '../lifecycle/decay.ts';
@@ -281,7 +281,7 @@ export class Engram {
   }
 
   /** A memory slot written: an upsert on project, scope and slot name. */
-  putSlot(ctx: CallContext, input: SlotInput): Promise<{ slot: SlotRecord; created: boolean }> {
+  putSlot(ctx: CallContext, input: SlotInput): Promise<SlotWritten> {
     authorize(ctx, 'write', SHARED_AGENT_ID);
     return this.slots.put(ctx, input);
   }
@@ -297,7 +297,7 @@ export class Engram {
   }
 
   /** Archives a slot; a locked one refuses ("slot is locked"). */
-  deleteSlot(ctx: CallContext, recordId: unknown): Promise<SlotRecord> {
+  deleteSlot(ctx: CallContext, recordId: unknown): Promise<SlotWritten> {
     authorize(ctx, 'write', SHARED_AGENT_ID);
     return this.slots.delete(ctx, recordId);
   }
@@ -314,7 +314,7 @@ export class Engram {
   }
 
   /** A new version of a retrieval recipe: the given fields over its latest version or built-in. */
-  saveRecipe(ctx: CallContext, input: RecipeInput): Promise<Recipe> {
+  saveRecipe(ctx: CallContext, input: RecipeInput): Promise<RecipeSaved> {
     // A recipe changes every agent's recall that names it.
     authorize(ctx, 'admin', SHARED_AGENT_ID);
     return this.recipes.save(ctx, input);

@@ -1,7 +1,9 @@
 // Retrieval recipes: named, stored parameter sets, so "deep" means the same thing to every service
 // that asks for it. Six are built in; saving a recipe merges the given fields over its latest
 // saved version, else over the built-in of the same name (else over "balanced"), and stores a new
-// version, so the history of what a name meant stays listable.
+// version (unless the latest one already says the same), so the history of what a name meant
+// stays listable.
+import { canonicalJson } from '../../shared/canonical-json.ts';
 import { fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import type { Recipe, RecipeFields } from '../../shared/model.ts';
 import { checkRecipeFields, type RecipeFieldsInput } from '../../shared/recipe-rules.ts';
@@ -26,6 +28,15 @@ export const BUILTIN_RECIPES: Readonly<Record<string, RecipeFields>> = {
   verified_only: { vectorTopK: 48, lexicalTopK: 48, graphDepth: 1, ...on, tokenBudget: 8000, ...prefer, verifiedOnly: true },
   low_latency: { vectorTopK: 8, lexicalTopK: 8, graphDepth: 0, ...off, tokenBudget: 1200, ...prefer },
 };
+
+/** What a save answers: the recipe version the name means after it; `changed` false when the
+ *  latest version already had these settings (nothing saved); `replayed` when its request id was
+ *  used before (the answer is then the first save's). */
+export interface RecipeSaved {
+  recipe: Recipe;
+  changed: boolean;
+  replayed: boolean;
+}
 
 const versionKey = (name: string, version: number) => `${name}\u0000${version.toString(16).padStart(8, '0')}`;
 
@@ -59,11 +70,12 @@ export class Recipes {
     private readonly pipeline: WritePipeline,
   ) {}
 
-  /** Saves a new version of the recipe: the given fields over its latest version or built-in. */
-  save(ctx: CallContext, input: RecipeInput): Promise<Recipe> {
+  /** Saves a new version of the recipe: the given fields over its latest version or built-in.
+   *  Settings the latest version already has save nothing: it is answered (changed: false). */
+  save(ctx: CallContext, input: RecipeInput): Promise<RecipeSaved> {
     const name = checkName(input.name);
     const fields = checkRecipeFields(input);
-    return this.pipeline.run(ctx, {
+    return this.pipeline.run<RecipeSaved>(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
       request: { op: 'recipe', name, fields },
@@ -71,13 +83,17 @@ export class Recipes {
       plan: async () => {
         const latest = await this.latest(name);
         const base: RecipeFields = latest ? fieldsOf(latest) : (BUILTIN_RECIPES[name] ?? BUILTIN_RECIPES.balanced!);
+        const merged = fieldsOf({ ...base, ...fields });
         return () => {
+          if (latest && canonicalJson(merged) === canonicalJson(fieldsOf(latest))) {
+            return { changes: [], result: { recipe: latest, changed: false, replayed: false }, record: { op: 'recipe', name, version: latest.version, changed: false } };
+          }
           const version = (latest?.version ?? 0) + 1;
-          const recipe: Recipe = { ...base, ...fields, id: `${name}@${version}`, name, version, builtin: false, savedAt: Date.now() };
-          return { changes: [{ type: 'putRecord', table: 'recipes', key: versionKey(name, version), value: recipe as unknown as Json }], result: recipe, record: { op: 'recipe', name, version } };
+          const recipe: Recipe = { ...merged, id: `${name}@${version}`, name, version, builtin: false, savedAt: Date.now() };
+          return { changes: [{ type: 'putRecord', table: 'recipes', key: versionKey(name, version), value: recipe as unknown as Json }], result: { recipe, changed: true, replayed: false }, record: { op: 'recipe', name, version, changed: true } };
         };
       },
-      replay: async (recorded) => (await this.versions(String(recorded.name))).find((r) => r.version === recorded.version)!,
+      replay: async (recorded) => ({ recipe: (await this.versions(String(recorded.name))).find((r) => r.version === recorded.version)!, changed: recorded.changed !== false, replayed: true }),
     });
   }
 

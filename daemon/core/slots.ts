@@ -4,9 +4,9 @@
 // its history entry together, so who changed a constraint, when, from what to what, is never lost.
 import { EngramError, ErrorKind, fieldNotFound, invalidArgument } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
-import { checkSlot, nextSlot, slotKey, type SlotInput, type SlotRecord } from '../controls/slot.ts';
+import { checkSlot, nextSlot, slotKey, unchanged, type SlotInput, type SlotRecord } from '../controls/slot.ts';
 import type { Json, MemoryStore } from '../store/store.ts';
-import { CONTROLS_NAMESPACE, RelockNeeded, type WritePipeline } from '../write/pipeline.ts';
+import { CONTROLS_NAMESPACE, RelockNeeded, type Commit, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
 import type { SlotChange } from '../../shared/model.ts';
 
@@ -19,6 +19,16 @@ export interface SlotListInput {
   archived?: unknown;
   limit?: unknown;
   pageToken?: unknown;
+}
+
+/** What a slot write answers: the slot as it is after it; `changed` false when it left the slot
+ *  as it was (no version recorded); `replayed` when its request id was used before (the answer
+ *  is then the first write's). An archive never creates (created: false). */
+export interface SlotWritten {
+  slot: SlotRecord;
+  created: boolean;
+  changed: boolean;
+  replayed: boolean;
 }
 
 const idLock = (recordId: string | undefined): string[] => (recordId ? [`slot-id:${recordId}`] : []);
@@ -41,11 +51,12 @@ export class Slots {
     for (const [key, id] of loaded) this.byKey.set(key, id);
   }
 
-  /** Create or update the slot of this project, scope and name. */
-  put(ctx: CallContext, input: SlotInput): Promise<{ slot: SlotRecord; created: boolean }> {
+  /** Create or update the slot of this project, scope and name. A write that changes nothing
+   *  records no version and answers the slot as it was (changed: false). */
+  put(ctx: CallContext, input: SlotInput): Promise<SlotWritten> {
     const w = checkSlot(input);
     const key = slotKey(w);
-    return this.pipeline.run(ctx, {
+    return this.pipeline.run<SlotWritten>(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
       request: { op: 'slot', slot: w },
@@ -58,19 +69,20 @@ export class Slots {
         return () => {
           const now = Date.now();
           const slot = nextSlot(before, w, before ? before.id : this.store.nextId(now).id, now);
+          if (before && unchanged(before, slot)) return this.unchangedWrite('slot', before);
           const op = before && before.status !== 'archived' ? 'update' : 'create';
           return {
             changes: [
               { type: 'putRecord', table: 'slots', key: slot.id, value: slot as unknown as Json },
               { type: 'putRecord', table: 'slotChanges', key: versionKey(slot.id, slot.version), value: this.change(ctx, op, before, slot) as unknown as Json },
             ],
-            result: { slot, created: !before },
-            record: { op: 'slot', recordId: slot.id },
+            result: { slot, created: !before, changed: true, replayed: false },
+            record: { op: 'slot', recordId: slot.id, changed: true },
             apply: () => this.byKey.set(key, slot.id),
           };
         };
       },
-      replay: async (recorded) => ({ slot: await this.get(ctx, recorded.recordId), created: false }),
+      replay: async (recorded) => ({ slot: await this.get(ctx, recorded.recordId), created: false, changed: recorded.changed !== false, replayed: true }),
     });
   }
 
@@ -82,10 +94,11 @@ export class Slots {
     return slot;
   }
 
-  /** Delete = archive; a locked slot refuses (the lock comes off only by an update). */
-  delete(ctx: CallContext, recordIdInput: unknown): Promise<SlotRecord> {
+  /** Delete = archive; a locked slot refuses (the lock comes off only by an update). Archiving
+   *  an archived slot changes nothing: no version, the slot as it was (changed: false). */
+  delete(ctx: CallContext, recordIdInput: unknown): Promise<SlotWritten> {
     const recordId = typeof recordIdInput === 'string' ? recordIdInput : '';
-    return this.pipeline.run(ctx, {
+    return this.pipeline.run<SlotWritten>(ctx, {
       agentId: CONTROLS_NAMESPACE,
       requestId: check.requestId(ctx.requestId),
       request: { op: 'slot-archive', recordId },
@@ -93,6 +106,7 @@ export class Slots {
       plan: async (held) => {
         const before = await this.get(ctx, recordId);
         if (!held.has(`slot:${slotKey(before)}`)) throw new RelockNeeded([`slot:${slotKey(before)}`]);
+        if (before.status === 'archived') return () => this.unchangedWrite('slot-archive', before);
         if (before.locked) throw new EngramError(ErrorKind.FailedPrecondition, `slot is locked: ${howToUnlock(before)}`, 'record_id');
         return () => {
           const now = Date.now();
@@ -102,13 +116,18 @@ export class Slots {
               { type: 'putRecord', table: 'slots', key: after.id, value: after as unknown as Json },
               { type: 'putRecord', table: 'slotChanges', key: versionKey(after.id, after.version), value: this.change(ctx, 'archive', before, after) as unknown as Json },
             ],
-            result: after,
-            record: { op: 'slot-archive', recordId },
+            result: { slot: after, created: false, changed: true, replayed: false },
+            record: { op: 'slot-archive', recordId, changed: true },
           };
         };
       },
-      replay: async () => this.get(ctx, recordId),
+      replay: async (recorded) => ({ slot: await this.get(ctx, recordId), created: false, changed: recorded.changed !== false, replayed: true }),
     });
+  }
+
+  /** A write that leaves the slot as it was: nothing committed but its request record. */
+  private unchangedWrite(op: string, slot: SlotRecord): Commit<SlotWritten> {
+    return { changes: [], result: { slot, created: false, changed: false, replayed: false }, record: { op, recordId: slot.id, changed: false } };
   }
 
   /** Slots by project (absent: every project) and substring of name or value, id order, paged. */

@@ -177,8 +177,8 @@ export class CoreBackend implements McpBackend {
     return (await this.core.listSlots(this.ctx, options)).slots;
   }
 
-  deleteSlot(recordId: string): Promise<Slot> {
-    return this.core.deleteSlot(this.writeCtx, recordId);
+  async deleteSlot(recordId: string): Promise<Slot> {
+    return (await this.core.deleteSlot(this.writeCtx, recordId)).slot;
   }
 
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]> {
@@ -193,8 +193,8 @@ export class CoreBackend implements McpBackend {
     return this.core.listRecipes(this.ctx);
   }
 
-  saveRecipe(name: string, fields: Partial<RecipeFields>): Promise<Recipe> {
-    return this.core.saveRecipe(this.writeCtx, { name, ...fields });
+  async saveRecipe(name: string, fields: Partial<RecipeFields>): Promise<Recipe> {
+    return (await this.core.saveRecipe(this.writeCtx, { name, ...fields })).recipe;
   }
 
   async consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson> {

@@ -60,7 +60,7 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
       return { slots: r.slots.map(slotMessage), nextPageToken: r.nextPageToken };
     },
     async deleteSlot(req, call) {
-      return { slot: slotMessage(await core.deleteSlot(coreContext(call, req.requestId), req.recordId)) };
+      return { slot: slotMessage((await core.deleteSlot(coreContext(call, req.requestId), req.recordId)).slot) };
     },
     async slotHistory(req, call) {
       const changes = await core.slotHistory(coreContext(call), req.recordId);
@@ -68,7 +68,7 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
     },
     async saveRecipe(req, call) {
       const { requestId, name, ...fields } = req;
-      return { recipe: recipeMessage(await core.saveRecipe(coreContext(call, requestId), { name, ...fields })) };
+      return { recipe: recipeMessage((await core.saveRecipe(coreContext(call, requestId), { name, ...fields })).recipe) };
     },
     async listRecipes(_req, call) {
       return { recipes: (await core.listRecipes(coreContext(call))).map(recipeMessage) };

@@ -350,7 +350,7 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/memory-controls/slots',
-    { body: 'SlotRequest', operationId: 'putSlot', summary: 'Create or update a memory slot (an upsert on project, scope and slot name)', status: 200, response: 'SlotEnvelope', description: 'The slot as stored now (201 when it was created).', errors: ['400'] },
+    { body: 'SlotRequest', operationId: 'putSlot', summary: 'Create or update a memory slot (an upsert on project, scope and slot name)', status: 200, response: 'SlotEnvelope', description: 'The slot as stored now (201 when it was created). A write that changes nothing records no version: the slot as it was, changed: false. A repeated request_id answers as the first write did (its status, the version it left), with replayed: true.', errors: ['400'] },
     async ({ core, ctx, body: b }) => {
       const r = await core.putSlot(withRequestId(ctx, b.request_id ?? ''), {
         slotName: b.slot_name,
@@ -363,7 +363,7 @@ export const ROUTES: readonly Route[] = [
         confidence: b.confidence,
         visibility: b.visibility,
       });
-      return ok('SlotEnvelope', { slot: slotJson(r.slot), created: r.created }, { status: r.created ? 201 : 200 });
+      return ok('SlotEnvelope', { slot: slotJson(r.slot), created: r.created, changed: r.changed, replayed: r.replayed }, { status: r.created ? 201 : 200 });
     },
   ),
 
@@ -412,9 +412,10 @@ export const ROUTES: readonly Route[] = [
     ok('SlotHistory', { record_id: params.id!, changes: (await core.slotHistory(ctx, params.id)).map(slotChangeJson) }),
   ),
 
-  route('DELETE', '/v1/memory-controls/slots/{id}', { query: NoQuery, operationId: 'deleteSlot', summary: 'Archive a slot (409 "slot is locked" while it is locked)', status: 200, response: 'SlotEnvelope', description: 'The archived slot.', errors: ['404', '409'] }, async ({ core, ctx, params }) =>
-    ok('SlotEnvelope', { slot: slotJson(await core.deleteSlot(ctx, params.id)) }),
-  ),
+  route('DELETE', '/v1/memory-controls/slots/{id}', { query: NoQuery, operationId: 'deleteSlot', summary: 'Archive a slot (409 "slot is locked" while it is locked)', status: 200, response: 'SlotEnvelope', description: 'The archived slot; one archived already stays as it was (changed: false, no new version).', errors: ['404', '409'] }, async ({ core, ctx, params }) => {
+    const r = await core.deleteSlot(ctx, params.id);
+    return ok('SlotEnvelope', { slot: slotJson(r.slot), changed: r.changed, replayed: r.replayed });
+  }),
 
   route('POST', '/v1/tokens', { body: 'TokenRequest', operationId: 'createToken', summary: 'Make an agent token (needs the daemon\'s own token)', status: 201, response: 'TokenCreated', description: 'The token, shown only here, and what it opens.' }, async ({ core, ctx, body: b }) => {
     const { token, info } = await core.createToken(ctx, { agents: b.agents, rights: b.rights, shared: b.shared, label: b.label });
@@ -437,9 +438,9 @@ export const ROUTES: readonly Route[] = [
   route(
     'POST',
     '/v1/memory-controls/retrieval-recipes',
-    { body: 'RecipeRequest', operationId: 'saveRecipe', summary: 'Save a retrieval recipe: the given fields merged over its latest version, else the built-in of that name', status: 201, response: 'RecipeEnvelope', description: 'The new version.', errors: ['400'] },
+    { body: 'RecipeRequest', operationId: 'saveRecipe', summary: 'Save a retrieval recipe: the given fields merged over its latest version, else the built-in of that name', status: 201, response: 'RecipeEnvelope', description: 'The new version (201); settings its latest version already has save nothing: that version, 200, changed: false. A repeated request_id answers as the first save did (its status and version), with replayed: true.', errors: ['400'] },
     async ({ core, ctx, body: b }) => {
-      const recipe = await core.saveRecipe(withRequestId(ctx, b.request_id ?? ''), {
+      const r = await core.saveRecipe(withRequestId(ctx, b.request_id ?? ''), {
         name: b.name,
         vectorTopK: b.vector_top_k,
         lexicalTopK: b.lexical_top_k,
@@ -450,7 +451,7 @@ export const ROUTES: readonly Route[] = [
         verifiedOnly: b.verified_only,
         includeEvidence: b.include_evidence,
       });
-      return ok('RecipeEnvelope', { recipe: recipeJson(recipe) }, { status: 201 });
+      return ok('RecipeEnvelope', { recipe: recipeJson(r.recipe), changed: r.changed, replayed: r.replayed }, { status: r.changed ? 201 : 200 });
     },
   ),
 

@@ -53,6 +53,9 @@ const topK = z.int().min(1).describe(`How many facts, at most the daemon's max_t
 const minConfidence = z.enum(CONFIDENCE_LABELS).describe('Only facts at least this confident, applied before ranking and top_k.');
 const confidenceWeight = z.number().min(0).max(MAX_CONFIDENCE_WEIGHT).describe("Preference for confident facts: final score = base x (1 + weight x c). Omitted: the daemon's default.");
 const count = z.int().min(0);
+/** Of a slot or recipe write's answer (absent on reads). */
+const changedFlag = z.boolean().describe('false: the write left it as it was, so no version was recorded (the answer is the stored one).').optional();
+const replayedFlag = z.boolean().describe('true: this request_id was used before; the answer is what that write answered, and nothing was written now.').optional();
 const recipeName = z.string().describe('A retrieval recipe (GET /v1/memory-controls/retrieval-recipes): its candidate counts, graph depth, reranker and confidence settings, under any option given here.').optional();
 // JSON tells an empty key from none: "" is a mistake (an unset variable, say), which would write
 // without the replay protection the caller asked for, so it is refused, not read as absent.
@@ -383,13 +386,13 @@ export const RESPONSES = {
   ConsolidationRun: ConsolidationRunJson,
   ConsolidationCounters: ConsolidationCountersJson,
   Related: RelatedJson,
-  RecipeEnvelope: z.object({ recipe: RecipeJson }).strict(),
+  RecipeEnvelope: z.object({ recipe: RecipeJson, changed: changedFlag, replayed: replayedFlag }).strict(),
   TokenCreated: z.object({ token: z.string().describe('The token itself, shown only here.'), info: TokenJson }).strict(),
   TokenList: z.object({ tokens: z.array(TokenJson) }).strict(),
   TokenEnvelope: z.object({ token: TokenJson }).strict(),
   WriteStatus: WriteStatusJson,
   RecipeList: z.object({ count, recipes: z.array(RecipeJson) }).strict(),
-  SlotEnvelope: z.object({ slot: SlotJson, created: z.boolean().optional() }).strict(),
+  SlotEnvelope: z.object({ slot: SlotJson, created: z.boolean().optional(), changed: changedFlag, replayed: replayedFlag }).strict(),
   SlotList: z.object({ count, slots: z.array(SlotJson), next_page_token: z.string() }).strict(),
   SlotContext: z.object({ count, slots: z.array(SlotJson) }).strict(),
   Context: ContextJson,
