@@ -97,6 +97,34 @@ describe('memory slots', () => {
     expect(await client.saveRecipe('mine', { vectorTopK: 21 })).toMatchObject({ id: 'mine@2', vectorTopK: 21 });
   });
 
+  test('a repeated request_id is answered as the first write was (its status and body) with replayed: true: slot and recipe writes', async () => {
+    const { client, rest } = await start();
+    const put = { slot_name: 'project_context', slot_value: { db: 'postgres' }, request_id: 'slot-r1' };
+    const first = await rest('POST', '/v1/memory-controls/slots', put);
+    expect(first.status).toBe(201);
+    expect(first.json).toMatchObject({ created: true, changed: true, replayed: false });
+    // Changed since: the repeat still answers with the version the first write left.
+    await client.putSlot({ slotName: 'project_context', slotValue: { db: 'mysql' } });
+    const repeat = await rest('POST', '/v1/memory-controls/slots', put);
+    expect(repeat.status).toBe(201);
+    expect(repeat.json).toEqual({ ...first.json, replayed: true });
+    const library = await client.putSlot({ slotName: 'project_context', slotValue: { db: 'postgres' } }, { requestId: 'slot-r1' });
+    expect(library).toMatchObject({ created: true, slot: { version: 1, slotValue: { db: 'postgres' } } });
+    // A write that changed nothing repeats as unchanged.
+    const noop = { slot_name: 'project_context', slot_value: { db: 'mysql' }, request_id: 'slot-r2' };
+    expect((await rest('POST', '/v1/memory-controls/slots', noop)).json).toMatchObject({ changed: false, replayed: false, slot: { version: 2 } });
+    const noopAgain = await rest('POST', '/v1/memory-controls/slots', noop);
+    expect([noopAgain.status, noopAgain.json]).toMatchObject([200, { created: false, changed: false, replayed: true, slot: { version: 2 } }]);
+
+    const save = { name: 'narrow', lexical_top_k: 4, request_id: 'recipe-r1' };
+    const saved = await rest('POST', '/v1/memory-controls/retrieval-recipes', save);
+    expect(saved.status).toBe(201);
+    await client.saveRecipe('narrow', { lexicalTopK: 6 });
+    const resaved = await rest('POST', '/v1/memory-controls/retrieval-recipes', save);
+    expect(resaved.status).toBe(201);
+    expect(resaved.json).toEqual({ ...saved.json, replayed: true });
+  });
+
   test('a locked slot refuses deletion on every door until an update unlocks it; deletion archives; the history says who changed what', async () => {
     const { daemon, client, rest } = await start();
     const { slot } = await client.putSlot({ slotName: 'active_constraints', slotValue: { deploy: 'never on a Friday' }, projectId: 'atlas', locked: true, confidence: 0.95 });

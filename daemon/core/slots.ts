@@ -77,12 +77,12 @@ export class Slots {
               { type: 'putRecord', table: 'slotChanges', key: versionKey(slot.id, slot.version), value: this.change(ctx, op, before, slot) as unknown as Json },
             ],
             result: { slot, created: !before, changed: true, replayed: false },
-            record: { op: 'slot', recordId: slot.id, changed: true },
+            record: { op: 'slot', recordId: slot.id, version: slot.version, created: !before, changed: true },
             apply: () => this.byKey.set(key, slot.id),
           };
         };
       },
-      replay: async (recorded) => ({ slot: await this.get(ctx, recorded.recordId), created: false, changed: recorded.changed !== false, replayed: true }),
+      replay: async (recorded) => ({ slot: await this.recordedSlot(ctx, recorded), created: recorded.created === true, changed: recorded.changed !== false, replayed: true }),
     });
   }
 
@@ -117,17 +117,29 @@ export class Slots {
               { type: 'putRecord', table: 'slotChanges', key: versionKey(after.id, after.version), value: this.change(ctx, 'archive', before, after) as unknown as Json },
             ],
             result: { slot: after, created: false, changed: true, replayed: false },
-            record: { op: 'slot-archive', recordId, changed: true },
+            record: { op: 'slot-archive', recordId, version: after.version, changed: true },
           };
         };
       },
-      replay: async (recorded) => ({ slot: await this.get(ctx, recordId), created: false, changed: recorded.changed !== false, replayed: true }),
+      replay: async (recorded) => ({ slot: await this.recordedSlot(ctx, { ...recorded, recordId }), created: false, changed: recorded.changed !== false, replayed: true }),
     });
   }
 
   /** A write that leaves the slot as it was: nothing committed but its request record. */
   private unchangedWrite(op: string, slot: SlotRecord): Commit<SlotWritten> {
-    return { changes: [], result: { slot, created: false, changed: false, replayed: false }, record: { op, recordId: slot.id, changed: false } };
+    return { changes: [], result: { slot, created: false, changed: false, replayed: false }, record: { op, recordId: slot.id, version: slot.version, created: false, changed: false } };
+  }
+
+  /** The slot as the first write of a request id answered it: the version it left (from the
+   *  history, which keeps every version); a record from before versions were recorded, the slot
+   *  as it is now. */
+  private async recordedSlot(ctx: CallContext, recorded: Json): Promise<SlotRecord> {
+    const recordId = String(recorded.recordId);
+    if (typeof recorded.version === 'number') {
+      const change = (await this.store.getRecord('slotChanges', versionKey(recordId, recorded.version))) as unknown as SlotChange | undefined;
+      if (change) return change.after;
+    }
+    return this.get(ctx, recordId);
   }
 
   /** Slots by project (absent: every project) and substring of name or value, id order, paged. */
