@@ -243,6 +243,22 @@ describe('sessions', () => {
     expect((await rest('GET', '/inspector/session', undefined, withSession(id))).json).toMatchObject({ signed_in: false });
   });
 
+  test('a sign-in body follows the REST input rules: an unknown field, an empty ticket, or both credentials is a 400 naming the field, and no session opens', async () => {
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ token, foo: 1 }, 'foo', /^foo: is not a field of this request/],
+      [{ token: 'not-the-token', foo: 1 }, 'foo', /^foo: is not a field/],
+      [{ ticket: '' }, 'ticket', /^ticket: must be the ticket/],
+      [{ ticket: 7 }, 'ticket', /^ticket: must be the ticket/],
+      [{ token, ticket: 'some-ticket' }, 'ticket', /^ticket: give token or ticket, not both/],
+    ];
+    for (const [body, field, message] of cases) {
+      const answer = await rest('POST', '/inspector/session', body, page());
+      expect([answer.status, answer.json.error?.field, answer.json.session], JSON.stringify(body)).toEqual([400, field, undefined]);
+      expect(answer.json.error.message).toMatch(message);
+    }
+    expect((await rest('POST', '/inspector/session', { token }, page())).status).toBe(200);
+  });
+
   test('an agent token’s session sees only its namespaces, and ends when the token is revoked', async () => {
     await remember('mine', 'Visible to the agent');
     await remember('theirs', 'Not for the agent');

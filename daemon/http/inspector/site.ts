@@ -95,9 +95,18 @@ export function mountInspector(app: Hono<any>, options: InspectorSiteOptions, au
   });
 }
 
-/** The token typed into the page, or a ticket from `engram inspect`, as an Authorization value. */
+/** What a sign-in body may hold: one of them. */
+const SIGN_IN_FIELDS = ['token', 'ticket'];
+
+/** The token typed into the page, or a ticket from `engram inspect`, as an Authorization value.
+ *  The body follows the REST input rules: an unknown field, both credentials, or a credential
+ *  that is not a non-empty string is a 400 naming the field, before any credential is tried. */
 function credentialOf(body: Record<string, unknown>, sessions: InspectorSessions): string {
-  if (typeof body.ticket === 'string' && body.ticket !== '') {
+  const unknown = Object.keys(body).find((key) => !SIGN_IN_FIELDS.includes(key));
+  if (unknown !== undefined) throw badRequest(unknown, 'is not a field of this request (give token, or the ticket of an "engram inspect" link)');
+  if ('token' in body && 'ticket' in body) throw badRequest('ticket', 'give token or ticket, not both');
+  if ('ticket' in body) {
+    if (typeof body.ticket !== 'string' || body.ticket === '') throw badRequest('ticket', 'must be the ticket of an "engram inspect" link (a non-empty string)');
     const authorization = sessions.redeemTicket(body.ticket);
     if (!authorization) throw new HttpError(401, ErrorKind.Unauthenticated, 'this inspector link has expired or was used already: run "engram inspect" again, or sign in with the token');
     return authorization;
