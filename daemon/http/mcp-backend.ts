@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
-import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
+import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SlotPage, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveId, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
@@ -173,8 +173,8 @@ export class CoreBackend implements McpBackend {
     return this.core.putSlot(this.writeCtx, write);
   }
 
-  async listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]> {
-    return (await this.core.listSlots(this.ctx, options)).slots;
+  listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number; pageToken?: string }): Promise<SlotPage> {
+    return this.core.listSlots(this.ctx, options);
   }
 
   async deleteSlot(recordId: string): Promise<Slot> {

@@ -134,6 +134,12 @@ export interface GcRequest {
  *  its own batch ("items[3].text"); the tool names it as its caller sent it (write.ts). */
 export type BatchWritten = { factId: string; duplicate: boolean; error?: undefined } | { error: string; field?: string; factId?: undefined };
 
+/** One page of memory slots: nextPageToken is "" on the last. */
+export interface SlotPage {
+  slots: Slot[];
+  nextPageToken: string;
+}
+
 export interface FactPage {
   facts: FactJson[];
   nextPageToken: string;
@@ -176,7 +182,8 @@ export interface McpBackend {
   /** One consolidation run (Consolidate). */
   consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson>;
   putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }>;
-  listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number }): Promise<Slot[]>;
+  /** One page of slots; nextPageToken "" on the last. */
+  listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number; pageToken?: string }): Promise<SlotPage>;
   deleteSlot(recordId: string): Promise<Slot>;
   slotContext(options: { projectId?: string; slotNames?: string[] }): Promise<Slot[]>;
   assembleContext(agentId: string, query: string, options: ContextRequest): Promise<ContextAssembly>;

@@ -219,6 +219,7 @@ export const INPUT_TYPES = {
       query: z.string().describe('A substring of the name or value.').optional(),
       archived: z.boolean().default(false).describe('The archived slots instead.'),
       limit: z.int().min(1).max(1000).default(100),
+      page_token: z.string().describe('next_page_token of the previous page; omitted: the first page.').optional(),
     })
     .strict(),
   memory_slot_delete: z.object({ record_id: z.string().describe('The slot, by record_id.') }).strict(),

@@ -139,7 +139,7 @@ const TEXT: Record<ToolName, ToolText> = {
   },
   memory_slot_list: {
     title: 'List memory slots',
-    description: 'List memory slots, by project and by a substring of their name or value (archived ones with archived: true), each with its value, lock, review status, authority, evidence, confidence and visibility.',
+    description: 'List memory slots, by project and by a substring of their name or value (archived ones with archived: true), each with its value, lock, review status, authority, evidence, confidence and visibility; page with next_page_token.',
     annotations: { title: 'List memory slots', ...readOnly },
   },
   memory_slot_delete: {

@@ -27,8 +27,15 @@ export async function memorySlotSet(args: Args, backend: McpBackend): Promise<Ca
 
 export async function memorySlotList(args: Args, backend: McpBackend): Promise<CallToolResult> {
   const a = schemaArgs('memory_slot_list', args);
-  const slots = await backend.listSlots({ ...(a.project_id !== undefined ? { projectId: a.project_id } : {}), ...(a.query ? { query: a.query } : {}), archived: a.archived, limit: a.limit });
-  return success({ count: slots.length, slots: slots.map(slotJson) }, slots.length ? slots.map(line).join('\n') : 'No slots.');
+  const { slots, nextPageToken } = await backend.listSlots({
+    ...(a.project_id !== undefined ? { projectId: a.project_id } : {}),
+    ...(a.query ? { query: a.query } : {}),
+    archived: a.archived,
+    limit: a.limit,
+    ...(a.page_token ? { pageToken: a.page_token } : {}),
+  });
+  const more = nextPageToken ? `\n\nMore slots follow: call memory_slot_list again with page_token ${JSON.stringify(nextPageToken)}.` : '';
+  return success({ count: slots.length, slots: slots.map(slotJson), next_page_token: nextPageToken }, `${slots.length ? slots.map(line).join('\n') : 'No slots.'}${more}`);
 }
 
 export async function memorySlotDelete(args: Args, backend: McpBackend): Promise<CallToolResult> {
