@@ -29,7 +29,7 @@ import type {
 } from './options.ts';
 
 export type { BatchItem, BatchRecallOptions, ClusterOptions, ConnectOptions, ConsolidateMemoriesOptions, ConsolidateOptions, DoctorOptions, ExtractOptions, FactFilter, GcOptions, LinkEntityOptions, ListOptions, ListSlotsOptions, ObserveUsageOptions, PromoteOptions, ReadGraphOptions, RecallFilters, RecallOptions, RelateOptions, RequestOptions, SlotContextOptions, TokenGrant, TouchOptions, UnifiedSearchOptions, WriteOptions, WriteStatusOptions } from './options.ts';
-import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite, TokenInfo, WriteStatus } from '../shared/model.ts';
+import type { CompactReport, GcResult, ObserveUsageResult, PromoteResult, RecallAdvice, SaveAdvice, StorageReport, UnifiedResult, ExtractResult, ClusterReport, ConsolidateResult, ConsolidationCounters, ConsolidationRun, GraphView, KgHint, ContextAssembly, ContextOptions, Evidence, Recipe, RecipeFields, RelationType, Slot, SlotChange, SlotWrite, SlotWritten, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { Right, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { ClusterReport, ConsolidateResult, DuplicatePair, FactCluster } from '../shared/model.ts';
 export type { ExtractResult, ExtractedFactResult } from '../shared/model.ts';
@@ -612,7 +612,7 @@ export class EngramClient {
   /** Creates or updates the slot of (project, scope, name): an agent writing the same slot on
    *  every boot keeps one record. Fields left out keep the stored slot's (a lock comes off only
    *  with locked: false). A write: never replayed when its outcome is uncertain (slots-v1). */
-  async putSlot(slot: SlotWrite, options: RequestOptions = {}): Promise<{ slot: Slot; created: boolean }> {
+  async putSlot(slot: SlotWrite, options: RequestOptions = {}): Promise<SlotWritten> {
     check.knownOptions(slot, known.SLOT_WRITE_KEYS, 'slot');
     check.knownOptions(options, known.REQUEST_KEYS);
     const daemon = await this.connection.ready();
@@ -633,7 +633,7 @@ export class EngramClient {
       visibility: slot.visibility,
     };
     const r = await this.write('PutSlot', requestId, () => this.connection.controls.putSlot(req));
-    return { slot: toSlot(r.slot), created: r.created };
+    return { slot: toSlot(r.slot), created: r.created, changed: !r.unchanged, replayed: r.replayed };
   }
 
   async getSlot(recordId: string): Promise<Slot> {

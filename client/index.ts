@@ -9,7 +9,7 @@ export type { Checkpoint, ConfidenceLabel, ConfidenceRanking, Fact, Receipt, Ret
 // the daemon's limits): an app names them in its own signatures, so each is exported.
 export type { ConsolidationCounters, ConsolidationRun, FactKindName, Grant, GraphEdge, GraphNode, GraphView, KgHint, Relation, RelationType, Right, TokenInfo, WriteStatus } from '../shared/model.ts';
 export type { Limits } from '../shared/validate.ts';
-export type { AppliedRecipe, ContextAssembly, ContextCut, ContextOptions, ContextItem, Evidence, Recipe, RecipeFields, RerankStep, Slot, SlotChange, SlotWrite, WriteFields } from '../shared/model.ts';
+export type { AppliedRecipe, ContextAssembly, ContextCut, ContextOptions, ContextItem, Evidence, Recipe, RecipeFields, RerankStep, Slot, SlotChange, SlotWrite, SlotWritten, WriteFields } from '../shared/model.ts';
 export { importConversation } from './import/conversation.ts';
 export type { ConversationSession, ConversationTurn, ImportOptions, ImportProgress } from './import/conversation.ts';
 export { UncertainWriteError, CapabilityError, UnreachableError } from './errors.ts';

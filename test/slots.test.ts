@@ -125,6 +125,26 @@ describe('memory slots', () => {
     expect(resaved.json).toEqual({ ...saved.json, replayed: true });
   });
 
+  test('the library, gRPC, MCP and the CLI say a slot write changed nothing, and the library marks a repeat as replayed', async () => {
+    const { daemon, client } = await start();
+    expect(await client.putSlot({ slotName: 'do_not_do', slotValue: 'no force pushes' }, { requestId: 'lib-r1' })).toMatchObject({ created: true, changed: true, replayed: false });
+    expect(await client.putSlot({ slotName: 'do_not_do', slotValue: 'no force pushes' })).toMatchObject({ created: false, changed: false, replayed: false, slot: { version: 1 } });
+    expect(await client.putSlot({ slotName: 'do_not_do', slotValue: 'no force pushes' }, { requestId: 'lib-r1' })).toMatchObject({ created: true, changed: true, replayed: true, slot: { version: 1 } });
+    const mcp = await openStdio(['--data-dir', daemon.dataDir]);
+    try {
+      const same = await mcp.call('memory_slot_set', { slot_name: 'do_not_do', slot_value: 'no force pushes' });
+      expect(same.structuredContent).toMatchObject({ created: false, changed: false, slot: { version: 1 } });
+      expect((same.content[0] as { text: string }).text).toMatch(/^Unchanged/);
+      expect(await mcp.ok('memory_slot_set', { slot_name: 'do_not_do', slot_value: 'no force pushes', locked: true })).toMatchObject({ created: false, changed: true, slot: { version: 2 } });
+    } finally {
+      await mcp.close();
+    }
+    const cli = await runEngram(['slots', 'put', 'do_not_do', '"no force pushes"'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(cli.stdout).toMatch(/^unchanged /);
+    const json = await runEngram(['slots', 'put', 'do_not_do', '"no force pushes"', '--json'], { dataDir: daemon.dataDir, cwd: daemon.dataDir });
+    expect(JSON.parse(json.stdout)).toMatchObject({ created: false, changed: false, slot: { version: 2 } });
+  });
+
   test('a locked slot refuses deletion on every door until an update unlocks it; deletion archives; the history says who changed what', async () => {
     const { daemon, client, rest } = await start();
     const { slot } = await client.putSlot({ slotName: 'active_constraints', slotValue: { deploy: 'never on a Friday' }, projectId: 'atlas', locked: true, confidence: 0.95 });

@@ -5,7 +5,7 @@ import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import type { ConfidenceLabel } from '../../shared/validate.ts';
 import { consolidationRunJson, factJson } from '../../shared/json/shapes.ts';
 import { requireCapability } from '../negotiate.ts';
-import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, SlotWritten, UnifiedResult } from '../../shared/model.ts';
 import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SlotPage, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveId, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -169,7 +169,7 @@ export class ClientBackend implements McpBackend {
     return this.client.readGraph(agentId, around, limit !== undefined ? { limit } : {});
   }
 
-  putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }> {
+  putSlot(write: SlotWriteRequest): Promise<SlotWritten> {
     return this.client.putSlot(write);
   }
 

@@ -8,10 +8,10 @@ import { checkSlot, nextSlot, slotKey, unchanged, type SlotInput, type SlotRecor
 import type { Json, MemoryStore } from '../store/store.ts';
 import { CONTROLS_NAMESPACE, RelockNeeded, type Commit, type WritePipeline } from '../write/pipeline.ts';
 import type { CallContext } from './context.ts';
-import type { SlotChange } from '../../shared/model.ts';
+import type { SlotChange, SlotWritten } from '../../shared/model.ts';
 
 export type { SlotInput, SlotRecord } from '../controls/slot.ts';
-export type { SlotChange } from '../../shared/model.ts';
+export type { SlotChange, SlotWritten } from '../../shared/model.ts';
 
 export interface SlotListInput {
   projectId?: unknown;
@@ -19,16 +19,6 @@ export interface SlotListInput {
   archived?: unknown;
   limit?: unknown;
   pageToken?: unknown;
-}
-
-/** What a slot write answers: the slot as it is after it; `changed` false when it left the slot
- *  as it was (no version recorded); `replayed` when its request id was used before (the answer
- *  is then the first write's). An archive never creates (created: false). */
-export interface SlotWritten {
-  slot: SlotRecord;
-  created: boolean;
-  changed: boolean;
-  replayed: boolean;
 }
 
 const idLock = (recordId: string | undefined): string[] => (recordId ? [`slot-id:${recordId}`] : []);

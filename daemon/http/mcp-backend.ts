@@ -3,7 +3,7 @@
 // so validation and semantics are one.
 import { randomUUID } from 'node:crypto';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
-import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, UnifiedResult } from '../../shared/model.ts';
+import type { ContextAssembly, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, ObserveUsageResult, PromoteResult, RecallAdvice, Recipe, RecipeFields, RelationType, SaveAdvice, Slot, SlotWritten, UnifiedResult } from '../../shared/model.ts';
 import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest, type GcRequest, type ScoredFact, type ScoredSearchRequest, type TouchReport, type BatchWritten, type BatchRequest, type BatchResult, type FactPage, type McpBackend, type SlotPage, type SearchRequest, type SearchResult, type WriteRequest, type WrittenFact } from '../../shared/mcp/backend.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveId, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
@@ -169,7 +169,7 @@ export class CoreBackend implements McpBackend {
     return this.core.readGraph(this.ctx, { agentId, ...around, ...(limit !== undefined ? { limit } : {}) });
   }
 
-  putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }> {
+  putSlot(write: SlotWriteRequest): Promise<SlotWritten> {
     return this.core.putSlot(this.writeCtx, write);
   }
 

@@ -50,7 +50,7 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
         confidence: req.confidence,
         visibility: req.visibility,
       });
-      return { slot: slotMessage(r.slot), created: r.created };
+      return { slot: slotMessage(r.slot), created: r.created, unchanged: !r.changed, replayed: r.replayed };
     },
     async getSlot(req, call) {
       return { slot: slotMessage(await core.getSlot(coreContext(call), req.recordId)) };
@@ -60,7 +60,8 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
       return { slots: r.slots.map(slotMessage), nextPageToken: r.nextPageToken };
     },
     async deleteSlot(req, call) {
-      return { slot: slotMessage((await core.deleteSlot(coreContext(call, req.requestId), req.recordId)).slot) };
+      const r = await core.deleteSlot(coreContext(call, req.requestId), req.recordId);
+      return { slot: slotMessage(r.slot), unchanged: !r.changed, replayed: r.replayed };
     },
     async slotHistory(req, call) {
       const changes = await core.slotHistory(coreContext(call), req.recordId);
@@ -68,7 +69,8 @@ export function controlsService(core: Engram): ImplOf<typeof MemoryControlsServi
     },
     async saveRecipe(req, call) {
       const { requestId, name, ...fields } = req;
-      return { recipe: recipeMessage((await core.saveRecipe(coreContext(call, requestId), { name, ...fields })).recipe) };
+      const r = await core.saveRecipe(coreContext(call, requestId), { name, ...fields });
+      return { recipe: recipeMessage(r.recipe), unchanged: !r.changed, replayed: r.replayed };
     },
     async listRecipes(_req, call) {
       return { recipes: (await core.listRecipes(coreContext(call))).map(recipeMessage) };

@@ -2,7 +2,7 @@
 // client library (client/mcp/backend.ts), the daemon's HTTP endpoint over its Memory core
 // (daemon/http/mcp-backend.ts). Handlers validate arguments before calling it, so a backend gets
 // checked values; it throws on failure and the handler turns the message into a tool error.
-import type { AppliedRecipe, ContextAssembly, ContextOptions, Evidence, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
+import type { AppliedRecipe, ContextAssembly, ContextOptions, Evidence, ClusterReport, ConsolidateResult, ExtractResult, GcResult, GraphView, KgHint, ObserveUsageResult, PromoteResult, Recipe, RecipeFields, RelationType, Slot, SlotWrite, SlotWritten, UnifiedResult, RecallAdvice, RetrievalMetadata, SaveAdvice, WriteFields } from '../model.ts';
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../schemas/json-shapes.ts';
 import type { ConfidenceLabel } from '../validate.ts';
 
@@ -181,7 +181,7 @@ export interface McpBackend {
   readGraph(agentId: string, around: { factId: string } | { entity: string }, limit?: number): Promise<GraphView>;
   /** One consolidation run (Consolidate). */
   consolidateRun(agentId: string, dryRun: boolean): Promise<ConsolidationRunJson>;
-  putSlot(write: SlotWriteRequest): Promise<{ slot: Slot; created: boolean }>;
+  putSlot(write: SlotWriteRequest): Promise<SlotWritten>;
   /** One page of slots; nextPageToken "" on the last. */
   listSlots(options: { projectId?: string; query?: string; archived: boolean; limit: number; pageToken?: string }): Promise<SlotPage>;
   deleteSlot(recordId: string): Promise<Slot>;

@@ -111,7 +111,7 @@ export const OUTPUT_TYPES = {
     .strict(),
   memory_recipes: z.object({ count, recipes: z.array(RecipeJson) }).strict(),
   memory_recipe_save: z.object({ recipe: RecipeJson }).strict(),
-  memory_slot_set: z.object({ slot: SlotJson, created: z.boolean() }).strict(),
+  memory_slot_set: z.object({ slot: SlotJson, created: z.boolean(), changed: z.boolean().describe('false: the slot already held this; no version was recorded.') }).strict(),
   memory_slot_list: z.object({ count, slots: z.array(SlotJson), next_page_token: z.string().describe('Give it as page_token for the next page; "" on the last page.') }).strict(),
   memory_slot_delete: z.object({ slot: SlotJson }).strict(),
   memory_slot_context: z.object({ count, slots: z.array(SlotJson) }).strict(),

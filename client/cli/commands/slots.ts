@@ -66,8 +66,8 @@ export function registerSlotCommands({ program, globals }: Cli): void {
         ...(o.visibility ? { visibility: o.visibility } : {}),
       };
       const r = await withClient(opts, (c) => c.putSlot(write));
-      if (opts.json) printJson({ slot: slotJson(r.slot), created: r.created });
-      else out(`${r.created ? 'created' : 'updated'} ${line(r.slot)}`);
+      if (opts.json) printJson({ slot: slotJson(r.slot), created: r.created, changed: r.changed });
+      else out(`${r.created ? 'created' : r.changed ? 'updated' : 'unchanged'} ${line(r.slot)}`);
     });
 
   group

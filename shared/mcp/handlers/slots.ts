@@ -22,7 +22,7 @@ export async function memorySlotSet(args: Args, backend: McpBackend): Promise<Ca
     ...(a.confidence !== undefined ? { confidence: a.confidence } : {}),
     ...(a.visibility !== undefined ? { visibility: a.visibility } : {}),
   });
-  return success({ slot: slotJson(r.slot), created: r.created }, `${r.created ? 'Created' : 'Updated'} slot:\n${line(r.slot)}`);
+  return success({ slot: slotJson(r.slot), created: r.created, changed: r.changed }, `${r.created ? 'Created' : r.changed ? 'Updated' : 'Unchanged (it already held this; no version recorded)'} slot:\n${line(r.slot)}`);
 }
 
 export async function memorySlotList(args: Args, backend: McpBackend): Promise<CallToolResult> {
