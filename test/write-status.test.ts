@@ -49,7 +49,7 @@ describe('write status', () => {
 
     const expected: Record<string, unknown> = {
       'status-touch': { fact_id: fact.id, old_score: touched.oldScore, new_score: touched.newScore },
-      'status-slot': { record_id: slot.slot.id },
+      'status-slot': { record_id: slot.slot.id, version: slot.slot.version, created: true, changed: true },
       'status-consolidate': {
         dry_run: false, faded_count: run.fadedCount, summary_id: run.summary!.id, source_ids: run.sourceIds, retired_ids: run.retiredIds,
         failures: [], summarizer: run.summarizer, rejected: '', message: run.message,
