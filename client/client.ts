@@ -621,8 +621,9 @@ export class EngramClient {
     const req = {
       requestId,
       slotName: slot.slotName,
-      // The depth first: JSON.stringify runs out of stack on a value nested thousands deep.
-      ...(slot.slotValue !== undefined ? { slotValueJson: JSON.stringify(check.metaDepth(slot.slotValue, 'slot_value')) } : {}),
+      // Checked first: JSON.stringify runs out of stack on a value nested thousands deep, and would
+      // quietly turn NaN into null.
+      ...(slot.slotValue !== undefined ? { slotValueJson: JSON.stringify(check.jsonValue(slot.slotValue, 'slot_value')) } : {}),
       scope: slot.scope,
       projectId: slot.projectId ?? '',
       locked: slot.locked,
@@ -1020,7 +1021,7 @@ export class EngramClient {
     requireCapability(daemon, Capability.Checkpoint, 'checkpoints');
     check.agentId(agentId);
     // Checked before JSON.stringify, which runs out of stack on a state nested thousands deep.
-    const stateJson = typeof state === 'string' ? state : JSON.stringify(check.metaDepth(state, 'state_json'));
+    const stateJson = typeof state === 'string' ? state : JSON.stringify(check.jsonValue(state, 'state_json'));
     const requestId = requestIdOf(options.requestId);
     const res = await this.write('SaveCheckpoint', requestId, () => this.connection.checkpoints.saveCheckpoint({ requestId, agentId, stateJson }));
     return toCheckpoint(res.checkpoint!);
@@ -1174,7 +1175,7 @@ function fields(options: WriteOptions, limits: Limits) {
  *  caller never set. */
 function metaText(meta: unknown, limits: Limits): string {
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw invalidArgument('meta', `must be an object, got ${check.kindOf(meta)}`);
-  return Object.keys(meta).length ? check.metaJson(JSON.stringify(check.metaDepth(meta)), limits, 'meta') : '';
+  return Object.keys(meta).length ? check.metaJson(JSON.stringify(check.jsonValue(meta, 'meta')), limits, 'meta') : '';
 }
 
 /** A recall's options (but topK, whose rule depends on the RPC), checked as the daemon checks

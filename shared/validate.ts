@@ -175,27 +175,47 @@ export function source(value: unknown, field = 'source'): string {
   return s;
 }
 
-/** How deep `meta` may nest: deeper than any record needs, and far from where the recursive
- *  JSON writers of every door (and a reader's own tools) run out of stack. */
+/** How deep a JSON value (`meta`, a slot value, a checkpoint state) may nest: deeper than any
+ *  record needs, and far from where the recursive JSON writers of every door (and a reader's own
+ *  tools) run out of stack. */
 export const MAX_META_DEPTH = 64;
 
-/** The nesting depth of a JSON value (a scalar is 0), counted without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    deepest = Math.max(deepest, d + 1);
-    if (deepest > MAX_META_DEPTH) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-  return deepest;
+/** Why a number is no JSON number: JSON.stringify writes NaN and ±Infinity (what a JSON 1e999
+ *  parses to) as null, so such a value would be stored as a null nobody sent. */
+export function notFinite(value: number): string {
+  return `must be a finite number, got ${value}${Number.isNaN(value) ? '' : " (out of a double's range)"}`;
 }
 
-/** A meta object as a door received it, before it is turned into JSON text. */
-export function metaDepth<T>(value: T, field = 'meta'): T {
-  if (depthOf(value) > MAX_META_DEPTH) throw invalidArgument(field, `nests deeper than ${MAX_META_DEPTH} levels`);
+/** `base` and a key below it, as fields are named: "meta.room", "slot_value.x[0]". */
+const below = (base: string, key: string | number): string => (typeof key === 'number' ? `${base}[${key}]` : `${base}.${key}`);
+
+/** What is wrong with one node of a JSON value, if anything: a kind JSON has no value for
+ *  (JSON.stringify drops a function, symbol or undefined, or writes null for it in a list, and
+ *  throws on a BigInt), or a number it would write as null. */
+function jsonNodeProblem(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : notFinite(value);
+  if (value === null || ['string', 'boolean', 'object'].includes(typeof value)) return undefined;
+  return `must be a JSON value (a string, number, boolean, null, list or object), got ${kindOf(value)}`;
+}
+
+/** A JSON value (meta, a slot value, a checkpoint state) as a door received it, before it is
+ *  turned into JSON text: the one check every door runs, so that what is stored is what was sent.
+ *  It nests at most MAX_META_DEPTH levels, and holds nothing JSON.stringify would change — each
+ *  problem named by its path ("slot_value.x[0]: must be a finite number…"). A key whose value is
+ *  undefined is left out, as JavaScript's own JSON writer leaves it out. Walked without recursion:
+ *  the value may nest thousands deep. */
+export function jsonValue<T>(value: T, field: string): T {
+  const stack: [unknown, string, number][] = [[value, field, 0]];
+  while (stack.length) {
+    const [v, path, depth] = stack.pop()!;
+    const problem = jsonNodeProblem(v);
+    if (problem) throw invalidArgument(path, problem);
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > MAX_META_DEPTH) throw invalidArgument(field, `nests deeper than ${MAX_META_DEPTH} levels`);
+    const children: [string | number, unknown][] = Array.isArray(v) ? Array.from(v, (child, i) => [i, child]) : Object.entries(v).filter(([, child]) => child !== undefined);
+    // Pushed in reverse, so the first problem in the text's order is the one reported.
+    for (const [key, child] of children.reverse()) stack.push([child, below(path, key), depth + 1]);
+  }
   return value;
 }
 
@@ -207,7 +227,7 @@ export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): s
   const parsed = parseJsonObject(text);
   if ('syntax' in parsed) throw invalidArgument(field, 'must be a JSON object (it does not parse)');
   if ('got' in parsed) throw invalidArgument(field, `must be a JSON object, got ${parsed.got}`);
-  metaDepth(JSON.parse(text) as unknown, field);
+  jsonValue(JSON.parse(text) as unknown, field);
   return text;
 }
 

@@ -1,5 +1,7 @@
 // The same wrong input gives the same error on every door (the library, the CLI, REST, MCP over
 // stdio and over HTTP): the same words, and the same field where the door's vocabulary allows.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EngramError } from '../shared/errors.ts';
 import { runEngram } from './fixtures/cli.ts';
@@ -243,5 +245,87 @@ describe('a request field naming what is not there, by any call that looks it up
     expect(await restRefusal('GET', '/v1/checkpoints/latest?agent_id=never-saved')).toEqual(rest404(said, 'agent_id'));
     expect(await mcpRefusal('checkpoint_resume', { agent_id: 'never-saved' })).toBe(`checkpoint_resume failed: ${said}`);
     expect(await cliRefusal(['checkpoint', 'resume', 'never-saved'])).toEqual(notFound(said, 'agent_id'));
+  });
+});
+
+/** A raw JSON-RPC tools/call on both MCP transports — raw, because a JSON 1e999 is what a
+ *  caller's JSON can say and a JavaScript client cannot (it writes Infinity as null): the tool's
+ *  result, the same on each. */
+async function mcpRawCall(tool: string, argsJson: string): Promise<{ isError?: boolean; content: { text: string }[]; structuredContent?: unknown }> {
+  const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}","arguments":${argsJson}}}`;
+  const res = await fetch(`http://${doors.daemon.discovery.mcpHttpAddress}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${doors.daemon.discovery.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: call,
+  });
+  const http = ((await res.json()) as { result: Awaited<ReturnType<typeof mcpRawCall>> }).result;
+  const initialize = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}';
+  const lines = [initialize, '{"jsonrpc":"2.0","method":"notifications/initialized"}', call].join('\n') + '\n';
+  const run = await runEngram(['mcp', '--data-dir', doors.daemon.dataDir], { dataDir: null, cwd: doors.daemon.dataDir, input: lines });
+  const stdio = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id?: number; result: typeof http }).find((m) => m.id === 1)?.result;
+  expect(stdio, run.stderr).toEqual(http);
+  return http;
+}
+
+async function mcpRawRefusal(tool: string, argsJson: string): Promise<string> {
+  const result = await mcpRawCall(tool, argsJson);
+  expect(result.isError).toBe(true);
+  const text = result.content[0]!.text;
+  return text.startsWith('{') ? (JSON.parse(text) as { message: string }).message : text;
+}
+
+/** A REST call with a raw JSON body that must be refused: its status and error. */
+async function restRawRefusal(path: string, body: string) {
+  const res = await fetch(`http://${doors.daemon.discovery.httpAddress}${path}`, { method: 'POST', headers: { authorization: `Bearer ${doors.daemon.discovery.token}`, 'content-type': 'application/json' }, body });
+  return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string; field?: string } }).error };
+}
+
+describe('a JSON value holding what JSON text cannot keep (1e999, NaN, a function) is refused naming the place inside it, on every door, and nothing is written', () => {
+  // JSON.stringify writes NaN and ±Infinity (a JSON 1e999 parses to Infinity) as null: such a
+  // value was stored as a null nobody sent.
+  const infinite = (field: string) => `${field}: must be a finite number, got Infinity (out of a double's range)`;
+  const agent = 'unwritable';
+
+  test('a slot value (memory_slot_set, POST /v1/memory-controls/slots, slots put, putSlot)', async () => {
+    expect(await restRawRefusal('/v1/memory-controls/slots', '{"slot_name":"inf","slot_value":1e999}')).toEqual({ status: 400, error: { code: 'invalid_argument', message: infinite('slot_value'), field: 'slot_value' } });
+    expect(await restRawRefusal('/v1/memory-controls/slots', '{"slot_name":"inf","slot_value":{"x":[1e999,-1e999]}}')).toEqual({ status: 400, error: { code: 'invalid_argument', message: infinite('slot_value.x[0]'), field: 'slot_value.x[0]' } });
+    expect(await mcpRawRefusal('memory_slot_set', '{"slot_name":"inf","slot_value":{"a":1e999}}')).toBe(`memory_slot_set failed: ${infinite('slot_value.a')}`);
+    expect(await cliRefusal(['slots', 'put', 'inf', '{"x":[1e999]}'])).toEqual({ kind: 'usage', message: infinite('[value...]: x[0]'), field: 'value' });
+    expect(await libraryRefusal(() => doors.client.putSlot({ slotName: 'inf', slotValue: { a: NaN } }))).toMatchObject({ kind: 'invalid_argument', field: 'slot_value.a', message: 'slot_value.a: must be a finite number, got NaN' });
+    // What JSON has no value for at all: a function was taken for no value ("is required for a
+    // new slot"), a BigInt threw JSON.stringify's own TypeError.
+    const notJson = (field: string, kind: string) => ({ kind: 'invalid_argument', field, message: `${field}: must be a JSON value (a string, number, boolean, null, list or object), got ${kind}` });
+    expect(await libraryRefusal(() => doors.client.putSlot({ slotName: 'inf', slotValue: () => 1 }))).toMatchObject(notJson('slot_value', 'function'));
+    expect(await libraryRefusal(() => doors.client.putSlot({ slotName: 'inf', slotValue: { n: 10n } }))).toMatchObject(notJson('slot_value.n', 'bigint'));
+    expect(await libraryRefusal(() => doors.client.putSlot({ slotName: 'inf', slotValue: [1, undefined] }))).toMatchObject(notJson('slot_value[1]', 'undefined'));
+    expect((await doors.client.listSlots({})).slots.filter((s) => s.slotName === 'inf')).toEqual([]);
+  });
+
+  test('a fact\'s meta (save_memory, memory_add_batch, POST /v1/facts, remember --meta, put, an import line)', async () => {
+    expect(await restRawRefusal('/v1/facts', `{"agent_id":"${agent}","text":"a fact","meta":{"a":{"b":[1,1e999]}}}`)).toEqual({ status: 400, error: { code: 'invalid_argument', message: infinite('meta.a.b[1]'), field: 'meta.a.b[1]' } });
+    expect(await mcpRawRefusal('save_memory', `{"agent_id":"${agent}","content":"a fact","meta":{"a":1e999}}`)).toBe(`save_memory failed: ${infinite('meta.a')}`);
+    expect(await cliRefusal(['remember', agent, 'a fact', '--meta', '{"a":1e999}'])).toEqual({ kind: 'usage', message: infinite('--meta: a'), field: '--meta' });
+    expect(await libraryRefusal(() => doors.client.put(agent, 'a fact', { meta: { a: -Infinity } }))).toMatchObject({ kind: 'invalid_argument', field: 'meta.a', message: infinite('meta.a').replace('Infinity', '-Infinity') });
+    // The JSON text as gRPC carries it: the daemon reads 1e999 in it as Infinity, and refuses it.
+    expect(await libraryRefusal(() => doors.client.put(agent, 'a fact', { metaJson: '{"a":1e999}' }))).toMatchObject({ kind: 'invalid_argument', field: 'meta_json.a', message: infinite('meta_json.a') });
+    // A batch refuses only the fact whose meta it cannot keep, on both MCP transports.
+    expect((await mcpRawCall('memory_add_batch', '{"agent_id":"batched","facts":[{"text":"bad","meta":{"a":1e999}}]}')).structuredContent).toMatchObject({ stored: 0, failed: 1, results: [{ error: infinite('facts[0].meta.a') }] });
+
+    const file = join(doors.daemon.dataDir, 'infinite.jsonl');
+    writeFileSync(file, '{"text":"an imported fact","meta":{"a":1e999}}\n');
+    const imported = await runEngram(['import', agent, file], { dataDir: doors.daemon.dataDir, cwd: doors.daemon.dataDir });
+    expect(imported.stderr).toContain(`line 1: ${infinite('meta.a')}`);
+    expect((await doors.client.stats(agent)).factCount).toBe(0);
+    expect((await doors.client.stats('batched')).factCount).toBe(0);
+  });
+
+  test('a checkpoint state (POST /v1/checkpoints, checkpoint save --state, checkpointSave)', async () => {
+    expect(await restRawRefusal('/v1/checkpoints', `{"agent_id":"${agent}","state":{"a":1e999}}`)).toEqual({ status: 400, error: { code: 'invalid_argument', message: infinite('state.a'), field: 'state.a' } });
+    expect(await cliRefusal(['checkpoint', 'save', agent, '--state', '{"a":[1e999]}'])).toEqual({ kind: 'usage', message: infinite('--state: a[0]'), field: '--state' });
+    expect(await libraryRefusal(() => doors.client.checkpointSave(agent, { a: NaN }))).toMatchObject({ kind: 'invalid_argument', field: 'state_json.a', message: 'state_json.a: must be a finite number, got NaN' });
+    expect(await libraryRefusal(() => doors.client.checkpointSave(agent, '{"a":1e999}'))).toMatchObject({ kind: 'invalid_argument', field: 'state_json.a', message: infinite('state_json.a') });
+    // MCP's checkpoint_save takes the state as a string: the text the daemon reads.
+    expect(await mcpRefusal('checkpoint_save', { agent_id: agent, state: '{"a":1e999}' })).toBe(`checkpoint_save failed: ${infinite('state_json.a')}`);
+    expect(await doors.client.checkpointList(agent)).toEqual([]);
   });
 });

@@ -129,7 +129,9 @@ function checkArguments(action: Command): void {
  *  argument sets. The CLI checks most flags itself (recall-flags.ts); where the rule is the
  *  daemon's to decide — top_k's maximum is its advertised limit, whether any signal weight is
  *  positive depends on its defaults, whether a slot exists is the store's — a refusal of the field
- *  is worded as the flag's or argument's, a usage error like any other. */
+ *  is worded as the flag's or argument's, a usage error like any other. A field's group is the
+ *  place inside it the refusal names: a signal of --weights, a path inside a JSON value ("--meta:
+ *  a.b[0]: must be a finite number…"). */
 const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[] = [
   { field: /^(?:options\.)?top_k$/, flag: '--top-k' },
   { field: /^(?:options\.)?signal_weights(?:\.(\w+))?$/, flag: '--weights' },
@@ -147,12 +149,12 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^token_budget$/, flag: '--token-budget' },
   { field: /^token_budget$/, flag: '--budget' },
   { field: /^(?:options\.)?recipe$/, flag: '--recipe' },
-  { field: /^meta(?:_json)?$/, flag: '--meta' },
+  { field: /^meta(?:_json)?(?:(?:\.|(?=\[))(.+))?$/, flag: '--meta' },
   { field: /^source$/, flag: '--source' },
   { field: /^context$/, flag: '--context' },
   { field: /^context_tags\[\d+\]$/, flag: '--tag' },
-  { field: /^state_json$/, flag: '--state' },
-  { field: /^state_json$/, flag: '--state-file' },
+  { field: /^state_json(?:(?:\.|(?=\[))(.+))?$/, flag: '--state' },
+  { field: /^state_json(?:(?:\.|(?=\[))(.+))?$/, flag: '--state-file' },
   { field: /^entity$/, flag: '--entity' },
   { field: /^confidence$/, flag: '--confidence' },
   { field: /^scope$/, flag: '--scope' },
@@ -188,7 +190,7 @@ const FIELD_NAMES: readonly { field: RegExp; flag?: string; argument?: string }[
   { field: /^term$/, argument: 'term' },
   { field: /^from_id$/, argument: 'from-id' },
   { field: /^to_id$/, argument: 'to-id' },
-  { field: /^slot_value$/, argument: 'value' },
+  { field: /^slot_value(?:(?:\.|(?=\[))(.+))?$/, argument: 'value' },
   { field: /^entity$/, argument: 'entity' },
   { field: /^(?:name|slot_name)$/, argument: 'name' },
   { field: /^cluster_id$/, argument: 'cluster-id' },

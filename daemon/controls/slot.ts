@@ -51,24 +51,12 @@ const oneOf = <T extends string>(value: unknown, allowed: readonly T[], field: s
   return value as T;
 };
 
-function jsonValue(value: unknown, field: string): unknown {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    throw invalidArgument(field, 'must be a JSON value (nested at most 64 deep)');
-  }
-  if (text === undefined) throw invalidArgument(field, 'must be a JSON value');
+/** A slot value: a JSON value (the rule every door's JSON values follow) within the size a slot
+ *  may hold, as the JSON text it is kept as. */
+function slotValue(value: unknown, field: string): unknown {
+  const text = JSON.stringify(check.jsonValue(value, field));
   if (Buffer.byteLength(text) > MAX_SLOT_VALUE_BYTES) throw invalidArgument(field, `is ${Buffer.byteLength(text)} bytes as JSON; the limit is ${MAX_SLOT_VALUE_BYTES}`);
-  if (depth(value) > 64) throw invalidArgument(field, 'is nested more than 64 deep');
   return JSON.parse(text) as unknown;
-}
-
-function depth(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let deepest = 0;
-  for (const v of Object.values(value as object)) deepest = Math.max(deepest, depth(v));
-  return deepest + 1;
 }
 
 export function checkSlot(input: SlotInput): CheckedSlot {
@@ -79,7 +67,7 @@ export function checkSlot(input: SlotInput): CheckedSlot {
   };
   // A null slot would be injected into every context as "name: null", saying nothing.
   if (input.slotValue === null) throw invalidArgument('slot_value', 'is null: a slot holds a value (to drop a slot, delete it: it is archived and its history kept)');
-  if (input.slotValue !== undefined) out.slotValue = jsonValue(input.slotValue, 'slot_value');
+  if (input.slotValue !== undefined) out.slotValue = slotValue(input.slotValue, 'slot_value');
   if (input.locked !== undefined) out.locked = check.boolean(input.locked, 'locked');
   if (input.status !== undefined) out.status = oneOf(input.status, SLOT_STATUSES, 'status');
   if (input.evidenceRefs !== undefined) {

@@ -8,7 +8,7 @@ import { evidenceOfMatches, policyOf, type ContextRequest, type SlotWriteRequest
 import type { ConsolidationRunJson, FactJson, ReceiptJson } from '../../shared/schemas/json-shapes.ts';
 import { resolveId, resolveTargets, type FactLookup } from '../../shared/mcp/targets.ts';
 import { consolidationRunJson } from '../../shared/json/shapes.ts';
-import { metaDepth, type ConfidenceLabel } from '../../shared/validate.ts';
+import { jsonValue, type ConfidenceLabel } from '../../shared/validate.ts';
 import type { Receipt } from '../../shared/model.ts';
 import { withRequestId, type CallContext } from '../core/context.ts';
 import type { Engram } from '../core/engram.ts';
@@ -54,7 +54,7 @@ export class CoreBackend implements McpBackend {
 
   async add({ meta, ...req }: WriteRequest): Promise<WrittenFact> {
     // The core takes meta as the JSON text the store keeps.
-    const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(metaDepth(meta)) } : {}) });
+    const { fact, duplicate } = await this.core.put(this.writeCtx, { ...req, ...(meta !== undefined ? { meta: JSON.stringify(jsonValue(meta, 'meta')) } : {}) });
     return { factId: fact.id, confidence: fact.confidence, duplicate, hasEmbedding: fact.embedder !== '' };
   }
 
@@ -107,9 +107,25 @@ export class CoreBackend implements McpBackend {
   }
 
   async addMany(agentId: string, facts: Omit<WriteRequest, 'agentId'>[]): Promise<BatchWritten[]> {
-    const items = facts.map(({ meta, ...fact }) => ({ ...fact, agentId, requestId: randomUUID(), ...(meta !== undefined ? { meta: JSON.stringify(metaDepth(meta)) } : {}) }));
-    const slots = await this.core.putBatch(this.ctx, { items });
-    return slots.map((s) => (s.error ? { error: s.error.message, ...(s.error.field ? { field: s.error.field } : {}) } : { factId: s.result.fact.id, duplicate: s.result.duplicate }));
+    // A meta the JSON rule refuses fails in its own fact's slot (the core sees only its text), as
+    // it does through the library on MCP's other transport; the other facts are still written.
+    const prepared = facts.map(({ meta, ...fact }) => {
+      try {
+        return { item: { ...fact, agentId, requestId: randomUUID(), ...(meta !== undefined ? { meta: JSON.stringify(jsonValue(meta, 'meta')) } : {}) } };
+      } catch (error) {
+        if (!(error instanceof EngramError)) throw error;
+        return { error };
+      }
+    });
+    const items = prepared.flatMap((p) => (p.item ? [p.item] : []));
+    const slots = items.length ? await this.core.putBatch(this.ctx, { items }) : [];
+    const refused = (error: EngramError): BatchWritten => ({ error: error.message, ...(error.field ? { field: error.field } : {}) });
+    let answered = 0;
+    return prepared.map((p): BatchWritten => {
+      if (p.error) return refused(p.error);
+      const s = slots[answered++]!;
+      return s.error ? refused(s.error) : { factId: s.result.fact.id, duplicate: s.result.duplicate };
+    });
   }
 
   async alias(agentId: string, term: string, equivalents: string[]): Promise<void> {

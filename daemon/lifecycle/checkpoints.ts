@@ -18,7 +18,7 @@ export function checkState(value: unknown): string {
   const parsed = check.parseJsonObject(value);
   if ('syntax' in parsed) throw invalidArgument('state_json', 'must be a JSON object (it does not parse)');
   if ('got' in parsed) throw invalidArgument('state_json', 'must be a JSON object');
-  check.metaDepth(parsed.object, 'state_json');
+  check.jsonValue(parsed.object, 'state_json');
   return value;
 }
 

@@ -2,7 +2,7 @@
 // list positions: "tags[1]") and what is wrong with it, the way every other input error reads.
 import type { z } from 'zod';
 import { EngramError } from '../errors.ts';
-import { confidenceWeight, kindOf, minRelevance, minScore, similarityThreshold, slotConfidence, strength, windowDays } from '../validate.ts';
+import { confidenceWeight, kindOf, minRelevance, minScore, notFinite, similarityThreshold, slotConfidence, strength, windowDays } from '../validate.ts';
 
 export interface InputProblem {
   field: string;
@@ -76,7 +76,7 @@ export function problemOf(error: z.ZodError, input: unknown, root = 'body', unkn
     case 'invalid_type':
       if (value === undefined) return { field, problem: 'is required' };
       // JSON parses a number too large for a double (1e400) to Infinity, which zod calls no number.
-      if (typeof value === 'number' && !Number.isFinite(value)) return { field, problem: `must be a finite number, got ${value} (out of a double's range)` };
+      if (typeof value === 'number' && !Number.isFinite(value)) return { field, problem: notFinite(value) };
       return { field, problem: `must be ${article(issue.expected)}, got ${kindOf(value)}` };
     case 'invalid_value':
       return { field, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}` };

@@ -178,7 +178,7 @@ export function parseImportLine(agentId: string, line: string, limits: Limits, r
   if (kind !== 'fact' && kind !== 'alias') throw new Error(`kind: must be "fact" or "alias", got ${JSON.stringify(o.kind)}`);
   const meta = o.meta === undefined || o.meta === null ? {} : o.meta;
   if (typeof meta !== 'object' || Array.isArray(meta)) throw new Error(`meta: must be a JSON object, got ${check.kindOf(meta)}`);
-  const metaJson = Object.keys(meta as object).length === 0 ? '' : check.metaJson(JSON.stringify(check.metaDepth(meta)), limits, 'meta');
+  const metaJson = Object.keys(meta as object).length === 0 ? '' : check.metaJson(JSON.stringify(check.jsonValue(meta, 'meta')), limits, 'meta');
   const confidence = optionalString(o.confidence, 'confidence');
   if (confidence !== '') check.confidenceLabel(confidence);
   // The default strength is no strength: a line of an export from before strengths (or of a fact

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { EngramError, itemError, noCheckpoint } from '../../../shared/errors.ts';
 import { checkpointJson, checkpointSavedJson, compactReportJson, feedbackJson, gcJson, observeJson, promoteJson, recallAdviceJson, retrievalJson, saveAdviceJson, statsJson, storageReportJson, touchJson, unifiedJson, extractJson, clusterReportJson, consolidateJson, consolidationCountersJson, consolidationRunJson, graphJson, kgHintJson, matchJson, recipeJson, contextJson, relatedJson, slotChangeJson, slotJson, tokenJson, writeStatusJson } from '../../../shared/json/shapes.ts';
 import type { ConsolidationRun, Fact } from '../../../shared/model.ts';
-import { metaDepth, typedTimeMs, weightList, WeightListError, WEIGHT_LIST_NAMES } from '../../../shared/validate.ts';
+import { jsonValue, typedTimeMs, weightList, WeightListError, WEIGHT_LIST_NAMES } from '../../../shared/validate.ts';
 import { authorizeDaemon } from '../../auth/grant.ts';
 import { withRequestId, type CallContext } from '../../core/context.ts';
 import type { Engram, FactMatch, RecallOptionsInput, SearchOutcome } from '../../core/engram.ts';
@@ -64,7 +64,7 @@ function writeFields(b: { occurred_at?: string; tags?: string[]; entities?: stri
     entities: b.entities,
     source: b.source,
     context: b.context,
-    ...(b.meta !== undefined ? { meta: JSON.stringify(metaDepth(b.meta)) } : {}),
+    ...(b.meta !== undefined ? { meta: JSON.stringify(jsonValue(b.meta, 'meta')) } : {}),
     ...(b.confidence !== undefined ? { confidence: b.confidence } : {}),
     ...(b.strength !== undefined ? { strength: b.strength } : {}),
   };
@@ -645,7 +645,7 @@ export const ROUTES: readonly Route[] = [
     '/v1/checkpoints',
     { body: 'CheckpointRequest', operationId: 'saveCheckpoint', summary: "Save an agent's working state (older checkpoints beyond the per-agent count expire)", status: 201, response: 'CheckpointSaved', description: 'The saved checkpoint.' },
     async ({ core, ctx, body: b }) => {
-      const saved = await core.saveCheckpoint(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, state: b.state === undefined ? '' : JSON.stringify(metaDepth(b.state, 'state_json')) });
+      const saved = await core.saveCheckpoint(withRequestId(ctx, b.request_id ?? ''), { agentId: b.agent_id, state: b.state === undefined ? '' : JSON.stringify(jsonValue(b.state, 'state_json')) });
       return ok('CheckpointSaved', checkpointSavedJson(checkpointView(saved)) as ResponseOf<'CheckpointSaved'>, { status: 201 });
     },
   ),
