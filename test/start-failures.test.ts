@@ -209,4 +209,15 @@ describe('a daemon that cannot start', () => {
     // With --http it applies (to --http; --mcp-http beside it keeps its token).
     expect((await runEngram(['daemon', '--data-dir', fresh, '--http', '127.0.0.1:0', '--mcp-http', '127.0.0.1:0', '--no-auth', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
   });
+
+  test('a --consolidate-max-sources below the 3 facts a run needs (which let every consolidation find "nothing to consolidate") is refused by --check and by start (exit 2)', async () => {
+    const fresh = join(work, 'max-sources');
+    const said = '--consolidate-max-sources must be a whole number in [3, 1000], got "2"';
+    const { checked, started } = await refusedBeforeAnythingIsMade(fresh, ['--consolidate-max-sources', '2']);
+    expect(checked.stderr).toContain(said);
+    expect(started.stderr).toContain(said);
+    const fromEnv = await runEngram(['daemon', '--data-dir', fresh, '--check'], { dataDir: null, cwd: work, env: { ENGRAM_CONSOLIDATE_MAX_SOURCES: '2' } });
+    expect(fromEnv.code, fromEnv.stderr).toBe(2);
+    expect((await runEngram(['daemon', '--data-dir', fresh, '--consolidate-max-sources', '3', '--check'], { dataDir: null, cwd: work })).code).toBe(0);
+  });
 });

@@ -35,7 +35,7 @@ export interface ConsolidationConfig {
   every: number;
   /** Facts whose decay score is below this are consolidated. */
   below: number;
-  /** Facts summarised per run, at most. */
+  /** Facts summarised per run, at most; never below minSources, or no run would ever summarise. */
   maxSources: number;
   /** Fewer faded facts than this: nothing to summarise. */
   minSources: number;
@@ -187,7 +187,11 @@ export class Consolidator {
     const sources = stored.filter((f): f is FactRecord => f !== undefined && isIndexed(f) && !f.pinned);
     const base: ConsolidationRun = { dryRun, fadedCount: faded.length, sourceIds: sources.map((f) => f.id), retiredIds: [], failures: [], summarizer: this.summarizer.id, rejected: '', text: '', message: '', replayed: false };
     if (sources.length < this.config.minSources) {
-      return this.finish(ctx, { ...base, sourceIds: [], message: `Nothing to consolidate: ${faded.length} faded fact(s), fewer than ${this.config.minSources}` }, dryRun);
+      // The count compared is the sources', said as such: a faded fact erased, pinned or not yet
+      // indexed since it was found is no source, and "4 faded, fewer than 3" read as a bug.
+      const dropped = chosen.length - sources.length;
+      const message = `Nothing to consolidate: ${sources.length} faded fact(s) to summarise${dropped ? ` (${dropped} more changed or are not indexed yet)` : ''}, fewer than ${this.config.minSources}`;
+      return this.finish(ctx, { ...base, sourceIds: [], message }, dryRun);
     }
     const summary = await this.summarizer.summarize(sources.map((f) => ({ id: f.id, text: f.text })));
     if (summary.rejected !== undefined) {
