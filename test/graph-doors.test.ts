@@ -120,6 +120,50 @@ describe('the knowledge graph and consolidation through every door', () => {
     }
   });
 
+  test('relate and link answer the fact with the access counts a read shows, on every door (they answered 0 and no last access after recalls)', async () => {
+    type Seen = { count: number; last: unknown };
+    const json = (fact: { access_count: number; last_accessed_at: string | null }): Seen => ({ count: fact.access_count, last: fact.last_accessed_at });
+    const mcpRelate = (session: () => McpSession) => async (agent: string, from: string, to: string) => json((await session().ok<{ fact: any }>('memory_relate', { agent_id: agent, from_id: from, to_id: to, type: 'related' })).fact);
+    const relate: [string, (agent: string, from: string, to: string) => Promise<Seen>][] = [
+      ['library', async (agent, from, to) => {
+        const { fact } = await doors.client.relate(agent, from, 'related', to);
+        return { count: fact.accessCount, last: fact.lastAccessedAt };
+      }],
+      ['cli', async (agent, from, to) => json((await doors.cli(['relate', agent, from, 'related', to])).fact)],
+      ['rest', async (agent, from, to) => json((await doors.rest('POST', '/v1/relations', { agent_id: agent, from_id: from, to_id: to, type: 'related' })).fact)],
+      ['mcp stdio', mcpRelate(() => doors.stdio)],
+      ['mcp http', mcpRelate(() => doors.http)],
+    ];
+    const link: Record<string, (agent: string, factId: string, entity: string) => Promise<Seen>> = {
+      library: async (agent, factId, entity) => {
+        const fact = await doors.client.linkEntity(agent, factId, entity);
+        return { count: fact.accessCount, last: fact.lastAccessedAt };
+      },
+      cli: async (agent, factId, entity) => json((await doors.cli(['link', agent, factId, entity])).fact),
+      rest: async (agent, factId, entity) => json((await doors.rest('POST', `/v1/facts/${factId}/entities`, { agent_id: agent, entity })).fact),
+    };
+    for (const [name, relateOn] of relate) {
+      const agent = `seen-${name.replace(' ', '-')}`;
+      const from = (await doors.client.put(agent, 'Green tea is brewed at eighty degrees.')).fact.id;
+      const to = (await doors.client.put(agent, 'The kettle has a temperature dial.')).fact.id;
+      for (let i = 0; i < 3; i++) await doors.client.recall(agent, 'green tea', { topK: 1, weights: KW });
+      const read = await doors.client.get(agent, from);
+      expect(read.accessCount, name).toBe(3);
+      const seen = (last: unknown) => (typeof last === 'string' ? Date.parse(last) : last);
+      const expected = { count: 3, last: read.lastAccessedAt };
+      // The relation made, then the same one again (which changes nothing).
+      for (let i = 0; i < 2; i++) {
+        const answer = await relateOn(agent, from, to);
+        expect({ ...answer, last: seen(answer.last) }, name).toEqual(expected);
+      }
+      // An entity linked, then the same one again.
+      for (let i = 0; link[name] && i < 2; i++) {
+        const answer = await link[name]!(agent, from, 'green tea');
+        expect({ ...answer, last: seen(answer.last) }, name).toEqual(expected);
+      }
+    }
+  });
+
   test('bad input is refused by every door, naming the field, and changes nothing', async () => {
     const agent = 'graph-bad';
     const a = (await doors.client.put(agent, 'Fact alpha for refusals.')).fact.id;

@@ -187,7 +187,7 @@ export class Engram {
     this.writes = new Writes(store, this.pipeline, staging, this.access, options.limits, options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP, this.indexer, options.dedup ?? true, relinker, nameEntities);
     this.decay = options.recallDefaults.decay;
     this.usage = new Usage(store, this.pipeline, staging, this.access, this.decay);
-    this.graph = new Graph(store, this.pipeline, staging, this.indexer);
+    this.graph = new Graph(store, this.pipeline, staging, this.indexer, this.access);
     this.slots = new Slots(store, this.pipeline);
     this.recipes = new Recipes(store, this.pipeline);
     this.tokens = new AgentTokens(store, this.pipeline);

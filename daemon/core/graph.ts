@@ -6,6 +6,7 @@ import { EngramError, ErrorKind, fieldNotFound, invalidArgument, noFact } from '
 import { RELATION_TYPES, type GraphEdge, type GraphNode, type GraphView } from '../../shared/model.ts';
 import * as check from '../../shared/validate.ts';
 import { isIndexed } from '../index/derive.ts';
+import type { AccessTracker } from '../lifecycle/access.ts';
 import { entityKey } from '../index/graph.ts';
 import type { Indexer } from '../index/indexer.ts';
 import type { FactRecord } from '../store/record.ts';
@@ -59,6 +60,9 @@ export class Graph {
     private readonly pipeline: WritePipeline,
     private readonly staging: FactStaging,
     private readonly indexer: Indexer,
+    /** A relate or link answers the fact as every read shows it, with its access totals (the
+     *  record alone has none of the recalls since the last flush). */
+    private readonly access: AccessTracker,
   ) {}
 
   /** Relate: adds (or removes) `from --type--> to`. Both must be live facts of the namespace. */
@@ -84,15 +88,15 @@ export class Graph {
         const relations = remove
           ? from!.relations.filter((r) => !(r.type === type && r.targetId === toId))
           : cleanRelations(fromId, [...from!.relations, { type, targetId: toId, createdAt: Date.now() }]);
-        if (relations.length === from!.relations.length) return () => ({ changes: [], result: { fact: from!, changed: false, replayed: false }, record: { op: 'relate', factId: fromId } });
+        if (relations.length === from!.relations.length) return () => ({ changes: [], result: { fact: this.access.overlay(from!), changed: false, replayed: false }, record: { op: 'relate', factId: fromId } });
         const staged = this.staging.lifecycle(from!, { ...from!, relations, updatedAt: Date.now() });
-        return () => ({ changes: [staged.change], result: { fact: staged.fact, changed: true, replayed: false }, record: { op: 'relate', factId: fromId }, apply: staged.apply });
+        return () => ({ changes: [staged.change], result: { fact: this.access.overlay(staged.fact), changed: true, replayed: false }, record: { op: 'relate', factId: fromId }, apply: staged.apply });
       },
       replay: async (recorded) => {
         if (recorded.op !== 'relate') throw requestReused(requestId, recorded, 'relate');
         const [fact] = await this.store.getFacts([{ agentId, factId: fromId }]);
         if (!fact) throw noFact('from_id', fromId, agentId);
-        return { fact, changed: true, replayed: true };
+        return { fact: this.access.overlay(fact), changed: true, replayed: true };
       },
     });
   }
@@ -116,7 +120,7 @@ export class Graph {
         const known = fact.entities.find((e) => entityKey(e) === entityKey(entity));
         const label = known ?? entity;
         const typed = type && fact.entityTypes[label] !== type;
-        if (known && !typed) return () => ({ changes: [], result: fact, record: { op: 'link', factId } });
+        if (known && !typed) return () => ({ changes: [], result: this.access.overlay(fact), record: { op: 'link', factId } });
         const after: FactRecord = {
           ...fact,
           entities: known ? fact.entities : [...fact.entities, entity],
@@ -124,13 +128,13 @@ export class Graph {
           updatedAt: Date.now(),
         };
         const staged = await this.staging.changed(fact, after);
-        return () => ({ changes: [staged.change], result: staged.fact, record: { op: 'link', factId }, apply: staged.apply });
+        return () => ({ changes: [staged.change], result: this.access.overlay(staged.fact), record: { op: 'link', factId }, apply: staged.apply });
       },
       replay: async (recorded) => {
         if (recorded.op !== 'link') throw requestReused(requestId, recorded, 'link');
         const [fact] = await this.store.getFacts([{ agentId, factId }]);
         if (!fact) throw noFact('fact_id', factId, agentId);
-        return fact;
+        return this.access.overlay(fact);
       },
     });
   }
