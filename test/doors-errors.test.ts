@@ -90,6 +90,19 @@ describe('a number out of its bounds is refused in the daemon\'s words on every 
   });
 });
 
+describe('promote naming a fact and auto_detect both', () => {
+  test('is refused in the same words on every door, naming no field of another door (REST said "give memory_id", MCP\'s name for its fact_id)', async () => {
+    const fact = (await doors.client.put('promote-both', 'A fact to promote.')).fact.id;
+    const said = 'auto_detect: not with a named fact: auto_detect promotes every fact that qualifies (name one fact, or set auto_detect and name none)';
+    expect(await libraryRefusal(() => doors.client.promote('promote-both', { factId: fact, autoDetect: true }))).toMatchObject({ kind: 'invalid_argument', field: 'auto_detect', message: said });
+    expect(await restRefusal('POST', '/v1/promotions', { agent_id: 'promote-both', fact_id: fact, auto_detect: true })).toEqual({ status: 400, error: { code: 'invalid_argument', message: said, field: 'auto_detect' } });
+    expect(await mcpRefusal('promote_memory', { agent_id: 'promote-both', memory_id: fact, auto_detect: true })).toBe(`promote_memory failed: ${said}`);
+    // The CLI checks its own flags first, in their words.
+    expect(await cliRefusal(['promote', 'promote-both', fact, '--auto'])).toMatchObject({ kind: 'usage', field: '--auto' });
+    expect((await doors.client.get('promote-both', fact)).promotedAt).toBeUndefined();
+  });
+});
+
 describe('read_graph around neither a fact nor an entity (or both)', () => {
   test('REST and MCP name fact_id with the daemon\'s words; the CLI says the same of its flags', async () => {
     const said = 'fact_id: name exactly one of fact_id and entity';

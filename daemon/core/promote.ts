@@ -101,7 +101,9 @@ export class Promoter {
     const target = input.target === undefined || input.target === '' ? 'obsidian' : String(input.target);
     if (!(PROMOTION_TARGETS as readonly string[]).includes(target)) throw invalidArgument('target', `must be one of ${PROMOTION_TARGETS.join(', ')}, got ${JSON.stringify(target)}`);
     if (!factId && !autoDetect && !dryRun) throw invalidArgument('memory_id', 'name a memory to promote, or set auto_detect (or dry_run to list the candidates)');
-    if (factId && autoDetect) throw invalidArgument('auto_detect', 'give memory_id or auto_detect, not both');
+    // Worded without the fact's field, whose name differs by door (memory_id, REST's fact_id, the
+    // CLI's argument): an error must not name a field the caller's door does not have.
+    if (factId && autoDetect) throw invalidArgument('auto_detect', 'not with a named fact: auto_detect promotes every fact that qualifies (name one fact, or set auto_detect and name none)');
     const vault = this.vault;
     if (!vault && !dryRun) throw new EngramError(ErrorKind.FailedPrecondition, NO_VAULT, 'target');
 
