@@ -306,6 +306,25 @@ describe('a refusal the daemon decides names the flag or argument that set the f
   });
 });
 
+describe('flags that ask for opposite things, given together, are a usage error naming both (the run took the last, or ignored some)', () => {
+  test.concurrent.each([
+    ['recall --kg --no-kg', ['recall', agent, 'tea', '--kg', '--no-kg'], 'recall', '--kg and --no-kg cannot be combined'],
+    ['recall --no-kg --kg', ['recall', agent, 'tea', '--no-kg', '--kg'], 'recall', '--no-kg and --kg cannot be combined'],
+    ['batch-recall --kg --no-kg', ['batch-recall', agent, 'tea', 'kitchen', '--kg', '--no-kg'], 'batch-recall', '--kg and --no-kg cannot be combined'],
+    ['consolidate AGENT --dry-run --status', ['consolidate', agent, '--dry-run', '--status'], 'consolidate', '--status and --dry-run cannot be combined'],
+    ['consolidate --status --apply', ['consolidate', '--status', '--apply'], 'consolidate', '--status and --apply cannot be combined'],
+    ['consolidate AGENT --status', ['consolidate', agent, '--status'], 'consolidate', `--status prints the lifetime totals of every agent: it takes no [agent] (got "${agent}"); give one or the other`],
+  ])('%s', async (_name, args, command, said) => {
+    expect(expectUsage(await engram(args), command, said.split(' ')[0]!)).toContain(said);
+  });
+
+  test('either flag alone (or one given twice) still runs', async () => {
+    expect((await engramJson(['recall', agent, 'tea', '--kg', '--kg'])).facts.length).toBeGreaterThan(0);
+    expect((await engramJson(['recall', agent, 'tea', '--no-kg'])).facts.length).toBeGreaterThan(0);
+    expect(await engramJson(['consolidate', '--status'])).toMatchObject({ runs: expect.any(Number) });
+  });
+});
+
 describe('text from stdin or a file must be UTF-8: refused (exit 2, saying where), never stored with replacement characters', () => {
   const agentU = 'cli-flags-utf8';
   const bad = Buffer.from([0x62, 0x61, 0x64, 0x20, 0xff, 0x20, 0x75, 0x74, 0x66, 0x38]); // "bad \xff utf8"

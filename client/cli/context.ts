@@ -44,6 +44,10 @@ export function usage(message: string, field?: string): never {
   throw new UsageError(message, field ?? /^(--[a-z-]+)/.exec(message)?.[1]);
 }
 
+/** Two flags a command cannot take together, as every such refusal words it (commander's
+ *  Option.conflicts() refusals are worded so too, in main.ts). */
+export const cannotCombine = (flag: string, other: string): string => `${flag} and ${other} cannot be combined`;
+
 /** A repeatable single-value option (--tag a --tag b), so a value never swallows the positional
  *  arguments after it the way a variadic option would. */
 export const repeatable = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];

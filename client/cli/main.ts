@@ -11,7 +11,7 @@ import { refusedTokenMessage } from '../errors.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { parseMinChange } from '../../shared/changes.ts';
 import * as check from '../../shared/validate.ts';
-import { checkedFlag, requestIdRule, usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
+import { cannotCombine, checkedFlag, requestIdRule, usage, UsageError, type Cli, type GlobalOptions } from './context.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerCheckpointCommands } from './commands/checkpoint.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
@@ -278,7 +278,7 @@ function describeError(error: unknown): Report | undefined {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return undefined;
     if (error.code === 'commander.help') return { code: error.exitCode === 0 ? 0 : 2, kind: 'usage', message: '' };
     const command = (error as { command?: Command }).command ?? running;
-    const said = error.message.replace(/^error: /, '');
+    const said = inCliWords(error);
     const message = error.code === 'commander.unknownCommand' && command ? withSynonym(said, command) : said;
     const field = error instanceof UsageError ? error.field : /'([^' ]+)/.exec(message)?.[1];
     return { code: 2, kind: 'usage', message, ...(field ? { field } : {}), hint: `see "${commandPath(command)} --help"` };
@@ -294,6 +294,14 @@ function describeError(error: unknown): Report | undefined {
   }
   if (isFileError(error)) return { code: 1, kind: 'file', message: error.message };
   return { code: 1, kind: 'internal', message: String((error as Error)?.stack ?? error) };
+}
+
+/** A commander error's message as the CLI's own usage errors read: naming the flag first
+ *  ("--status and --dry-run cannot be combined", not "option '--status' cannot be used…"). */
+function inCliWords(error: CommanderError): string {
+  const said = error.message.replace(/^error: /, '');
+  const conflict = error.code === 'commander.conflictingOption' ? /^option '(--[\w-]+)[^']*' cannot be used with option '(--[\w-]+)[^']*'$/.exec(said) : null;
+  return conflict ? cannotCombine(conflict[1]!, conflict[2]!) : said;
 }
 
 /** Words a user may type for a command that has another name here. Commander suggests commands

@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import type { RecallOptions } from '../client.ts';
 import * as check from '../../shared/validate.ts';
-import { checkedFlag, confidenceFlag, numberFlag, parseTime, positiveInt, repeatable } from './context.ts';
+import { cannotCombine, checkedFlag, confidenceFlag, numberFlag, parseTime, positiveInt, repeatable, usage } from './context.ts';
 
 export function addRecallFlags(cmd: Command): Command {
-  return cmd
+  return refusedTogether(cmd, '--kg', '--no-kg')
     .option('-k, --top-k <n>', 'how many facts (default 8)')
     .option('--weights <v,k,r[,d[,g]]>', 'signal weights vector,keyword,recency[,decay[,graph]] (0 turns one off; default: the daemon\'s; decay and graph 0)')
     .option('--min-relevance <f>', 'drop results below this fraction of the top score, in [0, 1]')
@@ -22,6 +22,20 @@ export function addRecallFlags(cmd: Command): Command {
     .option('--recipe <name>', 'rank under a retrieval recipe (see engram recipes list): its candidate counts, graph depth, reranker and confidence settings; the flags above still override');
 }
 
+
+/** A flag and its negation (--kg, --no-kg) given together are refused, as Option.conflicts()
+ *  refuses other flags: commander keeps the pair in one value, the last one given winning, so
+ *  conflicts() cannot tell them apart (and the run quietly took the last). */
+function refusedTogether(cmd: Command, flag: string, negation: string): Command {
+  let given: string | undefined;
+  for (const name of [flag, negation]) {
+    cmd.on(`option:${name.slice(2)}`, () => {
+      if (given !== undefined && given !== name) usage(cannotCombine(given, name), given);
+      given = name;
+    });
+  }
+  return cmd;
+}
 
 /** The signals a --weights list names, in order (the daemon's registry order). */
 const WEIGHT_NAMES = check.WEIGHT_LIST_NAMES;
