@@ -194,6 +194,33 @@ describe('agent tokens', () => {
     keeper.close();
   });
 
+  test('a token that may write slots and save recipes but not read them is not shown a slot\'s value or a recipe by writing it', async () => {
+    const { daemon, admin, rest } = await start();
+    const secret = (await admin.putSlot({ slotName: 'project_context', slotValue: 'codename BLUEBIRD', evidenceRefs: ['doc-7'] })).slot;
+    await admin.saveRecipe('secretrecipe', { vectorTopK: 7 });
+    const { token } = await admin.createToken({ agents: ['alice'], rights: ['write'], shared: ['write', 'admin'] });
+    const writer = await daemon.client({ token });
+    await expect(writer.listSlots()).rejects.toMatchObject(denied);
+    // A put that leaves out slot_value keeps the stored one: its answer says the state only.
+    const state = { id: secret.id, slotName: 'project_context', version: secret.version, slotValue: null, evidenceRefs: [] };
+    expect((await writer.putSlot({ slotName: 'project_context' })).slot).toMatchObject(state);
+    const put = await rest(token, 'POST', '/v1/memory-controls/slots', { slot_name: 'project_context' });
+    expect(put.json.slot).toMatchObject({ record_id: secret.id, slot_value: null, evidence_refs: [] });
+    const mcp = await openHttp(daemon.discovery.httpAddress!, token);
+    try {
+      expect(JSON.stringify(await mcp.ok('memory_slot_set', { slot_name: 'project_context' }))).not.toContain('BLUEBIRD');
+    } finally {
+      await mcp.close();
+    }
+    expect(await writer.deleteSlot(secret.id)).toMatchObject({ ...state, status: 'archived', version: secret.version + 1 });
+    // Saving a recipe answers the merged recipe: it needs read on the shared namespace too.
+    await expect(writer.saveRecipe('secretrecipe', {})).rejects.toMatchObject(denied);
+    expect((await rest(token, 'POST', '/v1/memory-controls/retrieval-recipes', { name: 'secretrecipe' })).status).toBe(403);
+    expect((await admin.getRecipe('secretrecipe')).version).toBe(1);
+    expect((await admin.getSlot(secret.id)).slotValue).toBe('codename BLUEBIRD');
+    writer.close();
+  });
+
   test('revocation refuses the next call on every door; the token survives a restart until then, and the store keeps only its digest', async () => {
     const dataDir = pool.newDir();
     let daemon = await pool.start({ dataDir, args: ['--http', '127.0.0.1:0', '--listen', '127.0.0.1:0'] });

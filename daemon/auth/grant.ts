@@ -5,7 +5,7 @@
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import * as check from '../../shared/validate.ts';
 import { SHARED_AGENT_ID } from '../../shared/validate.ts';
-import type { Grant, Right } from '../../shared/model.ts';
+import type { Grant, Right, Slot } from '../../shared/model.ts';
 import type { CallContext, Principal } from '../core/context.ts';
 import type { FactRecord } from '../store/record.ts';
 
@@ -47,6 +47,15 @@ export function permitted(ctx: CallContext, namespaces: readonly string[], right
 export function seenBy<T extends FactRecord>(ctx: CallContext, fact: T): T {
   if (mayRead(ctx, fact.agentId)) return fact;
   return { ...fact, text: '', context: '', tags: [], entities: [], entityTypes: {}, source: '', meta: '' };
+}
+
+/** A slot as the caller may see it: slots live in the shared namespace, and one that may write
+ *  there but not read gets the state of the slot it wrote or archived (id, version, status, lock),
+ *  not its value or evidence, as seenBy does for a fact. A write that leaves out slot_value keeps
+ *  the stored one, so its answer would otherwise read any slot by name. */
+export function slotSeenBy<T extends Slot>(ctx: CallContext, slot: T): T {
+  if (mayRead(ctx, SHARED_AGENT_ID)) return slot;
+  return { ...slot, slotValue: null, evidenceRefs: [] };
 }
 
 /** Whether the caller may read what a namespace's facts say. */

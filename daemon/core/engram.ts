@@ -56,7 +56,7 @@ import { Consolidator, DEFAULT_CONSOLIDATION, type ConsolidationConfig, type Con
 import { extractiveSummarizer, type Summarizer } from '../consolidate/summarize.ts';
 import { writeStatus, type WriteStatus } from './write-status.ts';
 import { AgentTokens, type TokenInfo, type TokenInput } from '../auth/tokens.ts';
-import { authorize, authorizeDaemon, authorizeInput, mayRead, permitted, seenBy } from '../auth/grant.ts';
+import { authorize, authorizeDaemon, authorizeInput, mayRead, permitted, seenBy, slotSeenBy } from '../auth/grant.ts';
 import { Writes, type BatchSlot, type PutResult, type ReviseInput, type ReviseResult, type WriteInput } from './writes.ts';
 
 // The shapes the operations take and return: the front doors import them from here only.
@@ -281,9 +281,10 @@ export class Engram {
   }
 
   /** A memory slot written: an upsert on project, scope and slot name. */
-  putSlot(ctx: CallContext, input: SlotInput): Promise<SlotWritten> {
+  async putSlot(ctx: CallContext, input: SlotInput): Promise<SlotWritten> {
     authorize(ctx, 'write', SHARED_AGENT_ID);
-    return this.slots.put(ctx, input);
+    const written = await this.slots.put(ctx, input);
+    return { ...written, slot: slotSeenBy(ctx, written.slot) };
   }
 
   getSlot(ctx: CallContext, recordId: unknown): Promise<SlotRecord> {
@@ -297,9 +298,10 @@ export class Engram {
   }
 
   /** Archives a slot; a locked one refuses ("slot is locked"). */
-  deleteSlot(ctx: CallContext, recordId: unknown): Promise<SlotWritten> {
+  async deleteSlot(ctx: CallContext, recordId: unknown): Promise<SlotWritten> {
     authorize(ctx, 'write', SHARED_AGENT_ID);
-    return this.slots.delete(ctx, recordId);
+    const archived = await this.slots.delete(ctx, recordId);
+    return { ...archived, slot: slotSeenBy(ctx, archived.slot) };
   }
 
   slotHistory(ctx: CallContext, recordId: unknown): Promise<SlotChange[]> {
@@ -315,8 +317,11 @@ export class Engram {
 
   /** A new version of a retrieval recipe: the given fields over its latest version or built-in. */
   saveRecipe(ctx: CallContext, input: RecipeInput): Promise<RecipeSaved> {
-    // A recipe changes every agent's recall that names it.
+    // A recipe changes every agent's recall that names it. A save merges over the latest version
+    // and answers the result, so it needs read too: an admin token without it would read any
+    // recipe by saving nothing over it.
     authorize(ctx, 'admin', SHARED_AGENT_ID);
+    authorize(ctx, 'read', SHARED_AGENT_ID);
     return this.recipes.save(ctx, input);
   }
 
