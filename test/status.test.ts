@@ -71,4 +71,18 @@ describe('engram status with an agent token', () => {
     expect(text.stdout).toMatch(/^namespace libtest\n {2}facts {5}1 \(1 live/m);
     expect(text.stdout).not.toContain('other');
   });
+
+  test('a token that may read no namespace is not told the store holds no facts', async () => {
+    const daemon = await pool.start({ dataDir: pool.newDir() });
+    const admin = await daemon.client();
+    await admin.put('alice', 'alice already has a fact');
+    const { token } = await admin.createToken({ agents: ['alice'], rights: ['write'] });
+    admin.close();
+    const run = (...args: string[]) => runEngram(args, { dataDir: daemon.dataDir, cwd: daemon.dataDir, env: { ENGRAM_TOKEN: token } });
+    const status = JSON.parse((await run('status', '--json')).stdout);
+    expect(status.counts_not_shown).toBe('this token reads no namespace that holds facts: it may read none (a token without the read right), or those it may read are empty');
+    const agents = await run('agents');
+    expect(agents.code, agents.stderr).toBe(0);
+    expect(agents.stdout).toBe('No namespace this token may read holds facts (a token without the read right reads none).\n');
+  });
 });

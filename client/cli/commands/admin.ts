@@ -17,7 +17,8 @@ export function registerAdminCommands(cli: Cli): void {
       const opts = globals(cmd);
       const agents = await withClient(opts, (c) => c.listAgents());
       if (opts.json) printJson({ agents });
-      else out(agents.length ? agents.join('\n') : 'No agents yet.');
+      // An agent token is shown only the namespaces it may read: "none yet" would mislead it.
+      else out(agents.length ? agents.join('\n') : opts.token ? 'No namespace this token may read holds facts (a token without the read right reads none).' : 'No agents yet.');
     });
 
   program

@@ -85,7 +85,10 @@ function notShown(counts: Exclude<Counts, { kind: 'store' }>): string {
   if (counts.kind === 'unreachable') return 'the daemon cannot reach its store';
   const names = counts.namespaces.map((n) => n.agentId);
   // listAgents names only namespaces that hold facts: an empty one the token opens is not named.
-  return names.length ? `this token may read only some namespaces: ${names.join(', ')}` : 'this token may read only some namespaces, none of which holds facts yet';
+  // A token without read is in the same place: it may read none, so it is told that may be why.
+  return names.length
+    ? `this token may read only some namespaces: ${names.join(', ')}`
+    : 'this token reads no namespace that holds facts: it may read none (a token without the read right), or those it may read are empty';
 }
 
 function printStatus({ daemon, counts, consolidation }: Answer, where: Where): void {
