@@ -51,6 +51,8 @@ describe('engram migrate', () => {
     expect(run.stderr).toMatch(/facts: 100% \(4\/4\)/);
     // Each kind of record is counted on its own (one slot here; the count of every record was shown).
     expect(run.stderr).toMatch(/records:slots: 100% \(1\/1\)/);
+    // The meta entries copied, not the store's own among them: the phase ends at 100%.
+    expect(run.stderr).toMatch(/meta: 100% \((\d+)\/\1\)/);
     expect(run.code).toBe(0);
     // The facts table's four rows: three facts (engram stats' count) and the alias record.
     expect(run.stdout).toMatch(/^finished: .*\b3 facts, 1 alias\b.*Start daemons with --store/);

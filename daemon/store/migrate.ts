@@ -87,11 +87,12 @@ export async function migrateStore(from: MemoryStore, to: MemoryStore, source: s
 }
 
 /** How many items a phase copies. The store counts its records as one table, so a kind of record
- *  (slots, recipes, tokens: a few each) is counted by reading it. */
+ *  (slots, recipes, tokens: a few each) is counted by reading it; so are meta entries, of which
+ *  the store's count includes its own (never copied), and the progress would stop short. */
 async function totalOf(from: MemoryStore, phase: Phase, totals: Record<string, number>): Promise<number> {
-  if (!phase.startsWith('records:')) return totals[phase] ?? 0;
+  if (phase !== 'meta' && !phase.startsWith('records:')) return totals[phase] ?? 0;
   let n = 0;
-  for await (const _ of from.scanRecords(phase.slice('records:'.length) as RecordTable)) n++;
+  for await (const _ of itemsOf(from, phase)) n++;
   return n;
 }
 
