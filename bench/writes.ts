@@ -100,6 +100,8 @@ export interface WriteResult extends WriteCounts {
   scenario: string;
   /** Calls in flight across all writing processes. */
   totalInFlight: number;
+  /** Whether the library coalesced concurrent puts (false only in the comparison row). */
+  coalesce: boolean;
   embedder: string;
   perSecond: number;
   /** Health/Check calls a second at the same calls in flight, on the same daemon, in the slices
@@ -171,6 +173,7 @@ export async function runWrites(
       ...counts,
       scenario: scenario.name,
       totalInFlight,
+      coalesce: scenario.coalesce ?? true,
       embedder,
       perSecond: counts.count / seconds,
       floorPerSecond: floorCalls / seconds,
