@@ -7,7 +7,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
 import { DaemonNotRunningError, DamagedDiscoveryError } from '../../shared/discovery.ts';
 import { DaemonStartError } from '../daemon-control.ts';
-import { refusedTokenMessage } from '../errors.ts';
+import { refusedTokenMessage, UncertainWriteError } from '../errors.ts';
+import { uncertainInCliWords } from './uncertain.ts';
 import { ENGRAM_VERSION } from '../../shared/version.ts';
 import { parseMinChange } from '../../shared/changes.ts';
 import * as check from '../../shared/validate.ts';
@@ -290,6 +291,7 @@ function describeError(error: unknown): Report | undefined {
     const flagError = asFlagError(error, running);
     if (flagError) return flagError;
     if (error.kind === ErrorKind.Unauthenticated) return { code: 1, kind: error.kind, label: error.kind, message: refusedTokenMessage(error.message) };
+    if (error instanceof UncertainWriteError) return { code: 1, kind: error.kind, label: error.kind, message: uncertainInCliWords(error) };
     return { code: 1, kind: error.kind, label: error.kind, message: error.message, ...(error.field ? { field: error.field } : {}) };
   }
   if (isFileError(error)) return { code: 1, kind: 'file', message: error.message };
