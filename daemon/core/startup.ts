@@ -38,7 +38,7 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
     const indexed = [...indexer.catalog.all()].reduce((n, ns) => n + ns.size, 0);
     log.info(`loaded ${indexed} recallable facts from the index snapshot of the last clean shutdown in ${Date.now() - started} ms`);
   } else {
-    const loaded = await indexer.rebuild(store, tokenizerCurrent);
+    const loaded = await indexer.rebuild(store, tokenizerCurrent, loadProgress(log, started, tokenizerCurrent));
     await vectors.load(store, indexer.catalog, true);
     log.info(
       `loaded ${loaded.facts} facts (${loaded.indexed} recallable) in ${Date.now() - started} ms` +
@@ -50,6 +50,20 @@ export async function loadIndexes(store: MemoryStore, indexer: Indexer, dataDir:
   const interrupted = (await store.getMeta(REINDEX_META)) as { target?: string } | undefined;
   if (interrupted) log.warn(`a reindex to ${interrupted.target} was interrupted: run engram reindex to finish it`);
   return covered;
+}
+
+/** How often a long start-up says it is still indexing: a quiet daemon for minutes (a million
+ *  facts indexed from their texts after an upgrade) looks hung. */
+const PROGRESS_INTERVAL_MS = 5_000;
+
+function loadProgress(log: Log, started: number, storedTerms: boolean): (factsRead: number) => void {
+  let said = started;
+  return (factsRead) => {
+    const now = Date.now();
+    if (now - said < PROGRESS_INTERVAL_MS) return;
+    said = now;
+    log.info(`indexing the store${storedTerms ? '' : ' from its texts'}: ${factsRead} facts read in ${((now - started) / 1000).toFixed(0)} s; the daemon serves once it is done`);
+  };
 }
 
 function usableSnapshot(store: MemoryStore, dataDir: string, embedder: string): { snapshot: Snapshot | null; why: string } {

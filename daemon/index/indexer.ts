@@ -89,9 +89,9 @@ export class Indexer {
 
   /** Builds the keyword, recency and alias indexes from every fact in the store (the vector
    *  indexes are loaded by the vector space). `storedTerms` false: computed from the texts. */
-  async rebuild(store: MemoryStore, storedTerms = true): Promise<LoadResult> {
+  async rebuild(store: MemoryStore, storedTerms = true, onProgress?: (factsRead: number) => void): Promise<LoadResult> {
     this.catalog.clear();
-    const loaded = await loadCatalog(store, this.catalog, this.vectors.off ? null : this.vectors.embedder.id, storedTerms);
+    const loaded = await loadCatalog(store, this.catalog, this.vectors.off ? null : this.vectors.embedder.id, storedTerms, onProgress);
     for (const fact of loaded.unembedded) if (isIndexed(fact)) this.trackPending(fact);
     return loaded;
   }

@@ -20,10 +20,15 @@ export interface LoadResult {
 
 /** `storedTerms` false: the stored keyword rows were made by another tokenizer version, so
  *  every fact's terms are computed from its text instead (slower, but never stale). */
-export async function loadCatalog(store: MemoryStore, catalog: Catalog, embedder: string | null, storedTerms = true): Promise<LoadResult> {
+/** A load reports how far it got every this many facts read (a large store, or one indexed from
+ *  its texts after a tokenizer change, takes long enough at start-up to need saying). */
+export const LOAD_PROGRESS_STEP = 10_000;
+
+export async function loadCatalog(store: MemoryStore, catalog: Catalog, embedder: string | null, storedTerms = true, onProgress?: (factsRead: number) => void): Promise<LoadResult> {
   const result: LoadResult = { facts: 0, indexed: 0, missingTerms: 0, unembedded: [] };
   for await (const { fact, terms } of store.scanFacts({ withTerms: storedTerms })) {
     result.facts++;
+    if (result.facts % LOAD_PROGRESS_STEP === 0) onProgress?.(result.facts);
     if (fact.kind === 'alias' && fact.supersededBy === '') loadAlias(catalog, fact);
     if (!isIndexed(fact)) continue;
     if (fact.embedder !== embedder) result.unembedded.push(fact);
