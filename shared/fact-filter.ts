@@ -36,12 +36,10 @@ export function checkFactFilter(raw: Record<string, unknown>, at = ''): FactFilt
   if (given('tags')) f.tags = check.tags(raw.tags, `${at}tags`);
   if (given('entities')) f.entities = check.tags(raw.entities, `${at}entities`);
   for (const name of ['createdAfter', 'createdBefore', 'occurredAfter', 'occurredBefore'] as const) {
-    if (given(name)) f[name] = check.timestampMs(raw[name], at + snake(name));
+    if (given(name)) f[name] = check.timestampMs(raw[name], at + check.snakeCase(name));
   }
   return f;
 }
-
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function listOf(value: unknown, field: string): unknown[] {
   if (!Array.isArray(value)) throw invalidArgument(field, 'must be a list');

@@ -41,6 +41,9 @@ function requireString(value: unknown, field: string): string {
   return value;
 }
 
+/** A camelCase name as the wire and the JSON doors spell it ("createdAfter" → "created_after"). */
+export const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** A value's kind as error messages name it: "null", "an array", "string", "number"… */
 export function kindOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;

@@ -4,6 +4,7 @@
 // never handed out as it is. The op is said beside the result, not in it.
 import { gcJson, iso, observeJson } from '../../shared/json/shapes.ts';
 import type { ConsolidationRun, GcResult, ObserveUsageResult } from '../../shared/model.ts';
+import { snakeCase } from '../../shared/validate.ts';
 import type { Json } from '../store/store.ts';
 
 type Shape = (recorded: Record<string, unknown>) => Record<string, unknown>;
@@ -39,10 +40,8 @@ const SHAPES: Record<string, Shape> = {
   delete: (r) => ({ fact_id: r.factId, created_at: iso(r.createdAt as number), kind: r.kind }),
 };
 
-const snakeKey = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
 /** A record of ids and counts (factId, retiredIds, oldScore, recordId, checkpointId, name, version…). */
-const snake: Shape = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [snakeKey(k), v]));
+const snake: Shape = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [snakeCase(k), v]));
 
 /** `recorded`: the request record, without its digest. */
 export function writeResult(recorded: Json): Record<string, unknown> {
