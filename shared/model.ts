@@ -97,8 +97,6 @@ export interface Slot {
   version: number;
 }
 
-/** What a slot write gives: slot_name always; a new slot needs slot_value too. Fields left out
- *  keep the stored slot's. */
 /** What a slot write answers: the slot as it is after it; `changed` false when the write left it
  *  as it was (no version recorded); `replayed` when its request id was used before (the answer
  *  is then the first write's). An archive never creates (created: false). */
@@ -109,6 +107,8 @@ export interface SlotWritten {
   replayed: boolean;
 }
 
+/** What a slot write gives: slot_name always; a new slot needs slot_value too. Fields left out
+ *  keep the stored slot's. */
 export interface SlotWrite {
   slotName: string;
   slotValue?: unknown;

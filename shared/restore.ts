@@ -62,7 +62,9 @@ function pastTime(value: unknown, field: string, now: number): number {
 
 function replaced(value: unknown, field: string): string[] {
   const ids = check.factIds(value, field, MAX_RESTORED_REPLACES);
-  const twice = ids.findIndex((id, i) => ids.indexOf(id) !== i);
+  // A set, not indexOf: a summary may replace up to MAX_RESTORED_REPLACES facts.
+  const seen = new Set<string>();
+  const twice = ids.findIndex((id) => seen.size === seen.add(id).size);
   if (twice >= 0) throw invalidArgument(`${field}[${twice}]`, `names ${ids[twice]} a second time`);
   return ids;
 }

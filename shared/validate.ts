@@ -230,7 +230,7 @@ export function metaJson(value: unknown, limits: Limits, field = 'meta_json'): s
   const parsed = parseJsonObject(text);
   if ('syntax' in parsed) throw invalidArgument(field, 'must be a JSON object (it does not parse)');
   if ('got' in parsed) throw invalidArgument(field, `must be a JSON object, got ${parsed.got}`);
-  jsonValue(JSON.parse(text) as unknown, field);
+  jsonValue(parsed.object, field);
   return text;
 }
 

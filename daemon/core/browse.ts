@@ -5,7 +5,7 @@
 import { invalidArgument } from '../../shared/errors.ts';
 import { checkFactFilter as checkFilter, type FactFilter } from '../../shared/fact-filter.ts';
 import * as check from '../../shared/validate.ts';
-import { words as wordsOf } from '../index/tokenizer.ts';
+import { hasUnspaced, words as wordsOf } from '../index/tokenizer.ts';
 import { effectiveLabel } from '../lifecycle/confidence.ts';
 import type { FactRecord } from '../store/record.ts';
 import type { ListOrder } from '../store/store.ts';
@@ -56,18 +56,15 @@ export function matchesFilter(fact: FactRecord, f: FactFilter, words = filterWor
 /** The filter's words, split as the keyword index splits text ("node.js" is "node" and "js"). */
 const filterWords = (f: FactFilter): string[] => wordsOf(f.text ?? '');
 
-/** Scripts written without spaces between words: the tokenizer splits them by a dictionary,
- *  which may cut the fact's text elsewhere than the filter's, so such a word only has to
- *  occur in the text. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-
 /** Whether `text` holds every one of `wanted` as a whole word: "tea" is not found in "steam".
  *  A plain substring test first rejects most facts without tokenizing them. */
 function holdsWords(text: string, wanted: readonly string[]): boolean {
   const lower = text.normalize('NFKC').toLowerCase();
   if (!wanted.every((w) => lower.includes(w))) return false;
   const have = new Set(wordsOf(text));
-  return wanted.every((w) => have.has(w) || UNSPACED.test(w));
+  // A word of a script written without spaces is split by a dictionary, which may cut the fact's
+  // text elsewhere than the filter's: such a word only has to occur in the text.
+  return wanted.every((w) => have.has(w) || hasUnspaced(w));
 }
 
 function includesAll(have: readonly string[], wanted: readonly string[]): boolean {

@@ -85,7 +85,7 @@ export class Recipes {
         const base: RecipeFields = latest ? fieldsOf(latest) : (BUILTIN_RECIPES[name] ?? BUILTIN_RECIPES.balanced!);
         const merged = fieldsOf({ ...base, ...fields });
         return () => {
-          if (latest && canonicalJson(merged) === canonicalJson(fieldsOf(latest))) {
+          if (latest && canonicalJson(merged) === canonicalJson(base)) {
             return { changes: [], result: { recipe: latest, changed: false, replayed: false }, record: { op: 'recipe', name, version: latest.version, changed: false } };
           }
           const version = (latest?.version ?? 0) + 1;

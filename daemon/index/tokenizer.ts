@@ -42,6 +42,8 @@ const NEEDS_SEGMENTER = new RegExp(`[${UNSPACED}\\p{Extended_Pictographic}]`, 'u
  *  text is Latin and is then tokenized at the old speed. Checked against every code point. */
 const MAYBE_NEEDS_SEGMENTER = /[\u00A9\u00AE\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\u19E0-\u19FF\u203C-\uFFFF]/;
 const HAS_UNSPACED = new RegExp(`[${UNSPACED}]`, 'u');
+/** Whether text holds a script written without spaces (which `words` splits by a dictionary). */
+export const hasUnspaced = (text: string): boolean => HAS_UNSPACED.test(text);
 /** A letter run, or a pictograph with what may follow it (variation selector, skin tone,
  *  keycap), which group 1 leaves out. */
 const RUN_OR_PICTOGRAPH = /[\p{L}\p{N}\p{M}]+|(\p{Extended_Pictographic})[\p{M}\p{Emoji_Modifier}]*/gu;
