@@ -255,11 +255,18 @@ export function recordedStart(dataDir: string): RecordedStart | undefined {
   return { flags, secretVariables, secretFlags: discovery.secretFlags ?? {}, ...(secretVariables.includes('ENGRAM_TOKEN') ? { token: discovery.token } : {}) };
 }
 
+/** Starts DIR's daemon with a start's settings: its flags, and the secrets it had that this
+ *  process's environment does not hold (restoredSecrets). Flags a user typed are a start of
+ *  their own, with no record: `{ flags, secretVariables: [] }`. */
+export function startRecorded(dataDir: string, start: RecordedStart, onProgress?: (line: string) => void): Promise<StartedDaemon> {
+  return startDetached(dataDir, start.flags, onProgress, restoredSecrets(start));
+}
+
 /** The variables a start restoring `start` gives its daemon beyond this process's environment:
  *  the daemon's own token from the record, unless this environment has one (an agent token in
  *  ENGRAM_TOKEN is never the daemon's: daemonEnv). In the environment, never as an argument,
  *  which every user of the machine can read in the process list. */
-export function restoredSecrets(start: RecordedStart): Record<string, string> {
+function restoredSecrets(start: RecordedStart): Record<string, string> {
   return start.token !== undefined && !daemonEnv().ENGRAM_TOKEN ? { ENGRAM_TOKEN: start.token } : {};
 }
 

@@ -15,7 +15,7 @@ import { CORTEX_TOOLS, INPUT_TYPES } from '../../shared/mcp/input-schemas.ts';
 import { connect } from '../client.ts';
 import { agentAdvice } from './backend.ts';
 import { dialedOnUse } from './dialed-backend.ts';
-import { liveDiscovery, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, restoredSecrets, startDetached, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
+import { liveDiscovery, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, startRecorded, type RecordedStart, type StartedDaemon } from '../daemon-control.ts';
 import { restoredSettings } from '../recorded-settings.ts';
 import { refusedTokenMessage } from '../errors.ts';
 import { EngramError, ErrorKind } from '../../shared/errors.ts';
@@ -76,7 +76,7 @@ function restart(dataDir: string): () => Promise<void> {
     if (passedOn) say(passedOn);
     let daemon;
     try {
-      daemon = await startDetached(dataDir, previous.flags, showProgress, restoredSecrets(previous));
+      daemon = await startRecorded(dataDir, previous, showProgress);
     } catch (error) {
       throw new EngramError(ErrorKind.Unavailable, `the Engram daemon for ${dataDir} is not running and could not be started: ${(error as Error).message}; start it with engram start --data-dir ${dataDir}`);
     }
@@ -97,7 +97,7 @@ async function startAtLaunch(dataDir: string): Promise<void> {
   }
   const passedOn = previous && passedOnSecrets(previous);
   if (passedOn) say(passedOn);
-  const daemon = await startDetached(dataDir, previous?.flags ?? [], showProgress, previous ? restoredSecrets(previous) : {});
+  const daemon = await startRecorded(dataDir, previous ?? { flags: [], secretVariables: [] }, showProgress);
   const restored = previous && restoredSettings(previous);
   if (daemon.started) say(`no daemon was serving ${dataDir}; started one (${startedOne(daemon, dataDir)})${restored ? ` ${restored}` : ''}`);
 }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { locateDataDir, PROJECT_DIR_NAME } from '../../../shared/discovery.ts';
-import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, restoredSecrets, startDetached, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
+import { DaemonStartError, liveDiscovery, logPathOf, missingSecrets, missingSecretsMessage, passedOnSecrets, recordedStart, refusedArgs, startRecorded, stopDaemon, type RecordedStart } from '../../daemon-control.ts';
 import { droppedSettings, restoredSettings } from '../../recorded-settings.ts';
 import { out, printJson, positiveInt, usage, type Cli } from '../context.ts';
 
@@ -55,8 +55,8 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       // A start that finds a daemon serving suggests restarting it with the flags: not with ones
       // the daemon would refuse (a start with none serving reports the daemon's own refusal).
       await refuseBadFlagsWhileServing(dir, args, (pid) => `a daemon is already serving ${dir} (pid ${pid}); nothing started`);
-      const start = liveDiscovery(dir) ? { flags: args, secrets: {} } : startArgs(dir, args);
-      const daemon = await startDetached(dir, start.flags, say, start.secrets);
+      const start = liveDiscovery(dir) ? typed(args) : startArgs(dir, args);
+      const daemon = await startRecorded(dir, start, say);
       if (opts.json) printJson({ data_dir: dir, started: daemon.started, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
       else if (!daemon.started) {
         // Flags given to a start that starts nothing would silently not apply: say so, and how.
@@ -100,13 +100,13 @@ export function registerLifecycleCommands({ program, globals, setExit }: Cli): v
       const stopped = await stopDaemon(dir);
       if (args.length === 0) sayRestored(dir, previous);
       else sayDropped(previous, args, missing);
-      const daemon = await startDetached(dir, args.length > 0 ? args : previous.flags, say, args.length > 0 ? {} : restoredSecrets(previous)).catch(async (error: unknown) => {
+      const daemon = await startRecorded(dir, args.length > 0 ? typed(args) : previous, say).catch(async (error: unknown) => {
         // A bad flag or a busy port must not leave the directory without the daemon it had: the
         // one that served starts again as it was, and the failure is still reported.
         if (!stopped.stopped || args.length === 0 || !(error instanceof DaemonStartError)) throw error;
         if (missing.length > 0) throw new DaemonStartError(`${error.message}\nthe daemon it had was not started again: ${missingSecretsMessage(dir, previous, missing)}`, error.exitCode);
         sayPassedOn(previous);
-        const again = await startDetached(dir, previous.flags, say, restoredSecrets(previous));
+        const again = await startRecorded(dir, previous, say);
         throw new DaemonStartError(`${error.message}\nstarted the daemon again with the flags it had: pid ${again.pid}, ${again.address}`, error.exitCode);
       });
       if (opts.json) printJson({ data_dir: dir, stopped_pid: stopped.pid ?? null, pid: daemon.pid, address: daemon.address, log: daemon.logPath ?? null });
@@ -158,18 +158,21 @@ function refuseMissingSecrets(dir: string, previous: RecordedStart, missing: rea
  *  flags of its own, the settings recorded for the directory (its last start's, kept after a
  *  stop), as a service manager brings a service back as configured; flags given replace them all,
  *  as they do for a restart. */
-function startArgs(dir: string, args: string[]): { flags: string[]; secrets: Record<string, string> } {
+function startArgs(dir: string, args: string[]): RecordedStart {
   const previous = recordedStart(dir);
-  if (!previous) return { flags: args, secrets: {} };
+  if (!previous) return typed(args);
   const missing = missingSecrets(previous);
   if (args.length > 0) {
     sayDropped(previous, args, missing);
-    return { flags: args, secrets: {} };
+    return typed(args);
   }
   refuseMissingSecrets(dir, previous, missing, 'start');
   sayRestored(dir, previous);
-  return { flags: previous.flags, secrets: restoredSecrets(previous) };
+  return previous;
 }
+
+/** Flags typed on this command line: a start of their own, with no recorded secret to restore. */
+const typed = (flags: string[]): RecordedStart => ({ flags, secretVariables: [] });
 
 const sayPassedOn = (start: RecordedStart): void => {
   const line = passedOnSecrets(start);
