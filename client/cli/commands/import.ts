@@ -336,14 +336,16 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     skipped++;
   };
   const stored: Stored[] = [];
-  /** Source id → the fact its line is now, for the lines kept so far (a restore's replaces). */
-  const became = new Map<string, string>();
+  /** Source id → the stored line that has it (ids are unique in a file: parsedWindows refuses a
+   *  second line with one), filled as lines are kept: a restore's replaces and the relations and
+   *  retirements after the writes look their targets up here. */
+  const lineOf = new Map<string, Stored>();
   /** A line whose fact is in the namespace, counted as imported (stored now) or already present. */
   const keep = (s: Stored) => {
     if (s.fresh) summary.imported++;
     else summary.alreadyPresent++;
     if (s.fresh) for (const what of s.record.notKept) summary.notKept!.set(what, (summary.notKept!.get(what) ?? 0) + 1);
-    if (s.record.id) became.set(s.record.id, s.factId);
+    if (s.record.id) lineOf.set(s.record.id, s);
     stored.push(s);
   };
   const lineError = (line: number, error: unknown, record?: ImportRecord) => {
@@ -475,7 +477,7 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
     const replaces: string[] = [];
     let cut = false;
     for (const id of ids) {
-      let factId = became.get(id);
+      let factId = lineOf.get(id)?.factId;
       try {
         factId ??= (await lookup(c, agent, id))?.id;
       } catch (error) {
@@ -501,9 +503,6 @@ async function importJsonl(c: EngramClient, agent: string, bytes: Buffer, option
   }
   await writing;
   stored.sort((a, b) => a.line - b.line);
-  /** Source id → the stored line that has it. */
-  const lineOf = new Map<string, Stored>();
-  for (const s of stored) if (s.record.id) lineOf.set(s.record.id, s);
   /** The fact a line's relation or superseded_by names: the one the file's line became, else the
    *  agent's own of that id; else the refused line it waits for; else none. */
   const target = async (s: Stored, id: string): Promise<{ factId: string; retired?: boolean } | { waitsFor: number } | undefined> => {
