@@ -197,7 +197,7 @@ const below = (base: string, key: string | number): string => (typeof key === 'n
  *  throws on a BigInt), or a number it would write as null. */
 function jsonNodeProblem(value: unknown): string | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : notFinite(value);
-  if (value === null || ['string', 'boolean', 'object'].includes(typeof value)) return undefined;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'object') return undefined;
   return `must be a JSON value (a string, number, boolean, null, list or object), got ${kindOf(value)}`;
 }
 
@@ -208,16 +208,26 @@ function jsonNodeProblem(value: unknown): string | undefined {
  *  undefined is left out, as JavaScript's own JSON writer leaves it out. Walked without recursion:
  *  the value may nest thousands deep. */
 export function jsonValue<T>(value: T, field: string): T {
-  const stack: [unknown, string, number][] = [[value, field, 0]];
+  // Each node with its parent's path and its key: a path is spelled out only for a node that has
+  // children or a problem, not for every leaf (this runs on every write that carries a value).
+  const stack: [unknown, string, string | number | undefined, number][] = [[value, field, undefined, 0]];
   while (stack.length) {
-    const [v, path, depth] = stack.pop()!;
+    const [v, parent, key, depth] = stack.pop()!;
     const problem = jsonNodeProblem(v);
-    if (problem) throw invalidArgument(path, problem);
+    if (problem) throw invalidArgument(key === undefined ? parent : below(parent, key), problem);
     if (v === null || typeof v !== 'object') continue;
     if (depth + 1 > MAX_META_DEPTH) throw invalidArgument(field, `nests deeper than ${MAX_META_DEPTH} levels`);
-    const children: [string | number, unknown][] = Array.isArray(v) ? Array.from(v, (child, i) => [i, child]) : Object.entries(v).filter(([, child]) => child !== undefined);
-    // Pushed in reverse, so the first problem in the text's order is the one reported.
-    for (const [key, child] of children.reverse()) stack.push([child, below(path, key), depth + 1]);
+    const path = key === undefined ? parent : below(parent, key);
+    // Pushed last to first, so the first problem in the text's order is the one reported.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], path, i, depth + 1]);
+    } else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const child = (v as Record<string, unknown>)[keys[i]!];
+        if (child !== undefined) stack.push([child, path, keys[i], depth + 1]);
+      }
+    }
   }
   return value;
 }
